@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath: kselftest-format self-tests and microbenchmarks for the Linux file
+# I/O fast path. `make help` lists the targets.
+
+BUILD := build
+O := $(abspath $(BUILD))
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+CC ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+AR ?= ar
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+MAKEFLAGS += --no-print-directory
+endif
+
+# SANITIZE=1: AddressSanitizer and UndefinedBehaviorSanitizer everywhere,
+# selftests included.
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+override CFLAGS += -std=gnu11 $(WARN) $(SAN_FLAGS) -Ilib -Icli -Imicrobench
+override LDFLAGS += $(SAN_FLAGS)
+LIBS := -luring -lnuma -ljansson -lgsl -lgslcblas -lm -lpthread
+
+# The kselftest harness: from KSRC (a kernel tree), KSFT_SRC (a
+# linux-source-*.tar.xz) or the newest /usr/src/linux-source-*.tar.xz.
+# Evaluated only by the targets that need it.
+KSFT_DIR = $(shell scripts/ksft-harness.sh $(O) || echo /nonexistent-harness)
+
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_HDRS := $(wildcard lib/*.h)
+LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
+CLI_SRCS := $(wildcard cli/*.c) $(wildcard microbench/*.c)
+CLI_HDRS := $(wildcard cli/*.h microbench/*.h)
+CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
+UNIT_SRCS := $(wildcard tests/*_test.c)
+UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(O)/tests/%)
+
+.PHONY: all deps lib cli selftests units run check kselftest kselftest-install \
+	kselftest-gen_tar bench install clean help
+
+all: deps cli selftests units
+
+deps:
+	$(Q)scripts/deps.sh
+
+lib: $(O)/libiopath.a
+cli: $(O)/iopath
+
+$(O)/%.o: %.c $(LIB_HDRS) $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -DIOPATH_GIT='"$(shell git describe --always --dirty 2>/dev/null || echo unknown)"' -c $< -o $@
+
+$(O)/libiopath.a: $(LIB_OBJS)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)$(AR) rcs $@ $^
+
+$(O)/iopath: $(CLI_OBJS) $(O)/libiopath.a
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+
+# The suite's own unit tests use the kselftest harness too.
+$(O)/tests/%: tests/%.c $(O)/libiopath.a $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
+
+units: $(UNIT_BINS)
+
+selftests:
+	@mkdir -p $(O)/selftests
+	$(Q)$(MAKE) -C selftests KSFT_DIR=$(KSFT_DIR) OUTPUT=$(O)/selftests \
+		CC=$(CC) IOPATH_CFLAGS="$(SAN_FLAGS)" IOPATH_LDFLAGS="$(SAN_FLAGS)" $(if $(Q),,V=1)
+
+# The installed kselftest layout: run_kselftest.sh, kselftest/,
+# kselftest-list.txt and the iopath collection with config and settings.
+KSFT_INSTALL := $(O)/kselftest
+kselftest-install: selftests
+	$(Q)scripts/kselftest-install.sh $(KSFT_DIR) $(O)/selftests $(KSFT_INSTALL)
+
+kselftest: deps kselftest-install
+	$(Q)cd $(KSFT_INSTALL) && ./run_kselftest.sh $(KSFT_ARGS) | cat
+
+kselftest-gen_tar: kselftest-install
+	$(Q)tar -C $(KSFT_INSTALL) -czf $(O)/kselftest.tar.gz .
+	@echo "$(O)/kselftest.tar.gz"
+
+run: all
+	$(Q)$(O)/iopath run $(RUN_ARGS)
+
+check: all
+	$(Q)scripts/check.sh $(O)
+
+bench: all
+	$(Q)$(O)/iopath bench --profile $(or $(PROFILE),quick) $(BENCH_ARGS)
+
+install: all kselftest-install
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/iopath $(DESTDIR)$(PREFIX)/share/iopath
+	install -m 0755 $(O)/iopath $(DESTDIR)$(PREFIX)/bin/iopath
+	cp -a $(KSFT_INSTALL) $(DESTDIR)$(PREFIX)/libexec/iopath/
+	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
+
+clean:
+	rm -rf $(O)
+
+help:
+	@echo "make               build build/iopath, the selftests and the unit tests"
+	@echo "sudo make run      scratch ext4 and XFS, all selftests, the quick benchmarks, a summary"
+	@echo "sudo make check    the project's own tests (unit tests, selftests, benchmark smoke runs)"
+	@echo "sudo make kselftest  the selftests through run_kselftest.sh (KSFT_ARGS=... passed on)"
+	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
+	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."
+	@echo "variables: V=1 verbose, SANITIZE=1 ASan+UBSan, CC=clang, KSRC=/path/to/linux, KSFT_SRC=/usr/src/linux-source-6.1.tar.xz"

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iopath cleanup: remove what a crashed or killed run left behind (mounts,
+ * loop and zram devices, backing files, trace instances), found by the
+ * iopath tag. Resources of a run that is still alive are left alone unless
+ * --all is given.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "iopath.h"
+
+static void report(const char *what, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "iopath: cleanup: removed %s\n", what);
+}
+
+static int cmd_cleanup(int argc, char **argv)
+{
+	bool all = false;
+	int n;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--all")) {
+			all = true;
+		} else if (!strcmp(argv[i], "--help")) {
+			printf("usage: iopath cleanup [--all]\n"
+			       "Remove leftovers of dead iopath runs; --all also those of live runs.\n");
+			return 0;
+		} else {
+			return iop_usage_error("cleanup", "unknown option '%s'", argv[i]);
+		}
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "iopath: cleanup: must run as root\n");
+		return 1;
+	}
+	n = iop_cleanup(all, report, NULL);
+	if (n < 0) {
+		fprintf(stderr, "iopath: cleanup: %s\n", strerror(-n));
+		return 1;
+	}
+	fprintf(stderr, "iopath: cleanup: %d leftover%s removed\n", n, n == 1 ? "" : "s");
+	return 0;
+}
+
+IOP_COMMAND("cleanup", "remove mounts, devices and trace instances left by dead runs", cmd_cleanup)

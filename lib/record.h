@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Result records: JSON Lines, one object per benchmark repetition, read and
+ * written with jansson. docs/records.md describes the schema; bump
+ * IOP_RECORD_SCHEMA whenever a reader of the old layout would misread the
+ * new one.
+ */
+#ifndef IOPATH_RECORD_H
+#define IOPATH_RECORD_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define IOP_RECORD_SCHEMA 1
+
+enum iop_better { IOP_HIGHER_IS_BETTER, IOP_LOWER_IS_BETTER };
+
+/* {"schema":1,"bench":@bench,"rep":@rep,"params":{},"metrics":[],"env":{},"status":"ok"} */
+json_t *iop_record_new(const char *bench, int rep);
+
+/*
+ * Append a metric: name, unit ("ops/s", "ns", "%"...), direction, the raw
+ * samples and their summary (median, mean, stddev, cv, min, max, and
+ * "agg": the value compare uses: harmonic mean for rates, median otherwise).
+ */
+int iop_record_add_metric(json_t *rec, const char *name, const char *unit,
+			  enum iop_better better, bool is_rate,
+			  const double *samples, size_t n);
+
+/* Mark untrusted, with a reason ("cv 3.4% > 2%"); reasons accumulate. */
+int iop_record_untrusted(json_t *rec, const char *why);
+
+struct iop_env_info {
+	const char *dev;	/* block device the benchmark used, or NULL */
+	const char *fstype;
+	const char *mkfs_opts;
+	const char *mount_opts;
+	const char *mnt;
+	const char *backing;	/* "zram", "loop", "device", "dir" */
+	const char *cpus;	/* requested pinning, e.g. "1" */
+};
+
+/*
+ * Environment: kernel release/version/cmdline, CPU model, online CPUs,
+ * effective placement, NUMA node, the device and its queue settings
+ * (scheduler, nomerges, io_poll, nr_requests, rotational), the filesystem
+ * and its options, iopath version. Returns a new object or NULL.
+ */
+json_t *iop_env_collect(const struct iop_env_info *info);
+
+/*
+ * Write records atomically: to "<path>.tmp.<pid>" then rename(2). With
+ * @append the existing lines of @path are kept in front.
+ */
+int iop_records_write(const char *path, json_t *const *recs, size_t n, bool append);
+
+/*
+ * Read a JSON Lines file, calling @cb for each record. A line that is not a
+ * JSON object, lacks "schema"/"bench"/"metrics" or carries another schema
+ * version stops the read with -EINVAL and "<path>:<line>: <what>" in @why.
+ * An empty file is -ENODATA. @cb returning non-zero stops with that value.
+ */
+int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *arg,
+		     char *why, size_t len);
+
+#endif

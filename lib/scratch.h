@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Scratch filesystems: create, mount, tear down.
+ *
+ * What may be formatted (the safety model, as in fstests):
+ *   - a zram device this process hot-added (the default: memory-backed and
+ *     CPU-bound, so results do not depend on a disk);
+ *   - a loop device this process attached to a sparse file it created;
+ *   - a block device the user named explicitly as scratch (IOPATH_SCRATCH_DEV
+ *     or --scratch-dev), and only if it is not mounted, has no holders, is
+ *     not (part of) the disk holding / and carries no filesystem or partition
+ *     table. "force" (IOPATH_SCRATCH_FORCE_MKFS=yes-wipe-it) waives only the
+ *     last check.
+ * Nothing else is ever formatted. With IOPATH_SCRATCH_DIR the suite uses an
+ * existing mounted directory and formats nothing.
+ *
+ * Every resource carries the iopath tag: mount points live under
+ * IOP_RUN_DIR/mnt, loop backing files under IOP_RUN_DIR/img (the loop device
+ * also has lo_file_name "iopath:<id>"), and each scratch writes a state file
+ * IOP_RUN_DIR/state/<id> before touching anything. A guardian process (own
+ * session, so a harness timeout that SIGKILLs the test's process group does
+ * not reach it) undoes everything if the creating process dies without
+ * calling iop_scratch_destroy(). iop_cleanup() removes what a crashed run
+ * left, by state file and tag.
+ */
+#ifndef IOPATH_SCRATCH_H
+#define IOPATH_SCRATCH_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define IOP_RUN_DIR "/run/iopath"
+#define IOP_FORCE_MKFS_WORD "yes-wipe-it"
+
+enum iop_backing {
+	IOP_BACKING_DEFAULT = 0,	/* zram, or loop where zram is missing */
+	IOP_BACKING_ZRAM,
+	IOP_BACKING_LOOP,
+	IOP_BACKING_DEVICE,		/* the user's named scratch device */
+	IOP_BACKING_DIR,		/* an existing mounted directory */
+};
+
+struct iop_scratch_opts {
+	enum iop_backing backing;
+	const char *fstype;	/* "ext4" or "xfs" */
+	const char *mkfs_opts;	/* extra mkfs arguments, e.g. "-b size=1024 -m reflink=1" */
+	const char *mount_opts;	/* mount(2) data, e.g. "noatime" (may be NULL) */
+	const char *device;	/* IOP_BACKING_DEVICE: e.g. "/dev/nvme0n1" */
+	const char *dir;	/* IOP_BACKING_DIR: a mounted directory */
+	uint64_t size;		/* zram/loop size in bytes; 0: IOP_SCRATCH_DEFAULT_SIZE */
+	bool force;		/* format a named device that carries a filesystem */
+};
+
+#define IOP_SCRATCH_DEFAULT_SIZE (1ull << 30)
+
+struct iop_scratch {
+	enum iop_backing backing;
+	char id[64];		/* "<pid>-<n>": names the state file and mount point */
+	char fstype[16];
+	char dev[PATH_MAX];	/* block device ("" for IOP_BACKING_DIR) */
+	char mnt[PATH_MAX];	/* mounted filesystem root */
+	char mkfs_opts[256];
+	char mount_opts[256];
+	/* private */
+	char img[PATH_MAX];	/* loop backing file */
+	int zram_id;		/* hot-added zram index, -1 if none */
+	pid_t guardian;
+	int guardian_fd;	/* write end of the guardian's lifeline pipe */
+};
+
+/*
+ * Fill @o from the environment: IOPATH_BACKING=zram|loop,
+ * IOPATH_SCRATCH_DEV, IOPATH_SCRATCH_DIR, IOPATH_SCRATCH_FORCE_MKFS,
+ * IOPATH_SCRATCH_SIZE (bytes, k/m/g suffix). Leaves fstype, mkfs_opts and
+ * mount_opts alone. -EINVAL with @why filled for a malformed value.
+ */
+int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len);
+
+/*
+ * Make a scratch filesystem. On failure nothing is left behind and @why
+ * says what went wrong in one line (-ENODEV/-EOPNOTSUPP/-ENOENT mean a
+ * missing feature or tool: callers skip; -EBUSY/-EEXIST/-EPERM on a named
+ * device mean refused as unsafe).
+ */
+int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **out,
+		       char *why, size_t len);
+
+/* Unmount and undo everything @s made; frees @s. NULL is a no-op. */
+int iop_scratch_destroy(struct iop_scratch *s);
+
+/* Unmount and mount again (drops the page cache, replays the log). */
+int iop_scratch_remount(struct iop_scratch *s);
+
+/*
+ * Run the filesystem checker read-only on the unmounted device
+ * (e2fsck -fn / xfs_repair -n), remounting afterwards. 0 if clean,
+ * -EUCLEAN with the first complaint in @why if not, -EOPNOTSUPP for
+ * IOP_BACKING_DIR.
+ */
+int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len);
+
+/*
+ * The safety checks for a user-named scratch device, without touching it.
+ * 0 if it may be formatted; otherwise -errno and a one-line reason:
+ * -ENOTBLK not a block device, -EBUSY mounted or has holders, -EPERM the
+ * root disk or one of its partitions, -EEXIST carries a filesystem or
+ * partition table (waived by @force).
+ */
+int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len);
+
+/*
+ * Remove what earlier runs left behind: for every state file whose owner is
+ * gone (or every one, if @all), unmount, detach loop devices, reset and
+ * remove zram devices, delete backing files; remove trace instances named
+ * "iopath-<pid>-*" whose pid is gone. @report, if set, is called once per
+ * thing removed. Returns how many things were removed.
+ */
+int iop_cleanup(bool all, void (*report)(const char *what, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Make sure what iopath needs is on this machine. Each line below names a
+# Debian package and a file that only that package provides; a present file
+# means nothing to do, so a machine that has everything pays a few stat()s.
+#
+# usage: deps.sh [--check] [GROUP...]
+#   GROUP: base (build and run, the default), vm (iopath vm), bench-extra (fio)
+# As root on Debian/Ubuntu, missing packages are installed with apt-get.
+# Otherwise the exact install command is printed and the exit status is 1.
+# --check only reports.
+set -eu
+
+check_only=0
+if [ "${1:-}" = "--check" ]; then
+	check_only=1
+	shift
+fi
+groups=${*:-base}
+
+pkgs_base="
+build-essential:/usr/bin/gcc
+make:/usr/bin/make
+pkg-config:/usr/bin/pkg-config
+liburing-dev:/usr/include/liburing.h
+libnuma-dev:/usr/include/numa.h
+numactl:/usr/bin/numactl
+libjansson-dev:/usr/include/jansson.h
+libgsl-dev:/usr/include/gsl/gsl_cdf.h
+xfsprogs:/sbin/mkfs.xfs
+e2fsprogs:/sbin/mkfs.ext4
+util-linux:/sbin/losetup
+rsync:/usr/bin/rsync
+linux-source-6.12:/usr/src/linux-source-6.12.tar.xz
+xz-utils:/usr/bin/xz
+gnuplot-nox:/usr/bin/gnuplot
+fio:/usr/bin/fio
+"
+pkgs_vm="
+qemu-system-x86:/usr/bin/qemu-system-x86_64
+busybox-static:/bin/busybox
+cpio:/usr/bin/cpio
+kmod:/sbin/depmod
+"
+pkgs_clang="
+clang:/usr/bin/clang
+"
+
+missing=""
+for g in $groups; do
+	case $g in
+	base) list=$pkgs_base ;;
+	vm) list=$pkgs_vm ;;
+	clang) list=$pkgs_clang ;;
+	*) echo "deps: unknown group '$g' (base, vm, clang)" >&2; exit 2 ;;
+	esac
+	for e in $list; do
+		pkg=${e%%:*}
+		file=${e#*:}
+		# usrmerge: /sbin and /bin may only exist under /usr
+		if [ ! -e "$file" ] && [ ! -e "/usr$file" ]; then
+			# A kernel tree given as KSRC replaces linux-source.
+			case $pkg in linux-source-*) [ -n "${KSRC:-}${KSFT_SRC:-}" ] && continue ;; esac
+			missing="$missing $pkg"
+		fi
+	done
+done
+
+[ -z "$missing" ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$check_only" = 1 ]; then
+	echo "deps: missing:$missing" >&2
+	exit 1
+fi
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps: missing packages; install them with: sudo $cmd" >&2
+	exit 1
+fi
+echo "deps: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# An index older than the archive gives 404s; refresh it once and retry.
+if ! apt-get install -y -q --no-install-recommends $missing >&2; then
+	apt-get update -q >&2
+	apt-get install -y -q --no-install-recommends $missing >&2
+fi

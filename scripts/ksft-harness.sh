@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Print the path of a kselftest directory (the one holding kselftest.h,
+# kselftest_harness.h, lib.mk, run_kselftest.sh and kselftest/).
+#
+# The harness is never copied into this repository. It comes from, in order:
+#   KSRC=/path/to/linux       that tree's tools/testing/selftests
+#   KSFT_SRC=/path/to/linux-source-X.tar.xz   extracted once into BUILD/ksft/X
+#   the newest /usr/src/linux-source-*.tar.xz  (Debian's linux-source-* package)
+#
+# usage: ksft-harness.sh BUILD_DIR
+set -eu
+
+build=${1:?usage: ksft-harness.sh BUILD_DIR}
+
+if [ -n "${KSRC:-}" ]; then
+	dir=$KSRC/tools/testing/selftests
+	if [ ! -f "$dir/kselftest_harness.h" ]; then
+		echo "ksft-harness: KSRC=$KSRC has no tools/testing/selftests/kselftest_harness.h" >&2
+		exit 1
+	fi
+	(cd "$dir" && pwd)
+	exit 0
+fi
+
+if [ -z "${KSFT_SRC:-}" ]; then
+	KSFT_SRC=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+	if [ -z "$KSFT_SRC" ]; then
+		echo "ksft-harness: no /usr/src/linux-source-*.tar.xz; install linux-source-6.12 or set KSRC=/path/to/linux" >&2
+		exit 1
+	fi
+fi
+if [ ! -f "$KSFT_SRC" ]; then
+	echo "ksft-harness: KSFT_SRC=$KSFT_SRC: no such file" >&2
+	exit 1
+fi
+
+name=$(basename "$KSFT_SRC" .tar.xz)
+out=$build/ksft/$name
+dir=$out/$name/tools/testing/selftests
+stamp=$out/.stamp
+
+# The stamp records which tarball (and its mtime) the extraction came from, so
+# a new linux-source package is picked up and an unchanged one costs nothing.
+want="$KSFT_SRC $(stat -c %Y "$KSFT_SRC")"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+	echo "$dir"
+	exit 0
+fi
+
+rm -rf "$out"
+mkdir -p "$out"
+sel=$name/tools/testing/selftests
+echo "ksft-harness: extracting the kselftest harness from $KSFT_SRC" >&2
+# The tarball has no index: tar reads the whole stream whatever is asked for,
+# so decompress with every CPU.
+tar -x -C "$out" -f "$KSFT_SRC" --use-compress-program='xz -d -T0' \
+	--wildcards "$sel/kselftest*" "$sel/lib.mk" "$sel/run_kselftest.sh" \
+	"$name/scripts/subarch.include"
+for f in kselftest.h kselftest_harness.h lib.mk run_kselftest.sh kselftest/runner.sh; do
+	if [ ! -f "$dir/$f" ]; then
+		echo "ksft-harness: $KSFT_SRC has no $sel/$f" >&2
+		rm -rf "$out"
+		exit 1
+	fi
+done
+echo "$want" > "$stamp"
+echo "$dir"
