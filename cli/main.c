@@ -44,7 +44,7 @@ int iop_usage_error(const char *cmd, const char *fmt, ...)
 
 const char *iop_src_dir(void)
 {
-	static char dir[PATH_MAX];
+	static char dir[PATH_MAX + 32];
 	char exe[PATH_MAX], probe[PATH_MAX + 32];
 	const char *env = getenv("IOPATH_SRC");
 	ssize_t n;
