@@ -49,21 +49,26 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
 	exit 0
 fi
 
-rm -rf "$out"
-mkdir -p "$out"
+# Extract next to the final place and rename, so parallel builds never see
+# a half-extracted harness.
+tmp=$out.tmp.$$
+rm -rf "$tmp"
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
 sel=$name/tools/testing/selftests
 echo "ksft-harness: extracting the kselftest harness from $KSFT_SRC" >&2
 # The tarball has no index: tar reads the whole stream whatever is asked for,
 # so decompress with every CPU.
-tar -x -C "$out" -f "$KSFT_SRC" --use-compress-program='xz -d -T0' \
+tar -x -C "$tmp" -f "$KSFT_SRC" --use-compress-program='xz -d -T0' \
 	--wildcards "$sel/kselftest*" "$sel/lib.mk" "$sel/run_kselftest.sh" \
 	"$name/scripts/subarch.include"
 for f in kselftest.h kselftest_harness.h lib.mk run_kselftest.sh kselftest/runner.sh; do
-	if [ ! -f "$dir/$f" ]; then
+	if [ ! -f "$tmp/$sel/$f" ]; then
 		echo "ksft-harness: $KSFT_SRC has no $sel/$f" >&2
-		rm -rf "$out"
 		exit 1
 	fi
 done
-echo "$want" > "$stamp"
+echo "$want" > "$tmp/.stamp"
+rm -rf "$out"
+mv "$tmp" "$out" 2>/dev/null || [ -f "$stamp" ]
 echo "$dir"
