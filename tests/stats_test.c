@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * lib/stats.c against values worked out by hand and against GSL, an
+ * independent implementation of the same definitions (sample stddev with
+ * n - 1, quantiles interpolated between closest ranks). Catches the
+ * population/sample stddev mix-up, off-by-one percentile ranks, the
+ * arithmetic mean used for rates, input sorted in place behind the caller's
+ * back, and empty input turned into 0 instead of NAN.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "kselftest_harness.h"
+#include "stats.h"
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Relative closeness for values computed along different paths. */
+static int close_to(double got, double want)
+{
+	double scale = fabs(want) > 1 ? fabs(want) : 1;
+
+	return fabs(got - want) <= 1e-9 * scale;
+}
+
+FIXTURE(stats) {
+	int unused;
+};
+
+FIXTURE_SETUP(stats)
+{
+	self->unused = 0;
+}
+
+FIXTURE_TEARDOWN(stats)
+{
+}
+
+/*
+ * The textbook set {2,4,4,4,5,5,7,9}: sum of squared deviations from 5 is
+ * 32, so the sample variance is 32/7 and the population one 32/8 = 4
+ * (stddev 2, the value a population formula would give).
+ */
+static const double textbook[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+
+TEST_F(stats, textbook_set_mean_stddev_cv)
+{
+	size_t n = ARRAY_SIZE(textbook);
+
+	EXPECT_TRUE(close_to(iop_mean(textbook, n), 5.0));
+	EXPECT_TRUE(close_to(iop_stddev(textbook, n), 2.138089935299395));
+	EXPECT_TRUE(close_to(iop_stddev(textbook, n), sqrt(32.0 / 7)));
+	EXPECT_FALSE(close_to(iop_stddev(textbook, n), 2.0));
+	EXPECT_TRUE(close_to(iop_cv(textbook, n), sqrt(32.0 / 7) / 5));
+	EXPECT_TRUE(close_to(iop_min(textbook, n), 2));
+	EXPECT_TRUE(close_to(iop_max(textbook, n), 9));
+}
+
+/*
+ * Ranks h = (n - 1) p / 100 over the sorted set, interpolated:
+ * p50: h = 3.5, between 4 and 5 -> 4.5; p90: h = 6.3, 7 + 0.3 * (9 - 7) = 7.6;
+ * p10: h = 0.7, 2 + 0.7 * (4 - 2) = 3.4; p25: h = 1.75, between 4 and 4 -> 4.
+ */
+TEST_F(stats, textbook_set_percentiles_interpolate_between_ranks)
+{
+	size_t n = ARRAY_SIZE(textbook);
+
+	EXPECT_TRUE(close_to(iop_median(textbook, n), 4.5));
+	EXPECT_TRUE(close_to(iop_percentile(textbook, n, 50), 4.5));
+	EXPECT_TRUE(close_to(iop_percentile(textbook, n, 90), 7.6));
+	EXPECT_TRUE(close_to(iop_percentile(textbook, n, 10), 3.4));
+	EXPECT_TRUE(close_to(iop_percentile(textbook, n, 25), 4.0));
+	EXPECT_TRUE(close_to(iop_percentile(textbook, n, 0), 2.0));
+	EXPECT_TRUE(close_to(iop_percentile(textbook, n, 100), 9.0));
+}
+
+TEST_F(stats, odd_count_median_is_middle_sample)
+{
+	const double x[] = { 9, 1, 5, 3, 7 };
+
+	EXPECT_TRUE(close_to(iop_median(x, ARRAY_SIZE(x)), 5));
+}
+
+/* 3 / (1 + 1/2 + 1/4) = 12/7; the arithmetic mean would say 7/3. */
+TEST_F(stats, hmean_of_rates)
+{
+	const double x[] = { 1, 2, 4 };
+
+	EXPECT_TRUE(close_to(iop_hmean(x, ARRAY_SIZE(x)), 12.0 / 7));
+	EXPECT_TRUE(close_to(iop_hmean(x, ARRAY_SIZE(x)), 1.714285714285714));
+	EXPECT_FALSE(close_to(iop_hmean(x, ARRAY_SIZE(x)), 7.0 / 3));
+}
+
+TEST_F(stats, input_order_untouched)
+{
+	double x[] = { 5, 1, 4, 2, 3 };
+	const double orig[] = { 5, 1, 4, 2, 3 };
+
+	iop_median(x, ARRAY_SIZE(x));
+	iop_percentile(x, ARRAY_SIZE(x), 90);
+	EXPECT_EQ(0, memcmp(x, orig, sizeof(x)));
+}
+
+TEST_F(stats, empty_input_is_nan)
+{
+	const double x[] = { 1 };
+
+	EXPECT_TRUE(isnan(iop_mean(x, 0)));
+	EXPECT_TRUE(isnan(iop_hmean(x, 0)));
+	EXPECT_TRUE(isnan(iop_stddev(x, 0)));
+	EXPECT_TRUE(isnan(iop_cv(x, 0)));
+	EXPECT_TRUE(isnan(iop_median(x, 0)));
+	EXPECT_TRUE(isnan(iop_min(x, 0)));
+	EXPECT_TRUE(isnan(iop_max(x, 0)));
+	EXPECT_TRUE(isnan(iop_percentile(x, 0, 50)));
+	EXPECT_TRUE(isnan(iop_mean(NULL, 0)));
+}
+
+TEST_F(stats, single_sample_has_no_spread)
+{
+	const double x[] = { 42.5 };
+
+	EXPECT_TRUE(close_to(iop_mean(x, 1), 42.5));
+	EXPECT_TRUE(close_to(iop_hmean(x, 1), 42.5));
+	EXPECT_TRUE(close_to(iop_median(x, 1), 42.5));
+	EXPECT_TRUE(close_to(iop_percentile(x, 1, 99), 42.5));
+	EXPECT_TRUE(close_to(iop_min(x, 1), 42.5));
+	EXPECT_TRUE(close_to(iop_max(x, 1), 42.5));
+	EXPECT_EQ(0.0, iop_stddev(x, 1));
+	EXPECT_EQ(0.0, iop_cv(x, 1));
+}
+
+TEST_F(stats, percentile_outside_0_100_is_nan)
+{
+	EXPECT_TRUE(isnan(iop_percentile(textbook, ARRAY_SIZE(textbook), -1)));
+	EXPECT_TRUE(isnan(iop_percentile(textbook, ARRAY_SIZE(textbook), 100.5)));
+	EXPECT_TRUE(isnan(iop_percentile(textbook, ARRAY_SIZE(textbook), NAN)));
+}
+
+/*
+ * IOPS-like samples around 1e6 with a spread of a few hundred: a one-pass
+ * sum-of-squares variance loses most of its digits here.
+ */
+TEST_F(stats, tiny_spread_on_large_values_keeps_precision)
+{
+	const double x[] = { 1000000.5, 1000001.5, 999999.5, 1000000.5, 1000001.0 };
+	double mean = 0, ss = 0;
+	size_t i, n = ARRAY_SIZE(x);
+
+	for (i = 0; i < n; i++)
+		mean += x[i] - 1000000;
+	mean = mean / n;
+	for (i = 0; i < n; i++)
+		ss += (x[i] - 1000000 - mean) * (x[i] - 1000000 - mean);
+	EXPECT_TRUE(close_to(iop_stddev(x, n), sqrt(ss / (n - 1))));
+}
+
+/* Random sets of many sizes against GSL's implementation. */
+TEST_F(stats, random_sets_agree_with_gsl)
+{
+	static const double ps[] = { 0, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 100 };
+	double x[257], sorted[257];
+	unsigned int seed = 20261129;
+	size_t n, i, k;
+
+	for (n = 1; n <= ARRAY_SIZE(x); n += (n < 20 ? 1 : 37)) {
+		for (i = 0; i < n; i++)
+			x[i] = 1000 + (rand_r(&seed) % 100000) / 7.0;
+		memcpy(sorted, x, n * sizeof(x[0]));
+		gsl_sort(sorted, 1, n);
+
+		ASSERT_TRUE(close_to(iop_mean(x, n), gsl_stats_mean(x, 1, n)));
+		if (n > 1)
+			ASSERT_TRUE(close_to(iop_stddev(x, n), gsl_stats_sd(x, 1, n)));
+		ASSERT_TRUE(close_to(iop_median(x, n),
+				     gsl_stats_median_from_sorted_data(sorted, 1, n)));
+		ASSERT_TRUE(close_to(iop_min(x, n), gsl_stats_min(x, 1, n)));
+		ASSERT_TRUE(close_to(iop_max(x, n), gsl_stats_max(x, 1, n)));
+		for (k = 0; k < ARRAY_SIZE(ps); k++)
+			ASSERT_TRUE(close_to(iop_percentile(x, n, ps[k]),
+					     gsl_stats_quantile_from_sorted_data(sorted, 1, n,
+										  ps[k] / 100)));
+	}
+}
+
+TEST_HARNESS_MAIN
