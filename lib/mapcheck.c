@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Checker for recorded iomap iterations (see mapcheck.h). The iomap core
+ * zeroes iter->iomap and iter->srcmap before asking the filesystem for the
+ * next extent; a kernel that loses that (or a filesystem that leaves fields
+ * unset) shows up here as a mapping whose type, flags or srcmap belong to
+ * the previous extent, or as a wrong advance.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mapcheck.h"
+
+const char *iop_map_type_name(unsigned int type)
+{
+	static const char *const names[] = {
+		"HOLE", "DELALLOC", "MAPPED", "UNWRITTEN", "INLINE",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+}
+
+int iop_map_event_from_trace(const struct iop_trace_event *tev, struct iop_map_event *out)
+{
+	uint64_t ino, off, len, flags, type = 0;
+	const char *offname = "offset";
+
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(tev->event, "iomap_iter")) {
+		out->kind = IOP_MAP_ITER;
+		offname = "pos";
+	} else if (!strcmp(tev->event, "iomap_iter_dstmap")) {
+		out->kind = IOP_MAP_DST;
+	} else if (!strcmp(tev->event, "iomap_iter_srcmap")) {
+		out->kind = IOP_MAP_SRC;
+	} else {
+		return -ENOENT;
+	}
+	if (iop_trace_field_u64(tev, "ino", &ino) ||
+	    iop_trace_field_u64(tev, offname, &off) ||
+	    iop_trace_field_u64(tev, "length", &len) ||
+	    iop_trace_field_u64(tev, "flags", &flags))
+		return -EINVAL;
+	if (out->kind != IOP_MAP_ITER && iop_trace_field_u64(tev, "type", &type))
+		return -EINVAL;
+	out->ino = ino;
+	out->offset = off;
+	out->length = len;
+	out->flags = (uint32_t)flags;
+	out->type = (uint16_t)type;
+	return 0;
+}
+
+int iop_map_loop_find(const struct iop_map_event *ev, size_t n, size_t from,
+		      uint64_t ino, uint32_t op_mask, uint32_t op_flags,
+		      size_t *start, size_t *len)
+{
+	size_t i, j;
+
+	for (i = from; i < n; i = j + 1) {
+		j = i;
+		if (ev[i].kind != IOP_MAP_ITER)
+			continue;
+		/* iter (dst [src] iter)* : ends at an iter with no dst after it */
+		while (j + 1 < n && ev[j + 1].kind == IOP_MAP_DST) {
+			j++;
+			if (j + 1 < n && ev[j + 1].kind == IOP_MAP_SRC)
+				j++;
+			if (j + 1 < n && ev[j + 1].kind == IOP_MAP_ITER)
+				j++;
+			else
+				break;
+		}
+		/* A loop is judged by its first call; other loops are skipped whole. */
+		if ((ev[i].flags & op_mask) != op_flags || (ino && ev[i].ino != ino))
+			continue;
+		*start = i;
+		*len = j - i + 1;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+__attribute__((format(printf, 2, 3)))
+static bool reject(struct iop_map_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->reason, sizeof(v->reason), fmt, ap);
+	va_end(ap);
+	v->ok = false;
+	return false;
+}
+
+static const struct iop_map_extent *extent_at(const struct iop_map_extent *layout,
+					      size_t nlayout, uint64_t pos)
+{
+	size_t i;
+
+	for (i = 0; i < nlayout; i++)
+		if (pos >= layout[i].offset && pos - layout[i].offset < layout[i].length)
+			return &layout[i];
+	return NULL;
+}
+
+static uint64_t end_of(uint64_t off, uint64_t len)
+{
+	return len > UINT64_MAX - off ? UINT64_MAX : off + len;
+}
+
+bool iop_mapcheck(const struct iop_map_event *ev, size_t n,
+		  const struct iop_map_extent *layout, size_t nlayout,
+		  uint64_t start, uint64_t len, unsigned int opts,
+		  struct iop_map_verdict *v)
+{
+	const uint64_t rend = end_of(start, len);
+	uint64_t pos = start;	/* where the next mapping must begin */
+	unsigned int k = 0;
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	for (i = 0; i < n; i++) {
+		v->iters += ev[i].kind == IOP_MAP_ITER;
+		v->mappings += ev[i].kind == IOP_MAP_DST;
+	}
+	if (!n || ev[0].kind != IOP_MAP_ITER)
+		return reject(v, "sequence does not start with iomap_iter");
+	if (!(opts & IOP_MAPCHECK_PARTIAL) && v->iters != v->mappings + 1)
+		return reject(v, "%u iomap_iter calls for %u mappings (expected %u)",
+			      v->iters, v->mappings, v->mappings + 1);
+	if (ev[0].offset != start)
+		return reject(v, "first iomap_iter at pos 0x%" PRIx64 ", range starts at 0x%" PRIx64,
+			      ev[0].offset, start);
+
+	for (i = 1; i < n; k++) {
+		const struct iop_map_event *it = &ev[i - 1], *d, *s = NULL;
+		const struct iop_map_extent *e;
+		uint64_t dend, jend;
+		uint16_t mask;
+
+		if (ev[i].kind != IOP_MAP_DST)
+			return reject(v, "event %zu: %s where a dstmap should follow iomap_iter",
+				      i, ev[i].kind == IOP_MAP_SRC ? "srcmap" : "iomap_iter");
+		d = &ev[i++];
+		if (i < n && ev[i].kind == IOP_MAP_SRC)
+			s = &ev[i++];
+		if (i >= n || ev[i].kind != IOP_MAP_ITER)
+			return reject(v, "mapping %u is not followed by iomap_iter", k);
+		if (d->ino != ev[0].ino || it->ino != ev[0].ino)
+			return reject(v, "mapping %u: inode 0x%" PRIx64 " in a loop over 0x%" PRIx64,
+				      k, d->ino, ev[0].ino);
+		if (it->offset != pos)
+			return reject(v, "iomap_iter %u at pos 0x%" PRIx64 ", previous mapping ended at 0x%" PRIx64,
+				      k, it->offset, pos);
+		if (pos >= rend)
+			return reject(v, "mapping %u at 0x%" PRIx64 " is past the range end 0x%" PRIx64,
+				      k, d->offset, rend);
+		dend = end_of(d->offset, d->length);
+		/* The first mapping may begin before pos (extent start); later ones may not. */
+		if (d->offset > pos)
+			return reject(v, "gap: mapping %u starts at 0x%" PRIx64 ", expected 0x%" PRIx64,
+				      k, d->offset, pos);
+		if (k > 0 && d->offset < pos)
+			return reject(v, "overlap: mapping %u starts at 0x%" PRIx64 ", previous ended at 0x%" PRIx64,
+				      k, d->offset, pos);
+		if (dend <= pos)
+			return reject(v, "mapping %u [0x%" PRIx64 ",+0x%" PRIx64 ") does not cover pos 0x%" PRIx64,
+				      k, d->offset, d->length, pos);
+		jend = dend < rend ? dend : rend;
+
+		e = extent_at(layout, nlayout, pos);
+		if (!e)
+			return reject(v, "mapping %u at 0x%" PRIx64 ": no extent in the layout", k, pos);
+		if (jend > end_of(e->offset, e->length))
+			return reject(v, "mapping %u [0x%" PRIx64 ",0x%" PRIx64 ") runs past extent [0x%" PRIx64 ",0x%" PRIx64 ")",
+				      k, pos, jend, e->offset, end_of(e->offset, e->length));
+		if (d->type != e->type)
+			return reject(v, "mapping %u at 0x%" PRIx64 ": type %s, extent is %s",
+				      k, pos, iop_map_type_name(d->type), iop_map_type_name(e->type));
+		mask = e->flags_mask ? e->flags_mask : IOP_MAP_FLAGS_STATE;
+		if ((d->flags ^ e->flags) & mask)
+			return reject(v, "mapping %u at 0x%" PRIx64 ": flags 0x%x, extent expects 0x%x (mask 0x%x)",
+				      k, pos, d->flags, e->flags & mask, mask);
+		if (d->flags & IOP_IOMAP_F_STALE)
+			return reject(v, "mapping %u at 0x%" PRIx64 ": STALE flag in a fresh mapping", k, pos);
+		if (e->srcmap && !s)
+			return reject(v, "mapping %u at 0x%" PRIx64 ": shared extent without srcmap", k, pos);
+		if (!e->srcmap && s)
+			return reject(v, "mapping %u at 0x%" PRIx64 ": leftover srcmap [0x%" PRIx64 ",+0x%" PRIx64 ") %s on an unshared extent",
+				      k, pos, s->offset, s->length, iop_map_type_name(s->type));
+		if (s && (s->offset > pos || end_of(s->offset, s->length) < jend))
+			return reject(v, "mapping %u [0x%" PRIx64 ",0x%" PRIx64 "): srcmap [0x%" PRIx64 ",+0x%" PRIx64 ") does not cover it",
+				      k, pos, jend, s->offset, s->length);
+		if (s && s->type != IOP_IOMAP_MAPPED)
+			return reject(v, "mapping %u at 0x%" PRIx64 ": srcmap type %s, expected MAPPED",
+				      k, pos, iop_map_type_name(s->type));
+		pos = jend;
+		/* A loop cut short (SEEK) ends with an iter that still holds the mapping. */
+		if ((opts & IOP_MAPCHECK_PARTIAL) && i == n - 1 && ev[i].length)
+			break;
+		i++;
+	}
+
+	if (!(opts & IOP_MAPCHECK_PARTIAL)) {
+		if (pos != rend)
+			return reject(v, "range consumed only to 0x%" PRIx64 " of 0x%" PRIx64, pos, rend);
+		if (ev[n - 1].offset != rend || ev[n - 1].length)
+			return reject(v, "last iomap_iter at pos 0x%" PRIx64 " length 0x%" PRIx64 ", expected 0x%" PRIx64 " and 0",
+				      ev[n - 1].offset, ev[n - 1].length, rend);
+	}
+	v->ok = true;
+	snprintf(v->reason, sizeof(v->reason), "%u mappings over [0x%" PRIx64 ",0x%" PRIx64 ") match the layout",
+		 v->mappings, start, pos);
+	return true;
+}
