@@ -236,6 +236,7 @@ static json_t *cpu_model(void)
 	f = fopen("/proc/cpuinfo", "re");
 	if (!f)
 		return json_null();
+	errno = 0;
 	while ((n = getline(&line, &cap, f)) > 0) {
 		if (strncmp(line, "model name", 10))
 			continue;
@@ -621,6 +622,7 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 		return ret;
 	}
 
+	errno = 0;
 	while ((n = getline(&line, &cap, f)) > 0) {
 		bool terminated = line[n - 1] == '\n';
 
@@ -629,7 +631,15 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 		/* A blank line carries no record (an editor's trailing newline). */
 		if (blank(line, n))
 			continue;
-		rec = json_loadb(line, n, JSON_REJECT_DUPLICATES, &err);
+		/* jansson would stop at a NUL and accept what came before. */
+		if (memchr(line, '\0', n)) {
+			why_set(why, len, "%s:%zu: not JSON: NUL byte at column %zu",
+				path, lineno, (size_t)((char *)memchr(line, '\0', n) - line) + 1);
+			ret = -EINVAL;
+			break;
+		}
+		/* Any JSON value parses, so that "42" is "not a JSON object". */
+		rec = json_loadb(line, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
 		if (!rec) {
 			/*
 			 * A line that stops mid-object is what an interrupted
@@ -658,8 +668,8 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 			break;
 	}
 	if (!ret && ferror(f)) {
-		ret = -EIO;
-		why_set(why, len, "%s: read error", path);
+		ret = errno ? -errno : -EIO;
+		why_set(why, len, "%s: %s", path, strerror(-ret));
 	}
 	if (!ret && !records) {
 		ret = -ENODATA;
