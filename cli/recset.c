@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Record sets: load result files for `iopath compare` and `iopath plot` and
+ * pair their records by benchmark and parameters. lib/record.c parses the
+ * JSON Lines and checks the schema; this file checks what a comparison
+ * relies on (each metric's name, value, direction and mean), so that a bad
+ * record is reported with its file and line before anything is printed.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recset.h"
+#include "record.h"
+
+struct load_ctx {
+	struct iop_rs_file *f;
+	size_t cap;
+	size_t bad;		/* 1-based index of the first bad record */
+	char what[256];
+};
+
+static int fail(struct load_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct load_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->what, sizeof(c->what), fmt, ap);
+	va_end(ap);
+	c->bad = c->f->n + 1;
+	return 1;
+}
+
+static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics)
+{
+	json_t *name = json_object_get(m, "name");
+	json_t *better = json_object_get(m, "better");
+	json_t *agg = json_object_get(m, "agg");
+	json_t *samples = json_object_get(m, "samples");
+	json_t *v;
+	size_t j;
+
+	if (!json_is_object(m))
+		return fail(c, "metric %zu is not an object", i + 1);
+	if (!json_is_string(name) || !json_string_length(name))
+		return fail(c, "metric %zu has no \"name\"", i + 1);
+	if (!json_is_number(json_object_get(m, "value")))
+		return fail(c, "metric \"%s\" has no numeric \"value\"", json_string_value(name));
+	if (!json_is_string(better) ||
+	    (strcmp(json_string_value(better), "higher") && strcmp(json_string_value(better), "lower")))
+		return fail(c, "metric \"%s\": \"better\" must be \"higher\" or \"lower\"",
+			    json_string_value(name));
+	if (!json_is_string(agg) ||
+	    (strcmp(json_string_value(agg), "hmean") && strcmp(json_string_value(agg), "median")))
+		return fail(c, "metric \"%s\": \"agg\" must be \"hmean\" or \"median\"",
+			    json_string_value(name));
+	if (samples) {
+		if (!json_is_array(samples))
+			return fail(c, "metric \"%s\": \"samples\" is not an array",
+				    json_string_value(name));
+		json_array_foreach(samples, j, v)
+			if (!json_is_number(v))
+				return fail(c, "metric \"%s\": sample %zu is not a number",
+					    json_string_value(name), j + 1);
+	}
+	for (j = 0; j < i; j++) {
+		json_t *o = json_object_get(json_array_get(metrics, j), "name");
+
+		if (json_is_string(o) && json_equal(o, name))
+			return fail(c, "metric \"%s\" appears twice", json_string_value(name));
+	}
+	return 0;
+}
+
+static int load_one(json_t *rec, void *arg)
+{
+	struct load_ctx *c = arg;
+	struct iop_rs_file *f = c->f;
+	json_t *bench = json_object_get(rec, "bench");
+	json_t *params = json_object_get(rec, "params");
+	json_t *metrics = json_object_get(rec, "metrics");
+	json_t *status = json_object_get(rec, "status");
+	json_t *m;
+	size_t i;
+
+	if (!json_is_string(bench) || !json_string_length(bench))
+		return fail(c, "\"bench\" is not a non-empty string");
+	if (params && !json_is_object(params))
+		return fail(c, "\"params\" is not an object");
+	if (!json_is_array(metrics))
+		return fail(c, "\"metrics\" is not an array");
+	if (status && !json_is_string(status))
+		return fail(c, "\"status\" is not a string");
+	json_array_foreach(metrics, i, m)
+		if (check_metric(c, m, i, metrics))
+			return 1;
+
+	if (f->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		json_t **r = realloc(f->recs, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		f->recs = r;
+		c->cap = cap;
+	}
+	f->recs[f->n++] = json_incref(rec);
+	return 0;
+}
+
+/*
+ * lib/record.c hands over records, not line numbers; record k is the k-th
+ * line that is not blank (a blank line is either skipped by the reader or
+ * an error that stops it before any later record).
+ */
+static int find_lines(struct iop_rs_file *f, size_t upto)
+{
+	FILE *fp;
+	char *line = NULL;
+	size_t cap = 0, k = 0;
+	int lineno = 0;
+
+	free(f->lines);
+	f->lines = calloc(upto ? upto : 1, sizeof(*f->lines));
+	if (!f->lines)
+		return -ENOMEM;
+	for (k = 0; k < upto; k++)
+		f->lines[k] = (int)k + 1;
+	fp = fopen(f->path, "r");
+	if (!fp)
+		return 0;
+	k = 0;
+	while (k < upto && getline(&line, &cap, fp) >= 0) {
+		lineno++;
+		if (line[strspn(line, " \t\r\n")])
+			f->lines[k++] = lineno;
+	}
+	free(line);
+	fclose(fp);
+	return 0;
+}
+
+int iop_rs_load(struct iop_rs_file *f, const char *path, char *why, size_t len)
+{
+	struct load_ctx c = { .f = f };
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	why[0] = '\0';
+	ret = iop_records_read(path, load_one, &c, why, len);
+	if (c.bad) {
+		find_lines(f, c.bad);
+		snprintf(why, len, "%s:%d: %s", path, f->lines[c.bad - 1], c.what);
+		ret = -EINVAL;
+		goto err_free;
+	}
+	if (ret == -ENODATA || (ret >= 0 && !f->n)) {
+		if (ret != -ENODATA || !why[0])
+			snprintf(why, len, "%s: no records", path);
+		ret = -ENODATA;
+		goto err_free;
+	}
+	if (ret < 0) {
+		if (!why[0])
+			snprintf(why, len, "%s: %s", path, strerror(-ret));
+		goto err_free;
+	}
+	ret = find_lines(f, f->n);
+	if (ret < 0) {
+		snprintf(why, len, "%s: %s", path, strerror(-ret));
+		goto err_free;
+	}
+	return 0;
+
+err_free:
+	iop_rs_free(f);
+	f->path = path;
+	return ret < 0 ? ret : -EINVAL;
+}
+
+void iop_rs_free(struct iop_rs_file *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		json_decref(f->recs[i]);
+	free(f->recs);
+	free(f->lines);
+	f->recs = NULL;
+	f->lines = NULL;
+	f->n = 0;
+}
+
+static json_t *empty_params(void)
+{
+	static json_t *empty;
+
+	/* One shared {} for records without "params"; never freed. */
+	if (!empty)
+		empty = json_object();
+	return empty;
+}
+
+static char *group_key(json_t *rec)
+{
+	json_t *params = json_object_get(rec, "params");
+	char *p, *key;
+
+	p = json_dumps(params ? params : empty_params(), JSON_COMPACT | JSON_SORT_KEYS);
+	if (!p)
+		return NULL;
+	if (asprintf(&key, "%s %s", json_string_value(json_object_get(rec, "bench")), p) < 0)
+		key = NULL;
+	free(p);
+	return key;
+}
+
+static int add_to_group(struct iop_rs_group *g, int side, json_t *rec, int line)
+{
+	json_t **r = realloc(g->recs[side], (g->n[side] + 1) * sizeof(*r));
+	int *l;
+
+	if (!r)
+		return -ENOMEM;
+	g->recs[side] = r;
+	l = realloc(g->lines[side], (g->n[side] + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	g->lines[side] = l;
+	r[g->n[side]] = rec;
+	l[g->n[side]] = line;
+	g->n[side]++;
+	return 0;
+}
+
+int iop_rs_pair(const struct iop_rs_file *base, const struct iop_rs_file *new,
+		struct iop_rs_group **groups, size_t *n)
+{
+	const struct iop_rs_file *side[2] = { base, new };
+	struct iop_rs_group *g = NULL;
+	size_t ng = 0, i, j;
+	int ret = -ENOMEM;
+
+	for (int s = 0; s < 2; s++) {
+		for (i = 0; i < side[s]->n; i++) {
+			json_t *rec = side[s]->recs[i];
+			char *key = group_key(rec);
+
+			if (!key)
+				goto err;
+			/* Few groups (tens): a linear search keeps file order simply. */
+			for (j = 0; j < ng; j++)
+				if (!strcmp(g[j].key, key))
+					break;
+			if (j == ng) {
+				struct iop_rs_group *ng_arr = realloc(g, (ng + 1) * sizeof(*g));
+				json_t *params = json_object_get(rec, "params");
+
+				if (!ng_arr) {
+					free(key);
+					goto err;
+				}
+				g = ng_arr;
+				memset(&g[ng], 0, sizeof(g[ng]));
+				g[ng].key = key;
+				g[ng].bench = json_string_value(json_object_get(rec, "bench"));
+				g[ng].params = params ? params : empty_params();
+				ng++;
+			} else {
+				free(key);
+			}
+			if (add_to_group(&g[j], s, rec, side[s]->lines[i]))
+				goto err;
+		}
+	}
+	*groups = g;
+	*n = ng;
+	return 0;
+err:
+	iop_rs_groups_free(g, ng);
+	return ret;
+}
+
+void iop_rs_groups_free(struct iop_rs_group *groups, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(groups[i].key);
+		for (int s = 0; s < 2; s++) {
+			free(groups[i].recs[s]);
+			free(groups[i].lines[s]);
+		}
+	}
+	free(groups);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+char *iop_rs_params_str(json_t *params, const char *sep)
+{
+	size_t n = json_object_size(params), i = 0, len = 1;
+	const char **keys, *k;
+	char *out, *p;
+	json_t *v;
+
+	keys = calloc(n ? n : 1, sizeof(*keys));
+	if (!keys)
+		return NULL;
+	json_object_foreach(params, k, v)
+		keys[i++] = k;
+	qsort(keys, n, sizeof(*keys), cmp_str);
+
+	/* Two passes: measure, then print. */
+	out = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		p = out;
+		for (i = 0; i < n; i++) {
+			char *val;
+			int w;
+
+			v = json_object_get(params, keys[i]);
+			val = json_is_string(v) ? strdup(json_string_value(v))
+						: json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+			if (!val) {
+				free(out);
+				free(keys);
+				return NULL;
+			}
+			w = snprintf(p, p ? len - (p - out) : 0, "%s%s=%s", i ? sep : "", keys[i], val);
+			free(val);
+			if (pass == 0)
+				len += w;
+			else
+				p += w;
+		}
+		if (pass == 0) {
+			out = malloc(len);
+			if (!out) {
+				free(keys);
+				return NULL;
+			}
+			out[0] = '\0';
+		}
+	}
+	free(keys);
+	return out;
+}
+
+json_t *iop_rs_metric(json_t *rec, const char *name)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(rec, "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")), name))
+			return m;
+	return NULL;
+}
+
+json_t *iop_rs_env(json_t *rec, const char *path)
+{
+	json_t *v = json_object_get(rec, "env");
+	char buf[128], *tok, *save;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && v; tok = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, tok);
+	return v;
+}
+
+const char *iop_rs_env_str(json_t *rec, const char *path)
+{
+	return json_string_value(iop_rs_env(rec, path));
+}
+
+bool iop_rs_untrusted(json_t *rec)
+{
+	const char *s = json_string_value(json_object_get(rec, "status"));
+
+	return (s && !strcmp(s, "untrusted")) || json_array_size(json_object_get(rec, "untrusted"));
+}

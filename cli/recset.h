@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Record sets for `iopath compare` and `iopath plot`: load a result file,
+ * check that every record carries what a comparison needs, and pair the
+ * records of two files by benchmark and parameters.
+ */
+#ifndef IOPATH_CLI_RECSET_H
+#define IOPATH_CLI_RECSET_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct iop_rs_file {
+	const char *path;
+	json_t **recs;		/* one reference held per record */
+	int *lines;		/* line of each record in @path */
+	size_t n;
+};
+
+/*
+ * Records of one benchmark with one set of parameters: side 0 is the base
+ * file, side 1 the new one. Either side may be empty (unpaired).
+ */
+struct iop_rs_group {
+	const char *bench;	/* borrowed from the first record */
+	json_t *params;		/* borrowed; {} when a record has none */
+	char *key;
+	json_t **recs[2];
+	int *lines[2];
+	size_t n[2];
+};
+
+/*
+ * Load @path. On failure returns -errno and writes "<path>:<line>: <what>"
+ * (or "<path>: <what>" when no line applies) into @why.
+ */
+int iop_rs_load(struct iop_rs_file *f, const char *path, char *why, size_t len);
+void iop_rs_free(struct iop_rs_file *f);
+
+/* Group base and new records; groups come in base-file order, then new-only. */
+int iop_rs_pair(const struct iop_rs_file *base, const struct iop_rs_file *new,
+		struct iop_rs_group **groups, size_t *n);
+void iop_rs_groups_free(struct iop_rs_group *groups, size_t n);
+
+/* "bs=4096 fs=ext4" (keys sorted); caller frees. */
+char *iop_rs_params_str(json_t *params, const char *sep);
+
+/* The metric object named @name in @rec, or NULL. */
+json_t *iop_rs_metric(json_t *rec, const char *name);
+
+/* String at a dotted path below "env" ("machine.cpu_model"), or NULL. */
+const char *iop_rs_env_str(json_t *rec, const char *path);
+
+/* Any JSON value at a dotted path below "env", or NULL. */
+json_t *iop_rs_env(json_t *rec, const char *path);
+
+/* Whether @rec is marked untrusted. */
+bool iop_rs_untrusted(json_t *rec);
+
+#endif
