@@ -1,0 +1,959 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iopath compare BASE NEW [NEW...]: turn a base run and a patched run into
+ * a verdict per metric, in the kernel test robot's table layout, as a block
+ * for a commit message, or as JSON.
+ *
+ * Each repetition's metric "value" is one observation; a side's n is its
+ * number of repetitions. Per metric:
+ *  - rates (agg "hmean") are summarised by the harmonic mean and tested on
+ *    their reciprocals (time per operation), everything else by the
+ *    arithmetic mean of the values, so the test is about exactly the means
+ *    that are printed;
+ *  - Welch's t-test (unequal variances, Welch-Satterthwaite degrees of
+ *    freedom) decides improvement, regression or no significant change;
+ *  - the confidence interval of the relative change is Fieller's interval
+ *    for the ratio of the two means, with the same t quantile, so it
+ *    excludes 0% exactly when the test rejects.
+ * docs/compare.md explains these choices. This command does not decide
+ * whether a benchmark measured the right thing, and it does not average
+ * away noisy runs: untrusted records, unpaired records and environment
+ * differences are listed above the tables and mark the rows they affect.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+
+#include "cli.h"
+#include "iopath.h"
+#include "recset.h"
+
+enum verdict { V_NONE, V_BETTER, V_WORSE, V_UNTESTED };
+
+static const char *const verdict_name[] = {
+	[V_NONE] = "-",
+	[V_BETTER] = "improvement",
+	[V_WORSE] = "regression",
+	[V_UNTESTED] = "n/a",
+};
+
+static const char *const verdict_json[] = {
+	[V_NONE] = "no significant change",
+	[V_BETTER] = "improvement",
+	[V_WORSE] = "regression",
+	[V_UNTESTED] = "not tested",
+};
+
+struct side_stats {
+	size_t n;
+	double mean;		/* as printed: harmonic mean for rates */
+	double rsd;		/* relative stddev on the tested scale (fraction) */
+	double tmean;		/* mean on the tested scale (1/x for rates) */
+	double tvar;		/* variance of that mean: s^2 / n */
+};
+
+struct metric_cmp {
+	const char *name;
+	const char *unit;
+	bool higher;		/* higher is better */
+	bool rate;		/* agg "hmean" */
+	struct side_stats s[2];
+	double change;		/* new / base - 1 */
+	double ci_lo, ci_hi;	/* of change; NAN unknown, +-INFINITY unbounded */
+	double t, df, p;
+	enum verdict v;
+	const char *why;	/* why not tested */
+};
+
+struct group_cmp {
+	struct iop_rs_group *g;
+	struct metric_cmp *m;
+	size_t nm;
+	bool untrusted;
+	bool env_differs;
+};
+
+struct notes {
+	char **v;
+	size_t n;
+};
+
+struct comparison {
+	const char *base_path, *new_path;
+	struct iop_rs_file *base, *new;
+	struct iop_rs_group *groups;
+	size_t ngroups;
+	struct group_cmp *gc;
+	size_t ngc;
+	struct notes notes;
+};
+
+struct opts {
+	enum { F_TEXT, F_COMMIT, F_JSON } format;
+	double alpha;
+};
+
+/*
+ * The comparison of one metric. @xb and @xn are the per-repetition values.
+ * Exposed to nothing else; tests/compare.sh checks its results against an
+ * independent computation.
+ */
+static void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
+			   double alpha, struct metric_cmp *mc)
+{
+	const double *x[2] = { xb, xn };
+	size_t n[2] = { nb, nn };
+	double *y[2] = { NULL, NULL };
+	double a, b, va, vb, tc, den, disc, lo, hi;
+
+	mc->change = mc->ci_lo = mc->ci_hi = NAN;
+	mc->t = mc->df = mc->p = NAN;
+	mc->v = V_UNTESTED;
+	mc->why = NULL;
+
+	for (int s = 0; s < 2; s++) {
+		struct side_stats *ss = &mc->s[s];
+
+		ss->n = n[s];
+		ss->mean = ss->rsd = ss->tmean = ss->tvar = NAN;
+		y[s] = malloc((n[s] ? n[s] : 1) * sizeof(double));
+		if (!y[s]) {
+			mc->why = "out of memory";
+			goto out;
+		}
+		for (size_t i = 0; i < n[s]; i++) {
+			if (!isfinite(x[s][i]) || (mc->rate && x[s][i] <= 0)) {
+				mc->why = mc->rate ? "a rate is zero or negative" : "a value is not finite";
+				ss->mean = mc->rate ? iop_hmean(x[s], n[s]) : iop_mean(x[s], n[s]);
+				goto out;
+			}
+			y[s][i] = mc->rate ? 1 / x[s][i] : x[s][i];
+		}
+		ss->tmean = iop_mean(y[s], n[s]);
+		ss->mean = mc->rate ? 1 / ss->tmean : ss->tmean;
+		ss->rsd = ss->tmean ? iop_stddev(y[s], n[s]) / fabs(ss->tmean) : NAN;
+		ss->tvar = n[s] ? pow(iop_stddev(y[s], n[s]), 2) / n[s] : NAN;
+	}
+	if (mc->s[0].mean > 0 && mc->s[1].mean >= 0)
+		mc->change = mc->s[1].mean / mc->s[0].mean - 1;
+
+	if (nb < 2 || nn < 2) {
+		mc->why = "fewer than 2 repetitions on a side";
+		goto out;
+	}
+
+	a = mc->s[1].tmean;
+	b = mc->s[0].tmean;
+	va = mc->s[1].tvar;
+	vb = mc->s[0].tvar;
+	if (va + vb == 0) {
+		/* Identical repetitions on both sides: the difference is exact. */
+		mc->t = a == b ? 0 : copysign(INFINITY, a - b);
+		mc->df = nb + nn - 2;
+		mc->p = a == b ? 1 : 0;
+		mc->ci_lo = mc->ci_hi = mc->change;
+	} else {
+		mc->t = (a - b) / sqrt(va + vb);
+		mc->df = (va + vb) * (va + vb) /
+			 (va * va / (nn - 1) + vb * vb / (nb - 1));
+		mc->p = 2 * gsl_cdf_tdist_Q(fabs(mc->t), mc->df);
+		tc = gsl_cdf_tdist_Pinv(1 - alpha / 2, mc->df);
+
+		/*
+		 * Fieller: the theta with (a - theta*b)^2 <= tc^2 (va + theta^2 vb).
+		 * Bounded only when the base mean is itself clearly non-zero.
+		 */
+		den = b * b - tc * tc * vb;
+		if (b > 0 && den > 0) {
+			disc = a * a * vb + b * b * va - tc * tc * va * vb;
+			lo = (a * b - tc * sqrt(disc)) / den;
+			hi = (a * b + tc * sqrt(disc)) / den;
+			if (!mc->rate) {
+				mc->ci_lo = lo - 1;
+				mc->ci_hi = hi - 1;
+			} else {
+				/* printed ratio = hmean_new / hmean_base = b / a = 1 / theta */
+				mc->ci_lo = 1 / hi - 1;
+				mc->ci_hi = lo > 0 ? 1 / lo - 1 : INFINITY;
+			}
+		} else if (b > 0) {
+			mc->ci_lo = -INFINITY;
+			mc->ci_hi = INFINITY;
+		}
+	}
+	if (mc->p < alpha) {
+		/* Direction of the printed mean: for rates 1/x moves the other way. */
+		bool up = mc->rate ? a < b : a > b;
+
+		mc->v = up == mc->higher ? V_BETTER : V_WORSE;
+	} else {
+		mc->v = V_NONE;
+	}
+out:
+	free(y[0]);
+	free(y[1]);
+}
+
+static int note(struct notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int note(struct notes *nt, const char *fmt, ...)
+{
+	va_list ap;
+	char *s, **v;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < nt->n; i++) {
+		if (!strcmp(nt->v[i], s)) {
+			free(s);
+			return 0;
+		}
+	}
+	v = realloc(nt->v, (nt->n + 1) * sizeof(*v));
+	if (!v) {
+		free(s);
+		return -ENOMEM;
+	}
+	nt->v = v;
+	nt->v[nt->n++] = s;
+	return 0;
+}
+
+static void notes_free(struct notes *nt)
+{
+	for (size_t i = 0; i < nt->n; i++)
+		free(nt->v[i]);
+	free(nt->v);
+}
+
+/*
+ * What must match for two runs to be comparable. The kernel release and
+ * version are left out on purpose: they are what differs.
+ */
+static const char *const env_fields[] = {
+	"machine.cpu_model", "machine.cpus_online", "machine.nodes", "machine.hostname",
+	"kernel.cmdline", "placement.requested", "placement.cpus", "placement.mems",
+	"placement.node", "device.backing", "device.queue", "fs.type", "fs.mkfs_opts",
+	"fs.mount_opts", "iopath.version",
+};
+
+static char *env_val(json_t *rec, const char *field)
+{
+	json_t *v = iop_rs_env(rec, field);
+
+	if (!v || json_is_null(v))
+		return strdup("(none)");
+	if (json_is_string(v)) {
+		char *s;
+
+		if (asprintf(&s, "\"%s\"", json_string_value(v)) < 0)
+			return NULL;
+		return s;
+	}
+	return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+}
+
+/* Note the fields in which @b and @n differ; returns how many. */
+static int env_diff(struct notes *nt, json_t *b, json_t *n, const char *what)
+{
+	int diffs = 0;
+
+	for (size_t i = 0; i < sizeof(env_fields) / sizeof(env_fields[0]); i++) {
+		json_t *vb = iop_rs_env(b, env_fields[i]), *vn = iop_rs_env(n, env_fields[i]);
+		char *sb, *sn;
+
+		if ((!vb || json_is_null(vb)) && (!vn || json_is_null(vn)))
+			continue;
+		if (vb && vn && json_equal(vb, vn))
+			continue;
+		sb = env_val(b, env_fields[i]);
+		sn = env_val(n, env_fields[i]);
+		note(nt, "environment differs (%s): %s: %s vs %s", what, env_fields[i],
+		     sb ? sb : "?", sn ? sn : "?");
+		free(sb);
+		free(sn);
+		diffs++;
+	}
+	return diffs;
+}
+
+static char *group_label(struct iop_rs_group *g)
+{
+	char *p = iop_rs_params_str(g->params, " "), *s;
+
+	if (!p)
+		return NULL;
+	if (asprintf(&s, "%s%s%s", g->bench, *p ? " " : "", p) < 0)
+		s = NULL;
+	free(p);
+	return s;
+}
+
+static int metric_values(struct iop_rs_group *g, int side, const char *name, double **out,
+			 size_t *n, json_t **first)
+{
+	double *v = calloc(g->n[side] ? g->n[side] : 1, sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	*first = NULL;
+	for (size_t i = 0; i < g->n[side]; i++) {
+		json_t *m = iop_rs_metric(g->recs[side][i], name);
+
+		if (!m)
+			continue;
+		if (!*first)
+			*first = m;
+		v[k++] = json_number_value(json_object_get(m, "value"));
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static bool has_name(const char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+static int compare_group(struct comparison *c, struct group_cmp *gc, double alpha)
+{
+	struct iop_rs_group *g = gc->g;
+	const char **names = NULL;
+	size_t nnames = 0;
+	char *label = group_label(g);
+	int ret = -ENOMEM;
+
+	if (!label)
+		return -ENOMEM;
+
+	/* Metric names in the order the base records list them, then new-only ones. */
+	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < g->n[s]; i++) {
+			json_t *m;
+			size_t j;
+
+			json_array_foreach(json_object_get(g->recs[s][i], "metrics"), j, m) {
+				const char *name = json_string_value(json_object_get(m, "name"));
+				const char **nn;
+
+				if (has_name(names, nnames, name))
+					continue;
+				nn = realloc(names, (nnames + 1) * sizeof(*nn));
+				if (!nn)
+					goto out;
+				names = nn;
+				names[nnames++] = name;
+			}
+		}
+	}
+	gc->m = calloc(nnames ? nnames : 1, sizeof(*gc->m));
+	if (!gc->m)
+		goto out;
+
+	for (size_t i = 0; i < nnames; i++) {
+		double *vb = NULL, *vn = NULL;
+		size_t nb, nn;
+		json_t *mb, *mn;
+		struct metric_cmp *mc;
+
+		if (metric_values(g, 0, names[i], &vb, &nb, &mb) ||
+		    metric_values(g, 1, names[i], &vn, &nn, &mn)) {
+			free(vb);
+			goto out;
+		}
+		if (!nb || !nn) {
+			note(&c->notes, "metric only in %s: %s.%s (%s)",
+			     nb ? c->base_path : c->new_path, g->bench, names[i], label);
+			goto next;
+		}
+		if (!json_equal(json_object_get(mb, "better"), json_object_get(mn, "better")) ||
+		    !json_equal(json_object_get(mb, "agg"), json_object_get(mn, "agg"))) {
+			note(&c->notes, "not compared: %s.%s (%s): \"better\" or \"agg\" differs between the files",
+			     g->bench, names[i], label);
+			goto next;
+		}
+		mc = &gc->m[gc->nm++];
+		mc->name = names[i];
+		mc->unit = json_string_value(json_object_get(mb, "unit"));
+		mc->higher = !strcmp(json_string_value(json_object_get(mb, "better")), "higher");
+		mc->rate = !strcmp(json_string_value(json_object_get(mb, "agg")), "hmean");
+		compare_metric(vb, nb, vn, nn, alpha, mc);
+next:
+		free(vb);
+		free(vn);
+	}
+
+	/* Untrusted records are compared, but never silently. */
+	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < g->n[s]; i++) {
+			json_t *rec = g->recs[s][i], *r;
+			char reasons[512] = "";
+			size_t j, len = 0;
+
+			if (!iop_rs_untrusted(rec))
+				continue;
+			gc->untrusted = true;
+			json_array_foreach(json_object_get(rec, "untrusted"), j, r) {
+				if (json_is_string(r) && len < sizeof(reasons))
+					len += snprintf(reasons + len, sizeof(reasons) - len, "%s%s",
+							len ? "; " : "", json_string_value(r));
+			}
+			note(&c->notes, "untrusted record %s:%d (%s, rep %lld): %s",
+			     s ? c->new_path : c->base_path, g->lines[s][i], label,
+			     (long long)json_integer_value(json_object_get(rec, "rep")),
+			     len ? reasons : "no reason given");
+		}
+	}
+
+	/* Environment: new against base, and each side against itself. */
+	if (env_diff(&c->notes, g->recs[0][0], g->recs[1][0], "base vs new"))
+		gc->env_differs = true;
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 1; i < g->n[s]; i++)
+			if (env_diff(&c->notes, g->recs[s][0], g->recs[s][i],
+				     s ? "between records of the new file" : "between records of the base file"))
+				gc->env_differs = true;
+	ret = 0;
+out:
+	free(names);
+	free(label);
+	return ret;
+}
+
+static void comparison_free(struct comparison *c)
+{
+	for (size_t i = 0; i < c->ngc; i++)
+		free(c->gc[i].m);
+	free(c->gc);
+	iop_rs_groups_free(c->groups, c->ngroups);
+	notes_free(&c->notes);
+}
+
+/* Pair, check and compute; -errno with @why for input that cannot be compared. */
+static int comparison_build(struct comparison *c, double alpha, char *why, size_t len)
+{
+	size_t paired = 0;
+	int ret;
+
+	ret = iop_rs_pair(c->base, c->new, &c->groups, &c->ngroups);
+	if (ret) {
+		snprintf(why, len, "%s", strerror(-ret));
+		return ret;
+	}
+	c->gc = calloc(c->ngroups ? c->ngroups : 1, sizeof(*c->gc));
+	if (!c->gc) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->ngroups; i++) {
+		struct iop_rs_group *g = &c->groups[i];
+
+		if (g->n[0] && g->n[1]) {
+			paired++;
+			continue;
+		}
+		char *label = group_label(g);
+
+		note(&c->notes, "unpaired: only in %s: %s (%zu record%s, first at line %d)",
+		     g->n[0] ? c->base_path : c->new_path, label ? label : g->bench,
+		     g->n[0] + g->n[1], g->n[0] + g->n[1] == 1 ? "" : "s",
+		     g->n[0] ? g->lines[0][0] : g->lines[1][0]);
+		free(label);
+	}
+	if (!paired) {
+		snprintf(why, len, "%s and %s have no benchmark with the same parameters in common",
+			 c->base_path, c->new_path);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < c->ngroups; i++) {
+		if (!c->groups[i].n[0] || !c->groups[i].n[1])
+			continue;
+		c->gc[c->ngc].g = &c->groups[i];
+		ret = compare_group(c, &c->gc[c->ngc++], alpha);
+		if (ret) {
+			snprintf(why, len, "%s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* ---- formatting ---- */
+
+/* Numbers the way the robot prints them: integers from 1000 up, %.4g past 8 digits. */
+static const char *fmt_num(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "n/a");
+	else if (a >= 1e8)
+		snprintf(buf, len, "%.4g", v);
+	else if (a >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else if (a != 0 && a < 0.01)
+		snprintf(buf, len, "%.3g", v);
+	else
+		snprintf(buf, len, "%.2f", v);
+	return buf;
+}
+
+static const char *fmt_pct(char *buf, size_t len, double frac)
+{
+	double p = 100 * frac;
+
+	if (isnan(p))
+		snprintf(buf, len, "n/a");
+	else if (isinf(p))
+		snprintf(buf, len, "%sinf", p > 0 ? "+" : "-");
+	else if (fabs(p) >= 100000)
+		snprintf(buf, len, "%+.2g%%", p);
+	else
+		snprintf(buf, len, "%+.1f%%", p);
+	return buf;
+}
+
+/* " ± 5%", blank up to 2% as the robot does. */
+static const char *fmt_rsd(char *buf, size_t len, const struct side_stats *s)
+{
+	if (isfinite(s->rsd) && s->n > 1 && 100 * s->rsd > 2)
+		snprintf(buf, len, " ±%3.0f%%", 100 * s->rsd);
+	else
+		snprintf(buf, len, "      ");
+	return buf;
+}
+
+static const char *fmt_ci(char *buf, size_t len, const struct metric_cmp *m)
+{
+	char lo[24], hi[24];
+
+	if (isnan(m->ci_lo) || isnan(m->ci_hi))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "[%s, %s]", fmt_pct(lo, sizeof(lo), m->ci_lo),
+			 fmt_pct(hi, sizeof(hi), m->ci_hi));
+	return buf;
+}
+
+static const char *kernel_of(struct iop_rs_file *f)
+{
+	const char *r = f->n ? iop_rs_env_str(f->recs[0], "kernel.release") : NULL;
+
+	return r ? r : "unknown";
+}
+
+static void print_notes(FILE *out, const struct notes *nt)
+{
+	if (!nt->n)
+		return;
+	fprintf(out, "\nnotes (rows they affect end in '?'):\n");
+	for (size_t i = 0; i < nt->n; i++)
+		fprintf(out, "  ! %s\n", nt->v[i]);
+}
+
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The parameter names in sorted order; caller frees the array only. */
+static const char **sorted_keys(json_t *params, size_t *n)
+{
+	const char **keys = calloc(json_object_size(params) + 1, sizeof(*keys)), *k;
+	size_t i = 0;
+	json_t *v;
+
+	if (!keys)
+		return NULL;
+	json_object_foreach(params, k, v)
+		keys[i++] = k;
+	qsort(keys, i, sizeof(*keys), cmp_key);
+	*n = i;
+	return keys;
+}
+
+static void print_param_value(FILE *out, json_t *v, bool quote)
+{
+	char *s;
+
+	if (json_is_string(v)) {
+		const char *str = json_string_value(v);
+
+		if (quote && (!*str || strpbrk(str, " \t'\"$`\\;&|<>()*?")))
+			fprintf(out, "'%s'", str);
+		else
+			fputs(str, out);
+		return;
+	}
+	s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	fputs(s ? s : "?", out);
+	free(s);
+}
+
+/* The robot's two lines: "bs/fs/bench:" then "  4k/ext4/falloc_write". */
+static void print_lkp_params(FILE *out, struct iop_rs_group *g)
+{
+	size_t n = 0;
+	const char **keys = sorted_keys(g->params, &n);
+
+	if (!keys)
+		return;
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s/", keys[i]);
+	fprintf(out, "bench:\n  ");
+	for (size_t i = 0; i < n; i++) {
+		print_param_value(out, json_object_get(g->params, keys[i]), false);
+		fputc('/', out);
+	}
+	fprintf(out, "%s\n", g->bench);
+	free(keys);
+}
+
+/* "iopath bench NAME k=v ..." with every parameter the record carries. */
+static void print_reproduce(FILE *out, struct iop_rs_group *g)
+{
+	size_t n = 0;
+	const char **keys = sorted_keys(g->params, &n);
+
+	fprintf(out, "iopath bench %s", g->bench);
+	for (size_t i = 0; keys && i < n; i++) {
+		fprintf(out, " %s=", keys[i]);
+		print_param_value(out, json_object_get(g->params, keys[i]), true);
+	}
+	fputc('\n', out);
+	free(keys);
+}
+
+static void print_machine(FILE *out, json_t *rec)
+{
+	const char *cpu = iop_rs_env_str(rec, "machine.cpu_model");
+	json_t *ncpu = iop_rs_env(rec, "machine.cpus_online");
+	const char *pin = iop_rs_env_str(rec, "placement.cpus");
+
+	fprintf(out, "machine: %s", cpu ? cpu : "unknown CPU");
+	if (json_is_integer(ncpu))
+		fprintf(out, ", %lld CPUs online", (long long)json_integer_value(ncpu));
+	if (pin && *pin)
+		fprintf(out, ", pinned to CPU %s", pin);
+	fputc('\n', out);
+}
+
+static void print_text(FILE *out, struct comparison *c, const struct opts *o)
+{
+	int conf = (int)lround(100 * (1 - o->alpha));
+	char hdr_b[17], hdr_n[28], ci_hdr[32];
+
+	snprintf(ci_hdr, sizeof(ci_hdr), "%d%% CI of %%change", conf);
+	fprintf(out, "base: %s (kernel %s, %zu records)\n", c->base_path, kernel_of(c->base), c->base->n);
+	fprintf(out, "new:  %s (kernel %s, %zu records)\n", c->new_path, kernel_of(c->new), c->new->n);
+	print_machine(out, c->base->recs[0]);
+	fprintf(out, "test: Welch's t-test per metric at alpha %g over the repetitions; rates by\n"
+		     "      harmonic mean (tested as 1/x); %d%% CI of %%change by Fieller's method\n",
+		o->alpha, conf);
+	print_notes(out, &c->notes);
+
+	snprintf(hdr_b, sizeof(hdr_b), "%s", kernel_of(c->base));
+	snprintf(hdr_n, sizeof(hdr_n), "%s", kernel_of(c->new));
+	for (size_t i = 0; i < c->ngc; i++) {
+		struct group_cmp *gc = &c->gc[i];
+		struct iop_rs_group *g = gc->g;
+
+		fprintf(out, "\n=========================================================================================\n");
+		print_lkp_params(out, g);
+		fprintf(out, "\nruns: %zu base, %zu new%s%s\n\n", g->n[0], g->n[1],
+			gc->untrusted ? "; untrusted records, see notes" : "",
+			gc->env_differs ? "; environment differs, see notes" : "");
+		fprintf(out, "%-16s %s\n", hdr_b, hdr_n);
+		fprintf(out, "---------------- --------------------------- \n");
+		fprintf(out, "         %%stddev     %%change         %%stddev  %20s  verdict\n", ci_hdr);
+		fprintf(out, "             \\          |                \\  \n");
+		for (size_t j = 0; j < gc->nm; j++) {
+			struct metric_cmp *m = &gc->m[j];
+			char b[32], n[32], rb[16], rn[16], ch[24], ci[48], vd[16];
+
+			snprintf(vd, sizeof(vd), "%s%s", verdict_name[m->v],
+				 gc->untrusted || gc->env_differs ? "?" : "");
+			fprintf(out, "%10s%s%11s%11s%s  %20s  %-12s %s.%s\n",
+				fmt_num(b, sizeof(b), m->s[0].mean), fmt_rsd(rb, sizeof(rb), &m->s[0]),
+				fmt_pct(ch, sizeof(ch), m->change),
+				fmt_num(n, sizeof(n), m->s[1].mean), fmt_rsd(rn, sizeof(rn), &m->s[1]),
+				fmt_ci(ci, sizeof(ci), m), vd, g->bench, m->name);
+		}
+	}
+}
+
+/* A block to paste into a commit message: the significant changes only. */
+static void print_commit(FILE *out, struct comparison *c, const struct opts *o)
+{
+	int conf = (int)lround(100 * (1 - o->alpha));
+	size_t total = 0, changed = 0;
+
+	for (size_t i = 0; i < c->ngc; i++) {
+		total += c->gc[i].nm;
+		for (size_t j = 0; j < c->gc[i].nm; j++)
+			changed += c->gc[i].m[j].v == V_BETTER || c->gc[i].m[j].v == V_WORSE;
+	}
+	fprintf(out, "iopath compare, kernel %s (base) vs %s (new)\n", kernel_of(c->base), kernel_of(c->new));
+	print_machine(out, c->base->recs[0]);
+	fprintf(out, "Welch's t-test over repetitions, alpha %g; %d%% CI of the change\n", o->alpha, conf);
+
+	for (size_t i = 0; i < c->ngc; i++) {
+		struct group_cmp *gc = &c->gc[i];
+		bool header = false;
+
+		for (size_t j = 0; j < gc->nm; j++) {
+			struct metric_cmp *m = &gc->m[j];
+			char b[32], n[32], ch[24], ci[48];
+
+			if (m->v != V_BETTER && m->v != V_WORSE)
+				continue;
+			if (!header) {
+				fprintf(out, "\n%s, %zu vs %zu runs:\n", gc->g->bench, gc->g->n[0], gc->g->n[1]);
+				fprintf(out, "%12s %12s %9s  %-20s %s\n", "base", "new", "change",
+					"CI", "metric");
+				header = true;
+			}
+			fprintf(out, "%12s %12s %9s  %-20s %s%s (%s)\n",
+				fmt_num(b, sizeof(b), m->s[0].mean), fmt_num(n, sizeof(n), m->s[1].mean),
+				fmt_pct(ch, sizeof(ch), m->change), fmt_ci(ci, sizeof(ci), m),
+				m->name, gc->untrusted || gc->env_differs ? "?" : "",
+				m->v == V_BETTER ? "better" : "worse");
+		}
+		if (header) {
+			fprintf(out, "reproduce: ");
+			print_reproduce(out, gc->g);
+		}
+	}
+	if (changed < total)
+		fprintf(out, "\nNo significant change in %s%zu metric%s.\n", changed ? "the other " : "",
+			total - changed, total - changed == 1 ? "" : "s");
+	if (c->notes.n) {
+		fprintf(out, "\nCaveats (rows marked '?'):\n");
+		for (size_t i = 0; i < c->notes.n; i++)
+			fprintf(out, "- %s\n", c->notes.v[i]);
+	}
+}
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *side_json(const struct side_stats *s)
+{
+	return json_pack("{s:I, s:o, s:o}", "n", (json_int_t)s->n, "mean", jnum(s->mean),
+			 "rsd", jnum(s->rsd));
+}
+
+static json_t *comparison_json(struct comparison *c)
+{
+	json_t *groups = json_array(), *notes = json_array(), *cmp;
+
+	for (size_t i = 0; i < c->notes.n; i++)
+		json_array_append_new(notes, json_string(c->notes.v[i]));
+	for (size_t i = 0; i < c->ngc; i++) {
+		struct group_cmp *gc = &c->gc[i];
+		json_t *metrics = json_array();
+
+		for (size_t j = 0; j < gc->nm; j++) {
+			struct metric_cmp *m = &gc->m[j];
+			json_t *o = json_pack("{s:s, s:s?, s:s, s:s, s:o, s:o, s:o, s:[o, o], s:o, s:o, s:o, s:s}",
+					      "name", m->name, "unit", m->unit,
+					      "better", m->higher ? "higher" : "lower",
+					      "mean", m->rate ? "harmonic" : "arithmetic",
+					      "base", side_json(&m->s[0]), "new", side_json(&m->s[1]),
+					      "change", jnum(m->change),
+					      "ci", jnum(m->ci_lo), jnum(m->ci_hi),
+					      "t", jnum(m->t), "df", jnum(m->df), "p", jnum(m->p),
+					      "verdict", verdict_json[m->v]);
+
+			if (o && m->why)
+				json_object_set_new(o, "why_not_tested", json_string(m->why));
+			json_array_append_new(metrics, o);
+		}
+		json_array_append_new(groups, json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o}",
+			"bench", gc->g->bench, "params", gc->g->params,
+			"runs", "base", (json_int_t)gc->g->n[0], "new", (json_int_t)gc->g->n[1],
+			"untrusted", gc->untrusted, "env_differs", gc->env_differs,
+			"metrics", metrics));
+	}
+	cmp = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:I}, s:o, s:o}",
+			"base", "file", c->base_path, "kernel", kernel_of(c->base), "records", (json_int_t)c->base->n,
+			"new", "file", c->new_path, "kernel", kernel_of(c->new), "records", (json_int_t)c->new->n,
+			"notes", notes, "groups", groups);
+	return cmp;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: iopath compare BASE NEW [NEW...] [--format text|commit|json] [--alpha A]\n"
+		   "                      [--fail-on-regression]\n"
+		   "Compare benchmark records (JSON Lines from iopath bench) of a base and new runs:\n"
+		   "per metric the means, %%change, its confidence interval and a verdict from\n"
+		   "Welch's t-test over the repetitions. docs/compare.md explains the statistics.\n"
+		   "  --format text    the kernel test robot's table (default)\n"
+		   "  --format commit  the significant changes, for a commit message\n"
+		   "  --format json    everything, for programs\n"
+		   "  --alpha A        significance level, 0 < A < 0.5 (default 0.05: 95%% CI)\n"
+		   "  --fail-on-regression  exit 1 if any metric regressed\n");
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	struct opts o = { .format = F_TEXT, .alpha = 0.05 };
+	bool fail_on_regression = false, regressed = false;
+	const char **paths = NULL;
+	struct iop_rs_file *files = NULL;
+	struct comparison *cmps = NULL;
+	size_t npaths = 0, nloaded = 0, ncmp = 0;
+	char why[512];
+	int ret = 2;
+
+	paths = calloc(argc, sizeof(*paths));
+	if (!paths)
+		return 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			ret = 0;
+			goto out;
+		}
+		if (!strncmp(a, "--format", 8) || !strncmp(a, "--alpha", 7)) {
+			const char *eq = strchr(a, '=');
+
+			if (eq) {
+				val = eq + 1;
+			} else if (i + 1 < argc) {
+				val = argv[++i];
+			} else {
+				ret = iop_usage_error("compare", "%s needs a value", a);
+				goto out;
+			}
+		}
+		if (!strncmp(a, "--format", 8) && (a[8] == '\0' || a[8] == '=')) {
+			if (!strcmp(val, "text"))
+				o.format = F_TEXT;
+			else if (!strcmp(val, "commit"))
+				o.format = F_COMMIT;
+			else if (!strcmp(val, "json"))
+				o.format = F_JSON;
+			else {
+				ret = iop_usage_error("compare", "--format must be text, commit or json, not '%s'", val);
+				goto out;
+			}
+		} else if (!strncmp(a, "--alpha", 7) && (a[7] == '\0' || a[7] == '=')) {
+			char *end;
+
+			errno = 0;
+			o.alpha = strtod(val, &end);
+			if (errno || end == val || *end || !(o.alpha > 0 && o.alpha < 0.5)) {
+				ret = iop_usage_error("compare", "--alpha must be a number in (0, 0.5), not '%s'", val);
+				goto out;
+			}
+		} else if (!strcmp(a, "--fail-on-regression")) {
+			fail_on_regression = true;
+		} else if (a[0] == '-' && a[1]) {
+			ret = iop_usage_error("compare", "unknown option '%s' (iopath compare --help)", a);
+			goto out;
+		} else {
+			paths[npaths++] = a;
+		}
+	}
+	if (npaths < 2) {
+		ret = iop_usage_error("compare", "need a BASE and at least one NEW file (iopath compare --help)");
+		goto out;
+	}
+
+	/* GSL's default handler abort()s; every input is checked before it is used. */
+	gsl_set_error_handler_off();
+
+	/* Read and check everything before printing anything. */
+	files = calloc(npaths, sizeof(*files));
+	cmps = calloc(npaths - 1, sizeof(*cmps));
+	if (!files || !cmps) {
+		ret = 1;
+		goto out;
+	}
+	for (; nloaded < npaths; nloaded++) {
+		if (iop_rs_load(&files[nloaded], paths[nloaded], why, sizeof(why)) < 0) {
+			fprintf(stderr, "iopath: compare: %s\n", why);
+			goto out;
+		}
+	}
+	for (; ncmp < npaths - 1; ncmp++) {
+		struct comparison *c = &cmps[ncmp];
+
+		c->base_path = paths[0];
+		c->new_path = paths[ncmp + 1];
+		c->base = &files[0];
+		c->new = &files[ncmp + 1];
+		if (comparison_build(c, o.alpha, why, sizeof(why)) < 0) {
+			fprintf(stderr, "iopath: compare: %s\n", why);
+			ncmp++;
+			goto out;
+		}
+	}
+
+	if (o.format == F_JSON) {
+		json_t *arr = json_array(), *doc;
+
+		for (size_t i = 0; i < ncmp; i++)
+			json_array_append_new(arr, comparison_json(&cmps[i]));
+		doc = json_pack("{s:i, s:f, s:o}", "schema", 1, "alpha", o.alpha, "comparisons", arr);
+		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0) {
+			fprintf(stderr, "iopath: compare: cannot encode JSON\n");
+			json_decref(doc);
+			ret = 1;
+			goto out;
+		}
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else {
+		for (size_t i = 0; i < ncmp; i++) {
+			if (i)
+				printf("\n\n");
+			if (o.format == F_TEXT)
+				print_text(stdout, &cmps[i], &o);
+			else
+				print_commit(stdout, &cmps[i], &o);
+		}
+	}
+	for (size_t i = 0; i < ncmp; i++)
+		for (size_t j = 0; j < cmps[i].ngc; j++)
+			for (size_t k = 0; k < cmps[i].gc[j].nm; k++)
+				regressed |= cmps[i].gc[j].m[k].v == V_WORSE;
+	ret = fflush(stdout) ? 1 : (fail_on_regression && regressed ? 1 : 0);
+out:
+	for (size_t i = 0; i < ncmp; i++)
+		comparison_free(&cmps[i]);
+	for (size_t i = 0; i < nloaded; i++)
+		iop_rs_free(&files[i]);
+	free(cmps);
+	free(files);
+	free(paths);
+	return ret;
+}
+
+IOP_COMMAND("compare", "compare benchmark records of a base and a new run: table, commit text, JSON", cmd_compare)
