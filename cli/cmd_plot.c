@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iopath plot BASE NEW -o out.svg|out.png: the per-second samples of one
+ * metric of both runs, over time (repetitions back to back) and as a
+ * distribution (box plot with every sample), drawn by gnuplot.
+ *
+ * For people who would rather look than read: a drift within a run, one
+ * bad repetition or a bimodal distribution is obvious in a picture and
+ * invisible in a mean. The verdict itself comes from `iopath compare`; this
+ * command does no statistics beyond what gnuplot draws.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "iopath.h"
+#include "recset.h"
+
+#define MAX_WHERE 16
+
+struct plot_opts {
+	const char *out;
+	const char *metric;	/* "name" or "bench.name" */
+	const char *where[MAX_WHERE];	/* "key=value" filters on params */
+	int nwhere;
+	bool png;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: iopath plot BASE NEW -o OUT.svg|OUT.png [--metric [BENCH.]NAME] [--where KEY=VALUE]...\n"
+		   "Draw the per-second samples of one metric of two runs: over time and as a\n"
+		   "distribution. Default: the first metric of the first benchmark both files have;\n"
+		   "--where picks among parameter sets (e.g. --where fs=xfs). Needs gnuplot.\n");
+}
+
+static bool param_matches(json_t *params, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	char key[128], *val;
+	json_t *v;
+	bool ok;
+
+	if (!eq || (size_t)(eq - kv) >= sizeof(key))
+		return false;
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+	v = json_object_get(params, key);
+	if (!v)
+		return false;
+	if (json_is_string(v))
+		return !strcmp(json_string_value(v), eq + 1);
+	val = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	ok = val && !strcmp(val, eq + 1);
+	free(val);
+	return ok;
+}
+
+static bool metric_matches(const char *bench, const char *name, const char *want)
+{
+	size_t bl = strlen(bench);
+
+	if (!want)
+		return true;
+	if (!strcmp(name, want))
+		return true;
+	return !strncmp(want, bench, bl) && want[bl] == '.' && !strcmp(want + bl + 1, name);
+}
+
+/* A gnuplot single-quoted string: only ' needs escaping, as ''. */
+static void gp_str(FILE *gp, const char *s)
+{
+	fputc('\'', gp);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', gp);
+		if (*s != '\n')
+			fputc(*s, gp);
+	}
+	fputc('\'', gp);
+}
+
+/*
+ * One data block per side: "x value" lines, a blank line between
+ * repetitions so that lines break there. x counts seconds from the start
+ * of the first repetition, warm-up and dropped intervals not counted.
+ */
+static void gp_data(FILE *gp, const char *name, struct iop_rs_group *g, int side,
+		    const char *metric, size_t *count)
+{
+	size_t x = 0;
+
+	fprintf(gp, "$%s << EOD\n", name);
+	for (size_t i = 0; i < g->n[side]; i++) {
+		json_t *m = iop_rs_metric(g->recs[side][i], metric), *s;
+		json_t *samples = json_object_get(m, "samples");
+		size_t j;
+
+		if (!m)
+			continue;
+		if (json_array_size(samples)) {
+			json_array_foreach(samples, j, s)
+				fprintf(gp, "%zu %.10g\n", ++x, json_number_value(s));
+		} else {
+			fprintf(gp, "%zu %.10g\n", ++x, json_number_value(json_object_get(m, "value")));
+		}
+		fprintf(gp, "\n");
+	}
+	fprintf(gp, "EOD\n");
+	*count = x;
+}
+
+static int draw(const struct plot_opts *o, struct iop_rs_group *g, const char *metric,
+		const char *paths[2], const char *tmp)
+{
+	json_t *m = iop_rs_metric(g->recs[0][0], metric);
+	const char *unit = json_string_value(json_object_get(m, "unit"));
+	const char *kb = iop_rs_env_str(g->recs[0][0], "kernel.release");
+	const char *kn = iop_rs_env_str(g->recs[1][0], "kernel.release");
+	char *params = iop_rs_params_str(g->params, " "), *title = NULL, *lb = NULL, *ln = NULL;
+	size_t nb = 0, nn = 0;
+	void (*old)(int);
+	FILE *gp;
+	int st, ret = -ENOMEM;
+
+	if (!params || asprintf(&title, "%s %s: %s", g->bench, params, metric) < 0 ||
+	    asprintf(&lb, "base: %s (%s)", paths[0], kb ? kb : "?") < 0 ||
+	    asprintf(&ln, "new: %s (%s)", paths[1], kn ? kn : "?") < 0)
+		goto out;
+
+	/* gnuplot may die on a bad script: report that, not SIGPIPE. */
+	old = signal(SIGPIPE, SIG_IGN);
+	gp = popen("gnuplot", "w");
+	if (!gp) {
+		ret = -errno;
+		signal(SIGPIPE, old);
+		goto out;
+	}
+	if (o->png)
+		fprintf(gp, "set terminal pngcairo size 1200,480 font 'sans,10' noenhanced\n");
+	else
+		fprintf(gp, "set terminal svg size 1200,480 dynamic font 'sans,11' noenhanced background rgb 'white'\n");
+	fprintf(gp, "set output ");
+	gp_str(gp, tmp);
+	fprintf(gp, "\n");
+	gp_data(gp, "base", g, 0, metric, &nb);
+	gp_data(gp, "new", g, 1, metric, &nn);
+	fprintf(gp, "set multiplot layout 1,2 title ");
+	gp_str(gp, title);
+	fprintf(gp, "\nset grid ytics\nset key outside top center horizontal\nset tmargin 6\nset format y '%%.7g'\n"
+		    "set ylabel ");
+	gp_str(gp, unit ? unit : metric);
+	fprintf(gp, "\nset title 'per-second samples, repetitions back to back'\n"
+		    "set xlabel 'second'\n"
+		    "plot $base using 1:2 with linespoints pt 7 ps 0.5 lc rgb '#1f77b4' title ");
+	gp_str(gp, lb);
+	fprintf(gp, ", \\\n     $new using 1:2 with linespoints pt 7 ps 0.5 lc rgb '#d62728' title ");
+	gp_str(gp, ln);
+	fprintf(gp, "\nset title 'distribution of the samples (box: quartiles, line: median)'\n"
+		    "unset xlabel\nset xtics ('base' 1, 'new' 2)\nset xrange [0.4:2.6]\n"
+		    "set style fill transparent solid 0.2 noborder\n"
+		    "set style boxplot nooutliers\nset boxwidth 0.5\n"
+		    "set jitter overlap first 1 spread 0.4\n"
+		    "plot $base using (1):2 with boxplot lc rgb '#1f77b4' notitle, \\\n"
+		    "     $new using (2):2 with boxplot lc rgb '#d62728' notitle, \\\n"
+		    "     $base using (1):2 with points pt 7 ps 0.4 lc rgb '#1f77b4' notitle, \\\n"
+		    "     $new using (2):2 with points pt 7 ps 0.4 lc rgb '#d62728' notitle\n"
+		    "unset multiplot\nset output\n");
+	st = pclose(gp);
+	signal(SIGPIPE, old);
+	if (st == -1) {
+		ret = -errno;
+	} else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+		fprintf(stderr, "iopath: plot: gnuplot not found (Debian: apt-get install gnuplot-nox)\n");
+		ret = -ENOENT;
+	} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "iopath: plot: gnuplot failed (status %d)\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		ret = -EIO;
+	} else {
+		fprintf(stderr, "iopath: plot: %s: %zu base and %zu new samples\n", title, nb, nn);
+		ret = 0;
+	}
+out:
+	free(params);
+	free(title);
+	free(lb);
+	free(ln);
+	return ret;
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+	struct plot_opts o = { 0 };
+	const char *paths[2];
+	struct iop_rs_file f[2] = { 0 };
+	struct iop_rs_group *groups = NULL, *pick = NULL;
+	const char *metric = NULL;
+	size_t ngroups = 0, npaths = 0, matches = 0;
+	char why[512], *tmp = NULL;
+	int loaded = 0, ret = 2;
+	const char *ext;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--metric") || !strcmp(a, "--where")) {
+			if (i + 1 >= argc)
+				return iop_usage_error("plot", "%s needs a value", a);
+			if (!strcmp(a, "-o")) {
+				o.out = argv[++i];
+			} else if (!strcmp(a, "--metric")) {
+				o.metric = argv[++i];
+			} else {
+				if (o.nwhere == MAX_WHERE)
+					return iop_usage_error("plot", "at most %d --where filters", MAX_WHERE);
+				if (!strchr(argv[i + 1], '='))
+					return iop_usage_error("plot", "--where wants KEY=VALUE, not '%s'", argv[i + 1]);
+				o.where[o.nwhere++] = argv[++i];
+			}
+		} else if (a[0] == '-' && a[1]) {
+			return iop_usage_error("plot", "unknown option '%s' (iopath plot --help)", a);
+		} else if (npaths < 2) {
+			paths[npaths++] = a;
+		} else {
+			return iop_usage_error("plot", "takes exactly two record files, BASE and NEW");
+		}
+	}
+	if (npaths != 2)
+		return iop_usage_error("plot", "need BASE and NEW record files (iopath plot --help)");
+	if (!o.out)
+		return iop_usage_error("plot", "need -o OUT.svg or -o OUT.png");
+	ext = strrchr(o.out, '.');
+	if (ext && !strcasecmp(ext, ".png"))
+		o.png = true;
+	else if (!ext || strcasecmp(ext, ".svg"))
+		return iop_usage_error("plot", "output '%s' must end in .svg or .png", o.out);
+
+	for (; loaded < 2; loaded++) {
+		if (iop_rs_load(&f[loaded], paths[loaded], why, sizeof(why)) < 0) {
+			fprintf(stderr, "iopath: plot: %s\n", why);
+			goto out;
+		}
+	}
+	if (iop_rs_pair(&f[0], &f[1], &groups, &ngroups)) {
+		fprintf(stderr, "iopath: plot: out of memory\n");
+		ret = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < ngroups; i++) {
+		struct iop_rs_group *g = &groups[i];
+		json_t *m;
+		size_t j;
+		int w;
+
+		if (!g->n[0] || !g->n[1])
+			continue;
+		for (w = 0; w < o.nwhere; w++)
+			if (!param_matches(g->params, o.where[w]))
+				break;
+		if (w < o.nwhere)
+			continue;
+		json_array_foreach(json_object_get(g->recs[0][0], "metrics"), j, m) {
+			const char *name = json_string_value(json_object_get(m, "name"));
+
+			if (!metric_matches(g->bench, name, o.metric) || !iop_rs_metric(g->recs[1][0], name))
+				continue;
+			if (!matches++) {
+				pick = g;
+				metric = name;
+			}
+			if (!o.metric)
+				break;
+		}
+		if (!o.metric && pick)
+			break;
+	}
+	if (!pick) {
+		fprintf(stderr, "iopath: plot: no metric%s%s with the same benchmark and parameters in %s and %s\n",
+			o.metric ? " " : "", o.metric ? o.metric : "", paths[0], paths[1]);
+		goto out;
+	}
+	if (matches > 1)
+		fprintf(stderr, "iopath: plot: %zu parameter sets have %s; plotting the first (--where KEY=VALUE picks another)\n",
+			matches, o.metric);
+
+	/* Draw into a temporary file: a failed plot leaves OUT as it was. */
+	if (asprintf(&tmp, "%s.tmp.%d", o.out, (int)getpid()) < 0) {
+		ret = 1;
+		goto out;
+	}
+	ret = draw(&o, pick, metric, paths, tmp);
+	if (!ret && rename(tmp, o.out)) {
+		fprintf(stderr, "iopath: plot: %s: %s\n", o.out, strerror(errno));
+		ret = -errno;
+	}
+	if (ret) {
+		unlink(tmp);
+		if (ret == -ENOMEM)
+			fprintf(stderr, "iopath: plot: out of memory\n");
+		ret = 1;
+	}
+out:
+	free(tmp);
+	iop_rs_groups_free(groups, ngroups);
+	for (int i = 0; i < loaded; i++)
+		iop_rs_free(&f[i]);
+	return ret;
+}
+
+IOP_COMMAND("plot", "draw the per-second samples of two runs (SVG or PNG, with gnuplot)", cmd_plot)
