@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Extent reporting through the iomap iterator: FIEMAP and
+ * SEEK_DATA/SEEK_HOLE over files built as [written][hole][unwritten]
+ * [written], before and after writeback of delalloc and of dirty page
+ * cache over an unwritten extent.
+ *
+ * Both walk several extents in one iomap_iter loop (IOMAP_REPORT). The
+ * iomap core zeroes iter->iomap between extents; the seed patch "iomap:
+ * avoid memset iomap when iter is done" moved that memset, and a kernel
+ * that loses it (or a filesystem ->iomap_begin that leaves a field unset,
+ * as xfs_hole_to_iomap() does with flags) reports the previous extent's
+ * type or flags for the next one: an UNWRITTEN or SHARED flag that does
+ * not belong, a hole reported as data, data reported as a hole.
+ *
+ * Every expected answer comes from the layout the test built, never from
+ * a first run.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <limits.h>
+#include <sys/types.h>
+
+#include "iopath_test.h"
+#include "iomap_layout.h"
+
+#define R64 IOP_K(64)
+#define FILE_SIZE (4 * R64)
+
+/* [W 0-64K][H 64-128K][U 128-192K][W 192-256K] */
+static const struct iop_region layout_whuw[] = {
+	{ 0 * R64, R64, IOP_REGION_WRITTEN },
+	{ 1 * R64, R64, IOP_REGION_HOLE },
+	{ 2 * R64, R64, IOP_REGION_UNWRITTEN },
+	{ 3 * R64, R64, IOP_REGION_WRITTEN },
+};
+
+FIXTURE(extent_map) {
+	struct iop_test_fs fs;
+	int fd;
+	uint8_t *model;
+	char why[256];
+};
+
+FIXTURE_VARIANT(extent_map) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+IOP_IOMAP_FS_VARIANTS(extent_map);
+
+FIXTURE_SETUP(extent_map)
+{
+	self->fd = -1;
+	self->model = NULL;
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+	if (!self->fs.scratch)
+		return;
+	self->fd = iop_open_at(self->fs.scratch->mnt, "layout", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	self->model = calloc(1, FILE_SIZE);
+	if (self->fd < 0 || !self->model)
+		snprintf(self->fs.error, sizeof(self->fs.error), "open layout: %s",
+			 strerror(self->fd < 0 ? -self->fd : ENOMEM));
+}
+
+FIXTURE_TEARDOWN(extent_map)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	free(self->model);
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+/* Byte ranges SEEK_DATA must treat as data, sorted and not touching. */
+struct data_span {
+	uint64_t start, end;
+};
+
+/* What lseek(fd, off, whence) must return for these data spans. */
+static int64_t want_seek(const struct data_span *d, unsigned int n, uint64_t size,
+			 uint64_t off, int whence)
+{
+	unsigned int i;
+
+	if (off >= size)
+		return -ENXIO;
+	for (i = 0; i < n; i++) {
+		if (off >= d[i].end)
+			continue;
+		if (whence == SEEK_DATA)
+			return (int64_t)(off > d[i].start ? off : d[i].start);
+		if (off < d[i].start)
+			return (int64_t)off;
+		return (int64_t)(d[i].end < size ? d[i].end : size);
+	}
+	return whence == SEEK_DATA ? -ENXIO : (int64_t)off;
+}
+
+/*
+ * SEEK_DATA and SEEK_HOLE from every boundary of the spans and of the
+ * 64K regions, from one byte either side of it, and from 0.
+ */
+static int check_seeks(int fd, const struct data_span *d, unsigned int n, uint64_t size,
+		       char *why, size_t wlen)
+{
+	uint64_t offs[64];
+	unsigned int i, j, k = 0, nbound;
+	static const int whence[2] = { SEEK_DATA, SEEK_HOLE };
+
+	for (i = 0; i <= size / R64; i++)
+		offs[k++] = i * R64;
+	for (i = 0; i < n; i++) {
+		offs[k++] = d[i].start;
+		offs[k++] = d[i].end;
+	}
+	for (i = 0, nbound = k; i < nbound; i++) {
+		if (offs[i])
+			offs[k++] = offs[i] - 1;
+		offs[k++] = offs[i] + 1;
+	}
+	for (i = 0; i < k; i++) {
+		for (j = 0; j < 2; j++) {
+			int64_t want = want_seek(d, n, size, offs[i], whence[j]);
+			off_t got = lseek(fd, (off_t)offs[i], whence[j]);
+			int64_t g = got < 0 ? -errno : (int64_t)got;
+
+			if (g != want) {
+				snprintf(why, wlen, "%s from %" PRIu64 ": %" PRId64 ", expected %" PRId64,
+					 j ? "SEEK_HOLE" : "SEEK_DATA", offs[i], g, want);
+				return -EBADMSG;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * FIEMAP over a clean [written][hole][unwritten][written] file reports
+ * exactly three extents with the right state flags; the hole is absent.
+ * Catches: a stale type or flags carried from the previous extent (hole
+ * reported as data, UNWRITTEN on a written extent or missing on an
+ * unwritten one), a mapping that skips or repeats a range.
+ */
+TEST_F(extent_map, fiemap_reports_each_extent_with_its_own_flags)
+{
+	static const struct iop_fiemap_want want[] = {
+		{ 0 * R64, R64, 0 },
+		{ 2 * R64, R64, FIEMAP_EXTENT_UNWRITTEN },
+		{ 3 * R64, R64, FIEMAP_EXTENT_LAST },
+	};
+	struct iop_fiemap f;
+	int n;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_EQ(0, iop_layout_build(self->fd, layout_whuw, 4, self->model, 1,
+				      self->why, sizeof(self->why))) TH_LOG("%s", self->why);
+
+	/*
+	 * The range ends at EOF: XFS keeps speculative post-EOF
+	 * preallocation as an unwritten extent that an unbounded FIEMAP
+	 * would list as well.
+	 */
+	n = iop_fiemap(self->fd, 0, FILE_SIZE, &f);
+	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
+	EXPECT_EQ(0, iop_fiemap_expect(&f, want, 3, self->why, sizeof(self->why)))
+		TH_LOG("%s", self->why);
+
+	/* A range starting inside the hole begins at the unwritten extent. */
+	n = iop_fiemap(self->fd, R64 + 4096, FILE_SIZE - R64 - 4096, &f);
+	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
+	EXPECT_EQ(0, iop_fiemap_expect(&f, want + 1, 2, self->why, sizeof(self->why)))
+		TH_LOG("from inside the hole: %s", self->why);
+
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+				      sizeof(self->why))) TH_LOG("%s", self->why);
+}
+
+/*
+ * SEEK_DATA/SEEK_HOLE from every boundary of a clean [written][hole]
+ * [unwritten][written] file: the clean unwritten extent is a hole (no
+ * page cache over it), so data is [0,64K) and [192K,256K).
+ * Catches: the unwritten extent reported with the previous or next
+ * extent's type (then it reads as data), or a hole typed as data.
+ */
+TEST_F(extent_map, seek_treats_clean_unwritten_as_hole)
+{
+	static const struct data_span data[] = {
+		{ 0, R64 }, { 3 * R64, 4 * R64 },
+	};
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_EQ(0, iop_layout_build(self->fd, layout_whuw, 4, self->model, 2,
+				      self->why, sizeof(self->why))) TH_LOG("%s", self->why);
+	EXPECT_EQ(0, check_seeks(self->fd, data, 2, FILE_SIZE, self->why, sizeof(self->why)))
+		TH_LOG("%s", self->why);
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+				      sizeof(self->why))) TH_LOG("%s", self->why);
+}
+
+/*
+ * Dirty page cache changes the answers: a buffered 4K write into the hole
+ * (delalloc) and one into the middle of the unwritten extent, no fsync.
+ * FIEMAP shows the delalloc extent (DELALLOC|UNKNOWN) and the unwritten
+ * extent still whole; SEEK_DATA finds both 4K writes and nothing else of
+ * the unwritten extent. After fsync FIEMAP shows the written blocks and
+ * the unwritten extent split around them; SEEK answers are unchanged.
+ * Catches: delalloc or dirty-unwritten state leaking into the following
+ * hole or unwritten mapping (wrong SEEK_HOLE end, extra data), a stale
+ * DELALLOC/UNWRITTEN flag on the neighbours.
+ */
+TEST_F(extent_map, delalloc_and_dirty_unwritten_are_data_before_and_after_writeback)
+{
+	static const struct data_span data[] = {
+		{ 0, R64 }, { IOP_K(80), IOP_K(84) }, { IOP_K(132), IOP_K(136) },
+		{ 3 * R64, 4 * R64 },
+	};
+	static const struct iop_fiemap_want dirty[] = {
+		{ 0, R64, 0 },
+		{ IOP_K(80), IOP_K(4), FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN },
+		{ 2 * R64, R64, FIEMAP_EXTENT_UNWRITTEN },
+		{ 3 * R64, R64, FIEMAP_EXTENT_LAST },
+	};
+	static const struct iop_fiemap_want clean[] = {
+		{ 0, R64, 0 },
+		{ IOP_K(80), IOP_K(4), 0 },
+		{ IOP_K(128), IOP_K(4), FIEMAP_EXTENT_UNWRITTEN },
+		{ IOP_K(132), IOP_K(4), 0 },
+		{ IOP_K(136), IOP_K(56), FIEMAP_EXTENT_UNWRITTEN },
+		{ 3 * R64, R64, FIEMAP_EXTENT_LAST },
+	};
+	static const struct iop_region dirty_writes[] = {
+		{ IOP_K(80), IOP_K(4), IOP_REGION_DELALLOC },
+		{ IOP_K(132), IOP_K(4), IOP_REGION_DELALLOC },
+	};
+	struct iop_fiemap f;
+	uint8_t buf[4096];
+	unsigned int i;
+	int n;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_EQ(0, iop_layout_build(self->fd, layout_whuw, 4, self->model, 3,
+				      self->why, sizeof(self->why))) TH_LOG("%s", self->why);
+	for (i = 0; i < 2; i++) {
+		const struct iop_region *r = &dirty_writes[i];
+
+		iop_pattern_fill(buf, r->offset, r->length, 3);
+		ASSERT_EQ(0, iop_pwrite_all(self->fd, buf, r->length, r->offset));
+		memcpy(self->model + r->offset, buf, r->length);
+	}
+
+	n = iop_fiemap(self->fd, 0, FILE_SIZE, &f);
+	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
+	EXPECT_EQ(0, iop_fiemap_expect(&f, dirty, 4, self->why, sizeof(self->why)))
+		TH_LOG("before writeback: %s", self->why);
+	EXPECT_EQ(0, check_seeks(self->fd, data, 4, FILE_SIZE, self->why, sizeof(self->why)))
+		TH_LOG("before writeback: %s", self->why);
+
+	ASSERT_EQ(0, fsync(self->fd));
+	n = iop_fiemap(self->fd, 0, FILE_SIZE, &f);
+	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
+	EXPECT_EQ(0, iop_fiemap_expect(&f, clean, 6, self->why, sizeof(self->why)))
+		TH_LOG("after writeback: %s", self->why);
+	EXPECT_EQ(0, check_seeks(self->fd, data, 4, FILE_SIZE, self->why, sizeof(self->why)))
+		TH_LOG("after writeback: %s", self->why);
+
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+				      sizeof(self->why))) TH_LOG("%s", self->why);
+}
+
+TEST_HARNESS_MAIN
