@@ -53,7 +53,8 @@ static const char *const bad_patterns[] = {
 	"Busy inodes",			/* "Busy inodes after unmount" */
 	"list_add corruption",
 	"list_del corruption",
-	"unreferenced object",		/* kmemleak */
+	"unreferenced object",		/* kmemleak report */
+	"suspected memory leak",	/* kmemleak scan summary */
 };
 
 /*
