@@ -204,7 +204,7 @@ static int cmd_plot(int argc, char **argv)
 	struct iop_rs_file f[2] = { 0 };
 	struct iop_rs_group *groups = NULL, *pick = NULL;
 	const char *metric = NULL;
-	size_t ngroups = 0, npaths = 0, matches = 0;
+	size_t ngroups = 0, npaths = 0, matches = 0, paired = 0;
 	char why[512], *tmp = NULL;
 	int loaded = 0, ret = 2;
 	const char *ext;
@@ -266,6 +266,7 @@ static int cmd_plot(int argc, char **argv)
 
 		if (!g->n[0] || !g->n[1])
 			continue;
+		paired++;
 		for (w = 0; w < o.nwhere; w++)
 			if (!param_matches(g->params, o.where[w]))
 				break;
@@ -287,8 +288,13 @@ static int cmd_plot(int argc, char **argv)
 			break;
 	}
 	if (!pick) {
-		fprintf(stderr, "iopath: plot: no metric%s%s with the same benchmark and parameters in %s and %s\n",
-			o.metric ? " " : "", o.metric ? o.metric : "", paths[0], paths[1]);
+		if (!paired)
+			fprintf(stderr, "iopath: plot: %s and %s have no benchmark with the same parameters in common\n",
+				paths[0], paths[1]);
+		else
+			fprintf(stderr, "iopath: plot: no metric%s%s in a benchmark that %s and %s share%s\n",
+				o.metric ? " " : "", o.metric ? o.metric : "", paths[0], paths[1],
+				o.nwhere ? " (with these --where filters)" : "");
 		goto out;
 	}
 	if (matches > 1)
