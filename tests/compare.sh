@@ -1,0 +1,362 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath compare and iopath plot against the record files in
+# tests/fixtures/compare/: expected tables, statistics recomputed here
+# independently (python3, no GSL), a synthetic +5% IOPS change found with
+# the right sign in both directions, identical-distribution runs found
+# unchanged, and every malformed input rejected with one line naming the
+# file (and line), exit status 2, nothing on stdout, no crash; the bad
+# inputs also under ASan when build-asan/iopath exists next to the build
+# directory (make cli SANITIZE=1 BUILD=build-asan) or IOPATH_ASAN names one.
+#
+# usage: tests/compare.sh BUILD_DIR     (prints TAP)
+set -u
+
+build=${1:?usage: compare.sh BUILD_DIR}
+iopath=$build/iopath
+fix=$(cd "$(dirname "$0")/fixtures/compare" && pwd)
+asan=${IOPATH_ASAN:-$(dirname "$build")/build-asan/iopath}
+tmp=$(mktemp -d /tmp/iopath-compare-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+check() { # check NAME CMD...: ok if CMD succeeds
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+if [ ! -x "$iopath" ]; then
+	echo "1..1"
+	echo "not ok 1 compare.cli_built # $iopath missing"
+	exit 1
+fi
+
+# Paths in the output are as given: run from the fixture directory.
+cd "$fix" || exit 1
+
+# ---- expected tables out ------------------------------------------------
+expect() { # expect NAME EXPECTED_FILE ARGS...
+	local name=$1 exp=$2
+	shift 2
+	if "$iopath" compare "$@" > "$tmp/out" 2> "$tmp/err" && diff -u "expected/$exp" "$tmp/out" > "$tmp/diff"; then
+		ok "$name"
+	else
+		sed 's/^/# /' "$tmp/diff" "$tmp/err"
+		not_ok "$name"
+	fi
+}
+expect compare.text.five_percent_iops base-vs-new-5pct.txt base.jsonl new-5pct.jsonl
+expect compare.text.same_distribution base-vs-new-same.txt base.jsonl new-same.jsonl
+expect compare.text.caveats_listed base-vs-new-caveats.txt base.jsonl new-caveats.jsonl
+expect compare.commit.five_percent_iops base-vs-new-5pct.commit base.jsonl new-5pct.jsonl --format commit
+expect compare.commit.five_percent_reversed new-5pct-vs-base.commit new-5pct.jsonl base.jsonl --format=commit
+
+# ---- statistics, recomputed independently -------------------------------
+if command -v python3 > /dev/null; then
+	for pair in "base.jsonl new-5pct.jsonl" "new-5pct.jsonl base.jsonl" "base.jsonl new-same.jsonl" \
+		    "base.jsonl new-caveats.jsonl"; do
+		set -- $pair
+		"$iopath" compare "$1" "$2" --format json > "$tmp/$1-$2.json" 2> "$tmp/err"
+	done
+	"$iopath" compare base.jsonl new-5pct.jsonl --format json --alpha 0.01 > "$tmp/alpha01.json" 2> "$tmp/err"
+	python3 - "$tmp" > "$tmp/py.out" 2>&1 <<'EOF'
+import json, math, sys
+
+tmp = sys.argv[1]
+
+def betacf(a, b, x):
+    # Continued fraction of the incomplete beta function (modified Lentz).
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1, a - 1
+    c, d = 1.0, 1 - qab * x / qap
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1 + aa * d; d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c; c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1 + aa * d; d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c; c = c if abs(c) > tiny else tiny
+        de = d * c
+        h *= de
+        if abs(de - 1) < 1e-15:
+            break
+    return h
+
+def ibeta(a, b, x):
+    if x <= 0: return 0.0
+    if x >= 1: return 1.0
+    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(lbt) * betacf(a, b, x) / a
+    return 1 - math.exp(lbt) * betacf(b, a, 1 - x) / b
+
+def p_two(t, df):
+    return ibeta(df / 2, 0.5, df / (df + t * t))
+
+def t_crit(alpha, df):
+    lo, hi = 0.0, 1000.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if p_two(mid, df) > alpha: lo = mid
+        else: hi = mid
+    return (lo + hi) / 2
+
+def load(path):
+    groups = {}
+    for line in open(path):
+        if not line.strip(): continue
+        r = json.loads(line)
+        key = (r["bench"], json.dumps(r.get("params", {}), sort_keys=True))
+        for m in r["metrics"]:
+            g = groups.setdefault(key, {}).setdefault(m["name"], {"agg": m["agg"], "better": m["better"], "v": []})
+            g["v"].append(m["value"])
+    return groups
+
+def mean(x): return sum(x) / len(x)
+def var(x):
+    mu = mean(x)
+    return sum((v - mu) ** 2 for v in x) / (len(x) - 1)
+
+fails = 0
+def close(a, b, what, rel=1e-6):
+    global fails
+    if a is None or b is None or not math.isclose(a, b, rel_tol=rel, abs_tol=1e-9):
+        print("mismatch %s: iopath %r, independent %r" % (what, a, b))
+        fails += 1
+
+def check(basef, newf, jf, alpha):
+    B, N = load(basef), load(newf)
+    doc = json.load(open(jf))
+    cmp = doc["comparisons"][0]
+    seen = 0
+    for g in cmp["groups"]:
+        key = (g["bench"], json.dumps(g["params"], sort_keys=True))
+        for m in g["metrics"]:
+            b, n = B[key][m["name"]], N[key][m["name"]]
+            rate = b["agg"] == "hmean"
+            yb = [1 / v for v in b["v"]] if rate else b["v"]
+            yn = [1 / v for v in n["v"]] if rate else n["v"]
+            mb, mn = mean(yb), mean(yn)
+            disp_b, disp_n = (1 / mb, 1 / mn) if rate else (mb, mn)
+            what = "%s %s.%s" % (jf.split("/")[-1], g["bench"], m["name"])
+            close(m["base"]["mean"], disp_b, what + " base mean")
+            close(m["new"]["mean"], disp_n, what + " new mean")
+            close(m["base"]["rsd"], math.sqrt(var(yb)) / mb, what + " base rsd")
+            close(m["change"], disp_n / disp_b - 1, what + " change")
+            vb, vn = var(yb) / len(yb), var(yn) / len(yn)
+            t = (mn - mb) / math.sqrt(vb + vn)
+            df = (vb + vn) ** 2 / (vb ** 2 / (len(yb) - 1) + vn ** 2 / (len(yn) - 1))
+            close(m["t"], t, what + " t")
+            close(m["df"], df, what + " df")
+            close(m["p"], p_two(t, df), what + " p", rel=1e-5)
+            # Fieller on the tested scale, same critical t as the test.
+            tc = t_crit(alpha, df)
+            den = mb * mb - tc * tc * vb
+            disc = mn * mn * vb + mb * mb * vn - tc * tc * vb * vn
+            lo = (mn * mb - tc * math.sqrt(disc)) / den
+            hi = (mn * mb + tc * math.sqrt(disc)) / den
+            if rate: lo, hi = 1 / hi, 1 / lo
+            close(m["ci"][0], lo - 1, what + " ci low", rel=1e-5)
+            close(m["ci"][1], hi - 1, what + " ci high", rel=1e-5)
+            sig = p_two(t, df) < alpha
+            # The interval excludes 0% exactly when the test rejects.
+            if sig != (lo > 1 or hi < 1):
+                print("CI and test disagree for", what); fails += 1
+            up = disp_n > disp_b
+            want = "no significant change" if not sig else (
+                "improvement" if up == (b["better"] == "higher") else "regression")
+            if m["verdict"] != want:
+                print("verdict %s: iopath %s, independent %s" % (what, m["verdict"], want)); fails += 1
+            seen += 1
+    if not seen:
+        print("no metrics compared in", jf); fails += 1
+
+check("base.jsonl", "new-5pct.jsonl", tmp + "/base.jsonl-new-5pct.jsonl.json", 0.05)
+check("new-5pct.jsonl", "base.jsonl", tmp + "/new-5pct.jsonl-base.jsonl.json", 0.05)
+check("base.jsonl", "new-same.jsonl", tmp + "/base.jsonl-new-same.jsonl.json", 0.05)
+check("base.jsonl", "new-caveats.jsonl", tmp + "/base.jsonl-new-caveats.jsonl.json", 0.05)
+check("base.jsonl", "new-5pct.jsonl", tmp + "/alpha01.json", 0.01)
+
+# Hand-worked anchor, independent of the code above: two reps per side,
+# x = 10, 12 vs 14, 16 (arithmetic): t = 4 / sqrt(2/2 + 2/2) = 2.828427,
+# df = 2, two-sided p = 1 - 2/sqrt(2)*... = 0.10557 (t table: 2.920 at 0.10).
+close(p_two(2 * math.sqrt(2), 2.0), 0.1055728090, "self-test p", rel=1e-7)
+close(t_crit(0.05, 2.0), 4.302652730, "self-test t quantile", rel=1e-7)
+print("fails", fails)
+sys.exit(1 if fails else 0)
+EOF
+	if [ $? = 0 ]; then
+		ok compare.stats.match_independent_welch_and_fieller
+	else
+		sed 's/^/# /' "$tmp/py.out"
+		not_ok compare.stats.match_independent_welch_and_fieller
+	fi
+
+	# The verdicts the acceptance asks for, read from the JSON.
+	verdicts() { # verdicts FILE: "bench.metric verdict change" per line
+		python3 -c '
+import json, sys
+for c in json.load(open(sys.argv[1]))["comparisons"]:
+    for g in c["groups"]:
+        for m in g["metrics"]:
+            print("%s.%s %s %+.4f %+.4f" % (g["bench"], m["name"], m["verdict"].replace(" ", "_"),
+                                           m["change"], m["ci"][0]))' "$1"
+	}
+	v=$(verdicts "$tmp/base.jsonl-new-5pct.jsonl.json")
+	if echo "$v" | grep -qE '^uring_randread\.iops improvement \+0\.0[4-6][0-9]* \+0\.0' &&
+	   [ "$(echo "$v" | grep -vc no_significant_change)" = 1 ]; then
+		ok compare.five_percent_iops_is_significant_improvement
+	else
+		echo "$v" | sed 's/^/# /'
+		not_ok compare.five_percent_iops_is_significant_improvement
+	fi
+	v=$(verdicts "$tmp/new-5pct.jsonl-base.jsonl.json")
+	if echo "$v" | grep -qE '^uring_randread\.iops regression -0\.0[4-6]'; then
+		ok compare.five_percent_iops_reversed_is_regression
+	else
+		echo "$v" | sed 's/^/# /'
+		not_ok compare.five_percent_iops_reversed_is_regression
+	fi
+	v=$(verdicts "$tmp/base.jsonl-new-same.jsonl.json")
+	if [ -n "$v" ] && ! echo "$v" | grep -vq ' no_significant_change '; then
+		ok compare.same_distribution_no_significant_change
+	else
+		echo "$v" | sed 's/^/# /'
+		not_ok compare.same_distribution_no_significant_change
+	fi
+else
+	for t in stats.match_independent_welch_and_fieller five_percent_iops_is_significant_improvement \
+		 five_percent_iops_reversed_is_regression same_distribution_no_significant_change; do
+		skip "compare.$t" "python3 not installed"
+	done
+fi
+
+# ---- caveats are called out, not silent -------------------------------------
+out=$("$iopath" compare base.jsonl new-caveats.jsonl --format commit 2>&1)
+check compare.caveats.untrusted_record_named \
+	grep -q 'untrusted record new-caveats.jsonl:8 .*cv 3.4% > 2%' <<< "$out"
+check compare.caveats.env_difference_named \
+	grep -q 'environment differs (base vs new): fs.mount_opts: "noatime" vs "noatime,lazytime"' <<< "$out"
+check compare.caveats.unpaired_named \
+	grep -q 'unpaired: only in new-caveats.jsonl: falloc_write .*fs=xfs' <<< "$out"
+
+# ---- several NEW files, options ------------------------------------------------
+out=$("$iopath" compare base.jsonl new-same.jsonl new-5pct.jsonl 2>/dev/null)
+check compare.several_new_files \
+	test "$(grep -c '^new: ' <<< "$out")" = 2
+check compare.json_is_valid_json \
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/base.jsonl-new-5pct.jsonl.json"
+bad_usage() { # bad_usage NAME ARGS...: exit 2, one line on stderr, nothing on stdout
+	local name=$1 rc
+	shift
+	"$iopath" compare "$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ]; then
+		ok "compare.bad_usage.$name"
+	else
+		not_ok "compare.bad_usage.$name (exit $rc)"
+	fi
+}
+bad_usage alpha_zero base.jsonl new-same.jsonl --alpha 0
+bad_usage alpha_half base.jsonl new-same.jsonl --alpha=0.5
+bad_usage alpha_not_a_number base.jsonl new-same.jsonl --alpha x
+bad_usage alpha_without_value base.jsonl new-same.jsonl --alpha
+bad_usage unknown_format base.jsonl new-same.jsonl --format html
+bad_usage unknown_option base.jsonl new-same.jsonl --bogus
+bad_usage one_file base.jsonl
+bad_usage no_arguments
+
+# ---- bad input: one line naming file and line, exit 2, no table ------------
+# case file expected-stderr-regex
+bad_cases="
+truncated.jsonl		truncated\.jsonl:3: truncated line
+not-json.jsonl		not-json\.jsonl:2: not JSON
+schema2.jsonl		schema2\.jsonl:1: schema 2, expected 1
+empty.jsonl		empty\.jsonl: empty file
+no-common.jsonl		no benchmark with the same parameters in common
+bad-metric.jsonl	bad-metric\.jsonl:4: metric \"lat_p99_ns\": \"better\"
+missing.jsonl		missing\.jsonl: No such file or directory
+"
+bad_input() { # bad_input BIN TAG
+	local bin=$1 tag=$2 file re rc
+	while read -r file re; do
+		[ -n "$file" ] || continue
+		for order in new base; do
+			for cmd in "compare" "compare --format json" "plot"; do
+				extra=()
+				[ "$cmd" = plot ] && extra=(-o "$tmp/bad.svg")
+				# shellcheck disable=SC2086
+				if [ $order = new ]; then
+					"$bin" $cmd base.jsonl "$file" "${extra[@]}" > "$tmp/out" 2> "$tmp/err"
+				else
+					"$bin" $cmd "$file" base.jsonl "${extra[@]}" > "$tmp/out" 2> "$tmp/err"
+				fi
+				rc=$?
+				if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+				   grep -qE "$re" "$tmp/err" && [ ! -e "$tmp/bad.svg" ]; then
+					ok "$tag.bad_input.$file.${cmd// /_}.as_$order"
+				else
+					sed 's/^/# /' "$tmp/err" | head -20
+					not_ok "$tag.bad_input.$file.${cmd// /_}.as_$order (exit $rc)"
+				fi
+			done
+		done
+	done <<< "$bad_cases"
+}
+bad_input "$iopath" compare
+if [ -x "$asan" ]; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 bad_input "$asan" asan
+	# ASan also on the good paths: tables, JSON, several files, a plot.
+	if "$asan" compare base.jsonl new-5pct.jsonl new-caveats.jsonl > /dev/null 2>&1 &&
+	   "$asan" compare base.jsonl new-caveats.jsonl --format json > /dev/null 2>&1 &&
+	   "$asan" compare base.jsonl new-caveats.jsonl --format commit > /dev/null 2>&1; then
+		ok asan.compare.good_inputs_clean
+	else
+		not_ok asan.compare.good_inputs_clean
+	fi
+else
+	skip asan.bad_input "no ASan build at $asan (make cli SANITIZE=1 BUILD=build-asan)"
+fi
+
+# ---- plot -------------------------------------------------------------------
+if command -v gnuplot > /dev/null; then
+	if "$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/p.svg" --metric uring_randread.iops 2> "$tmp/err" &&
+	   grep -q '<svg' "$tmp/p.svg" && grep -q 'new-5pct.jsonl' "$tmp/p.svg"; then
+		ok plot.svg_written
+	else
+		sed 's/^/# /' "$tmp/err"
+		not_ok plot.svg_written
+	fi
+	if "$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/p.png" --where fs=xfs 2> "$tmp/err" &&
+	   [ "$(head -c 8 "$tmp/p.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+	   grep -q 'uring_randread' "$tmp/err"; then
+		ok plot.png_written_where_selects
+	else
+		sed 's/^/# /' "$tmp/err"
+		not_ok plot.png_written_where_selects
+	fi
+	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/p.svg" --metric no_such_metric > /dev/null 2>&1
+	rc=$?
+	check plot.unknown_metric_fails_and_keeps_output \
+		test "$rc" = 2 -a -s "$tmp/p.svg" -a "$(ls "$tmp" | grep -c '\.tmp\.')" = 0
+else
+	skip plot.svg_written "gnuplot not installed"
+	skip plot.png_written_where_selects "gnuplot not installed"
+	skip plot.unknown_metric_fails_and_keeps_output "gnuplot not installed"
+fi
+"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/p.pdf" > /dev/null 2>&1
+rc=$?
+check plot.rejects_unknown_format test "$rc" = 2 -a ! -e "$tmp/p.pdf"
+
+echo "1..$n"
+[ "$failed" = 0 ]
