@@ -22,6 +22,17 @@
  * not reach it) undoes everything if the creating process dies without
  * calling iop_scratch_destroy(). iop_cleanup() removes what a crashed run
  * left, by state file and tag.
+ *
+ * The guardian is forked twice over, so it is not a child of the caller: a
+ * caller's wait() for its own children never sees it. Its lifeline is a
+ * close-on-exec socket; children the caller forks without exec inherit the
+ * owner's end, and the guardian then waits for them too.
+ *
+ * mkfs details: ext4 is made with lazy_itable_init=0,lazy_journal_init=0
+ * (no background zeroing after mount) unless the options carry their own
+ * -E; struct iop_scratch.mkfs_opts records the options actually used.
+ * Mount options are mount(8)-style: generic words (noatime, ro, sync, ...)
+ * become MS_* flags, the rest goes to the filesystem.
  */
 #ifndef IOPATH_SCRATCH_H
 #define IOPATH_SCRATCH_H
@@ -47,7 +58,7 @@ struct iop_scratch_opts {
 	enum iop_backing backing;
 	const char *fstype;	/* "ext4" or "xfs" */
 	const char *mkfs_opts;	/* extra mkfs arguments, e.g. "-b size=1024 -m reflink=1" */
-	const char *mount_opts;	/* mount(2) data, e.g. "noatime" (may be NULL) */
+	const char *mount_opts;	/* e.g. "noatime,dax=never" (may be NULL) */
 	const char *device;	/* IOP_BACKING_DEVICE: e.g. "/dev/nvme0n1" */
 	const char *dir;	/* IOP_BACKING_DIR: a mounted directory */
 	uint64_t size;		/* zram/loop size in bytes; 0: IOP_SCRATCH_DEFAULT_SIZE */
@@ -72,10 +83,19 @@ struct iop_scratch {
 };
 
 /*
+ * A size in bytes with an optional k, m, g or t suffix (powers of 1024):
+ * "1073741824", "512m", "1G". -EINVAL for anything else, zero included.
+ */
+int iop_parse_size(const char *s, uint64_t *out);
+
+/*
  * Fill @o from the environment: IOPATH_BACKING=zram|loop,
  * IOPATH_SCRATCH_DEV, IOPATH_SCRATCH_DIR, IOPATH_SCRATCH_FORCE_MKFS,
  * IOPATH_SCRATCH_SIZE (bytes, k/m/g suffix). Leaves fstype, mkfs_opts and
- * mount_opts alone. -EINVAL with @why filled for a malformed value.
+ * mount_opts alone, and every field whose variable is unset or empty.
+ * -EINVAL with @why filled for a malformed value or a contradiction
+ * (IOPATH_SCRATCH_DEV with IOPATH_SCRATCH_DIR or IOPATH_BACKING, a force word
+ * other than IOP_FORCE_MKFS_WORD); @o is then unchanged.
  */
 int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len);
 
@@ -88,7 +108,12 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **out,
 		       char *why, size_t len);
 
-/* Unmount and undo everything @s made; frees @s. NULL is a no-op. */
+/*
+ * Unmount and undo everything @s made; frees @s. NULL is a no-op. If
+ * something stays busy (a process still has files open on the scratch),
+ * the mount is detached lazily and the guardian finishes the teardown in
+ * the background; the return value is then -EBUSY.
+ */
 int iop_scratch_destroy(struct iop_scratch *s);
 
 /* Unmount and mount again (drops the page cache, replays the log). */
