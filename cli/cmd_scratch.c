@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iopath scratch: the scratch filesystems of lib/scratch.c from the shell.
+ *
+ *   iopath scratch check DEV [--force-mkfs]
+ *	the safety checks for a device named as scratch; reads only.
+ *   iopath scratch create --fs ext4|xfs [--backing ...] [...] -- CMD ARGS...
+ *	make a scratch filesystem, run CMD in it (cwd at the mount,
+ *	IOPATH_MNT and IOPATH_DEV in its environment), tear it down, exit with
+ *	CMD's status. SIGINT, SIGTERM or SIGHUP to iopath stop CMD, tear down
+ *	and exit 128+signal; SIGKILL leaves the teardown to the guardian.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "iopath.h"
+
+/* Seconds CMD gets between SIGTERM and SIGKILL when iopath is told to stop. */
+#define STOP_GRACE_S 5
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iopath scratch check DEV [--force-mkfs]\n"
+		"       iopath scratch create --fs ext4|xfs [--backing zram|loop|dev:/dev/X|dir:/path]\n"
+		"              [--mkfs-opts OPTS] [--mount-opts OPTS] [--size N[k|m|g]] -- CMD [ARGS...]\n"
+		"\n"
+		"check:  the safety checks for a device named as scratch (nothing is written).\n"
+		"        --force-mkfs waives only the check for an existing filesystem.\n"
+		"create: make a scratch filesystem, run CMD with its cwd at the mount and\n"
+		"        IOPATH_MNT, IOPATH_DEV set, tear the filesystem down, exit with CMD's\n"
+		"        status. Without --backing the environment decides (IOPATH_BACKING,\n"
+		"        IOPATH_SCRATCH_DEV, IOPATH_SCRATCH_DIR, IOPATH_SCRATCH_FORCE_MKFS=%s,\n"
+		"        IOPATH_SCRATCH_SIZE); the default is zram, or loop without zram.\n",
+		IOP_FORCE_MKFS_WORD);
+}
+
+static int scratch_check(int argc, char **argv)
+{
+	const char *dev = NULL;
+	bool force = false;
+	char why[512];
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--force-mkfs"))
+			force = true;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return iop_usage_error("scratch check", "unknown option '%s'", argv[i]);
+		else if (dev)
+			return iop_usage_error("scratch check", "one device only ('%s' and '%s')", dev, argv[i]);
+		else
+			dev = argv[i];
+	}
+	if (!dev)
+		return iop_usage_error("scratch check", "which device? (iopath scratch --help)");
+	ret = iop_scratch_check_device(dev, force, why, sizeof(why));
+	if (ret) {
+		fprintf(stderr, "iopath: scratch check: %s\n", why[0] ? why : strerror(-ret));
+		return 1;
+	}
+	printf("%s: ok to format\n", dev);
+	return 0;
+}
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	if (!stop_sig)
+		stop_sig = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Wait for CMD. Signals are blocked outside sigtimedwait(), so a stop
+ * request can never slip in between a check and a blocking wait.
+ */
+static int wait_cmd(pid_t pid, const sigset_t *set)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	struct timespec deadline = { 0, 0 }, now;
+	bool termed = false, killed = false;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		siginfo_t si;
+		int sig;
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return 1;
+		if (stop_sig && !termed) {
+			kill(pid, SIGTERM);
+			termed = true;
+			clock_gettime(CLOCK_MONOTONIC, &deadline);
+			deadline.tv_sec += STOP_GRACE_S;
+		}
+		if (termed && !killed) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > deadline.tv_sec ||
+			    (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)) {
+				kill(pid, SIGKILL);
+				killed = true;
+			}
+		}
+		sig = sigtimedwait(set, &si, &tick);
+		if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && !stop_sig)
+			stop_sig = sig;
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static int scratch_create(int argc, char **argv)
+{
+	struct iop_scratch_opts o = { 0 };
+	struct iop_scratch *s = NULL;
+	const char *backing = NULL;
+	char why[512], **cmd = NULL;
+	struct sigaction sa = { 0 };
+	sigset_t block, old;
+	int i, ret, status;
+	pid_t pid;
+
+	ret = iop_scratch_opts_from_env(&o, why, sizeof(why));
+	if (ret)
+		return iop_usage_error("scratch create", "%s", why);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--")) {
+			cmd = argv + i + 1;
+			break;
+		}
+		if (!strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(a, "--fs") && strcmp(a, "--backing") && strcmp(a, "--mkfs-opts") &&
+		    strcmp(a, "--mount-opts") && strcmp(a, "--size"))
+			return iop_usage_error("scratch create", "unknown option '%s'", a);
+		if (!v)
+			return iop_usage_error("scratch create", "%s needs a value", a);
+		i++;
+		if (!strcmp(a, "--fs")) {
+			o.fstype = v;
+		} else if (!strcmp(a, "--backing")) {
+			backing = v;
+		} else if (!strcmp(a, "--mkfs-opts")) {
+			o.mkfs_opts = v;
+		} else if (!strcmp(a, "--mount-opts")) {
+			o.mount_opts = v;
+		} else if (iop_parse_size(v, &o.size)) {
+			return iop_usage_error("scratch create",
+					       "--size %s: expected bytes with an optional k, m or g suffix", v);
+		}
+	}
+	if (!o.fstype)
+		return iop_usage_error("scratch create", "--fs ext4|xfs is required");
+	if (strcmp(o.fstype, "ext4") && strcmp(o.fstype, "xfs"))
+		return iop_usage_error("scratch create", "--fs %s: expected ext4 or xfs", o.fstype);
+	if (!cmd || !cmd[0])
+		return iop_usage_error("scratch create", "no command given after --");
+	if (backing) {
+		o.device = o.dir = NULL;
+		if (!strcmp(backing, "zram")) {
+			o.backing = IOP_BACKING_ZRAM;
+		} else if (!strcmp(backing, "loop")) {
+			o.backing = IOP_BACKING_LOOP;
+		} else if (!strncmp(backing, "dev:", 4) && backing[4] == '/') {
+			o.backing = IOP_BACKING_DEVICE;
+			o.device = backing + 4;
+		} else if (!strncmp(backing, "dir:", 4) && backing[4] == '/') {
+			o.backing = IOP_BACKING_DIR;
+			o.dir = backing + 4;
+		} else {
+			return iop_usage_error("scratch create",
+					       "--backing %s: expected zram, loop, dev:/dev/X or dir:/path",
+					       backing);
+		}
+	}
+
+	/*
+	 * From here on the stop signals are only ever taken synchronously; a
+	 * handler is installed as well so that nothing is lost if the mask is
+	 * changed by a library call.
+	 */
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &old);
+
+	ret = iop_scratch_create(&o, &s, why, sizeof(why));
+	if (ret) {
+		fprintf(stderr, "iopath: scratch create: %s\n", why[0] ? why : strerror(-ret));
+		if (ret == -EINVAL)
+			return 2;
+		return ret == -ENODEV || ret == -EOPNOTSUPP || ret == -ENOENT ? 4 : 1;
+	}
+	{
+		sigset_t pending;
+
+		sigpending(&pending);
+		for (int sig = 1; sig < NSIG && !stop_sig; sig++)
+			if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && sigismember(&pending, sig))
+				stop_sig = sig;
+	}
+	if (stop_sig) {
+		iop_scratch_destroy(s);
+		return 128 + stop_sig;
+	}
+
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "iopath: scratch create: fork: %s\n", strerror(errno));
+		iop_scratch_destroy(s);
+		return 1;
+	}
+	if (pid == 0) {
+		/* CMD must not outlive iopath: it would keep the scratch busy. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (setenv("IOPATH_MNT", s->mnt, 1) || setenv("IOPATH_DEV", s->dev, 1) ||
+		    chdir(s->mnt)) {
+			fprintf(stderr, "iopath: scratch create: %s: %s\n", s->mnt, strerror(errno));
+			_exit(127);
+		}
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "iopath: scratch create: %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	status = wait_cmd(pid, &block);
+	ret = iop_scratch_destroy(s);
+	if (ret)
+		fprintf(stderr, "iopath: scratch create: teardown: %s (the guardian finishes it)\n",
+			strerror(-ret));
+	return stop_sig ? 128 + stop_sig : status;
+}
+
+static int cmd_scratch(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (geteuid() != 0 && strcmp(argv[1], "check")) {
+		fprintf(stderr, "iopath: scratch: must run as root\n");
+		return 4;
+	}
+	if (!strcmp(argv[1], "check"))
+		return scratch_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "create"))
+		return scratch_create(argc - 1, argv + 1);
+	return iop_usage_error("scratch", "unknown subcommand '%s' (check or create)", argv[1]);
+}
+
+IOP_COMMAND("scratch", "check a scratch device, or run a command on a scratch filesystem", cmd_scratch)
