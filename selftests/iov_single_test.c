@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One user buffer, five ways in: read(2), readv(2) with one segment,
+ * preadv2(2) at the current position, io_uring READ and io_uring READV
+ * with one segment must give the same result. (io_uring reads files at an
+ * explicit offset and must leave the file position alone; see
+ * uring_offset().)
+ *
+ * Since Linux 6.4 (merge b9dff2195f8a, "Turn single vector imports into
+ * ITER_UBUF": 3b2deb0e46da "iov_iter: import single vector iovecs as
+ * ITER_UBUF", e03ad4ee2783 "convert import_single_range() to ITER_UBUF")
+ * a one-segment readv/preadv2/READV is imported as ITER_UBUF, like read(2)
+ * and io_uring READ, instead of ITER_IOVEC. A mistake there (a length or
+ * an access_ok() check done differently, a partial copy counted wrongly,
+ * f4b78260fc67's *iovp left pointing at a stack iovec that the caller then
+ * kfree()s) shows up as the readv family disagreeing with read(2), as a
+ * file position or pipe contents moved by a failed call, or as an oops in
+ * the kernel log (checked after every test).
+ *
+ * Sources (fixture variants): a buffered file on tmpfs and on ext4
+ * (shmem_file_read_iter, filemap_read), O_DIRECT files on ext4 and XFS
+ * (iomap DIO), /dev/zero (read_zero for read(2) but read_iter_zero for the
+ * rest: the one source whose paths differ by design) and a pipe. Cases:
+ * normal, zero length, short read, EFAULT for NULL, kernel-address and
+ * half-unmapped buffers, and for the vector calls iovcnt 0, iovcnt 1025,
+ * a bad iovec array. Every result is also checked on its own: a failed
+ * call moved neither the file position nor pipe data, a successful one
+ * moved them by exactly what it returned and returned the source's bytes.
+ * A length over SSIZE_MAX is rejected differently by read(2) and the
+ * vector calls; there each call is held to its own documented result.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <liburing.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "iopath_test.h"
+
+#define FILE_LEN	(16384 + 10)	/* the last 10 bytes make the short read */
+#define PIPE_FILL	8192
+#define PIPE_SHORT	100
+#define BUF_LEN		16384
+
+/* A user address no process can map: the top page of the address space. */
+#define KERNEL_ADDR	((void *)(~0UL & ~4095UL))
+
+enum src_kind { SRC_FILE, SRC_DEVZERO, SRC_PIPE };
+
+enum method { M_READ, M_READV, M_PREADV2, M_URING_READ, M_URING_READV, M_NR };
+
+static const char *const method_name[M_NR] = {
+	"read", "readv(1)", "preadv2(-1)", "io_uring READ", "io_uring READV(1)",
+};
+
+enum buf_kind { BUF_OK, BUF_NULL, BUF_KERNEL, BUF_HALF };
+
+struct rcase {
+	const char *name;
+	off_t start;		/* file position before the call */
+	size_t fill;		/* bytes in the pipe before the call */
+	enum buf_kind buf;
+	size_t len;
+};
+
+struct result {
+	ssize_t ret;
+	int err;
+};
+
+FIXTURE(iov_single) {
+	struct iop_test_fs fs;
+	int fd;			/* what is read */
+	int wfd;		/* pipe write end */
+	int tmpfd;		/* the file fd was reopened from */
+	bool ring_ok;
+	struct io_uring ring;
+	unsigned char *src;	/* the source's bytes from offset 0 */
+	char *buf;		/* BUF_LEN, page aligned */
+	char *half;		/* two pages, the second PROT_NONE */
+	char skip[128];
+};
+
+FIXTURE_VARIANT(iov_single) {
+	IOP_FS_VARIANT_FIELDS;
+	enum src_kind kind;
+	bool direct;
+};
+
+FIXTURE_VARIANT_ADD(iov_single, tmpfs) {
+	.kind = SRC_FILE,
+};
+
+FIXTURE_VARIANT_ADD(iov_single, ext4) {
+	.fstype = "ext4", .mkfs_opts = "", .blksz = 4096,
+	.kind = SRC_FILE,
+};
+
+FIXTURE_VARIANT_ADD(iov_single, ext4_direct) {
+	.fstype = "ext4", .mkfs_opts = "", .blksz = 4096,
+	.kind = SRC_FILE, .direct = true,
+};
+
+FIXTURE_VARIANT_ADD(iov_single, xfs_direct) {
+	.fstype = "xfs", .mkfs_opts = "", .blksz = 4096,
+	.kind = SRC_FILE, .direct = true,
+};
+
+FIXTURE_VARIANT_ADD(iov_single, dev_zero) {
+	.kind = SRC_DEVZERO,
+};
+
+FIXTURE_VARIANT_ADD(iov_single, pipe) {
+	.kind = SRC_PIPE,
+};
+
+static unsigned char src_byte(size_t off)
+{
+	return (unsigned char)((off * 7 + 3) | 1);
+}
+
+/* An unlinked file of FILE_LEN pattern bytes in @dir, reopened as @fd. */
+static int make_file(FIXTURE_DATA(iov_single) *self, const char *dir, bool direct,
+		     char *why, size_t len)
+{
+	char path[64];
+	size_t i;
+
+	self->tmpfd = open(dir, O_TMPFILE | O_RDWR, 0600);
+	if (self->tmpfd < 0) {
+		snprintf(why, len, "O_TMPFILE in %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < FILE_LEN; i++)
+		self->src[i] = src_byte(i);
+	if (pwrite(self->tmpfd, self->src, FILE_LEN, 0) != FILE_LEN || fsync(self->tmpfd)) {
+		snprintf(why, len, "writing the source file: %s", strerror(errno));
+		return -EIO;
+	}
+	/* a second open file description: its own f_pos, O_DIRECT if asked */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", self->tmpfd);
+	self->fd = open(path, O_RDONLY | (direct ? O_DIRECT : 0));
+	if (self->fd < 0) {
+		snprintf(why, len, "reopen%s: %s", direct ? " O_DIRECT" : "", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+FIXTURE_SETUP(iov_single)
+{
+	char why[160] = "";
+	struct statfs sfs;
+	int ret = 0;
+
+	self->fd = self->wfd = self->tmpfd = -1;
+	self->ring_ok = false;
+	self->skip[0] = '\0';
+	self->src = calloc(1, BUF_LEN + FILE_LEN);
+	if (posix_memalign((void **)&self->buf, 4096, BUF_LEN))
+		self->buf = NULL;
+	self->half = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(NULL, self->src);
+	ASSERT_NE(NULL, self->buf);
+	ASSERT_NE(MAP_FAILED, self->half);
+	ASSERT_EQ(0, mprotect(self->half + 4096, 4096, PROT_NONE));
+
+	if (variant->fstype) {
+		iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts,
+				  variant->mount_opts);
+		if (!self->fs.scratch)
+			return;
+	} else {
+		memset(&self->fs, 0, sizeof(self->fs));
+		/* no scratch, but the kernel log is still checked */
+		if (iop_kmsg_mark(&self->fs.mark, "selftest") == 0)
+			self->fs.marked = true;
+	}
+
+	switch (variant->kind) {
+	case SRC_FILE:
+		if (variant->fstype) {
+			ret = make_file(self, self->fs.scratch->mnt, variant->direct, why, sizeof(why));
+		} else if (statfs("/dev/shm", &sfs) || sfs.f_type != TMPFS_MAGIC) {
+			snprintf(self->fs.skip, sizeof(self->fs.skip), "/dev/shm is not tmpfs");
+			return;
+		} else {
+			ret = make_file(self, "/dev/shm", false, why, sizeof(why));
+		}
+		break;
+	case SRC_DEVZERO:
+		/* src stays all zeros */
+		self->fd = open("/dev/zero", O_RDONLY);
+		if (self->fd < 0) {
+			ret = -errno;
+			snprintf(why, sizeof(why), "/dev/zero: %s", strerror(errno));
+		}
+		break;
+	case SRC_PIPE: {
+		int p[2];
+		size_t i;
+
+		if (pipe(p)) {
+			ret = -errno;
+			snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
+			break;
+		}
+		self->fd = p[0];
+		self->wfd = p[1];
+		for (i = 0; i < PIPE_FILL; i++)
+			self->src[i] = src_byte(i);
+		break;
+	}
+	}
+	if (ret) {
+		snprintf(iop_errno_is_skip(-ret) ? self->fs.skip : self->fs.error,
+			 sizeof(self->fs.skip), "%s", why);
+		return;
+	}
+	ret = io_uring_queue_init(4, &self->ring, 0);
+	if (ret)
+		snprintf(self->skip, sizeof(self->skip), "io_uring: %s", strerror(-ret));
+	else
+		self->ring_ok = true;
+}
+
+FIXTURE_TEARDOWN(iov_single)
+{
+	if (self->ring_ok)
+		io_uring_queue_exit(&self->ring);
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->wfd >= 0)
+		close(self->wfd);
+	if (self->tmpfd >= 0)
+		close(self->tmpfd);
+	free(self->src);
+	free(self->buf);
+	if (self->half != MAP_FAILED)
+		munmap(self->half, 8192);
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+/* Empty the pipe without blocking; returns bytes read into @out (may be NULL). */
+static ssize_t drain_pipe(int fd, unsigned char *out, size_t max)
+{
+	int flags = fcntl(fd, F_GETFL);
+	unsigned char tmp[4096];
+	size_t total = 0;
+	ssize_t n;
+
+	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	while ((n = read(fd, tmp, sizeof(tmp))) > 0) {
+		if (out && total + n <= max)
+			memcpy(out + total, tmp, n);
+		total += n;
+	}
+	fcntl(fd, F_SETFL, flags);
+	return total;
+}
+
+/* Put the source back in its starting state for @c. */
+static int reset_source(FIXTURE_DATA(iov_single) *self, const FIXTURE_VARIANT(iov_single) *variant,
+			const struct rcase *c)
+{
+	switch (variant->kind) {
+	case SRC_FILE:
+		return lseek(self->fd, c->start, SEEK_SET) == c->start ? 0 : -errno;
+	case SRC_PIPE:
+		drain_pipe(self->fd, NULL, 0);
+		return write(self->wfd, self->src, c->fill) == (ssize_t)c->fill ? 0 : -EIO;
+	case SRC_DEVZERO:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int uring_rw(struct io_uring *ring, int op, int fd, const void *addr, unsigned int len,
+		    uint64_t off, struct result *r)
+{
+	struct __kernel_timespec ts = { .tv_sec = 5 };
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	sqe = io_uring_get_sqe(ring);
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_rw(op, sqe, fd, addr, len, off);
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+	if (ret)
+		return ret;
+	r->ret = cqe->res < 0 ? -1 : cqe->res;
+	r->err = cqe->res < 0 ? -cqe->res : 0;
+	io_uring_cqe_seen(ring, cqe);
+	return 0;
+}
+
+/*
+ * Where io_uring reads: at @start for files, the current position (-1)
+ * for pipes and /dev/zero. With -1 on a file, io_uring copies ki_pos back
+ * to f_pos when the request is issued, so a read that completes later
+ * (O_DIRECT, a short buffered read retried from io-wq) leaves f_pos
+ * unmoved on 6.18; that is io_uring position handling, not the import
+ * this file is about, so io_uring reads files positionally (like pread).
+ */
+static uint64_t uring_offset(const FIXTURE_VARIANT(iov_single) *variant, off_t start)
+{
+	return variant->kind == SRC_FILE ? (uint64_t)start : (uint64_t)-1;
+}
+
+static bool moves_position(enum method m)
+{
+	return m != M_URING_READ && m != M_URING_READV;
+}
+
+/* One call through @m; -errno only if the call could not be made at all. */
+static int do_read(FIXTURE_DATA(iov_single) *self, const FIXTURE_VARIANT(iov_single) *variant,
+		   enum method m, off_t start, void *buf, size_t len, struct result *r)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	errno = 0;
+	switch (m) {
+	case M_READ:
+		/* syscall(): the C library may refuse or annotate huge lengths */
+		r->ret = syscall(SYS_read, self->fd, buf, len);
+		break;
+	case M_READV:
+		r->ret = readv(self->fd, &iov, 1);
+		break;
+	case M_PREADV2:
+		r->ret = preadv2(self->fd, &iov, 1, -1, 0);
+		break;
+	case M_URING_READ:
+		return uring_rw(&self->ring, IORING_OP_READ, self->fd, buf, len,
+				uring_offset(variant, start), r);
+	case M_URING_READV:
+		return uring_rw(&self->ring, IORING_OP_READV, self->fd, &iov, 1,
+				uring_offset(variant, start), r);
+	default:
+		return -EINVAL;
+	}
+	r->err = r->ret < 0 ? errno : 0;
+	return 0;
+}
+
+/*
+ * The call's effect on its own: a failure moved nothing; a success of n
+ * bytes moved the position (if @moves) / consumed the pipe by exactly n
+ * and returned the source's next n bytes into @buf. -EUCLEAN and @why on
+ * a violation.
+ */
+static int check_effect(FIXTURE_DATA(iov_single) *self, const FIXTURE_VARIANT(iov_single) *variant,
+			const struct rcase *c, const char *buf, const struct result *r,
+			bool moves, char *why, size_t len)
+{
+	size_t done = r->ret > 0 ? r->ret : 0, i;
+	unsigned char *left;
+	ssize_t nleft;
+	off_t pos;
+
+	if (r->ret > (ssize_t)c->len) {
+		snprintf(why, len, "returned %zd for a %zu-byte buffer", r->ret, c->len);
+		return -EUCLEAN;
+	}
+	if (c->buf == BUF_HALF && r->ret > 4096) {
+		snprintf(why, len, "returned %zd with only 4096 bytes mapped", r->ret);
+		return -EUCLEAN;
+	}
+	if (done && !buf) {
+		snprintf(why, len, "returned %zd into a buffer it cannot write", r->ret);
+		return -EUCLEAN;
+	}
+	for (i = 0; i < done; i++) {
+		if ((unsigned char)buf[i] != self->src[(variant->kind == SRC_FILE ? c->start : 0) + i]) {
+			snprintf(why, len, "returned byte %zu is 0x%02x, source has 0x%02x", i,
+				 (unsigned char)buf[i],
+				 self->src[(variant->kind == SRC_FILE ? c->start : 0) + i]);
+			return -EUCLEAN;
+		}
+	}
+	switch (variant->kind) {
+	case SRC_FILE:
+		pos = lseek(self->fd, 0, SEEK_CUR);
+		if (pos != c->start + (moves ? (off_t)done : 0)) {
+			snprintf(why, len, "file position %lld after returning %zd from %lld",
+				 (long long)pos, r->ret, (long long)c->start);
+			return -EUCLEAN;
+		}
+		break;
+	case SRC_PIPE:
+		left = malloc(PIPE_FILL + 4096);
+		if (!left)
+			return -ENOMEM;
+		nleft = drain_pipe(self->fd, left, PIPE_FILL + 4096);
+		if (nleft != (ssize_t)(c->fill - done) ||
+		    memcmp(left, self->src + done, nleft)) {
+			snprintf(why, len, "pipe holds %zd bytes after returning %zd of %zu%s", nleft,
+				 r->ret, c->fill,
+				 nleft == (ssize_t)(c->fill - done) ? " (wrong bytes)" : "");
+			free(left);
+			return -EUCLEAN;
+		}
+		free(left);
+		break;
+	case SRC_DEVZERO:
+		break;
+	}
+	return 0;
+}
+
+static void *case_buffer(FIXTURE_DATA(iov_single) *self, enum buf_kind b)
+{
+	switch (b) {
+	case BUF_OK:
+		return self->buf;
+	case BUF_NULL:
+		return NULL;
+	case BUF_KERNEL:
+		return KERNEL_ADDR;
+	case BUF_HALF:
+		return self->half;
+	}
+	return NULL;
+}
+
+/*
+ * Run @c through every method: each result must be consistent on its own
+ * and equal read(2)'s. Returns read(2)'s result in @ref.
+ */
+static void run_case(struct __test_metadata *_metadata, FIXTURE_DATA(iov_single) *self,
+		     const FIXTURE_VARIANT(iov_single) *variant, const struct rcase *c,
+		     struct result *ref)
+{
+	struct result r[M_NR];
+	char why[192] = "";
+	void *buf = case_buffer(self, c->buf);
+	int m, ret;
+
+	for (m = 0; m < M_NR; m++) {
+		ASSERT_EQ(0, reset_source(self, variant, c));
+		if (buf == self->buf)
+			memset(self->buf, 0, BUF_LEN);
+		else if (buf == self->half)
+			memset(self->half, 0, 4096);
+		ret = do_read(self, variant, m, c->start, buf, c->len, &r[m]);
+		ASSERT_EQ(0, ret) TH_LOG("%s: %s could not be issued: %s", c->name, method_name[m],
+					 strerror(-ret));
+		ret = check_effect(self, variant, c, buf == self->half || buf == self->buf ? buf : NULL,
+				   &r[m], moves_position(m), why, sizeof(why));
+		EXPECT_EQ(0, ret) TH_LOG("%s: %s -> %zd (%s): %s", c->name, method_name[m], r[m].ret,
+					 r[m].err ? strerror(r[m].err) : "ok", why);
+	}
+	for (m = 1; m < M_NR; m++) {
+		EXPECT_TRUE(r[m].ret == r[0].ret && r[m].err == r[0].err)
+			TH_LOG("%s: %s -> %zd (%s), but read -> %zd (%s)", c->name, method_name[m],
+			       r[m].ret, r[m].err ? strerror(r[m].err) : "ok",
+			       r[0].ret, r[0].err ? strerror(r[0].err) : "ok");
+	}
+	*ref = r[0];
+}
+
+#define IOV_BEGIN()								\
+	do {									\
+		IOP_TEST_BEGIN(&self->fs);					\
+		if (self->skip[0])						\
+			SKIP(return, "%s", self->skip);				\
+	} while (0)
+
+/* Plain 4 KiB read: all five return 4096 and the same bytes. */
+TEST_F(iov_single, normal_read_agrees)
+{
+	const struct rcase c = { "4096 bytes", 0, PIPE_FILL, BUF_OK, 4096 };
+	struct result ref;
+
+	IOV_BEGIN();
+	run_case(_metadata, self, variant, &c, &ref);
+	EXPECT_EQ(4096, ref.ret) TH_LOG("read: %s", strerror(ref.err));
+}
+
+/* Zero length returns 0 and consumes nothing (also on a pipe with data). */
+TEST_F(iov_single, zero_length_agrees)
+{
+	const struct rcase c = { "0 bytes", 4096, PIPE_FILL, BUF_OK, 0 };
+	struct result ref;
+
+	IOV_BEGIN();
+	run_case(_metadata, self, variant, &c, &ref);
+	EXPECT_EQ(0, ref.ret) TH_LOG("read: %s", strerror(ref.err));
+}
+
+/*
+ * Short read: 4096 asked, 10 bytes left before EOF (files), 100 bytes in
+ * the pipe. The count and the final position must agree.
+ */
+TEST_F(iov_single, short_read_agrees)
+{
+	const struct rcase c = { "short", FILE_LEN - 10, PIPE_SHORT, BUF_OK, 4096 };
+	struct result ref;
+
+	IOV_BEGIN();
+	if (variant->kind == SRC_DEVZERO)
+		SKIP(return, "/dev/zero has no end to read short at");
+	run_case(_metadata, self, variant, &c, &ref);
+	EXPECT_EQ(variant->kind == SRC_PIPE ? PIPE_SHORT : 10, ref.ret)
+		TH_LOG("read: %s", strerror(ref.err));
+}
+
+/* NULL buffer: EFAULT everywhere, position and pipe data untouched. */
+TEST_F(iov_single, null_buffer_efault_agrees)
+{
+	const struct rcase c = { "NULL buffer", 0, PIPE_FILL, BUF_NULL, 4096 };
+	struct result ref;
+
+	IOV_BEGIN();
+	run_case(_metadata, self, variant, &c, &ref);
+	EXPECT_EQ(-1, ref.ret);
+	EXPECT_EQ(EFAULT, ref.err);
+}
+
+/* A buffer at a kernel address fails access_ok(): EFAULT, nothing moved. */
+TEST_F(iov_single, kernel_buffer_efault_agrees)
+{
+	const struct rcase c = { "kernel-address buffer", 0, PIPE_FILL, BUF_KERNEL, 4096 };
+	struct result ref;
+
+	IOV_BEGIN();
+	run_case(_metadata, self, variant, &c, &ref);
+	EXPECT_EQ(-1, ref.ret);
+	EXPECT_EQ(EFAULT, ref.err);
+}
+
+/*
+ * 8 KiB into a buffer whose second page is PROT_NONE: a short count of
+ * at most 4096 (buffered copies) or EFAULT (O_DIRECT pins the whole
+ * buffer first); whichever, all five agree and the position / pipe moved
+ * by exactly the count.
+ */
+TEST_F(iov_single, half_unmapped_buffer_agrees)
+{
+	const struct rcase c = { "half-unmapped buffer", 0, PIPE_FILL, BUF_HALF, 8192 };
+	struct result ref;
+
+	IOV_BEGIN();
+	run_case(_metadata, self, variant, &c, &ref);
+	EXPECT_TRUE(ref.ret >= 0 || ref.err == EFAULT) TH_LOG("read: %s", strerror(ref.err));
+}
+
+struct vcase {
+	const char *name;
+	const struct iovec *iov;
+	int iovcnt;
+	ssize_t want_ret;
+	int want_err;
+};
+
+/*
+ * The vector-only cases through readv, preadv2 and io_uring READV: each
+ * must give the documented result (@want_ret/@want_err) and move nothing.
+ */
+static void run_vcase(struct __test_metadata *_metadata, FIXTURE_DATA(iov_single) *self,
+		      const FIXTURE_VARIANT(iov_single) *variant, const struct vcase *v)
+{
+	const struct rcase c = { v->name, 0, PIPE_FILL, BUF_OK, 0 };
+	static const enum method ms[] = { M_READV, M_PREADV2, M_URING_READV };
+	struct result r;
+	char why[192] = "";
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		ASSERT_EQ(0, reset_source(self, variant, &c));
+		errno = 0;
+		switch (ms[i]) {
+		case M_READV:
+			r.ret = readv(self->fd, v->iov, v->iovcnt);
+			r.err = r.ret < 0 ? errno : 0;
+			break;
+		case M_PREADV2:
+			r.ret = preadv2(self->fd, v->iov, v->iovcnt, -1, 0);
+			r.err = r.ret < 0 ? errno : 0;
+			break;
+		default:
+			ret = uring_rw(&self->ring, IORING_OP_READV, self->fd, v->iov, v->iovcnt,
+				       uring_offset(variant, c.start), &r);
+			ASSERT_EQ(0, ret) TH_LOG("io_uring: %s", strerror(-ret));
+			break;
+		}
+		EXPECT_TRUE(r.ret == v->want_ret && r.err == v->want_err)
+			TH_LOG("%s: %s -> %zd (%s), expected %zd (%s)", v->name, method_name[ms[i]],
+			       r.ret, r.err ? strerror(r.err) : "ok", v->want_ret,
+			       v->want_err ? strerror(v->want_err) : "ok");
+		/* nothing may have been consumed whatever was returned */
+		if (r.ret > 0)
+			continue;
+		ret = check_effect(self, variant, &c, NULL, &(struct result){ -1, 0 }, true,
+				   why, sizeof(why));
+		EXPECT_EQ(0, ret) TH_LOG("%s: %s: %s", v->name, method_name[ms[i]], why);
+	}
+}
+
+/* iovcnt 0 reads nothing and returns 0. */
+TEST_F(iov_single, iovcnt_zero_returns_zero)
+{
+	const struct iovec iov = { .iov_base = NULL, .iov_len = 0 };
+	const struct vcase v = { "iovcnt 0", &iov, 0, 0, 0 };
+
+	IOV_BEGIN();
+	run_vcase(_metadata, self, variant, &v);
+}
+
+/* iovcnt UIO_MAXIOV + 1 is EINVAL before anything is read. */
+TEST_F(iov_single, iovcnt_over_uio_maxiov_einval)
+{
+	struct iovec *iov = calloc(1025, sizeof(*iov));
+	const struct vcase v = { "iovcnt 1025", iov, 1025, -1, EINVAL };
+	int i;
+
+	IOV_BEGIN();
+	ASSERT_NE(NULL, iov);
+	for (i = 0; i < 1025; i++) {
+		iov[i].iov_base = self->buf + i;
+		iov[i].iov_len = 1;
+	}
+	run_vcase(_metadata, self, variant, &v);
+	free(iov);
+}
+
+/*
+ * The iovec array itself unreadable (NULL, kernel address): EFAULT, and
+ * no oops (f4b78260fc67: the single-segment import left *iovp pointing at
+ * the caller's stack iovec on a failed copy, which the caller kfree()d).
+ */
+TEST_F(iov_single, bad_iovec_array_efault)
+{
+	const struct vcase v[] = {
+		{ "iovec array at NULL", NULL, 1, -1, EFAULT },
+		{ "iovec array at a kernel address", KERNEL_ADDR, 1, -1, EFAULT },
+	};
+
+	IOV_BEGIN();
+	run_vcase(_metadata, self, variant, &v[0]);
+	run_vcase(_metadata, self, variant, &v[1]);
+}
+
+/*
+ * A length of SSIZE_MAX + 1 is where the calls legitimately differ:
+ * read(2) leaves counts over SSIZE_MAX implementation-defined (Linux
+ * fails with EFAULT from access_ok() or EINVAL from rw_verify_area(),
+ * depending on the version), while for readv/preadv2/READV an iov_len
+ * that overflows ssize_t is EINVAL. Nothing may be consumed either way.
+ * (io_uring READ carries a 32-bit length and cannot express it.)
+ */
+TEST_F(iov_single, length_over_ssize_max_rejected)
+{
+	const struct rcase c = { "SSIZE_MAX + 1", 0, PIPE_FILL, BUF_OK, 0 };
+	struct iovec iov_ok = { .iov_base = NULL, .iov_len = (size_t)SSIZE_MAX + 1 };
+	const struct vcase v = { "iov_len SSIZE_MAX + 1", &iov_ok, 1, -1, EINVAL };
+	struct result r;
+	char why[192] = "";
+
+	IOV_BEGIN();
+	iov_ok.iov_base = self->buf;
+	ASSERT_EQ(0, reset_source(self, variant, &c));
+	ASSERT_EQ(0, do_read(self, variant, M_READ, 0, self->buf, (size_t)SSIZE_MAX + 1, &r));
+	EXPECT_TRUE(r.ret == -1 && (r.err == EFAULT || r.err == EINVAL))
+		TH_LOG("read(SSIZE_MAX + 1) -> %zd (%s), expected EFAULT or EINVAL", r.ret,
+		       r.err ? strerror(r.err) : "ok");
+	EXPECT_EQ(0, check_effect(self, variant, &c, NULL, &(struct result){ -1, 0 }, true,
+				  why, sizeof(why)))
+		TH_LOG("read(SSIZE_MAX + 1): %s", why);
+	run_vcase(_metadata, self, variant, &v);
+}
+
+/*
+ * An empty O_NONBLOCK pipe: read, readv(1) and preadv2 fail with EAGAIN.
+ * io_uring does not honour O_NONBLOCK on pollable files (it arms poll and
+ * waits), so READ and READV(1) are held to each other instead: the same
+ * outcome, and once a byte is written, the same completion.
+ */
+FIXTURE(iov_pipe_nonblock) {
+	struct iop_kmsg_mark mark;
+	bool marked;
+	int p[2];
+	bool ring_ok;
+	struct io_uring ring;
+};
+
+FIXTURE_SETUP(iov_pipe_nonblock)
+{
+	self->marked = iop_kmsg_mark(&self->mark, "selftest") == 0;
+	ASSERT_EQ(0, pipe2(self->p, O_NONBLOCK));
+	self->ring_ok = io_uring_queue_init(4, &self->ring, 0) == 0;
+}
+
+FIXTURE_TEARDOWN(iov_pipe_nonblock)
+{
+	char why[256] = "";
+
+	if (self->ring_ok)
+		io_uring_queue_exit(&self->ring);
+	close(self->p[0]);
+	close(self->p[1]);
+	EXPECT_EQ(0, self->marked ? iop_kmsg_scan(&self->mark, why, sizeof(why)) > 0 : 0)
+		TH_LOG("kernel log since test start: %s", why);
+}
+
+/* Submit one read on the empty pipe; 1: still pending after 200 ms. */
+static int uring_pending_read(struct io_uring *ring, int op, int fd, char *buf, struct iovec *iov,
+			      struct result *r)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 200 * 1000 * 1000 };
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	if (op == IORING_OP_READ)
+		io_uring_prep_read(sqe, fd, buf, 64, (uint64_t)-1);
+	else
+		io_uring_prep_readv(sqe, fd, iov, 1, (uint64_t)-1);
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+	if (ret == -ETIME)
+		return 1;
+	if (ret)
+		return ret;
+	r->ret = cqe->res < 0 ? -1 : cqe->res;
+	r->err = cqe->res < 0 ? -cqe->res : 0;
+	io_uring_cqe_seen(ring, cqe);
+	return 0;
+}
+
+static int uring_complete(struct io_uring *ring, struct result *r)
+{
+	struct __kernel_timespec ts = { .tv_sec = 5 };
+	struct io_uring_cqe *cqe;
+	int ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+
+	if (ret)
+		return ret;
+	r->ret = cqe->res < 0 ? -1 : cqe->res;
+	r->err = cqe->res < 0 ? -cqe->res : 0;
+	io_uring_cqe_seen(ring, cqe);
+	return 0;
+}
+
+TEST_F(iov_pipe_nonblock, empty_pipe_eagain_agrees)
+{
+	char buf[64];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct result r[M_NR];
+	int pending[M_NR] = { 0 };
+	int m, ret;
+
+	if (!self->ring_ok)
+		SKIP(return, "io_uring not available");
+	r[M_READ].ret = read(self->p[0], buf, sizeof(buf));
+	r[M_READ].err = errno;
+	r[M_READV].ret = readv(self->p[0], &iov, 1);
+	r[M_READV].err = errno;
+	r[M_PREADV2].ret = preadv2(self->p[0], &iov, 1, -1, 0);
+	r[M_PREADV2].err = errno;
+	for (m = M_READ; m <= M_PREADV2; m++)
+		EXPECT_TRUE(r[m].ret == -1 && r[m].err == EAGAIN)
+			TH_LOG("%s on an empty O_NONBLOCK pipe -> %zd (%s), expected EAGAIN",
+			       method_name[m], r[m].ret, strerror(r[m].err));
+
+	for (m = M_URING_READ; m <= M_URING_READV; m++) {
+		ret = uring_pending_read(&self->ring, m == M_URING_READ ? IORING_OP_READ : IORING_OP_READV,
+					 self->p[0], buf, &iov, &r[m]);
+		ASSERT_LE(0, ret) TH_LOG("%s: %s", method_name[m], strerror(-ret));
+		pending[m] = ret;
+		if (pending[m]) {
+			/* feed it one byte and collect the completion */
+			ASSERT_EQ(1, write(self->p[1], "x", 1));
+			ASSERT_EQ(0, uring_complete(&self->ring, &r[m])) TH_LOG("%s never completed", method_name[m]);
+			EXPECT_EQ(1, r[m].ret) TH_LOG("%s after one byte: %zd (%s)", method_name[m], r[m].ret,
+						      r[m].err ? strerror(r[m].err) : "ok");
+		} else {
+			EXPECT_TRUE(r[m].ret == -1 && r[m].err == EAGAIN)
+				TH_LOG("%s -> %zd (%s)", method_name[m], r[m].ret, strerror(r[m].err));
+		}
+	}
+	EXPECT_EQ(pending[M_URING_READ], pending[M_URING_READV])
+		TH_LOG("io_uring READ %s, READV(1) %s", pending[M_URING_READ] ? "waited" : "returned",
+		       pending[M_URING_READV] ? "waited" : "returned");
+	EXPECT_TRUE(r[M_URING_READ].ret == r[M_URING_READV].ret &&
+		    r[M_URING_READ].err == r[M_URING_READV].err);
+}
+
+TEST_HARNESS_MAIN
