@@ -198,22 +198,30 @@ void iop_rs_free(struct iop_rs_file *f)
 	f->n = 0;
 }
 
-static json_t *empty_params(void)
-{
-	static json_t *empty;
-
-	/* One shared {} for records without "params"; never freed. */
-	if (!empty)
-		empty = json_object();
-	return empty;
-}
-
-static char *group_key(json_t *rec)
+/*
+ * The parameters a record was run with, as compare sees them: its "params"
+ * plus the filesystem, which iopath bench takes as an option (--fs) and
+ * records in env.fs.type. ext4 and XFS runs of one benchmark must not pair.
+ */
+static json_t *effective_params(json_t *rec, bool *fs_from_env)
 {
 	json_t *params = json_object_get(rec, "params");
+	json_t *p = params ? json_deep_copy(params) : json_object();
+	const char *fs = iop_rs_env_str(rec, "fs.type");
+
+	*fs_from_env = false;
+	if (p && !json_object_get(p, "fs")) {
+		json_object_set_new(p, "fs", json_string(fs ? fs : "none"));
+		*fs_from_env = true;
+	}
+	return p;
+}
+
+static char *group_key(json_t *rec, json_t *params)
+{
 	char *p, *key;
 
-	p = json_dumps(params ? params : empty_params(), JSON_COMPACT | JSON_SORT_KEYS);
+	p = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!p)
 		return NULL;
 	if (asprintf(&key, "%s %s", json_string_value(json_object_get(rec, "bench")), p) < 0)
@@ -251,30 +259,36 @@ int iop_rs_pair(const struct iop_rs_file *base, const struct iop_rs_file *new,
 	for (int s = 0; s < 2; s++) {
 		for (i = 0; i < side[s]->n; i++) {
 			json_t *rec = side[s]->recs[i];
-			char *key = group_key(rec);
+			bool fs_from_env;
+			json_t *params = effective_params(rec, &fs_from_env);
+			char *key = params ? group_key(rec, params) : NULL;
 
-			if (!key)
+			if (!key) {
+				json_decref(params);
 				goto err;
+			}
 			/* Few groups (tens): a linear search keeps file order simply. */
 			for (j = 0; j < ng; j++)
 				if (!strcmp(g[j].key, key))
 					break;
 			if (j == ng) {
 				struct iop_rs_group *ng_arr = realloc(g, (ng + 1) * sizeof(*g));
-				json_t *params = json_object_get(rec, "params");
 
 				if (!ng_arr) {
 					free(key);
+					json_decref(params);
 					goto err;
 				}
 				g = ng_arr;
 				memset(&g[ng], 0, sizeof(g[ng]));
 				g[ng].key = key;
 				g[ng].bench = json_string_value(json_object_get(rec, "bench"));
-				g[ng].params = params ? params : empty_params();
+				g[ng].params = params;
+				g[ng].fs_from_env = fs_from_env;
 				ng++;
 			} else {
 				free(key);
+				json_decref(params);
 			}
 			if (add_to_group(&g[j], s, rec, side[s]->lines[i]))
 				goto err;
@@ -292,6 +306,7 @@ void iop_rs_groups_free(struct iop_rs_group *groups, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(groups[i].key);
+		json_decref(groups[i].params);
 		for (int s = 0; s < 2; s++) {
 			free(groups[i].recs[s]);
 			free(groups[i].lines[s]);

@@ -24,7 +24,8 @@ struct iop_rs_file {
  */
 struct iop_rs_group {
 	const char *bench;	/* borrowed from the first record */
-	json_t *params;		/* borrowed; {} when a record has none */
+	json_t *params;		/* "params" plus "fs" (env.fs.type or "none") */
+	bool fs_from_env;	/* "fs" is not a benchmark parameter but --fs */
 	char *key;
 	json_t **recs[2];
 	int *lines[2];
