@@ -629,14 +629,33 @@ static void print_lkp_params(FILE *out, struct iop_rs_group *g)
 	free(keys);
 }
 
-/* "iopath bench NAME k=v ..." with every parameter the record carries. */
+/*
+ * "iopath bench --fs F --backing B NAME k=v ..." with every parameter the
+ * record carries: the filesystem and backing are options of iopath bench,
+ * not parameters, so they come from the record's environment.
+ */
 static void print_reproduce(FILE *out, struct iop_rs_group *g)
 {
+	json_t *rec = g->recs[0][0];
+	const char *fs = g->fs_from_env ? json_string_value(json_object_get(g->params, "fs"))
+					: iop_rs_env_str(rec, "fs.type");
+	const char *backing = iop_rs_env_str(rec, "device.backing");
+	const char *dev = iop_rs_env_str(rec, "device.name");
+	const char *mnt = iop_rs_env_str(rec, "fs.mnt");
 	size_t n = 0;
 	const char **keys = sorted_keys(g->params, &n);
 
-	fprintf(out, "iopath bench %s", g->bench);
+	fprintf(out, "iopath bench --fs %s", fs ? fs : "none");
+	if (backing && !strcmp(backing, "loop"))
+		fprintf(out, " --backing loop");
+	else if (backing && !strcmp(backing, "device") && dev)
+		fprintf(out, " --backing dev:/dev/%s", dev);
+	else if (backing && !strcmp(backing, "dir") && mnt)
+		fprintf(out, " --backing 'dir:%s'", mnt);
+	fprintf(out, " %s", g->bench);
 	for (size_t i = 0; keys && i < n; i++) {
+		if (g->fs_from_env && !strcmp(keys[i], "fs"))
+			continue;
 		fprintf(out, " %s=", keys[i]);
 		print_param_value(out, json_object_get(g->params, keys[i]), true);
 	}
@@ -647,12 +666,14 @@ static void print_reproduce(FILE *out, struct iop_rs_group *g)
 static void print_machine(FILE *out, json_t *rec)
 {
 	const char *cpu = iop_rs_env_str(rec, "machine.cpu_model");
-	json_t *ncpu = iop_rs_env(rec, "machine.cpus_online");
+	json_t *online = iop_rs_env(rec, "machine.cpus_online");
 	const char *pin = iop_rs_env_str(rec, "placement.cpus");
 
 	fprintf(out, "machine: %s", cpu ? cpu : "unknown CPU");
-	if (json_is_integer(ncpu))
-		fprintf(out, ", %lld CPUs online", (long long)json_integer_value(ncpu));
+	if (json_is_string(online))
+		fprintf(out, ", CPUs %s online", json_string_value(online));
+	else if (json_is_integer(online))
+		fprintf(out, ", %lld CPUs online", (long long)json_integer_value(online));
 	if (pin && *pin)
 		fprintf(out, ", pinned to CPU %s", pin);
 	fputc('\n', out);
@@ -728,7 +749,11 @@ static void print_commit(FILE *out, struct comparison *c, const struct opts *o)
 			if (m->v != V_BETTER && m->v != V_WORSE)
 				continue;
 			if (!header) {
-				fprintf(out, "\n%s, %zu vs %zu runs:\n", gc->g->bench, gc->g->n[0], gc->g->n[1]);
+				char *label = group_label(gc->g);
+
+				fprintf(out, "\n%s (%zu vs %zu runs):\n", label ? label : gc->g->bench,
+					gc->g->n[0], gc->g->n[1]);
+				free(label);
 				fprintf(out, "%12s %12s %9s  %-20s %s\n", "base", "new", "change",
 					"CI", "metric");
 				header = true;
