@@ -116,7 +116,10 @@ def load(path):
     for line in open(path):
         if not line.strip(): continue
         r = json.loads(line)
-        key = (r["bench"], json.dumps(r.get("params", {}), sort_keys=True))
+        params = dict(r.get("params", {}))
+        # compare pairs ext4 and XFS runs apart: the fs is part of the key
+        params.setdefault("fs", ((r.get("env") or {}).get("fs") or {}).get("type") or "none")
+        key = (r["bench"], json.dumps(params, sort_keys=True))
         for m in r["metrics"]:
             g = groups.setdefault(key, {}).setdefault(m["name"], {"agg": m["agg"], "better": m["better"], "v": []})
             g["v"].append(m["value"])
