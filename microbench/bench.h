@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Microbenchmark registry and harness.
+ *
+ * A benchmark is one file in microbench/ that defines a struct iop_bench and
+ * registers it with IOP_BENCH(). The file declares everything about itself:
+ * its parameters (usage text and validation come from that table), its
+ * metrics (unit, direction), what it needs (a scratch filesystem or not) and
+ * the fio job that measures the same thing.
+ *
+ * The harness owns everything else: worker threads and their pinning, the
+ * clock, warm-up, repetitions, per-interval samples (the first one of each
+ * repetition is dropped), per-thread CPU accounting, the checks that decide
+ * whether a result can be trusted, and the records.
+ *
+ * A worker's run() is the timed loop and nothing else:
+ *
+ *	while (!iop_stopping(w)) {
+ *		if (one_operation() < 0)
+ *			return -errno;		(aborts the whole run)
+ *		iop_count(w, 1);
+ *	}
+ *	return 0;
+ *
+ * Benchmarks with several phases (read_vs_readv: read, readv, ...) are run
+ * in alternation, one interval per phase, so that load from elsewhere hits
+ * every phase alike; run() then sees w->phase.
+ */
+#ifndef IOPATH_BENCH_H
+#define IOPATH_BENCH_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "record.h"
+
+enum iop_param_type {
+	IOP_P_U64,	/* integer in [min, max] */
+	IOP_P_SIZE,	/* integer with k/m/g/t suffix (powers of 1024) */
+	IOP_P_BOOL,	/* 0/1, yes/no, on/off, true/false */
+	IOP_P_ENUM,	/* one of .choices ("a|b|c") */
+	IOP_P_CPUS,	/* a CPU list ("1", "0-3,6") of online CPUs */
+	IOP_P_DOUBLE,	/* floating point in [min, max] */
+};
+
+struct iop_param {
+	const char *name;
+	enum iop_param_type type;
+	const char *def;	/* default, as it would be written on the command line */
+	double min, max;	/* U64, SIZE, DOUBLE */
+	const char *choices;	/* ENUM */
+	const char *help;
+};
+
+struct iop_metric {
+	const char *name;
+	const char *unit;
+	enum iop_better better;
+	bool is_rate;		/* aggregated with the harmonic mean */
+};
+
+#define IOP_MAX_PARAMS	48
+#define IOP_MAX_PHASES	12
+#define IOP_MAX_WORKERS	64
+
+/* A parsed parameter value. */
+struct iop_value {
+	const struct iop_param *p;
+	char text[128];
+	uint64_t u;		/* U64, SIZE, BOOL, index into choices for ENUM */
+	double d;		/* DOUBLE */
+};
+
+struct iop_bench;
+struct iop_run;
+
+/* Log-linear latency histogram: 64 sub-buckets per power of two (<1.6% error). */
+#define IOP_HIST_SUB_BITS	6
+#define IOP_HIST_BUCKETS	(64 * (64 - IOP_HIST_SUB_BITS + 1))
+struct iop_hist {
+	uint64_t count;
+	uint64_t b[IOP_HIST_BUCKETS];
+};
+
+static inline unsigned int iop_hist_index(uint64_t v)
+{
+	unsigned int msb, shift;
+
+	if (v < (1u << IOP_HIST_SUB_BITS))
+		return (unsigned int)v;
+	msb = 63 - (unsigned int)__builtin_clzll(v);
+	shift = msb - IOP_HIST_SUB_BITS;
+	return ((shift + 1) << IOP_HIST_SUB_BITS) + (unsigned int)((v >> shift) & ((1u << IOP_HIST_SUB_BITS) - 1));
+}
+
+static inline void iop_hist_add(struct iop_hist *h, uint64_t v)
+{
+	h->b[iop_hist_index(v)]++;
+	h->count++;
+}
+
+/* Value at percentile @p (0..100); 0 for an empty histogram. */
+double iop_hist_pct(const struct iop_hist *h, double p);
+void iop_hist_merge(struct iop_hist *dst, const struct iop_hist *src);
+
+/* One per worker thread; cache-line aligned so counters never share a line. */
+struct iop_worker {
+	/* written by the worker in the timed loop, read by the sampler */
+	volatile uint64_t ops __attribute__((aligned(64)));
+	/* written by the harness, read by the worker */
+	volatile int stop __attribute__((aligned(64)));
+	int phase;
+	int idx;		/* 0..nworkers-1 */
+	int cpu;		/* the CPU it is pinned to */
+	struct iop_run *run;
+	void *priv;		/* the benchmark's per-thread state */
+	struct iop_hist *hist;	/* latency histogram, if the benchmark keeps one */
+	/* private to the harness */
+	int cmd;
+	int err;
+	char why[512];
+	uint64_t t_start, t_end, ops_start;
+	double utime, stime;	/* seconds, RUSAGE_THREAD over the last command */
+	long nivcsw;
+	int cpu_seen_start, cpu_seen_end;
+	char affinity[256];
+	unsigned long tid;
+};
+
+static inline bool iop_stopping(const struct iop_worker *w)
+{
+	return __builtin_expect(w->stop, 0);
+}
+
+static inline void iop_count(struct iop_worker *w, uint64_t n)
+{
+	/* single writer: a plain store the sampler reads with a relaxed load */
+	__atomic_store_n(&w->ops, w->ops + n, __ATOMIC_RELAXED);
+}
+
+/* The state of one job: a benchmark at one parameter point on one filesystem. */
+struct iop_run {
+	const struct iop_bench *bench;
+	struct iop_value val[IOP_MAX_PARAMS];
+	int nval;
+	/* where: a directory on the scratch filesystem, or "" */
+	char dir[PATH_MAX];
+	const char *fstype;	/* "ext4", "xfs", or NULL */
+	const char *dev;	/* block device under dir, or NULL */
+	/* filled by the benchmark's setup() */
+	int nworkers;		/* default 1 */
+	int nphases;		/* default 1 */
+	const char *phase_names[IOP_MAX_PHASES];
+	bool keeps_hist;	/* workers fill w->hist */
+	void *priv;
+	json_t *extra;		/* benchmark-specific facts for the record ("result") */
+	/* harness-owned */
+	struct iop_worker *w[IOP_MAX_WORKERS];
+	int cpus[IOP_MAX_WORKERS];
+	int ncpus;
+};
+
+/* Look up a parameter of the current job (by name; a typo is a bug: abort()). */
+uint64_t iop_u64(const struct iop_run *r, const char *name);
+double iop_dbl(const struct iop_run *r, const char *name);
+const char *iop_str(const struct iop_run *r, const char *name);
+bool iop_is(const struct iop_run *r, const char *name, const char *choice);
+
+/* The per-repetition measurements handed to a benchmark's metrics() hook. */
+struct iop_rep {
+	int nsamples;
+	double *rate[IOP_MAX_PHASES];	/* ops/s per interval, per phase */
+	double *ns_per_op[IOP_MAX_PHASES];
+	uint64_t ops[IOP_MAX_PHASES];	/* over the whole repetition */
+	double usr_ns_per_op, sys_ns_per_op;
+	struct iop_hist *hist;		/* all workers merged, or NULL */
+};
+
+/* Add a metric declared in the benchmark's table (an undeclared one is a bug). */
+int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
+		   const double *samples, size_t n);
+
+struct iop_fio_job {
+	char *argv[64];		/* fio arguments after "fio", NULL-terminated */
+	int argc;
+	const char *ddir;	/* "read", "write" or "trim": where fio's JSON has the IOPS */
+	int phase;		/* which of our phases it corresponds to */
+	char store[32][160];	/* backing storage for formatted arguments */
+	int nstore;
+};
+/* Append a formatted argument to a fio job. */
+void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct iop_bench {
+	const char *name;
+	const char *description;	/* "... This benchmark measures ..." */
+	const struct iop_param *params;	/* terminated by { .name = NULL } */
+	const struct iop_metric *metrics; /* terminated by { .name = NULL } */
+	/* this benchmark's defaults for common parameters ("interval_ms=200 runtime=2") */
+	const char *common_defaults;
+	/* true if the job needs a scratch filesystem (given its parameters) */
+	bool (*needs_fs)(const struct iop_run *r);
+	/* 0 if it can run here; -errno and a reason to skip */
+	int (*requires)(struct iop_run *r, char *why, size_t len);
+	/* once per job: files, buffers; set nworkers/nphases */
+	int (*setup)(struct iop_run *r, char *why, size_t len);
+	/* on the pinned worker, before its first timed loop */
+	int (*worker_init)(struct iop_worker *w, char *why, size_t len);
+	/* right before every repetition and the warm-up: warm the caches */
+	int (*warm)(struct iop_run *r, char *why, size_t len);
+	/* the timed loop; returns 0 or -errno (w->why may say more) */
+	int (*run)(struct iop_worker *w);
+	/*
+	 * Derive this benchmark's metrics from a repetition (iop_metric_add);
+	 * *primary is the figure whose spread across repetitions decides
+	 * whether the result is trusted (the median of the main metric).
+	 */
+	int (*report)(struct iop_run *r, const struct iop_rep *rep, json_t *rec,
+		      double *primary);
+	void (*worker_exit)(struct iop_worker *w);
+	void (*teardown)(struct iop_run *r);
+	/* the matching fio job (for --vs-fio); -EOPNOTSUPP if none */
+	int (*fio)(const struct iop_run *r, struct iop_fio_job *j, int runtime);
+	struct iop_bench *next;
+};
+
+void iop_bench_register(struct iop_bench *b);
+/* Sorted by name. */
+const struct iop_bench *iop_bench_first(void);
+const struct iop_bench *iop_bench_find(const char *name);
+
+#define IOP_BENCH(_b)							\
+	static void __attribute__((constructor)) iop_bench_reg_##_b(void) \
+	{								\
+		iop_bench_register(&_b);				\
+	}
+
+/* Parameters every benchmark takes (cpus, reps, runtime, ...). */
+extern const struct iop_param iop_common_params[];
+
+/* Print the parameter table of @b (common parameters too) to @f. */
+void iop_bench_usage(const struct iop_bench *b, FILE *f);
+
+/*
+ * Parse "name=value" settings (@n of them) into @r for @b, filling defaults.
+ * -EINVAL with a one-line message in @why naming the parameter and the
+ * allowed values.
+ */
+int iop_params_parse(const struct iop_bench *b, struct iop_run *r, char **kv, int n,
+		     char *why, size_t len);
+/* The params object of a record: every parameter with its value. */
+json_t *iop_params_json(const struct iop_run *r);
+
+/* Harness options that are not benchmark parameters. */
+struct iop_harness_opts {
+	bool quiet;		/* no progress on stderr */
+	bool single_rep;	/* --vs-fio: no warm-up beyond the dropped first interval */
+	const char *backing;	/* for the record */
+	const char *mkfs_opts, *mount_opts;
+	/* called after each repetition's record is made (--vs-fio runs fio here) */
+	int (*after_rep)(struct iop_run *r, int rep, const struct iop_rep *res, json_t *rec,
+			 void *arg, char *why, size_t len);
+	void *arg;
+};
+
+/*
+ * Run one job: setup, warm-up, the repetitions, teardown. Appends one record
+ * per repetition to @recs (a JSON array). Returns 0, -errno for a failure
+ * (@why says what) or a positive IOP_SKIPPED with @why the reason.
+ */
+#define IOP_SKIPPED 4
+int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *recs,
+		  char *why, size_t len);
+
+/* Set from SIGINT/SIGTERM: stop at the next interval and clean up. */
+extern volatile int iop_interrupted;
+void iop_bench_signals(void);
+
+/* The block device holding @path ("/dev/zram1"), or "" if unknown. */
+void iop_path_device(const char *path, char *buf, size_t len);
+
+/* Fill a file with incompressible data so zram stores real pages. */
+int iop_fill_file(int fd, uint64_t size);
+
+#endif
