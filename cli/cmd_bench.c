@@ -1,0 +1,948 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iopath bench: run microbenchmarks (the files in microbench/) one by one or from a
+ * profile (configs/bench/NAME.conf), each on scratch ext4 and/or XFS, and
+ * write one JSON Lines record per repetition. --vs-fio runs the matching
+ * fio job on the same file and CPU after each repetition (A B A B ...) and
+ * prints the ratio.
+ *
+ * Profile format (INI): "[global]" then one "[benchmark]" section per job
+ * (a name may repeat); "key = value" lines; '#' comments. A value with
+ * commas is a matrix axis (cpus= axes are separated by spaces instead, as a
+ * CPU list has commas). Keys: fs (ext4, xfs, none), backing, and any
+ * parameter of the benchmark; [global] keys apply to every job whose
+ * benchmark has that parameter.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "iopath.h"
+
+#define MAX_KV 64
+
+struct job {
+	const struct iop_bench *b;
+	char *kv[MAX_KV];	/* name=value, single values (the matrix is expanded) */
+	int nkv;
+	char fs[64];		/* "ext4,xfs", "none" */
+	char backing[PATH_MAX];
+};
+
+struct jobs {
+	struct job *v;
+	int n, cap;
+};
+
+struct ctx {
+	bool json, quiet, vs_fio;
+	const char *fs_override, *backing_override;
+	const char *reps, *runtime;
+	char out[PATH_MAX];
+	bool out_started;
+	struct iop_scratch *scratch[4];	/* by fstype, created when first needed */
+	char scratch_fs[4][16];
+	char scratch_backing[4][PATH_MAX];
+	int nscratch;
+	int failed, skipped, ran, untrusted;
+};
+
+static int add_job(struct jobs *js, const struct job *j)
+{
+	if (js->n == js->cap) {
+		int cap = js->cap ? js->cap * 2 : 16;
+		struct job *v = realloc(js->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		js->v = v;
+		js->cap = cap;
+	}
+	js->v[js->n++] = *j;
+	return 0;
+}
+
+static const struct iop_param *bench_param(const struct iop_bench *b, const char *name)
+{
+	for (const struct iop_param *p = b->params; p && p->name; p++)
+		if (!strcmp(p->name, name))
+			return p;
+	for (const struct iop_param *p = iop_common_params; p->name; p++)
+		if (!strcmp(p->name, name))
+			return p;
+	return NULL;
+}
+
+/*
+ * Expand the axes of @kv (values with commas, or spaces for cpus=) into
+ * one job per point.
+ */
+static int expand(struct jobs *js, struct job *base, char **kv, int nkv, int i)
+{
+	char *eq, *val, *save, *tok, *copy, key[128];
+	const char *sep;
+	int ret = 0;
+
+	if (i == nkv)
+		return add_job(js, base);
+	eq = strchr(kv[i], '=');
+	if (!eq)
+		return -EINVAL;
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
+	val = eq + 1;
+	sep = !strcmp(key, "cpus") ? " \t" : ",";
+	if (!strpbrk(val, sep)) {
+		base->kv[base->nkv++] = kv[i];
+		ret = expand(js, base, kv, nkv, i + 1);
+		base->nkv--;
+		return ret;
+	}
+	copy = strdup(val);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, sep, &save); tok && !ret; tok = strtok_r(NULL, sep, &save)) {
+		char *one;
+
+		while (isspace((unsigned char)*tok))
+			tok++;
+		if (asprintf(&one, "%s=%s", key, tok) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		/* the string lives as long as the command: jobs point at it */
+		base->kv[base->nkv++] = one;
+		ret = expand(js, base, kv, nkv, i + 1);
+		base->nkv--;
+	}
+	free(copy);
+	return ret;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+struct section {
+	const struct iop_bench *b;	/* NULL for [global] */
+	char *kv[MAX_KV];
+	int nkv;
+	char fs[64], backing[PATH_MAX];
+	bool has_fs, has_backing;
+};
+
+static int section_flush(struct jobs *js, struct section *g, struct section *s)
+{
+	struct job base = { .b = s->b };
+	char *kv[MAX_KV];
+	int n = 0;
+
+	snprintf(base.fs, sizeof(base.fs), "%s", s->has_fs ? s->fs : g->has_fs ? g->fs : "ext4,xfs");
+	snprintf(base.backing, sizeof(base.backing), "%s",
+		 s->has_backing ? s->backing : g->has_backing ? g->backing : "");
+	/* global keys the benchmark has, then the section's own (later wins) */
+	for (int i = 0; i < g->nkv; i++) {
+		char key[128];
+
+		snprintf(key, sizeof(key), "%.*s", (int)strcspn(g->kv[i], "="), g->kv[i]);
+		if (bench_param(s->b, key) && n < MAX_KV)
+			kv[n++] = g->kv[i];
+	}
+	for (int i = 0; i < s->nkv && n < MAX_KV; i++)
+		kv[n++] = s->kv[i];
+	return expand(js, &base, kv, n, 0);
+}
+
+static int profile_load(const char *name, struct jobs *js, char *why, size_t len)
+{
+	struct section g = { 0 }, s = { 0 }, *cur = &g;
+	char path[PATH_MAX], line[1024];
+	int lineno = 0, ret = 0;
+	FILE *f;
+
+	if (strchr(name, '/'))
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "%s/configs/bench/%s.conf", iop_src_dir(), name);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(why, len, "profile %.256s: %s", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *l = trim(line), *eq;
+
+		lineno++;
+		if (!*l || *l == '#' || *l == ';')
+			continue;
+		if (*l == '[') {
+			char *e = strchr(l, ']');
+
+			if (!e) {
+				snprintf(why, len, "%.256s:%d: unterminated section", path, lineno);
+				ret = -EINVAL;
+				break;
+			}
+			*e = '\0';
+			if (cur == &s) {
+				ret = section_flush(js, &g, &s);
+				if (ret)
+					break;
+			}
+			memset(&s, 0, sizeof(s));
+			l = trim(l + 1);
+			if (!strcmp(l, "global")) {
+				cur = &g;
+				continue;
+			}
+			s.b = iop_bench_find(l);
+			if (!s.b) {
+				snprintf(why, len, "%.256s:%d: no benchmark '%s' (iopath bench --list)", path, lineno, l);
+				ret = -EINVAL;
+				break;
+			}
+			cur = &s;
+			continue;
+		}
+		eq = strchr(l, '=');
+		if (!eq) {
+			snprintf(why, len, "%.256s:%d: expected key = value", path, lineno);
+			ret = -EINVAL;
+			break;
+		}
+		*eq = '\0';
+		{
+			char *key = trim(l), *val = trim(eq + 1);
+
+			if (!strcmp(key, "fs")) {
+				snprintf(cur->fs, sizeof(cur->fs), "%s", val);
+				cur->has_fs = true;
+			} else if (!strcmp(key, "backing")) {
+				snprintf(cur->backing, sizeof(cur->backing), "%s", val);
+				cur->has_backing = true;
+			} else if (cur->nkv < MAX_KV) {
+				if (cur->b && !bench_param(cur->b, key)) {
+					snprintf(why, len, "%.256s:%d: %s has no parameter '%s'", path, lineno,
+						 cur->b->name, key);
+					ret = -EINVAL;
+					break;
+				}
+				if (asprintf(&cur->kv[cur->nkv], "%s=%s", key, val) < 0) {
+					ret = -ENOMEM;
+					break;
+				}
+				cur->nkv++;
+			}
+		}
+	}
+	if (!ret && cur == &s)
+		ret = section_flush(js, &g, &s);
+	if (!ret && !js->n) {
+		snprintf(why, len, "profile %.256s: no [benchmark] sections", path);
+		ret = -EINVAL;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* ---- scratch filesystems ---------------------------------------------- */
+
+static int parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len)
+{
+	if (!s || !*s)
+		return 0;	/* the environment's or the default */
+	if (!strcmp(s, "zram")) {
+		o->backing = IOP_BACKING_ZRAM;
+	} else if (!strcmp(s, "loop")) {
+		o->backing = IOP_BACKING_LOOP;
+	} else if (!strncmp(s, "dev:", 4) && s[4]) {
+		o->backing = IOP_BACKING_DEVICE;
+		o->device = s + 4;
+	} else if (!strncmp(s, "dir:", 4) && s[4]) {
+		o->backing = IOP_BACKING_DIR;
+		o->dir = s + 4;
+	} else {
+		snprintf(why, len, "--backing %s: must be zram, loop, dev:PATH or dir:PATH", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *backing_name(enum iop_backing b)
+{
+	switch (b) {
+	case IOP_BACKING_ZRAM: return "zram";
+	case IOP_BACKING_LOOP: return "loop";
+	case IOP_BACKING_DEVICE: return "device";
+	case IOP_BACKING_DIR: return "dir";
+	default: return "default";
+	}
+}
+
+static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
+		       struct iop_scratch **out, char *why, size_t len)
+{
+	struct iop_scratch_opts o = { 0 };
+	int ret;
+
+	for (int i = 0; i < c->nscratch; i++) {
+		if (!strcmp(c->scratch_fs[i], fstype) && !strcmp(c->scratch_backing[i], backing)) {
+			*out = c->scratch[i];
+			return 0;
+		}
+	}
+	if (c->nscratch == 4) {	/* keep at most a few around */
+		iop_scratch_destroy(c->scratch[0]);
+		memmove(&c->scratch[0], &c->scratch[1], 3 * sizeof(c->scratch[0]));
+		memmove(&c->scratch_fs[0], &c->scratch_fs[1], 3 * sizeof(c->scratch_fs[0]));
+		memmove(&c->scratch_backing[0], &c->scratch_backing[1], 3 * sizeof(c->scratch_backing[0]));
+		c->nscratch--;
+	}
+	ret = iop_scratch_opts_from_env(&o, why, len);
+	if (ret)
+		return ret;
+	ret = parse_backing(backing, &o, why, len);
+	if (ret)
+		return ret;
+	o.fstype = fstype;
+	/* room for the default 1 GiB files; zram uses memory only for what is written */
+	if (!o.size)
+		o.size = 4ull << 30;
+	if (o.backing != IOP_BACKING_DIR && geteuid() != 0) {
+		snprintf(why, len, "%s scratch filesystem needs root", fstype);
+		return -EPERM;
+	}
+	if (!c->quiet)
+		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype, backing_name(o.backing));
+	ret = iop_scratch_create(&o, out, why, len);
+	if (ret)
+		return ret;
+	c->scratch[c->nscratch] = *out;
+	snprintf(c->scratch_fs[c->nscratch], sizeof(c->scratch_fs[0]), "%s", fstype);
+	snprintf(c->scratch_backing[c->nscratch], sizeof(c->scratch_backing[0]), "%s", backing);
+	c->nscratch++;
+	return 0;
+}
+
+static void put_scratches(struct ctx *c)
+{
+	for (int i = 0; i < c->nscratch; i++)
+		iop_scratch_destroy(c->scratch[i]);
+	c->nscratch = 0;
+}
+
+/* ---- fio --------------------------------------------------------------- */
+
+struct fio_pair {
+	double ours[1000], fio[1000];
+	int n;
+	const char *cmdline_shown;
+};
+
+static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops, char *why, size_t len)
+{
+	char cpus[64] = "", *argv[72], buf[1 << 16], *out = NULL;
+	size_t outlen = 0;
+	int pipefd[2], status, argc = 0;
+	uint64_t deadline;
+	json_t *root, *v;
+	pid_t pid;
+	ssize_t n;
+
+	for (int i = 0; i < r->ncpus; i++)
+		snprintf(cpus + strlen(cpus), sizeof(cpus) - strlen(cpus), i ? ",%d" : "%d", r->cpus[i]);
+	argv[argc++] = "fio";
+	argv[argc++] = "--output-format=json";
+	for (int i = 0; i < fj->argc; i++)
+		argv[argc++] = fj->argv[i];
+	{
+		static char a1[96];
+
+		snprintf(a1, sizeof(a1), "--cpus_allowed=%s", cpus);
+		argv[argc++] = a1;
+		argv[argc++] = "--cpus_allowed_policy=split";
+	}
+	argv[argc] = NULL;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -errno;
+	}
+	if (!pid) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(pipefd[1], 1);
+		if (devnull >= 0)
+			dup2(devnull, 2);
+		signal(SIGINT, SIG_IGN);	/* the parent kills it */
+		execvp("fio", argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	deadline = iop_now_ns() + 120000000000ull;
+	while ((n = read(pipefd[0], buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR && !iop_interrupted && iop_now_ns() < deadline)
+				continue;
+			kill(pid, SIGKILL);
+			break;
+		}
+		char *o2 = realloc(out, outlen + (size_t)n + 1);
+
+		if (!o2) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		out = o2;
+		memcpy(out + outlen, buf, (size_t)n);
+		outlen += (size_t)n;
+		out[outlen] = '\0';
+	}
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	if (iop_interrupted) {
+		free(out);
+		snprintf(why, len, "interrupted");
+		return -EINTR;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !out) {
+		snprintf(why, len, "fio failed (exit %d)%s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+			 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ": fio not installed" : "");
+		free(out);
+		return -EIO;
+	}
+	/* fio may print notes before the JSON object */
+	root = json_loads(strchr(out, '{') ? strchr(out, '{') : out, JSON_DISABLE_EOF_CHECK, NULL);
+	free(out);
+	v = json_object_get(json_object_get(json_array_get(json_object_get(root, "jobs"), 0), fj->ddir),
+			    "iops");
+	if (!json_is_number(v)) {
+		json_decref(root);
+		snprintf(why, len, "fio output has no jobs[0].%s.iops", fj->ddir);
+		return -EIO;
+	}
+	*iops = json_number_value(v);
+	json_decref(root);
+	return 0;
+}
+
+static void print_fio_cmdline(const struct iop_run *r, const struct iop_fio_job *fj)
+{
+	fprintf(stderr, "iopath: bench: fio command: fio --output-format=json");
+	for (int i = 0; i < fj->argc; i++)
+		fprintf(stderr, " %s", fj->argv[i]);
+	fprintf(stderr, " --cpus_allowed=");
+	for (int i = 0; i < r->ncpus; i++)
+		fprintf(stderr, i ? ",%d" : "%d", r->cpus[i]);
+	fprintf(stderr, " --cpus_allowed_policy=split\n");
+}
+
+static int vs_fio_after_rep(struct iop_run *r, int rep, const struct iop_rep *res, json_t *rec,
+			    void *arg, char *why, size_t len)
+{
+	struct fio_pair *fp = arg;
+	struct iop_fio_job fj;
+	double ours, fio = 0;
+	int ret;
+
+	memset(&fj, 0, sizeof(fj));
+	ret = r->bench->fio(r, &fj, (int)iop_u64(r, "runtime"));
+	if (ret) {
+		snprintf(why, len, "%s: no matching fio job for these parameters", r->bench->name);
+		return ret;
+	}
+	if (!rep)
+		print_fio_cmdline(r, &fj);
+	if (r->bench->warm) {
+		ret = r->bench->warm(r, why, len);
+		if (ret)
+			return ret;
+	}
+	ret = run_fio(r, &fj, &fio, why, len);
+	if (ret)
+		return ret;
+	/* total ops over total time, the way fio reports IOPS */
+	ours = iop_hmean(res->rate[fj.phase], (size_t)res->nsamples);
+	if (fp->n < 1000) {
+		fp->ours[fp->n] = ours;
+		fp->fio[fp->n] = fio;
+		fp->n++;
+	}
+	json_object_set_new(json_object_get(rec, "run"), "vs_fio",
+			    json_pack("{s:s, s:f, s:f, s:f}", "phase",
+				      r->nphases > 1 ? r->phase_names[fj.phase] : "main",
+				      "iopath_ops", ours, "fio_ops", fio, "ratio", ours / fio));
+	fprintf(stderr, "iopath: bench %s: pair %d: iopath %.0f ops/s, fio %.0f ops/s, ratio %.3f\n",
+		r->bench->name, rep + 1, ours, fio, ours / fio);
+	return 0;
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+static const char *metric_str(json_t *rec, const char *name, double *med)
+{
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(json_object_get(rec, "metrics"), i, m) {
+		if (!strcmp(json_string_value(json_object_get(m, "name")) ?: "", name)) {
+			*med = json_number_value(json_object_get(m, "median"));
+			return json_string_value(json_object_get(m, "unit"));
+		}
+	}
+	return NULL;
+}
+
+static void fmt_num(double v, char *buf, size_t len)
+{
+	if (fabs(v) >= 1e6)
+		snprintf(buf, len, "%.3fM", v / 1e6);
+	else if (fabs(v) >= 1e4)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+/* One line per metric: the median across repetitions of each rep's median. */
+static void summary(const struct iop_run *r, const struct job *j, const char *fs, json_t *recs,
+		    const struct fio_pair *fp)
+{
+	size_t nrec = json_array_size(recs);
+	double *v = calloc(nrec ? nrec : 1, sizeof(double));
+	char line[1024], num[32];
+	int l = 0;
+
+	if (!v)
+		return;
+	l += snprintf(line + l, sizeof(line) - (size_t)l, "%s", r->bench->name);
+	if (fs)
+		l += snprintf(line + l, sizeof(line) - (size_t)l, " fs=%s", fs);
+	for (int i = 0; i < j->nkv && l < (int)sizeof(line) - 64; i++)
+		l += snprintf(line + l, sizeof(line) - (size_t)l, " %s", j->kv[i]);
+	printf("%s\n", line);
+	for (const struct iop_metric *m = r->bench->metrics;; m++) {
+		const char *unit = NULL, *name;
+		size_t n = 0;
+
+		if (!m->name)
+			break;
+		name = m->name;
+		for (size_t i = 0; i < nrec; i++) {
+			double med;
+
+			unit = metric_str(json_array_get(recs, i), name, &med);
+			if (unit)
+				v[n++] = med;
+		}
+		if (!n)
+			continue;
+		fmt_num(iop_median(v, n), num, sizeof(num));
+		printf("  %-22s %10s %-6s cv %5.2f%% over %zu rep%s\n", name, num, unit,
+		       n > 1 ? iop_cv(v, n) * 100 : 0.0, n, n == 1 ? "" : "s");
+	}
+	for (const char *name = "cpu_usr_ns_per_op"; name; ) {
+		double usr = NAN, sys = NAN, share = NAN;
+
+		for (size_t i = 0; i < nrec; i++) {
+			json_t *rec = json_array_get(recs, i);
+
+			if (metric_str(rec, "cpu_usr_ns_per_op", &usr)) {
+				metric_str(rec, "cpu_sys_ns_per_op", &sys);
+				metric_str(rec, "cpu_usr_share", &share);
+			}
+		}
+		if (!isnan(usr))
+			printf("  %-22s usr %.0f ns + sys %.0f ns per op (user share %.1f%%, last rep)\n",
+			       "cpu", usr, sys, share);
+		name = NULL;
+	}
+	for (size_t i = 0; i < nrec; i++) {
+		const char *st = json_string_value(json_object_get(json_array_get(recs, i), "status"));
+
+		if (st && strcmp(st, "ok"))
+			printf("  rep %zu: %s\n", i + 1, st);
+	}
+	if (fp && fp->n) {
+		double ratio[1000];
+
+		for (int i = 0; i < fp->n; i++)
+			ratio[i] = fp->ours[i] / fp->fio[i];
+		printf("  vs fio (A B A B, %d pairs): iopath %.0f ops/s, fio %.0f ops/s (medians), ratio %.3f (median of pairs, cv of fio %.1f%%)\n",
+		       fp->n, iop_median(fp->ours, (size_t)fp->n), iop_median(fp->fio, (size_t)fp->n),
+		       iop_median(ratio, (size_t)fp->n), fp->n > 1 ? iop_cv(fp->fio, (size_t)fp->n) * 100 : 0.0);
+	}
+	fflush(stdout);
+	free(v);
+}
+
+static int write_records(struct ctx *c, json_t *recs)
+{
+	size_t n = json_array_size(recs);
+	json_t **v;
+	int ret;
+
+	if (!n)
+		return 0;
+	if (c->json) {
+		for (size_t i = 0; i < n; i++) {
+			json_dumpf(json_array_get(recs, i), stdout, JSON_COMPACT);
+			fputc('\n', stdout);
+		}
+		fflush(stdout);
+	}
+	if (!c->out[0])
+		return 0;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_array_get(recs, i);
+	ret = iop_records_write(c->out, v, n, c->out_started);
+	free(v);
+	if (ret) {
+		fprintf(stderr, "iopath: bench: writing %s: %s\n", c->out, strerror(-ret));
+		return ret;
+	}
+	c->out_started = true;
+	return 0;
+}
+
+/* Run one expanded job on one filesystem (or none). */
+static int run_one(struct ctx *c, const struct job *j, const char *fs, const struct iop_run *proto)
+{
+	struct iop_harness_opts o = { .quiet = c->quiet };
+	struct fio_pair *fp = NULL;
+	struct iop_scratch *s = NULL;
+	char why[512] = "";
+	json_t *recs = json_array();
+	struct iop_run *r;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r || !recs) {
+		free(r);
+		json_decref(recs);
+		return -ENOMEM;
+	}
+	*r = *proto;
+	if (fs) {
+		ret = get_scratch(c, fs, j->backing, &s, why, sizeof(why));
+		if (ret) {
+			fprintf(stderr, "iopath: bench %s: SKIP on %s: %s\n", j->b->name, fs, why);
+			c->skipped++;
+			ret = 0;
+			goto out;
+		}
+		snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
+		r->fstype = s->fstype;
+		r->dev = s->dev;
+		o.backing = backing_name(s->backing);
+		o.mkfs_opts = s->mkfs_opts;
+		o.mount_opts = s->mount_opts;
+	}
+	if (c->vs_fio) {
+		fp = calloc(1, sizeof(*fp));
+		if (!fp) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		o.after_rep = vs_fio_after_rep;
+		o.arg = fp;
+		o.single_rep = false;
+	}
+	if (!c->quiet)
+		fprintf(stderr, "iopath: bench %s%s%s: %d rep%s of %s s\n", j->b->name, fs ? " on " : "",
+			fs ? fs : "", (int)iop_u64(r, "reps"), iop_u64(r, "reps") == 1 ? "" : "s",
+			iop_str(r, "runtime"));
+	ret = iop_bench_run(r, &o, recs, why, sizeof(why));
+	if (ret == IOP_SKIPPED) {
+		fprintf(stderr, "iopath: bench %s: SKIP%s%s: %s\n", j->b->name, fs ? " on " : "", fs ? fs : "",
+			why);
+		c->skipped++;
+		ret = 0;
+		goto out;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "iopath: bench %s%s%s: FAILED: %s\n", j->b->name, fs ? " on " : "",
+			fs ? fs : "", why[0] ? why : strerror(-ret));
+		c->failed++;
+		if (ret == -EINTR)
+			goto out;
+		ret = 0;
+	}
+	c->ran++;
+	for (size_t i = 0; i < json_array_size(recs); i++) {
+		const char *st = json_string_value(json_object_get(json_array_get(recs, i), "status"));
+
+		if (st && !strncmp(st, "untrusted", 9)) {
+			c->untrusted++;
+			break;
+		}
+	}
+	if (write_records(c, recs))
+		c->failed++;
+	if (!c->json && json_array_size(recs))
+		summary(r, j, fs, recs, fp);
+out:
+	free(fp);
+	free(r);
+	json_decref(recs);
+	return ret;
+}
+
+static int run_jobs(struct ctx *c, struct jobs *js)
+{
+	for (int i = 0; i < js->n && !iop_interrupted; i++) {
+		struct job *j = &js->v[i];
+		struct iop_run proto = { 0 };
+		char *kv[MAX_KV + 2], why[512], fsl[64], *save, *fs;
+		char reps[32], runtime[32];
+		int n = 0, ret;
+
+		for (int k = 0; k < j->nkv; k++)
+			kv[n++] = j->kv[k];
+		if (c->reps) {
+			snprintf(reps, sizeof(reps), "reps=%s", c->reps);
+			kv[n++] = reps;
+		}
+		if (c->runtime) {
+			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
+			kv[n++] = runtime;
+		}
+		ret = iop_params_parse(j->b, &proto, kv, n, why, sizeof(why));
+		if (ret)
+			return iop_usage_error("bench", "%s: %s", j->b->name, why);
+		if (!j->b->needs_fs(&proto)) {
+			ret = run_one(c, j, NULL, &proto);
+			if (ret)
+				return ret;
+			continue;
+		}
+		snprintf(fsl, sizeof(fsl), "%s", c->fs_override ? c->fs_override : j->fs);
+		for (fs = strtok_r(fsl, ",", &save); fs && !iop_interrupted; fs = strtok_r(NULL, ",", &save)) {
+			fs = trim(fs);
+			if (!strcmp(fs, "none"))
+				continue;
+			ret = run_one(c, j, fs, &proto);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static void list(FILE *f)
+{
+	for (const struct iop_bench *b = iop_bench_first(); b; b = b->next)
+		fprintf(f, "%-16s %s\n", b->name, b->description);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iopath bench [options] [NAME [param=value ...]]\n"
+		"       iopath bench --vs-fio NAME [param=value ...]\n"
+		"       iopath bench --list | --help [NAME]\n\n"
+		"  --list              the benchmarks (with NAME: its parameters)\n"
+		"  --profile NAME      run configs/bench/NAME.conf (or a path)\n"
+		"  --fs LIST           filesystems, e.g. ext4,xfs (default ext4,xfs)\n"
+		"  --backing B         zram (default), loop, dev:/dev/X or dir:/mounted/dir\n"
+		"  --reps N            repetitions (overrides the profile)\n"
+		"  --runtime S         seconds per repetition (overrides the profile)\n"
+		"  --out FILE          records file (default results/<name>-<time>.jsonl; '-' none)\n"
+		"  --json              records on stdout as JSON Lines, no summary\n"
+		"  --vs-fio            after each repetition run the matching fio job on the same\n"
+		"                      file and CPUs (A B A B) and print the ratio\n"
+		"  --quiet             no progress on stderr\n\n"
+		"Values with commas are matrix axes (bs=4k,64k). Parameters: iopath bench --help NAME.\n");
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "fs", required_argument, NULL, 'f' },
+		{ "backing", required_argument, NULL, 'b' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "runtime", required_argument, NULL, 't' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "vs-fio", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ctx c = { 0 };
+	struct jobs js = { 0 };
+	const char *profile = NULL, *out = NULL;
+	bool do_list = false, do_help = false;
+	char why[512];
+	int opt, ret;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l': do_list = true; break;
+		case 'h': do_help = true; break;
+		case 'p': profile = optarg; break;
+		case 'f': c.fs_override = optarg; break;
+		case 'b': c.backing_override = optarg; break;
+		case 'r': c.reps = optarg; break;
+		case 't': c.runtime = optarg; break;
+		case 'o': out = optarg; break;
+		case 'j': c.json = true; break;
+		case 'v': c.vs_fio = true; break;
+		case 'q': c.quiet = true; break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (do_list || do_help) {
+		if (optind < argc) {
+			const struct iop_bench *b = iop_bench_find(argv[optind]);
+
+			if (!b)
+				return iop_usage_error("bench", "no benchmark '%s' (iopath bench --list)",
+						       argv[optind]);
+			iop_bench_usage(b, stdout);
+			return 0;
+		}
+		if (do_help)
+			usage(stdout);
+		else
+			list(stdout);
+		return 0;
+	}
+	if (c.fs_override) {
+		char tmp[256], *save, *t;
+
+		snprintf(tmp, sizeof(tmp), "%s", c.fs_override);
+		for (t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			if (strcmp(t, "ext4") && strcmp(t, "xfs") && strcmp(t, "none"))
+				return iop_usage_error("bench", "--fs %s: must be a list of ext4, xfs, none",
+						       c.fs_override);
+	}
+	{
+		struct iop_scratch_opts o = { 0 };
+
+		if (c.backing_override && parse_backing(c.backing_override, &o, why, sizeof(why)))
+			return iop_usage_error("bench", "%s", why);
+	}
+	if (profile && optind < argc)
+		return iop_usage_error("bench", "give either --profile or a benchmark name, not both");
+	if (profile) {
+		ret = profile_load(profile, &js, why, sizeof(why));
+		if (ret)
+			return iop_usage_error("bench", "%s", why);
+	} else if (optind < argc) {
+		struct job base = { 0 };
+
+		base.b = iop_bench_find(argv[optind]);
+		if (!base.b)
+			return iop_usage_error("bench", "no benchmark '%s' (iopath bench --list)", argv[optind]);
+		snprintf(base.fs, sizeof(base.fs), "ext4,xfs");
+		if (argc - optind - 1 > MAX_KV)
+			return iop_usage_error("bench", "too many parameters");
+		ret = expand(&js, &base, argv + optind + 1, argc - optind - 1, 0);
+		if (ret == -EINVAL) {
+			for (int i = optind + 1; i < argc; i++)
+				if (!strchr(argv[i], '='))
+					return iop_usage_error("bench", "%s: expected name=value, got '%s'",
+							       base.b->name, argv[i]);
+		}
+		if (ret)
+			return iop_usage_error("bench", "%s", strerror(-ret));
+	} else {
+		usage(stderr);
+		return 2;
+	}
+	if (c.backing_override)
+		for (int i = 0; i < js.n; i++)
+			snprintf(js.v[i].backing, sizeof(js.v[i].backing), "%s", c.backing_override);
+	/* validate every job before anything runs or touches a disk */
+	for (int i = 0; i < js.n; i++) {
+		struct iop_run r = { 0 };
+		char *kv[MAX_KV + 2], reps[32], runtime[32];
+		int n = 0;
+
+		for (int k = 0; k < js.v[i].nkv; k++)
+			kv[n++] = js.v[i].kv[k];
+		if (c.reps) {
+			snprintf(reps, sizeof(reps), "reps=%s", c.reps);
+			kv[n++] = reps;
+		}
+		if (c.runtime) {
+			snprintf(runtime, sizeof(runtime), "runtime=%s", c.runtime);
+			kv[n++] = runtime;
+		}
+		if (iop_params_parse(js.v[i].b, &r, kv, n, why, sizeof(why)))
+			return iop_usage_error("bench", "%s: %s", js.v[i].b->name, why);
+		if (c.vs_fio && !js.v[i].b->fio)
+			return iop_usage_error("bench", "%s has no matching fio job", js.v[i].b->name);
+	}
+	if (out && strcmp(out, "-")) {
+		snprintf(c.out, sizeof(c.out), "%s", out);
+	} else if (!out && !c.json) {
+		char stamp[32];
+		time_t now = time(NULL);
+
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+		mkdir("results", 0755);
+		snprintf(c.out, sizeof(c.out), "results/%s-%s.jsonl", profile ? profile : js.v[0].b->name,
+			 stamp);
+		for (char *p = c.out + 8; *p; p++)
+			if (*p == '/')
+				*p = '_';
+	}
+	if (c.out[0] && !c.quiet)
+		fprintf(stderr, "iopath: bench: records go to %s\n", c.out);
+
+	iop_bench_signals();
+	ret = run_jobs(&c, &js);
+	put_scratches(&c);
+	if (iop_interrupted) {
+		fprintf(stderr, "iopath: bench: interrupted; cleaned up\n");
+		return 128 + iop_interrupted;
+	}
+	if (ret)
+		return ret;
+	if (!c.quiet || c.failed)
+		fprintf(stderr, "iopath: bench: %d job%s ran, %d failed, %d skipped, %d untrusted%s%s\n",
+			c.ran, c.ran == 1 ? "" : "s", c.failed, c.skipped, c.untrusted,
+			c.out[0] ? "; records in " : "", c.out);
+	if (c.failed)
+		return 1;
+	if (!c.ran && c.skipped)
+		return 4;
+	return 0;
+}
+
+IOP_COMMAND("bench", "run microbenchmarks (one, or a profile from configs/bench) and write records",
+	    cmd_bench)
