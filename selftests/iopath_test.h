@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -54,6 +55,26 @@ static inline bool iop_errno_is_skip(int err)
 	}
 }
 
+/*
+ * The block size asked for by mkfs options ("-b 1024" for ext4,
+ * "-b size=1024" for XFS), or 0.
+ */
+static inline unsigned long iop_mkfs_blksz(const char *opts)
+{
+	const char *p = opts;
+
+	while (p && (p = strstr(p, "-b ")) != NULL) {
+		p += 3;
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "size=", 5))
+			p += 5;
+		if (*p >= '0' && *p <= '9')
+			return strtoul(p, NULL, 10);
+	}
+	return 0;
+}
+
 /* Call from FIXTURE_SETUP. Never fails the setup itself. */
 static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
 				     const char *mkfs_opts, const char *mount_opts)
@@ -72,6 +93,14 @@ static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
 		snprintf(fs->error, sizeof(fs->error), "environment: %s", why);
 		return;
 	}
+	/*
+	 * zram's logical block size is 4096 and a filesystem block cannot be
+	 * smaller than the device's: sub-4K block sizes go on a loop device
+	 * (512-byte sectors) unless the environment chose the backing.
+	 */
+	if (o.backing == IOP_BACKING_DEFAULT && iop_mkfs_blksz(mkfs_opts) &&
+	    iop_mkfs_blksz(mkfs_opts) < 4096)
+		o.backing = IOP_BACKING_LOOP;
 	o.fstype = fstype;
 	o.mkfs_opts = mkfs_opts;
 	o.mount_opts = mount_opts;
