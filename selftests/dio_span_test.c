@@ -171,12 +171,13 @@ TEST_F(dio_span, preadv_across_extents_returns_model_bytes)
 	/* At EOF: 0. Across EOF: the part before it. */
 	EXPECT_EQ(0, pread(self->dfd, self->buf, 4096, FILE_SIZE));
 	EXPECT_EQ(4096, pread(self->dfd, self->buf, 8192, FILE_SIZE - 4096));
-	/* Misaligned file offset and buffer: EINVAL, not a partial transfer. */
+	/*
+	 * A file offset off the device's logical block: EINVAL, not a
+	 * partial transfer. (Buffer address alignment is not checked: it
+	 * follows the device's dma_alignment, and zram accepts any.)
+	 */
 	errno = 0;
 	EXPECT_EQ(-1, pread(self->dfd, self->buf, 4096, 1));
-	EXPECT_EQ(EINVAL, errno);
-	errno = 0;
-	EXPECT_EQ(-1, pread(self->dfd, self->buf + 1, 4096, 0));
 	EXPECT_EQ(EINVAL, errno);
 }
 
