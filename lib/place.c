@@ -169,9 +169,35 @@ static int bitmask_format(struct bitmask *bm, char *buf, size_t len)
 	return iop_cpulist_format(&set, buf, len);
 }
 
+/*
+ * The thread's memory policy as a node list: "" for the default (local
+ * allocation, no policy) and for MPOL_LOCAL, else the policy's nodes.
+ */
+static int mems_read(char *buf, size_t len)
+{
+	struct bitmask *nodes;
+	int mode, ret;
+
+	buf[0] = '\0';
+	nodes = numa_allocate_nodemask();
+	if (!nodes)
+		return -ENOMEM;
+	if (get_mempolicy(&mode, nodes->maskp, nodes->size + 1, NULL, 0)) {
+		ret = -errno;
+		goto out_free;
+	}
+	/* The mode flags (static/relative nodes, balancing) sit above bit 8. */
+	mode &= 0xff;
+	ret = 0;
+	if (mode != MPOL_DEFAULT && mode != MPOL_LOCAL)
+		ret = bitmask_format(nodes, buf, len);
+out_free:
+	numa_bitmask_free(nodes);
+	return ret;
+}
+
 int iop_placement_read(struct iop_placement *p)
 {
-	struct bitmask *mems;
 	cpu_set_t set;
 	int ret;
 
@@ -188,14 +214,7 @@ int iop_placement_read(struct iop_placement *p)
 	if (numa_available() < 0)
 		return 0;
 	p->node = numa_node_of_cpu(p->cpu);
-	mems = numa_get_membind();
-	if (mems) {
-		ret = bitmask_format(mems, p->mems, sizeof(p->mems));
-		numa_bitmask_free(mems);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return mems_read(p->mems, sizeof(p->mems));
 }
 
 static int read_int_file(const char *path, int *val)

@@ -197,6 +197,10 @@ TEST_F(place, read_back_reports_real_affinity)
 	ASSERT_EQ(0, iop_cpulist_format(&self->orig, want, sizeof(want)));
 	EXPECT_STREQ(want, p.cpus);
 	EXPECT_TRUE(CPU_ISSET(p.cpu, &self->orig));
+	/* Pinned without binding memory: no memory policy to report. */
+	ASSERT_EQ(0, iop_pin_self(p.cpu, false));
+	ASSERT_EQ(0, iop_placement_read(&p));
+	EXPECT_STREQ("", p.mems);
 }
 
 static void *pin_in_thread(void *arg)
