@@ -170,6 +170,7 @@ static int find_marker(int fd, const char *text, uint64_t *seq, char *buf)
 int iop_kmsg_mark(struct iop_kmsg_mark *m, const char *what)
 {
 	char line[sizeof(m->text) + 8], *buf, *p;
+	ssize_t written;
 	int fd, ret;
 	size_t n;
 
@@ -204,8 +205,9 @@ int iop_kmsg_mark(struct iop_kmsg_mark *m, const char *what)
 		goto out_close;
 	}
 	n = (size_t)snprintf(line, sizeof(line), "<6>%s\n", m->text);
-	if (write(fd, line, n) != (ssize_t)n) {
-		ret = errno ? -errno : -EIO;
+	written = write(fd, line, n);
+	if (written != (ssize_t)n) {
+		ret = written < 0 ? -errno : -EIO;
 		goto out_close;
 	}
 	ret = find_marker(fd, m->text, &m->seq, buf);
