@@ -291,18 +291,6 @@ static int env_diff(struct notes *nt, json_t *b, json_t *n, const char *what)
 	return diffs;
 }
 
-static char *group_label(struct iop_rs_group *g)
-{
-	char *p = iop_rs_params_str(g->params, " "), *s;
-
-	if (!p)
-		return NULL;
-	if (asprintf(&s, "%s%s%s", g->bench, *p ? " " : "", p) < 0)
-		s = NULL;
-	free(p);
-	return s;
-}
-
 static int metric_values(struct iop_rs_group *g, int side, const char *name, double **out,
 			 size_t *n, json_t **first)
 {
@@ -339,7 +327,7 @@ static int compare_group(struct comparison *c, struct group_cmp *gc, double alph
 	struct iop_rs_group *g = gc->g;
 	const char **names = NULL;
 	size_t nnames = 0;
-	char *label = group_label(g);
+	char *label = iop_rs_group_label(c->groups, c->ngroups, g);
 	int ret = -ENOMEM;
 
 	if (!label)
@@ -402,26 +390,35 @@ next:
 		free(vn);
 	}
 
-	/* Untrusted records are compared, but never silently. */
+	/*
+	 * Untrusted records are compared, but never silently: one note per
+	 * side, with the lines of the records and the first one's reasons.
+	 */
 	for (int s = 0; s < 2; s++) {
+		char lines[256] = "", reasons[512] = "";
+		size_t ll = 0, rl = 0, bad = 0;
+
 		for (size_t i = 0; i < g->n[s]; i++) {
 			json_t *rec = g->recs[s][i], *r;
-			char reasons[512] = "";
-			size_t j, len = 0;
+			size_t j;
 
 			if (!iop_rs_untrusted(rec))
 				continue;
-			gc->untrusted = true;
-			json_array_foreach(json_object_get(rec, "untrusted"), j, r) {
-				if (json_is_string(r) && len < sizeof(reasons))
-					len += snprintf(reasons + len, sizeof(reasons) - len, "%s%s",
-							len ? "; " : "", json_string_value(r));
-			}
-			note(&c->notes, "untrusted record %s:%d (%s, rep %lld): %s",
-			     s ? c->new_path : c->base_path, g->lines[s][i], label,
-			     (long long)json_integer_value(json_object_get(rec, "rep")),
-			     len ? reasons : "no reason given");
+			if (ll < sizeof(lines))
+				ll += snprintf(lines + ll, sizeof(lines) - ll, "%s%d", bad ? "," : "",
+					       g->lines[s][i]);
+			if (!bad++)
+				json_array_foreach(json_object_get(rec, "untrusted"), j, r)
+					if (json_is_string(r) && rl < sizeof(reasons))
+						rl += snprintf(reasons + rl, sizeof(reasons) - rl, "%s%s",
+							       rl ? "; " : "", json_string_value(r));
 		}
+		if (!bad)
+			continue;
+		gc->untrusted = true;
+		note(&c->notes, "untrusted: %zu of %zu %s records of %s (%s line%s %s); line %s: %s",
+		     bad, g->n[s], s ? "new" : "base", label, s ? c->new_path : c->base_path,
+		     bad == 1 ? "" : "s", lines, strtok(lines, ","), rl ? reasons : "no reason given");
 	}
 
 	/* Environment: new against base, and each side against itself. */
@@ -471,7 +468,7 @@ static int comparison_build(struct comparison *c, double alpha, char *why, size_
 			paired++;
 			continue;
 		}
-		char *label = group_label(g);
+		char *label = iop_rs_group_label(c->groups, c->ngroups, g);
 
 		note(&c->notes, "unpaired: only in %s: %s (%zu record%s, first at line %d)",
 		     g->n[0] ? c->base_path : c->new_path, label ? label : g->bench,
@@ -654,7 +651,11 @@ static void print_reproduce(FILE *out, struct iop_rs_group *g)
 		fprintf(out, " --backing 'dir:%s'", mnt);
 	fprintf(out, " %s", g->bench);
 	for (size_t i = 0; keys && i < n; i++) {
-		if (g->fs_from_env && !strcmp(keys[i], "fs"))
+		json_t *v = json_object_get(g->params, keys[i]);
+
+		/* "fs" is --fs; an empty value is the parameter's default. */
+		if ((g->fs_from_env && !strcmp(keys[i], "fs")) ||
+		    (json_is_string(v) && !*json_string_value(v)))
 			continue;
 		fprintf(out, " %s=", keys[i]);
 		print_param_value(out, json_object_get(g->params, keys[i]), true);
@@ -749,7 +750,7 @@ static void print_commit(FILE *out, struct comparison *c, const struct opts *o)
 			if (m->v != V_BETTER && m->v != V_WORSE)
 				continue;
 			if (!header) {
-				char *label = group_label(gc->g);
+				char *label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
 
 				fprintf(out, "\n%s (%zu vs %zu runs):\n", label ? label : gc->g->bench,
 					gc->g->n[0], gc->g->n[1]);

@@ -370,6 +370,35 @@ char *iop_rs_params_str(json_t *params, const char *sep)
 	return out;
 }
 
+char *iop_rs_group_label(const struct iop_rs_group *groups, size_t n,
+			 const struct iop_rs_group *g)
+{
+	json_t *short_params = json_object();
+	const char *k;
+	char *p, *label = NULL;
+	json_t *v;
+
+	if (!short_params)
+		return NULL;
+	json_object_foreach(g->params, k, v) {
+		bool varies = !strcmp(k, "fs");
+
+		for (size_t i = 0; i < n && !varies; i++) {
+			if (&groups[i] == g || strcmp(groups[i].bench, g->bench))
+				continue;
+			varies = !json_equal(json_object_get(groups[i].params, k), v);
+		}
+		if (varies)
+			json_object_set(short_params, k, v);
+	}
+	p = iop_rs_params_str(short_params, " ");
+	if (p && asprintf(&label, "%s%s%s", g->bench, *p ? " " : "", p) < 0)
+		label = NULL;
+	free(p);
+	json_decref(short_params);
+	return label;
+}
+
 json_t *iop_rs_metric(json_t *rec, const char *name)
 {
 	json_t *m;

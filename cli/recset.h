@@ -47,6 +47,14 @@ void iop_rs_groups_free(struct iop_rs_group *groups, size_t n);
 /* "bs=4096 fs=ext4" (keys sorted); caller frees. */
 char *iop_rs_params_str(json_t *params, const char *sep);
 
+/*
+ * "falloc_write fs=xfs mode=keep_size": the benchmark, its filesystem and
+ * the parameters in which @g differs from another group of the same
+ * benchmark among @groups. Caller frees.
+ */
+char *iop_rs_group_label(const struct iop_rs_group *groups, size_t n,
+			 const struct iop_rs_group *g);
+
 /* The metric object named @name in @rec, or NULL. */
 json_t *iop_rs_metric(json_t *rec, const char *name);
 
