@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * swapon(2) verdicts on swap files with different extent layouts: fully
+ * written, [written][unwritten][written], [written][hole], and (XFS
+ * reflink) a reflinked copy before and after FALLOC_FL_UNSHARE_RANGE.
+ *
+ * iomap_swapfile_activate() walks the whole file in one iomap_iter loop
+ * and decides from each mapping's type and flags: holes (and inline or
+ * delalloc data) are refused ("swapfile has holes"), unwritten extents
+ * are accepted, IOMAP_F_SHARED is refused ("has shared extents"). A
+ * mapping that keeps the previous extent's type or SHARED flag flips a
+ * verdict: a file with a hole accepted (swap I/O then writes to whatever
+ * the hole's stale address was), a good file refused, a shared extent
+ * swapped onto (swap writes go into the clone source's blocks). The
+ * unshare step is the positive control that the refusal is about sharing.
+ *
+ * swapon is called directly, not through swapon(8), so util-linux's own
+ * hole check does not hide the kernel's. Every successful swapon is
+ * undone at once, and again in teardown if that failed.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <limits.h>
+#include <sys/swap.h>
+
+#include "iopath_test.h"
+#include "iomap_layout.h"
+
+#define SWAP_SIZE (4ull << 20)
+
+FIXTURE(swapon) {
+	struct iop_test_fs fs;
+	char active[PATH_MAX + 32];	/* a swap file that swapoff has not yet undone */
+	long page;
+	char why[192];
+};
+
+FIXTURE_VARIANT(swapon) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+IOP_IOMAP_FS_VARIANTS(swapon);
+
+FIXTURE_SETUP(swapon)
+{
+	self->active[0] = '\0';
+	self->page = sysconf(_SC_PAGESIZE);
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+}
+
+FIXTURE_TEARDOWN(swapon)
+{
+	/* Never leave a swap file active: the scratch could not be unmounted. */
+	if (self->active[0] && swapoff(self->active))
+		TH_LOG("swapoff %s: %s", self->active, strerror(errno));
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+/* include/linux/swap.h: union swap_header, version 1 */
+struct swap_header_v1 {
+	char bootbits[1024];
+	uint32_t version;
+	uint32_t last_page;
+	uint32_t nr_badpages;
+	unsigned char uuid[16];
+	unsigned char volume[16];
+	uint32_t padding[117];
+	uint32_t badpages[1];
+};
+
+/* The first page of a swap file, as mkswap writes it. */
+static void swap_header(uint8_t *page, long pagesz, uint64_t size)
+{
+	struct swap_header_v1 *h = (struct swap_header_v1 *)page;
+
+	memset(page, 0, pagesz);
+	h->version = 1;
+	h->last_page = (uint32_t)(size / pagesz - 1);
+	memcpy(page + pagesz - 10, "SWAPSPACE2", 10);
+}
+
+/*
+ * Make @name from @regions (the first must be written; its first page
+ * becomes the swap header), mode 0600 as swapon expects. Returns an fd.
+ */
+static int make_swapfile(FIXTURE_DATA(swapon) *self, const char *name,
+			 const struct iop_region *regions, size_t n)
+{
+	uint8_t *model = calloc(1, SWAP_SIZE), *hdr = iop_alloc_aligned(self->page);
+	int fd, ret;
+
+	fd = iop_open_at(self->fs.scratch->mnt, name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || !model || !hdr) {
+		snprintf(self->why, sizeof(self->why), "create %s: %s", name,
+			 strerror(fd < 0 ? -fd : ENOMEM));
+		ret = fd < 0 ? fd : -ENOMEM;
+		goto out;
+	}
+	ret = iop_layout_build(fd, regions, n, model, 31, self->why, sizeof(self->why));
+	if (!ret) {
+		swap_header(hdr, self->page, SWAP_SIZE);
+		ret = iop_pwrite_all(fd, hdr, self->page, 0);
+		if (!ret && fsync(fd))
+			ret = -errno;
+		if (ret)
+			snprintf(self->why, sizeof(self->why), "swap header: %s", strerror(-ret));
+	}
+out:
+	free(model);
+	free(hdr);
+	if (ret && fd >= 0)
+		close(fd);
+	return ret ? ret : fd;
+}
+
+/*
+ * swapon(2) @name and, if that worked, swapoff at once. Returns 0 if
+ * swapon accepted the file, -errno if it refused it. *skip is set when
+ * the refusal means "cannot test here" (no swap support, not allowed).
+ */
+static int try_swapon(FIXTURE_DATA(swapon) *self, const char *name, bool *skip)
+{
+	int ret = 0;
+
+	*skip = false;
+	snprintf(self->active, sizeof(self->active), "%s/%s", self->fs.scratch->mnt, name);
+	if (swapon(self->active, 0)) {
+		ret = -errno;
+		self->active[0] = '\0';
+		*skip = ret == -ENOSYS || ret == -EPERM;
+		return ret;
+	}
+	if (swapoff(self->active) == 0)
+		self->active[0] = '\0';
+	return 0;
+}
+
+#define EXPECT_SWAPON(name, want)						\
+	do {									\
+		bool __skip;							\
+		int __r = try_swapon(self, name, &__skip);			\
+		if (__skip)							\
+			SKIP(return, "swapon: %s", strerror(-__r));		\
+		EXPECT_EQ(want, __r) TH_LOG("swapon %s: %s", name,		\
+					    __r ? strerror(-__r) : "accepted"); \
+		ASSERT_EQ(0, self->active[0]) TH_LOG("swapoff %s failed", name); \
+	} while (0)
+
+#define HALF (SWAP_SIZE / 2)
+#define QUARTER (SWAP_SIZE / 4)
+
+/*
+ * Positive control: a fully written file is accepted.
+ * Catches: a verdict taken from stale mapping state on a file whose
+ * extents are all written (e.g. a stale hole type on a later extent).
+ */
+TEST_F(swapon, fully_written_file_is_accepted)
+{
+	static const struct iop_region r[] = {
+		{ 0, HALF, IOP_REGION_WRITTEN }, { HALF, HALF, IOP_REGION_WRITTEN },
+	};
+	int fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	fd = make_swapfile(self, "swap", r, 2);
+	ASSERT_LE(0, fd) TH_LOG("%s", self->why);
+	close(fd);
+	EXPECT_SWAPON("swap", 0);
+}
+
+/*
+ * [written][unwritten][written] is accepted: unwritten extents are
+ * allocated and swap writes them directly.
+ * Catches: the unwritten mapping (or the written one after it) judged
+ * with a stale HOLE type, refusing a valid swap file.
+ */
+TEST_F(swapon, written_unwritten_written_file_is_accepted)
+{
+	static const struct iop_region r[] = {
+		{ 0, QUARTER, IOP_REGION_WRITTEN },
+		{ QUARTER, HALF, IOP_REGION_UNWRITTEN },
+		{ 3 * QUARTER, QUARTER, IOP_REGION_WRITTEN },
+	};
+	int fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	fd = make_swapfile(self, "swap", r, 3);
+	ASSERT_LE(0, fd) TH_LOG("%s", self->why);
+	close(fd);
+	EXPECT_SWAPON("swap", 0);
+}
+
+/*
+ * [written][hole] is refused with EINVAL ("swapfile has holes").
+ * Catches: the hole's mapping carrying the written extent's MAPPED type
+ * (and address), which would accept the file and point swap at blocks
+ * the file does not own.
+ */
+TEST_F(swapon, file_with_a_hole_is_refused)
+{
+	static const struct iop_region r[] = {
+		{ 0, HALF, IOP_REGION_WRITTEN }, { HALF, HALF, IOP_REGION_HOLE },
+	};
+	int fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	fd = make_swapfile(self, "swap", r, 2);
+	ASSERT_LE(0, fd) TH_LOG("%s", self->why);
+	close(fd);
+	EXPECT_SWAPON("swap", -EINVAL);
+}
+
+/*
+ * A reflinked copy of a good swap file is refused (EINVAL, "has shared
+ * extents"), and so is its source; after FALLOC_FL_UNSHARE_RANGE on the
+ * copy the copy is accepted (positive control).
+ * Catches: SHARED lost or not reported for a later extent of the loop,
+ * which would swap onto blocks shared with another file.
+ */
+TEST_F(swapon, reflinked_file_is_refused_until_unshared)
+{
+	static const struct iop_region r[] = {
+		{ 0, HALF, IOP_REGION_WRITTEN }, { HALF, HALF, IOP_REGION_WRITTEN },
+	};
+	uint8_t *buf;
+	int fd, copy, ret;
+
+	IOP_TEST_BEGIN(&self->fs);
+	fd = make_swapfile(self, "swap", r, 2);
+	ASSERT_LE(0, fd) TH_LOG("%s", self->why);
+	copy = iop_open_at(self->fs.scratch->mnt, "copy", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, copy);
+	/*
+	 * The copy's first half (with the header) is its own; only the
+	 * second half is cloned, so the shared extent is not the first
+	 * mapping of the loop.
+	 */
+	buf = iop_alloc_aligned(HALF);
+	ASSERT_NE(NULL, buf);
+	ret = iop_pread_all(fd, buf, HALF, 0);
+	if (!ret)
+		ret = iop_pwrite_all(copy, buf, HALF, 0);
+	free(buf);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, fsync(copy));
+	ret = iop_clone_range(copy, fd, HALF, HALF, HALF);
+	close(fd);
+	if (ret && !variant->reflink &&
+	    (ret == -EOPNOTSUPP || ret == -EINVAL || ret == -EXDEV || ret == -ENOTTY)) {
+		close(copy);
+		SKIP(return, "%s: no reflink (FICLONERANGE: %s)", variant->fstype, strerror(-ret));
+	}
+	ASSERT_EQ(0, ret) TH_LOG("FICLONERANGE: %s", strerror(-ret));
+	ASSERT_EQ(0, fsync(copy));
+
+	EXPECT_SWAPON("copy", -EINVAL);
+	EXPECT_SWAPON("swap", -EINVAL);
+	ASSERT_EQ(0, fallocate(copy, FALLOC_FL_UNSHARE_RANGE, 0, SWAP_SIZE))
+		TH_LOG("FALLOC_FL_UNSHARE_RANGE: %s", strerror(errno));
+	ASSERT_EQ(0, fsync(copy));
+	close(copy);
+	EXPECT_SWAPON("copy", 0);
+	/* The source no longer shares anything either. */
+	EXPECT_SWAPON("swap", 0);
+}
+
+TEST_HARNESS_MAIN
