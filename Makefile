@@ -91,7 +91,7 @@ kselftest-install: selftests
 	$(Q)scripts/kselftest-install.sh $(KSFT_DIR) $(O)/selftests $(KSFT_INSTALL)
 
 kselftest: deps kselftest-install
-	$(Q)cd $(KSFT_INSTALL) && ./run_kselftest.sh $(KSFT_ARGS) | cat
+	$(Q)scripts/kselftest-run.sh $(KSFT_INSTALL) $(KSFT_ARGS)
 
 kselftest-gen_tar: kselftest-install
 	$(Q)tar -C $(KSFT_INSTALL) -czf $(O)/kselftest.tar.gz .
