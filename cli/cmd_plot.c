@@ -119,20 +119,20 @@ static void gp_data(FILE *gp, const char *name, struct iop_rs_group *g, int side
 	*count = x;
 }
 
-static int draw(const struct plot_opts *o, struct iop_rs_group *g, const char *metric,
-		const char *paths[2], const char *tmp)
+static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t ngroups,
+		struct iop_rs_group *g, const char *metric, const char *paths[2], const char *tmp)
 {
 	json_t *m = iop_rs_metric(g->recs[0][0], metric);
 	const char *unit = json_string_value(json_object_get(m, "unit"));
 	const char *kb = iop_rs_env_str(g->recs[0][0], "kernel.release");
 	const char *kn = iop_rs_env_str(g->recs[1][0], "kernel.release");
-	char *params = iop_rs_params_str(g->params, " "), *title = NULL, *lb = NULL, *ln = NULL;
+	char *label = iop_rs_group_label(groups, ngroups, g), *title = NULL, *lb = NULL, *ln = NULL;
 	size_t nb = 0, nn = 0;
 	void (*old)(int);
 	FILE *gp;
 	int st, ret = -ENOMEM;
 
-	if (!params || asprintf(&title, "%s %s: %s", g->bench, params, metric) < 0 ||
+	if (!label || asprintf(&title, "%s: %s", label, metric) < 0 ||
 	    asprintf(&lb, "base: %s (%s)", paths[0], kb ? kb : "?") < 0 ||
 	    asprintf(&ln, "new: %s (%s)", paths[1], kn ? kn : "?") < 0)
 		goto out;
@@ -156,7 +156,7 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *g, const char *m
 	gp_data(gp, "new", g, 1, metric, &nn);
 	fprintf(gp, "set multiplot layout 1,2 title ");
 	gp_str(gp, title);
-	fprintf(gp, "\nset grid ytics\nset key outside top center horizontal\nset tmargin 6\nset format y '%%.7g'\n"
+	fprintf(gp, "\nset grid ytics\nset key at screen 0.5,0.9 center top horizontal\nset tmargin 6\nset offsets graph 0.02, graph 0.02, 0, 0\nset format y '%%.7g'\n"
 		    "set ylabel ");
 	gp_str(gp, unit ? unit : metric);
 	fprintf(gp, "\nset title 'per-second samples, repetitions back to back'\n"
@@ -166,7 +166,7 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *g, const char *m
 	fprintf(gp, ", \\\n     $new using 1:2 with linespoints pt 7 ps 0.5 lc rgb '#d62728' title ");
 	gp_str(gp, ln);
 	fprintf(gp, "\nset title 'distribution of the samples (box: quartiles, line: median)'\n"
-		    "unset xlabel\nset xtics ('base' 1, 'new' 2)\nset xrange [0.4:2.6]\n"
+		    "unset xlabel\nset offsets 0, 0, 0, 0\nset xtics ('base' 1, 'new' 2)\nset xrange [0.4:2.6]\n"
 		    "set style fill transparent solid 0.2 noborder\n"
 		    "set style boxplot nooutliers\nset boxwidth 0.5\n"
 		    "set jitter overlap first 1 spread 0.4\n"
@@ -190,7 +190,7 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *g, const char *m
 		ret = 0;
 	}
 out:
-	free(params);
+	free(label);
 	free(title);
 	free(lb);
 	free(ln);
@@ -306,7 +306,7 @@ static int cmd_plot(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	ret = draw(&o, pick, metric, paths, tmp);
+	ret = draw(&o, groups, ngroups, pick, metric, paths, tmp);
 	if (!ret && rename(tmp, o.out)) {
 		fprintf(stderr, "iopath: plot: %s: %s\n", o.out, strerror(errno));
 		ret = -errno;
