@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Tree rules that a compiler does not check: licence lines, the harness
+# never committed, every selftest naming the bug it catches, every
+# benchmark saying what it does not measure, shell scripts clean under
+# shellcheck (where installed).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); fail=1; echo "not ok $n $1"; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+
+files=$(git ls-files '*.c' '*.h' '*.sh' 'Makefile' '*/Makefile' '.ci/run')
+
+bad=""
+for f in $files; do
+	head -n 3 "$f" | grep -q 'SPDX-License-Identifier:' || bad="$bad $f"
+done
+if [ -z "$bad" ]; then ok "lint.spdx_line_in_every_source"; else
+	echo "# no SPDX line in:$bad"; not_ok "lint.spdx_line_in_every_source"; fi
+
+vend=$(git ls-files | grep -E '(^|/)(kselftest_harness\.h|kselftest\.h|lib\.mk|run_kselftest\.sh|runner\.sh)$')
+if [ -z "$vend" ]; then ok "lint.no_harness_file_committed"; else
+	echo "# harness files in git: $vend"; not_ok "lint.no_harness_file_committed"; fi
+
+bad=""
+for f in $(git ls-files 'selftests/*_test.c'); do
+	# The header comment (up to the first #include) must say which kernel
+	# bug or commit the tests catch (a mechanism, a commit id, the seed patch).
+	sed -n '1,/^#include/p' "$f" | tr '\n' ' ' | sed 's/ \* / /g' | tr -s ' ' |
+		grep -qiE 'bug|commit|regression|a kernel that|seed patch|stale|leak|[0-9a-f]{12}' || bad="$bad $f"
+done
+if [ -z "$bad" ]; then ok "lint.selftest_headers_name_the_bug"; else
+	echo "# header names no bug:$bad"; not_ok "lint.selftest_headers_name_the_bug"; fi
+
+bad=""
+for f in $(git ls-files 'microbench/*.c'); do
+	grep -q 'IOP_BENCH\|struct iop_bench ' "$f" || continue
+	grep -q 'harness' <<<"$f" && continue
+	sed -n '1,/^#include/p' "$f" | grep -qiE 'not measure' || bad="$bad $f"
+done
+if [ -z "$bad" ]; then ok "lint.benchmarks_say_what_they_do_not_measure"; else
+	echo "# no 'does not measure' in:$bad"; not_ok "lint.benchmarks_say_what_they_do_not_measure"; fi
+
+bad=$(git grep -nE '^(    )+[a-z{}]' -- '*.c' '*.h' | grep -v '^.*: \*' | head -5)
+if [ -z "$bad" ]; then ok "lint.c_indents_with_tabs"; else
+	echo "$bad" | sed 's/^/# /'; not_ok "lint.c_indents_with_tabs"; fi
+
+if command -v shellcheck >/dev/null 2>&1; then
+	if shellcheck -S warning $(git ls-files '*.sh') .ci/run; then
+		ok "lint.shellcheck"
+	else
+		not_ok "lint.shellcheck"
+	fi
+else
+	skip "lint.shellcheck" "shellcheck not installed"
+fi
+
+echo "1..$n"
+exit $fail
