@@ -674,13 +674,18 @@ gone:
  * delete the state file. Stops at the first step that fails: the state file
  * then still says what is left, for the guardian or iop_cleanup().
  */
-static int undo_all(struct sstate *st, struct undo_ctx *c)
+static int undo_all(struct sstate *st, struct undo_ctx *c, int *loop_fd)
 {
 	char path[PATH_MAX];
 	int err;
 
 	c->unmounted = false;
 	err = undo_mount(st, c);
+	/* The owner's own hold on the loop device goes last: autoclear then detaches it. */
+	if (loop_fd && *loop_fd >= 0) {
+		close(*loop_fd);
+		*loop_fd = -1;
+	}
 	if (!err)
 		err = undo_loop(st, c);
 	if (!err)
@@ -770,7 +775,7 @@ static void __attribute__((noreturn)) guardian_main(int sock, const char *id)
 			_exit(0);
 	}
 	if (state_read(id, &st) == 0)
-		undo_all(&st, &c);
+		undo_all(&st, &c, NULL);
 	_exit(0);
 }
 
@@ -2011,6 +2016,7 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 		return -ENOMEM;
 	s->backing = backing;
 	s->zram_id = -1;
+	s->loop_fd = -1;
 	s->guardian_fd = -1;
 	snprintf(s->fstype, sizeof(s->fstype), "%s", o->fstype);
 	snprintf(s->mount_opts, sizeof(s->mount_opts), "%s", o->mount_opts ? o->mount_opts : "");
@@ -2087,8 +2093,11 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 		if (ret)
 			goto fail;
 	}
-	if (loop_fd >= 0)
-		close(loop_fd);	/* the mount holds the device now; autoclear on umount */
+	/*
+	 * Hold the loop device: autoclear would detach it at every umount
+	 * (remount, fsck). Closed at destroy, or by the kernel if we die.
+	 */
+	s->loop_fd = loop_fd;
 	*out = s;
 	return 0;
 
@@ -2096,7 +2105,7 @@ fail:
 	if (loop_fd >= 0)
 		close(loop_fd);
 	/* Undo what exists; if that stalls, the guardian finishes from the state file. */
-	guardian_release(s, undo_all(&st, &c) == 0);
+	guardian_release(s, undo_all(&st, &c, NULL) == 0);
 	free(s);
 	return ret;
 }
@@ -2110,7 +2119,7 @@ int iop_scratch_destroy(struct iop_scratch *s)
 	if (!s)
 		return 0;
 	scratch_to_state(s, &st);
-	ret = undo_all(&st, &c);
+	ret = undo_all(&st, &c, &s->loop_fd);
 	/* Not finished (still busy): the guardian keeps at it from the state file. */
 	guardian_release(s, ret == 0);
 	free(s);
@@ -2243,7 +2252,7 @@ static int cleanup_states(bool all, struct undo_ctx *c)
 			continue;
 		if (!all && (pid_alive(st.owner, st.owner_start) || pid_alive(st.guardian, 0)))
 			continue;
-		r = undo_all(&st, c);
+		r = undo_all(&st, c, NULL);
 		if (r && !err)
 			err = r;
 		if (!r)

@@ -78,6 +78,7 @@ struct iop_scratch {
 	/* private */
 	char img[PATH_MAX];	/* loop backing file */
 	int zram_id;		/* hot-added zram index, -1 if none */
+	int loop_fd;		/* keeps an autoclear loop device bound across umounts */
 	pid_t guardian;
 	int guardian_fd;	/* write end of the guardian's lifeline pipe */
 };
