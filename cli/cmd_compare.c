@@ -191,8 +191,10 @@ static void compare_metric(const double *xb, size_t nb, const double *xn, size_t
 			mc->ci_hi = INFINITY;
 		}
 	}
+	/* t carries the sign of the printed change: for rates 1/x moves the other way. */
+	if (mc->rate)
+		mc->t = -mc->t;
 	if (mc->p < alpha) {
-		/* Direction of the printed mean: for rates 1/x moves the other way. */
 		bool up = mc->rate ? a < b : a > b;
 
 		mc->v = up == mc->higher ? V_BETTER : V_WORSE;

@@ -159,7 +159,8 @@ def check(basef, newf, jf, alpha):
             vb, vn = var(yb) / len(yb), var(yn) / len(yn)
             t = (mn - mb) / math.sqrt(vb + vn)
             df = (vb + vn) ** 2 / (vb ** 2 / (len(yb) - 1) + vn ** 2 / (len(yn) - 1))
-            close(m["t"], t, what + " t")
+            # iopath gives t the sign of the printed change (1/x flips it for rates)
+            close(m["t"], -t if rate else t, what + " t")
             close(m["df"], df, what + " df")
             close(m["p"], p_two(t, df), what + " p", rel=1e-5)
             # Fieller on the tested scale, same critical t as the test.
