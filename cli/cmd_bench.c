@@ -542,8 +542,15 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 	l += snprintf(line + l, sizeof(line) - (size_t)l, "%s", r->bench->name);
 	if (fs)
 		l += snprintf(line + l, sizeof(line) - (size_t)l, " fs=%s", fs);
-	for (int i = 0; i < j->nkv && l < (int)sizeof(line) - 64; i++)
-		l += snprintf(line + l, sizeof(line) - (size_t)l, " %s", j->kv[i]);
+	for (int i = 0; i < j->nkv && l < (int)sizeof(line) - 64; i++) {
+		size_t kl = strcspn(j->kv[i], "=") + 1;
+		bool later = false;
+
+		for (int k = i + 1; k < j->nkv; k++)
+			later |= !strncmp(j->kv[i], j->kv[k], kl);
+		if (!later)
+			l += snprintf(line + l, sizeof(line) - (size_t)l, " %s", j->kv[i]);
+	}
 	printf("%s\n", line);
 	for (const struct iop_metric *m = r->bench->metrics;; m++) {
 		const char *unit = NULL, *name;
@@ -778,7 +785,8 @@ static void usage(FILE *f)
 		"  --json              records on stdout as JSON Lines, no summary\n"
 		"  --vs-fio            after each repetition run the matching fio job on the same\n"
 		"                      file and CPUs (A B A B) and print the ratio\n"
-		"  --quiet             no progress on stderr\n\n"
+		"  --quiet             no progress on stderr\n"
+		"  --dry-run           validate and list the jobs, run nothing\n\n"
 		"Values with commas are matrix axes (bs=4k,64k). Parameters: iopath bench --help NAME.\n");
 }
 
@@ -796,12 +804,13 @@ static int cmd_bench(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "vs-fio", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctx c = { 0 };
 	struct jobs js = { 0 };
 	const char *profile = NULL, *out = NULL;
-	bool do_list = false, do_help = false;
+	bool do_list = false, do_help = false, dry_run = false;
 	char why[512];
 	int opt, ret;
 
@@ -819,6 +828,7 @@ static int cmd_bench(int argc, char **argv)
 		case 'j': c.json = true; break;
 		case 'v': c.vs_fio = true; break;
 		case 'q': c.quiet = true; break;
+		case 'n': dry_run = true; break;
 		default:
 			usage(stderr);
 			return 2;
@@ -906,6 +916,20 @@ static int cmd_bench(int argc, char **argv)
 			return iop_usage_error("bench", "%s: %s", js.v[i].b->name, why);
 		if (c.vs_fio && !js.v[i].b->fio)
 			return iop_usage_error("bench", "%s has no matching fio job", js.v[i].b->name);
+	}
+	if (dry_run) {
+		for (int i = 0; i < js.n; i++) {
+			struct iop_run r = { 0 };
+
+			iop_params_parse(js.v[i].b, &r, js.v[i].kv, js.v[i].nkv, why, sizeof(why));
+			printf("%s", js.v[i].b->name);
+			if (js.v[i].b->needs_fs(&r))
+				printf(" fs=%s", c.fs_override ? c.fs_override : js.v[i].fs);
+			for (int k = 0; k < js.v[i].nkv; k++)
+				printf(" %s", js.v[i].kv[k]);
+			printf("\n");
+		}
+		return 0;
 	}
 	if (out && strcmp(out, "-")) {
 		snprintf(c.out, sizeof(c.out), "%s", out);

@@ -125,9 +125,18 @@ static void param_allowed(const struct iop_param *p, char *buf, size_t len)
 	case IOP_P_ENUM:
 		snprintf(buf, len, "one of %s", p->choices);
 		break;
-	case IOP_P_CPUS:
-		snprintf(buf, len, "a list of online CPUs");
+	case IOP_P_CPUS: {
+		char online[64] = "?";
+		FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+
+		if (f) {
+			if (fgets(online, sizeof(online), f))
+				online[strcspn(online, "\n")] = '\0';
+			fclose(f);
+		}
+		snprintf(buf, len, "a list of online CPUs (%s)", online);
 		break;
+	}
 	case IOP_P_DOUBLE:
 		snprintf(buf, len, "a number in %g..%g", p->min, p->max);
 		break;
@@ -387,6 +396,8 @@ void iop_bench_usage(const struct iop_bench *b, FILE *f)
 	usage_table(b->params, f);
 	fprintf(f, "\ncommon parameters:\n");
 	usage_table(iop_common_params, f);
+	if (b->common_defaults)
+		fprintf(f, "  (%s defaults: %s)\n", b->name, b->common_defaults);
 	fprintf(f, "\nmetrics:\n");
 	for (const struct iop_metric *m = b->metrics; m && m->name; m++)
 		fprintf(f, "  %-20s %-6s %s is better\n", m->name, m->unit,
@@ -1167,15 +1178,15 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 			goto out_rep;
 		}
 		json_array_append_new(job_recs, rec);
+		if (!o->quiet)
+			fprintf(stderr, "iopath: bench %s: rep %d/%d: %s %s%s%s\n", b->name, rep + 1, reps,
+				human(primary[rep], hb, sizeof(hb)), b->metrics[0].unit,
+				res.untrusted[0] ? "  untrusted: " : "", res.untrusted);
 		if (o->after_rep) {
 			ret = o->after_rep(r, rep, &res.rep, rec, o->arg, why, len);
 			if (ret)
 				goto out_rep;
 		}
-		if (!o->quiet)
-			fprintf(stderr, "iopath: bench %s: rep %d/%d: %s %s%s%s\n", b->name, rep + 1, reps,
-				human(primary[rep], hb, sizeof(hb)), b->metrics[0].unit,
-				res.untrusted[0] ? "  untrusted: " : "", res.untrusted);
 		rep_free(&res);
 	}
 
