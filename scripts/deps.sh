@@ -36,6 +36,7 @@ linux-source-6.12:/usr/src/linux-source-6.12.tar.xz
 xz-utils:/usr/bin/xz
 gnuplot-nox:/usr/bin/gnuplot
 fio:/usr/bin/fio
+jq:/usr/bin/jq
 "
 pkgs_vm="
 qemu-system-x86:/usr/bin/qemu-system-x86_64

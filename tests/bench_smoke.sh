@@ -1,0 +1,207 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Smoke tests of `iopath bench`: each benchmark runs briefly (1 repetition
+# of 1 s) and its records must be well formed: schema 1, the benchmark's
+# name, every declared metric with a unit and non-empty samples, params,
+# env and run facts present. Bad parameter values must give one line on
+# stderr naming the parameter and exit 2; every profile must parse; an
+# interrupted run must leave no mount or zram device behind.
+#
+# usage: tests/bench_smoke.sh BUILD_DIR   (prints TAP)
+set -u
+
+build=${1:?usage: bench_smoke.sh BUILD_DIR}
+iopath=$build/iopath
+src=$(cd "$(dirname "$0")/.." && pwd)
+export IOPATH_SRC="$src"
+tmp=$(mktemp -d /tmp/iopath-bench-smoke.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+diag() { sed 's/^/# /' "$@"; }
+
+have_jq=1
+command -v jq >/dev/null 2>&1 || have_jq=0
+root=0
+[ "$(id -u)" = 0 ] && root=1
+
+if [ ! -x "$iopath" ]; then
+	echo "1..1"
+	echo "not ok 1 bench_smoke.iopath_built # $iopath missing"
+	exit 1
+fi
+
+# A record file is valid if every line is a schema-1 record of @bench with
+# the expected metrics, each with a unit and samples.
+validate() {	# file bench metric...
+	file=$1
+	bench=$2
+	shift 2
+	want=$(printf '%s\n' "$@" | jq -R . | jq -sc .)
+	jq -e --arg bench "$bench" --argjson want "$want" '
+		.schema == 1 and .bench == $bench and (.rep | type) == "number"
+		and (.params | type) == "object" and (.env | type) == "object"
+		and (.env | length) > 0 and (.run | type) == "object"
+		and (.run.placement | length) >= 1
+		and (.status | type) == "string"
+		and ([.metrics[] | select((.unit | type) == "string" and (.unit | length) > 0
+			and (.samples | length) > 0 and (.samples | all(type == "number")))
+			| .name] as $have | $want - $have | length == 0)
+	' "$file" >/dev/null 2>"$tmp/jq.err" && [ -s "$file" ]
+}
+
+smoke() {	# name fs args... -- metrics...
+	name=$1
+	fs=$2
+	shift 2
+	args=""
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		args="$args $1"
+		shift
+	done
+	shift
+	out=$tmp/$name.$fs.jsonl
+	fsopt=""
+	[ "$fs" != none ] && fsopt="--fs $fs"
+	# shellcheck disable=SC2086
+	if ! "$iopath" bench --quiet --json --out - $fsopt $name reps=1 runtime=1 warmup=0 $args \
+		>"$out" 2>"$tmp/err"; then
+		not_ok "bench_smoke.$name.$fs.runs"
+		diag "$tmp/err"
+		return
+	fi
+	if [ ! -s "$out" ]; then
+		not_ok "bench_smoke.$name.$fs.runs # no record"
+		diag "$tmp/err"
+		return
+	fi
+	ok "bench_smoke.$name.$fs.runs"
+	if [ $have_jq = 0 ]; then
+		skip "bench_smoke.$name.$fs.record_valid" "jq not installed (scripts/deps.sh)"
+	elif validate "$out" "$name" "$@"; then
+		ok "bench_smoke.$name.$fs.record_valid"
+	else
+		not_ok "bench_smoke.$name.$fs.record_valid"
+		diag "$tmp/jq.err"
+		head -c 2000 "$out" | diag
+	fi
+}
+
+# A bad value: exit 2, exactly one line on stderr, naming the parameter
+# and what it allows, nothing on stdout.
+bad() {	# test-name expect-in-message args...
+	tname=$1
+	expect=$2
+	shift 2
+	"$iopath" bench --out - "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	lines=$(wc -l <"$tmp/err")
+	if [ $rc = 2 ] && [ "$lines" = 1 ] && grep -q -- "$expect" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+		ok "bench_smoke.bad_param.$tname"
+	else
+		not_ok "bench_smoke.bad_param.$tname # rc=$rc lines=$lines"
+		diag "$tmp/err"
+	fi
+}
+
+nprof=$(ls "$src"/configs/bench/*.conf 2>/dev/null | wc -l)
+echo "1..$((18 + nprof))"
+
+if "$iopath" bench --list >"$tmp/list" 2>&1 && grep -q '^uring_randread ' "$tmp/list" &&
+   grep -q '^read_vs_readv ' "$tmp/list" && grep -q '^falloc_write ' "$tmp/list"; then
+	ok "bench_smoke.list_has_all_benchmarks"
+else
+	not_ok "bench_smoke.list_has_all_benchmarks"
+	diag "$tmp/list"
+fi
+
+smoke read_vs_readv none source=zero -- readv_read_ratio read_ns readv_ns preadv2_ns uring_ns \
+	harness_overhead_pct
+if [ $root = 1 ]; then
+	smoke uring_randread xfs size=64m lat=1 -- iops cpu_usr_ns_per_op cpu_sys_ns_per_op \
+		lat_p50_ns lat_p99_ns
+	smoke falloc_write ext4 size=64m -- ops lat_p50_ns lat_p99_ns cpu_sys_ns_per_op
+	smoke read_vs_readv ext4 source=file -- readv_read_ratio read_ns readv_ns
+else
+	for t in uring_randread.xfs falloc_write.ext4 read_vs_readv.ext4; do
+		skip "bench_smoke.$t.runs" "scratch filesystems need root"
+		skip "bench_smoke.$t.record_valid" "scratch filesystems need root"
+	done
+fi
+
+bad depth_zero "depth=0: must be an integer in 1..4096" uring_randread depth=0
+bad bs_garbage "bs=4q: must be a size in" uring_randread bs=4q
+bad mode_unknown "mode=write: must be one of alloc|keep_size|punch_hole" falloc_write mode=write
+bad cpus_offline "cpus=4095: must be a list of online CPUs" read_vs_readv cpus=4095
+bad no_such_param "nosuch: no such parameter of read_vs_readv" read_vs_readv nosuch=1
+bad not_key_value "expected name=value" read_vs_readv source
+bad reps_zero "reps=0: must be an integer in 1..1000" --reps 0 falloc_write
+
+for p in "$src"/configs/bench/*.conf; do
+	name=$(basename "$p" .conf)
+	if "$iopath" bench --dry-run --profile "$name" >"$tmp/dry" 2>"$tmp/err" && [ -s "$tmp/dry" ]; then
+		ok "bench_smoke.profile_parses.$name"
+	else
+		not_ok "bench_smoke.profile_parses.$name"
+		diag "$tmp/err"
+	fi
+done
+
+# poll=1 on zram (no poll queues): a one-line reason naming the device and
+# exit 4 (skip), never a hang.
+if [ $root = 1 ]; then
+	timeout -s KILL 60 "$iopath" bench --quiet --out - --fs ext4 uring_randread size=16m poll=1 \
+		reps=1 runtime=1 warmup=0 >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 4 ] && grep -q 'does not support polled I/O' "$tmp/err" && grep -q '/dev/' "$tmp/err"; then
+		ok "bench_smoke.uring_randread.poll_without_poll_queues_names_device"
+	elif [ $rc = 0 ]; then
+		skip "bench_smoke.uring_randread.poll_without_poll_queues_names_device" \
+			"the scratch device polls"
+	else
+		not_ok "bench_smoke.uring_randread.poll_without_poll_queues_names_device # rc=$rc"
+		diag "$tmp/err"
+	fi
+else
+	skip "bench_smoke.uring_randread.poll_without_poll_queues_names_device" "needs root"
+fi
+
+# SIGINT in the middle of a run: prompt exit, nothing left mounted or attached.
+if [ $root = 1 ]; then
+	before=$(ls /sys/block | grep -c '^zram')
+	"$iopath" bench --quiet --out - --fs xfs uring_randread size=16m reps=1 runtime=60 warmup=0 \
+		>/dev/null 2>"$tmp/err" &
+	pid=$!
+	sleep 4
+	kill -INT $pid
+	t=0
+	while kill -0 $pid 2>/dev/null && [ $t -lt 30 ]; do
+		sleep 1
+		t=$((t + 1))
+	done
+	if kill -0 $pid 2>/dev/null; then
+		kill -KILL $pid
+		not_ok "bench_smoke.sigint_cleans_up # still running 30 s after SIGINT"
+	else
+		wait $pid
+		rc=$?
+		sleep 1
+		after=$(ls /sys/block | grep -c '^zram')
+		if [ $rc = 130 ] && ! findmnt -rn -o TARGET | grep -q '^/run/iopath/' && [ "$after" = "$before" ]; then
+			ok "bench_smoke.sigint_cleans_up"
+		else
+			not_ok "bench_smoke.sigint_cleans_up # rc=$rc zram $before -> $after"
+			findmnt -rn -o TARGET | grep '^/run/iopath/' | diag
+			diag "$tmp/err"
+		fi
+	fi
+else
+	skip "bench_smoke.sigint_cleans_up" "needs root"
+fi
+
+[ $failed = 0 ]
