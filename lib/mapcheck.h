@@ -99,7 +99,8 @@ int iop_map_loop_find(const struct iop_map_event *ev, size_t n, size_t from,
 /*
  * Judge the loop @ev[0..n) over the byte range [@start, @start + @len)
  * against @layout (sorted by offset, covering the range). Each mapping is
- * judged on the part of it inside the range. Returns v->ok.
+ * judged on the part the core processes: inside the range and, if it has a
+ * srcmap, inside the srcmap. Returns v->ok.
  */
 bool iop_mapcheck(const struct iop_map_event *ev, size_t n,
 		  const struct iop_map_extent *layout, size_t nlayout,

@@ -172,6 +172,25 @@ TEST_F(mapcheck, srcmap_not_covering_the_mapping_is_rejected)
 	EXPECT_NE(NULL, strstr(self->v.reason, "does not cover")) TH_LOG("%s", self->v.reason);
 }
 
+TEST_F(mapcheck, srcmap_bounds_the_cow_mapping)
+{
+	/*
+	 * XFS reserves COW blocks past the shared extent (cowextsize); the
+	 * core advances only to the srcmap's end, so this is correct.
+	 */
+	self->ev[DST0].length = 2 * K64;
+	ASSERT_TRUE(check(self, 0, 4 * K64)) TH_LOG("%s", self->v.reason);
+}
+
+TEST_F(mapcheck, srcmap_ending_before_the_mapping_is_rejected)
+{
+	/* A srcmap of the extent before: it ends where this mapping starts. */
+	self->ev[SRC0].offset = 0;
+	self->ev[SRC0].length = 0;
+	ASSERT_FALSE(check(self, 0, 4 * K64));
+	EXPECT_NE(NULL, strstr(self->v.reason, "does not cover")) TH_LOG("%s", self->v.reason);
+}
+
 TEST_F(mapcheck, gap_between_mappings_is_rejected)
 {
 	self->ev[DST2].offset += 0x1000;
