@@ -1,0 +1,180 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Nothing outlives an interrupted run, and `iopath cleanup` removes what a
+# run killed beyond rescue left behind.
+#
+# `iopath scratch create -- sleep` is stopped with SIGINT or SIGTERM at a
+# random moment (during mkfs, mount or the command) and must tear down
+# itself and exit 128+signal; with SIGKILL the guardian must do it. Then a
+# run is killed together with its guardian, a trace instance of a dead pid
+# is planted, and `iopath cleanup` must remove all of it while leaving a
+# live run alone (the control: a cleanup that removes everything would
+# otherwise pass).
+#
+# Catches: a signal window in which teardown is skipped, a guardian that
+# does not notice its owner died, a command that keeps the mount busy after
+# iopath is gone, cleanup that misses a mount, loop device, zram device,
+# backing file, state file or trace instance, or that takes a live run's.
+#
+# usage: tests/cleanup.sh BUILD_DIR   (TAP on stdout; needs root)
+set -u
+
+build=${1:?usage: cleanup.sh BUILD_DIR}
+iop=$build/iopath
+run=/run/iopath
+n=0
+failed=0
+marker=29.25	# sleep argument that names our commands
+
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
+check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root (mount, loop, zram)"
+	exit 0
+fi
+if [ ! -x "$iop" ]; then
+	echo "1..0 # SKIP $iop not built"
+	exit 0
+fi
+
+tracefs_tmp=
+live=
+cleanup_trap() {
+	[ -n "$live" ] && kill -TERM "$live" 2>/dev/null && wait "$live"
+	[ -n "$tracefs_tmp" ] && umount "$tracefs_tmp" 2>/dev/null && rmdir "$tracefs_tmp"
+}
+trap cleanup_trap EXIT
+
+zram_list() { ls -d /sys/block/zram* 2>/dev/null | sed 's|.*/zram||' | sort -n; }
+
+# zram indexes that some run's state file claims (those are not leaks).
+zram_claimed() { cat $run/state/* 2>/dev/null | sed -n 's/^zram=//p' | sort -n; }
+
+# What run PID left: prints one line per leftover, nothing if clean.
+leftovers_of() {
+	local pid=$1 zram_before=$2 z
+	grep -l "^owner=$pid\$" $run/state/* 2>/dev/null | sed 's/^/state /'
+	grep -E " $run/mnt/$pid-" /proc/self/mounts | awk '{print "mount " $2}'
+	ls -d $run/mnt/$pid-* 2>/dev/null | sed 's/^/mountpoint /'
+	ls $run/img/$pid-* 2>/dev/null | sed 's/^/file /'
+	losetup -l -n -O NAME,BACK-FILE 2>/dev/null | grep -E "$run/img/$pid-" | sed 's/^/loop /'
+	for z in $(comm -13 <(echo "$zram_before") <(zram_list)); do
+		zram_claimed | grep -qx "$z" || echo "zram zram$z"
+	done
+	pgrep -f "^sleep $marker\$" >/dev/null && echo "process sleep $marker"
+	ls -d /sys/kernel/tracing/instances/iopath-$pid-* 2>/dev/null | sed 's/^/trace /'
+}
+
+# Wait up to 20 s for run PID to have left nothing; print what is left.
+wait_clean() {
+	local pid=$1 zram_before=$2 left i
+	for i in $(seq 100); do
+		left=$(leftovers_of "$pid" "$zram_before")
+		[ -z "$left" ] && return 0
+		sleep 0.2
+	done
+	echo "$left" | sed 's/^/# left: /'
+	return 1
+}
+
+# interrupt SIGNAL BACKING FS DELAY: stop a scratch run after DELAY seconds.
+interrupt() {
+	local sig=$1 backing=$2 fs=$3 delay=$4 pid rc want zb
+	zb=$(zram_list)
+	"$iop" scratch create --fs "$fs" --backing "$backing" -- sleep $marker 2>/dev/null &
+	pid=$!
+	sleep "$delay"
+	kill -"$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	case $sig in INT) want=130 ;; TERM) want=143 ;; KILL) want=137 ;; esac
+	if [ "$rc" != "$want" ]; then
+		not_ok "cleanup.sig$sig.$backing.$fs.after_${delay}s # exit $rc, expected $want"
+		wait_clean "$pid" "$zb" >/dev/null
+		return
+	fi
+	wait_clean "$pid" "$zb"
+	check $? "cleanup.sig$sig.$backing.$fs.after_${delay}s.leaves_nothing"
+}
+
+rand_delay() { printf '0.%02d' $((RANDOM % 100)); }
+
+# Early (during create), late (while the command runs) and random moments.
+for sig in INT TERM KILL; do
+	interrupt $sig zram ext4 0.05
+	interrupt $sig loop xfs 0.8
+	interrupt $sig loop ext4 "$(rand_delay)"
+	interrupt $sig zram xfs "$(rand_delay)"
+done
+
+# ---- iopath cleanup after run and guardian were both killed ------------
+
+zb=$(zram_list)
+"$iop" scratch create --fs ext4 --backing loop -- sleep $marker 2>/dev/null &
+victim=$!
+"$iop" scratch create --fs xfs --backing zram -- sleep $marker 2>/dev/null &
+victim2=$!
+"$iop" scratch create --fs ext4 --backing zram -- sleep $marker 2>/dev/null &
+live=$!
+for i in $(seq 100); do
+	[ "$(grep -cE " $run/mnt/($victim|$victim2|$live)-" /proc/self/mounts)" = 3 ] && break
+	sleep 0.1
+done
+guardians=$(cat $run/state/$victim-* $run/state/$victim2-* 2>/dev/null | sed -n 's/^guardian=//p')
+kill -KILL $guardians "$victim" "$victim2" 2>/dev/null
+wait "$victim" "$victim2" 2>/dev/null
+sleep 0.5
+left=$(leftovers_of "$victim" "$zb"; leftovers_of "$victim2" "")
+echo "$left" | grep -q '^mount ' && echo "$left" | grep -q '^loop ' &&
+	echo "$left" | grep -q '^state '
+check $? "cleanup.killed_with_guardian.leaves_mount_loop_state # precondition"
+
+# A trace instance of a dead pid, as a killed selftest would leave.
+tracing=$(awk '$3 == "tracefs" { print $2; exit }' /proc/self/mounts)
+if [ -z "$tracing" ]; then
+	tracefs_tmp=$(mktemp -d /tmp/iopath-tracefs.XXXXXX)
+	mount -t tracefs nodev "$tracefs_tmp" 2>/dev/null && tracing=$tracefs_tmp
+fi
+dead=$(sh -c 'echo $$')
+instance=
+if [ -n "$tracing" ] && mkdir "$tracing/instances/iopath-$dead-0" 2>/dev/null; then
+	instance=$tracing/instances/iopath-$dead-0
+fi
+
+out=$("$iop" cleanup 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+check $rc "cleanup.exit_status"
+# The live run's sleep is still there by design: only the victims' matter.
+left=$( (leftovers_of "$victim" "$zb"; leftovers_of "$victim2" "$zb") | grep -v '^process')
+echo "$left" | grep -v '^zram' | grep -q .
+check $(( ! $? )) "cleanup.removes_mount_loop_file_state"
+echo "$left" | grep -q '^zram'
+check $(( ! $? )) "cleanup.removes_zram"
+[ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
+echo "$out" | grep -q "removed mount $run/mnt/$victim-0" &&
+	echo "$out" | grep -q "removed loop /dev/loop" &&
+	echo "$out" | grep -q "removed zram /dev/zram"
+check $? "cleanup.reports_each_removal"
+if [ -n "$instance" ]; then
+	[ ! -d "$instance" ]
+	check $? "cleanup.removes_dead_trace_instance"
+else
+	n=$((n + 1))
+	echo "ok $n cleanup.removes_dead_trace_instance # SKIP no tracefs"
+fi
+grep -qE " $run/mnt/$live-" /proc/self/mounts && kill -0 "$live" 2>/dev/null
+check $? "cleanup.leaves_live_run_alone"
+
+zb=$(zram_list)
+kill -INT "$live"
+wait "$live"
+check $(( $? != 130 )) "cleanup.live_run.sigint_exit_130"
+wait_clean "$live" "$zb"
+check $? "cleanup.live_run.leaves_nothing"
+
+echo "1..$n"
+exit $failed
