@@ -133,6 +133,38 @@ case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, 
 [ -z "$modules_dir" ] || [ -d "$modules_dir" ] || usage_error "--modules $modules_dir: no such directory"
 build=$(mkdir -p "$build" && cd "$build" && pwd) || usage_error "--build: cannot use that directory"
 
+# Bad input is refused before anything is created or fetched.
+check_kernel_arg() {
+	local k=$1
+	if [ -f "$k" ]; then
+		case $k in
+		*.deb)
+			dpkg-deb -f "$k" Package >/dev/null 2>&1 || usage_error "--kernel $k: not a valid .deb"
+			;;
+		*)
+			is_bzimage "$k" || usage_error "--kernel $k: not a bzImage (no HdrS boot header) and not a .deb"
+			if [ -n "$modules_dir" ]; then
+				[ -d "$modules_dir/kernel" ] || usage_error "--modules $modules_dir: no kernel/ directory in it"
+				[ -f "$modules_dir/modules.dep" ] ||
+					usage_error "--modules $modules_dir: no modules.dep (run depmod on it)"
+			fi
+			;;
+		esac
+	elif [[ $k == */* && ! $k =~ ^[a-z0-9][a-z0-9.+-]*/[a-z-]+$ ]] || [[ $k == *.deb ]]; then
+		usage_error "--kernel $k: no such file"
+	elif [[ ! $k =~ ^[a-z0-9][a-z0-9.+-]+(/[a-z-]+)?$ ]]; then
+		usage_error "--kernel '$k': not a file and not a Debian package name"
+	fi
+	if [ -n "$modules_dir" ] && { [ ! -f "$k" ] || [[ $k == *.deb ]]; }; then
+		usage_error "--modules goes with a bzImage, not with a package"
+	fi
+}
+
+is_bzimage() {
+	[ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ]
+}
+check_kernel_arg "$kernel"
+
 for t in qemu-system-x86_64 cpio gzip dpkg-deb depmod busybox ldd flock; do
 	command -v "$t" >/dev/null 2>&1 || [ -x "/bin/$t" ] ||
 		fail "$t not found; run 'scripts/deps.sh vm' (as root it installs what is missing)"
@@ -316,34 +348,13 @@ vmlinuz=""
 moddir=""	# lib/modules/VERSION with modules.dep, or empty
 kdesc=""
 
-is_bzimage() {
-	[ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ]
-}
-
 resolve_kernel() {
-	local k=$1 debs dir d
-	if [ -f "$k" ]; then
-		case $k in
-		*.deb)
-			dpkg-deb -f "$k" Package >/dev/null 2>&1 || usage_error "--kernel $k: not a valid .deb"
-			;;
-		*)
-			is_bzimage "$k" || usage_error "--kernel $k: not a bzImage (no HdrS boot header) and not a .deb"
-			vmlinuz=$(cd "$(dirname "$k")" && pwd)/$(basename "$k")
-			kdesc=$(basename "$k")
-			if [ -n "$modules_dir" ]; then
-				[ -d "$modules_dir/kernel" ] || usage_error "--modules $modules_dir: no kernel/ directory in it"
-				[ -f "$modules_dir/modules.dep" ] ||
-					usage_error "--modules $modules_dir: no modules.dep (run depmod on it)"
-				moddir=$(cd "$modules_dir" && pwd)
-			fi
-			return 0
-			;;
-		esac
-	elif [[ $k == */* && ! $k =~ ^[a-z0-9][a-z0-9.+-]*/[a-z-]+$ ]] || [[ $k == *.deb ]]; then
-		usage_error "--kernel $k: no such file"
-	elif [[ ! $k =~ ^[a-z0-9][a-z0-9.+-]+(/[a-z-]+)?$ ]]; then
-		usage_error "--kernel '$k': not a file and not a Debian package name"
+	local k=$1 debs dir d resolved
+	if [ -f "$k" ] && [[ $k != *.deb ]]; then
+		vmlinuz=$(cd "$(dirname "$k")" && pwd)/$(basename "$k")
+		kdesc=$(basename "$k")
+		[ -n "$modules_dir" ] && moddir=$(cd "$modules_dir" && pwd)
+		return 0
 	fi
 	# Two runs may fetch and unpack the same kernel at once.
 	exec 9> "$cache/.lock"
