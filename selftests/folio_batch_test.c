@@ -299,6 +299,18 @@ FIXTURE_VARIANT_ADD(folio_batch, ext4) {
 	.blksz = 4096,
 };
 
+/*
+ * Blocks smaller than a page: the EOF block is a part of its folio, so
+ * zeroing covers partial folios and several blocks share one batch entry.
+ * (Needs a loop device: zram's 4K sectors allow no 1K blocks.)
+ */
+FIXTURE_VARIANT_ADD(folio_batch, xfs_1k) {
+	.fstype = "xfs",
+	.mkfs_opts = "-b size=1024 -m reflink=1",
+	.blksz = 1024,
+	.reflink = true,
+};
+
 FIXTURE_SETUP(folio_batch)
 {
 	int i;
