@@ -20,7 +20,8 @@
  * Sources (fixture variants): a buffered file on tmpfs and on ext4
  * (shmem_file_read_iter, filemap_read), O_DIRECT files on ext4 and XFS
  * (iomap DIO), /dev/zero (read_zero for read(2) but read_iter_zero for the
- * rest: the one source whose paths differ by design) and a pipe. Cases:
+ * rest: the one source whose paths differ by design), a pipe and an
+ * AF_UNIX stream socket. Cases:
  * normal, zero length, short read, EFAULT for NULL, kernel-address and
  * half-unmapped buffers, and for the vector calls iovcnt 0, iovcnt 1025,
  * a bad iovec array. Every result is also checked on its own: a failed
@@ -42,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -59,7 +61,7 @@
 /* A user address no process can map: the top page of the address space. */
 #define KERNEL_ADDR	((void *)(~0UL & ~4095UL))
 
-enum src_kind { SRC_FILE, SRC_DEVZERO, SRC_PIPE };
+enum src_kind { SRC_FILE, SRC_DEVZERO, SRC_PIPE, SRC_SOCKET };
 
 enum method { M_READ, M_READV, M_PREADV2, M_URING_READ, M_URING_READV, M_NR };
 
@@ -126,6 +128,11 @@ FIXTURE_VARIANT_ADD(iov_single, dev_zero) {
 
 FIXTURE_VARIANT_ADD(iov_single, pipe) {
 	.kind = SRC_PIPE,
+};
+
+/* AF_UNIX stream: sock_read_iter for all five */
+FIXTURE_VARIANT_ADD(iov_single, unix_stream) {
+	.kind = SRC_SOCKET,
 };
 
 static unsigned char src_byte(size_t off)
@@ -210,13 +217,14 @@ FIXTURE_SETUP(iov_single)
 			snprintf(why, sizeof(why), "/dev/zero: %s", strerror(errno));
 		}
 		break;
-	case SRC_PIPE: {
+	case SRC_PIPE:
+	case SRC_SOCKET: {
 		int p[2];
 		size_t i;
 
-		if (pipe(p)) {
+		if (variant->kind == SRC_PIPE ? pipe(p) : socketpair(AF_UNIX, SOCK_STREAM, 0, p)) {
 			ret = -errno;
-			snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
+			snprintf(why, sizeof(why), "pipe/socketpair: %s", strerror(errno));
 			break;
 		}
 		self->fd = p[0];
@@ -255,8 +263,8 @@ FIXTURE_TEARDOWN(iov_single)
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
 
-/* Empty the pipe without blocking; returns bytes read into @out (may be NULL). */
-static ssize_t drain_pipe(int fd, unsigned char *out, size_t max)
+/* Empty the pipe or socket without blocking; returns bytes read into @out (may be NULL). */
+static ssize_t drain_stream(int fd, unsigned char *out, size_t max)
 {
 	int flags = fcntl(fd, F_GETFL);
 	unsigned char tmp[4096];
@@ -281,7 +289,8 @@ static int reset_source(FIXTURE_DATA(iov_single) *self, const FIXTURE_VARIANT(io
 	case SRC_FILE:
 		return lseek(self->fd, c->start, SEEK_SET) == c->start ? 0 : -errno;
 	case SRC_PIPE:
-		drain_pipe(self->fd, NULL, 0);
+	case SRC_SOCKET:
+		drain_stream(self->fd, NULL, 0);
 		return write(self->wfd, self->src, c->fill) == (ssize_t)c->fill ? 0 : -EIO;
 	case SRC_DEVZERO:
 		return 0;
@@ -407,10 +416,11 @@ static int check_effect(FIXTURE_DATA(iov_single) *self, const FIXTURE_VARIANT(io
 		}
 		break;
 	case SRC_PIPE:
+	case SRC_SOCKET:
 		left = malloc(PIPE_FILL + 4096);
 		if (!left)
 			return -ENOMEM;
-		nleft = drain_pipe(self->fd, left, PIPE_FILL + 4096);
+		nleft = drain_stream(self->fd, left, PIPE_FILL + 4096);
 		if (nleft != (ssize_t)(c->fill - done) ||
 		    memcmp(left, self->src + done, nleft)) {
 			snprintf(why, len, "pipe holds %zd bytes after returning %zd of %zu%s", nleft,
@@ -509,7 +519,7 @@ TEST_F(iov_single, zero_length_agrees)
 
 /*
  * Short read: 4096 asked, 10 bytes left before EOF (files), 100 bytes in
- * the pipe. The count and the final position must agree.
+ * the pipe or socket. The count and the final position must agree.
  */
 TEST_F(iov_single, short_read_agrees)
 {
@@ -520,7 +530,7 @@ TEST_F(iov_single, short_read_agrees)
 	if (variant->kind == SRC_DEVZERO)
 		SKIP(return, "/dev/zero has no end to read short at");
 	run_case(_metadata, self, variant, &c, &ref);
-	EXPECT_EQ(variant->kind == SRC_PIPE ? PIPE_SHORT : 10, ref.ret)
+	EXPECT_EQ(variant->kind == SRC_FILE ? 10 : PIPE_SHORT, ref.ret)
 		TH_LOG("read: %s", strerror(ref.err));
 }
 
