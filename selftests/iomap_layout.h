@@ -210,21 +210,29 @@ static inline int iop_file_compare(int fd, const uint8_t *model, uint64_t size,
 
 #define IOP_FIEMAP_MAX 64
 
+/* A FIEMAP answer: the extents and how many there are. */
 struct iop_fiemap {
-	struct fiemap fm;
+	unsigned int n;
 	struct fiemap_extent ext[IOP_FIEMAP_MAX];
 };
 
 /* FIEMAP of [start, start+len) without FIEMAP_FLAG_SYNC. Returns the count or -errno. */
 static inline int iop_fiemap(int fd, uint64_t start, uint64_t len, struct iop_fiemap *f)
 {
+	/* struct fiemap ends in a flexible array: build it in a plain buffer. */
+	uint64_t raw[(sizeof(struct fiemap) + sizeof(f->ext)) / sizeof(uint64_t) + 1];
+	struct fiemap *fm = (struct fiemap *)raw;
+
 	memset(f, 0, sizeof(*f));
-	f->fm.fm_start = start;
-	f->fm.fm_length = len;
-	f->fm.fm_extent_count = IOP_FIEMAP_MAX;
-	if (ioctl(fd, FS_IOC_FIEMAP, &f->fm))
+	memset(raw, 0, sizeof(raw));
+	fm->fm_start = start;
+	fm->fm_length = len;
+	fm->fm_extent_count = IOP_FIEMAP_MAX;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm))
 		return -errno;
-	return (int)f->fm.fm_mapped_extents;
+	f->n = fm->fm_mapped_extents;
+	memcpy(f->ext, fm->fm_extents, f->n * sizeof(f->ext[0]));
+	return (int)f->n;
 }
 
 /* The FIEMAP flags that describe an extent's state (not its encoding). */
@@ -248,7 +256,7 @@ static inline int iop_fiemap_expect(const struct iop_fiemap *f, const struct iop
 {
 	unsigned int i;
 
-	for (i = 0; i < n && i < f->fm.fm_mapped_extents; i++) {
+	for (i = 0; i < n && i < f->n; i++) {
 		const struct fiemap_extent *e = &f->ext[i];
 		uint32_t flags = e->fe_flags & IOP_FIEMAP_STATE_FLAGS;
 
@@ -260,8 +268,8 @@ static inline int iop_fiemap_expect(const struct iop_fiemap *f, const struct iop
 			return -EBADMSG;
 		}
 	}
-	if (f->fm.fm_mapped_extents != n) {
-		snprintf(why, wlen, "%u extents, expected %u", f->fm.fm_mapped_extents, n);
+	if (f->n != n) {
+		snprintf(why, wlen, "%u extents, expected %u", f->n, n);
 		return -EBADMSG;
 	}
 	return 0;
