@@ -387,6 +387,10 @@ static int compare_group(struct comparison *c, struct group_cmp *gc, double alph
 		mc->higher = !strcmp(json_string_value(json_object_get(mb, "better")), "higher");
 		mc->rate = !strcmp(json_string_value(json_object_get(mb, "agg")), "hmean");
 		compare_metric(vb, nb, vn, nn, alpha, mc);
+		if (mc->why && (nb < 2 || nn < 2))
+			note(&c->notes, "not tested (%s): %s", label, mc->why);
+		else if (mc->why)
+			note(&c->notes, "not tested: %s.%s (%s): %s", g->bench, mc->name, label, mc->why);
 next:
 		free(vb);
 		free(vn);
@@ -564,7 +568,7 @@ static void print_notes(FILE *out, const struct notes *nt)
 {
 	if (!nt->n)
 		return;
-	fprintf(out, "\nnotes (rows they affect end in '?'):\n");
+	fprintf(out, "\nnotes (a '?' after a verdict: untrusted records or another environment):\n");
 	for (size_t i = 0; i < nt->n; i++)
 		fprintf(out, "  ! %s\n", nt->v[i]);
 }
@@ -776,7 +780,7 @@ static void print_commit(FILE *out, struct comparison *c, const struct opts *o)
 		fprintf(out, "\nNo significant change in %s%zu metric%s.\n", changed ? "the other " : "",
 			total - changed, total - changed == 1 ? "" : "s");
 	if (c->notes.n) {
-		fprintf(out, "\nCaveats (rows marked '?'):\n");
+		fprintf(out, "\nCaveats ('?': untrusted records or another environment):\n");
 		for (size_t i = 0; i < c->notes.n; i++)
 			fprintf(out, "- %s\n", c->notes.v[i]);
 	}
