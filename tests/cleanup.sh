@@ -88,7 +88,7 @@ interrupt() {
 	pid=$!
 	sleep "$delay"
 	kill -"$sig" "$pid"
-	wait "$pid"
+	wait "$pid" 2>/dev/null
 	rc=$?
 	case $sig in INT) want=130 ;; TERM) want=143 ;; KILL) want=137 ;; esac
 	if [ "$rc" != "$want" ]; then
