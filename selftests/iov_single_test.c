@@ -637,11 +637,15 @@ TEST_F(iov_single, iovcnt_zero_returns_zero)
 	run_vcase(_metadata, self, variant, &v);
 }
 
-/* iovcnt UIO_MAXIOV + 1 is EINVAL before anything is read. */
+/*
+ * iovcnt UIO_MAXIOV + 1, and a negative iovcnt (for io_uring, whose
+ * count is unsigned, 0xffffffff), are EINVAL before anything is read.
+ */
 TEST_F(iov_single, iovcnt_over_uio_maxiov_einval)
 {
 	struct iovec *iov = calloc(1025, sizeof(*iov));
 	const struct vcase v = { "iovcnt 1025", iov, 1025, -1, EINVAL };
+	const struct vcase neg = { "iovcnt -1", iov, -1, -1, EINVAL };
 	int i;
 
 	IOV_BEGIN();
@@ -651,6 +655,7 @@ TEST_F(iov_single, iovcnt_over_uio_maxiov_einval)
 		iov[i].iov_len = 1;
 	}
 	run_vcase(_metadata, self, variant, &v);
+	run_vcase(_metadata, self, variant, &neg);
 	free(iov);
 }
 
