@@ -49,6 +49,36 @@ struct jobs {
 	int n, cap;
 };
 
+/* Strings jobs point at (expanded axes, profile lines): freed on return. */
+static char **owned;
+static int nowned, owned_cap;
+
+static char *own(char *s)
+{
+	if (nowned == owned_cap) {
+		int cap = owned_cap ? owned_cap * 2 : 64;
+		char **v = realloc(owned, (size_t)cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return NULL;
+		}
+		owned = v;
+		owned_cap = cap;
+	}
+	owned[nowned++] = s;
+	return s;
+}
+
+static void own_free(void)
+{
+	for (int i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(owned);
+	owned = NULL;
+	nowned = owned_cap = 0;
+}
+
 struct ctx {
 	bool json, quiet, vs_fio;
 	const char *fs_override, *backing_override;
@@ -120,7 +150,7 @@ static int expand(struct jobs *js, struct job *base, char **kv, int nkv, int i)
 
 		while (isspace((unsigned char)*tok))
 			tok++;
-		if (asprintf(&one, "%s=%s", key, tok) < 0) {
+		if (asprintf(&one, "%s=%s", key, tok) < 0 || !own(one)) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -249,7 +279,8 @@ static int profile_load(const char *name, struct jobs *js, char *why, size_t len
 					ret = -EINVAL;
 					break;
 				}
-				if (asprintf(&cur->kv[cur->nkv], "%s=%s", key, val) < 0) {
+				if (asprintf(&cur->kv[cur->nkv], "%s=%s", key, val) < 0 ||
+				    !own(cur->kv[cur->nkv])) {
 					ret = -ENOMEM;
 					break;
 				}
@@ -790,7 +821,9 @@ static void usage(FILE *f)
 		"Values with commas are matrix axes (bs=4k,64k). Parameters: iopath bench --help NAME.\n");
 }
 
-static int cmd_bench(int argc, char **argv)
+static struct jobs js;
+
+static int bench_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "list", no_argument, NULL, 'l' },
@@ -808,7 +841,6 @@ static int cmd_bench(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctx c = { 0 };
-	struct jobs js = { 0 };
 	const char *profile = NULL, *out = NULL;
 	bool do_list = false, do_help = false, dry_run = false;
 	char why[512];
@@ -966,6 +998,16 @@ static int cmd_bench(int argc, char **argv)
 	if (!c.ran && c.skipped)
 		return 4;
 	return 0;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	int ret = bench_main(argc, argv);
+
+	free(js.v);
+	memset(&js, 0, sizeof(js));
+	own_free();
+	return ret;
 }
 
 IOP_COMMAND("bench", "run microbenchmarks (one, or a profile from configs/bench) and write records",

@@ -42,7 +42,7 @@ static const struct iop_param fw_params[] = {
 	{ "bs", IOP_P_SIZE, "4k", 512, 1ull << 30, NULL, "bytes per fallocate call" },
 	{ "size", IOP_P_SIZE, "1g", 1 << 20, 1ull << 44, NULL, "file size; offsets wrap at the end" },
 	{ "lat", IOP_P_BOOL, "1", 0, 1, NULL, "latency percentiles (one clock read per call)" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 static const struct iop_metric fw_metrics[] = {
@@ -50,7 +50,7 @@ static const struct iop_metric fw_metrics[] = {
 	{ "lat_p50_ns", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "lat_p99_ns", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "lat_p999_ns", "ns", IOP_LOWER_IS_BETTER, false },
-	{ NULL }
+	{ .name = NULL }
 };
 
 struct fw_job {

@@ -76,7 +76,7 @@ const struct iop_param iop_common_params[] = {
 	  "untrusted if the main metric's coefficient of variation across repetitions exceeds this (%)" },
 	{ "foreign_max", IOP_P_DOUBLE, "10", 0, 10000, NULL,
 	  "untrusted if other processes (or steal) used more than this share of one CPU during a repetition (%)" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 static const struct iop_param *param_find(const struct iop_bench *b, const char *name, size_t nlen)
@@ -410,7 +410,7 @@ static const struct iop_metric common_metrics[] = {
 	{ "cpu_usr_ns_per_op", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "cpu_sys_ns_per_op", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "cpu_usr_share", "%", IOP_LOWER_IS_BETTER, false },
-	{ NULL }
+	{ .name = NULL }
 };
 
 int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
@@ -1233,6 +1233,8 @@ out_teardown:
 	json_decref(job_recs);
 	return ret;
 out_skip:
+	json_decref(r->extra);
+	r->extra = NULL;
 	json_decref(job_recs);
 	if (ret == -EOPNOTSUPP || ret == -ENODEV || ret == -ENOENT || ret == -ENOSYS || ret == -EPERM)
 		return IOP_SKIPPED;

@@ -43,7 +43,7 @@ static const struct iop_param rv_params[] = {
 	{ "bs", IOP_P_SIZE, "4k", 1, 1 << 20, NULL, "bytes per call" },
 	{ "size", IOP_P_SIZE, "1m", 4096, 1ull << 32, NULL, "file size for source=file" },
 	{ "bare", IOP_P_BOOL, "1", 0, 1, NULL, "also time bare loops of read/readv (harness overhead)" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 static const struct iop_metric rv_metrics[] = {
@@ -57,7 +57,7 @@ static const struct iop_metric rv_metrics[] = {
 	{ "bare_read_ns", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "bare_readv_ns", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "harness_overhead_pct", "%", IOP_LOWER_IS_BETTER, false },
-	{ NULL }
+	{ .name = NULL }
 };
 
 enum { PH_READ, PH_READV, PH_PREADV2, PH_URING, PH_BARE_READ, PH_BARE_READV, PH_MAX };

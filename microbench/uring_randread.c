@@ -50,7 +50,7 @@ static const struct iop_param ur_params[] = {
 	  "with poll=1 on a device without poll queues: run interrupt-driven instead of failing" },
 	{ "threads", IOP_P_U64, "1", 1, IOP_MAX_WORKERS, NULL, "threads, one ring each, pinned in turn to cpus= (-n)" },
 	{ "lat", IOP_P_BOOL, "0", 0, 1, NULL, "latency percentiles, one clock read per batch (-t)" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 static const struct iop_metric ur_metrics[] = {
@@ -59,7 +59,7 @@ static const struct iop_metric ur_metrics[] = {
 	{ "lat_p50_ns", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "lat_p99_ns", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "lat_p999_ns", "ns", IOP_LOWER_IS_BETTER, false },
-	{ NULL }
+	{ .name = NULL }
 };
 
 struct ur_job {
