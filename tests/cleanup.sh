@@ -70,8 +70,8 @@ leftovers_of() {
 
 # Wait up to 20 s for run PID to have left nothing; print what is left.
 wait_clean() {
-	local pid=$1 zram_before=$2 left i
-	for i in $(seq 100); do
+	local pid=$1 zram_before=$2 left
+	for _ in $(seq 100); do
 		left=$(leftovers_of "$pid" "$zram_before")
 		[ -z "$left" ] && return 0
 		sleep 0.2
@@ -119,7 +119,7 @@ victim=$!
 victim2=$!
 "$iop" scratch create --fs ext4 --backing zram -- sleep $marker 2>/dev/null &
 live=$!
-for i in $(seq 100); do
+for _ in $(seq 100); do
 	[ "$(grep -cE " $run/mnt/($victim|$victim2|$live)-" /proc/self/mounts)" = 3 ] && break
 	sleep 0.1
 done
