@@ -51,10 +51,11 @@
 
 #include "iopath_test.h"
 
-#define NFILES		100		/* files per test, all open while checked */
+#define NFILES		64		/* files per test, all open while checked */
 #define PREALLOC	65536		/* unwritten extent under the EOF block */
 #define WRITTEN		8192		/* bytes of 'A' written over it (dirty) */
 #define OLD_EOF		1000		/* unaligned size the file is cut to */
+#define FAR		(4 * PREALLOC)	/* past the preallocation: more mappings */
 
 /* include/linux/iomap.h */
 #define IOMAP_UNWRITTEN		3
@@ -513,7 +514,7 @@ TEST_F(folio_batch, truncate_up_from_unaligned_eof)
 TEST_F(folio_batch, buffered_write_past_eof)
 {
 	const struct span sp[] = {
-		{ 0, OLD_EOF, 'A' }, { 3000, 1, 'B' }, { 1 << 20, 1, 'C' },
+		{ 0, OLD_EOF, 'A' }, { 3000, 1, 'B' }, { FAR, 1, 'C' },
 	};
 	char why[256] = "";
 	int i;
@@ -525,9 +526,9 @@ TEST_F(folio_batch, buffered_write_past_eof)
 	for (i = 0; i < NFILES; i++) {
 		ASSERT_EQ(0, pwrite_byte(self->fd[i], 'B', 1, 3000));
 		ASSERT_EQ(0, scribble_past_eof(self->fd[i], 3001, 'S'));
-		ASSERT_EQ(0, pwrite_byte(self->fd[i], 'C', 1, 1 << 20));
+		ASSERT_EQ(0, pwrite_byte(self->fd[i], 'C', 1, FAR));
 	}
-	check_all(_metadata, self, NFILES, (1 << 20) + 1, sp, 3);
+	check_all(_metadata, self, NFILES, FAR + 1, sp, 3);
 }
 
 /*
@@ -579,10 +580,10 @@ TEST_F(folio_batch, fallocate_past_eof)
 			TH_LOG("%s", why);
 	for (i = 0; i < NFILES; i++) {
 		mode = (i & 1) ? FALLOC_FL_ZERO_RANGE : 0;
-		ASSERT_EQ(0, fallocate(self->fd[i], mode, 4096, (1 << 20) - 4096))
+		ASSERT_EQ(0, fallocate(self->fd[i], mode, 4096, FAR - 4096))
 			TH_LOG("fallocate(%s) past EOF: %s", mode ? "ZERO_RANGE" : "0", strerror(errno));
 	}
-	check_all(_metadata, self, NFILES, 1 << 20, sp, 1);
+	check_all(_metadata, self, NFILES, FAR, sp, 1);
 }
 
 /*
