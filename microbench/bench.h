@@ -125,6 +125,7 @@ struct iop_worker {
 	char why[512];
 	uint64_t t_start, t_end, ops_start;
 	double utime, stime;	/* seconds, RUSAGE_THREAD over the last command */
+	uint64_t cpu_ns;	/* CLOCK_THREAD_CPUTIME_ID over the last command (exact) */
 	long nivcsw;
 	int cpu_seen_start, cpu_seen_end;
 	char affinity[256];
@@ -174,9 +175,11 @@ bool iop_is(const struct iop_run *r, const char *name, const char *choice);
 struct iop_rep {
 	int nsamples;
 	double *rate[IOP_MAX_PHASES];	/* ops/s per interval, per phase */
-	double *ns_per_op[IOP_MAX_PHASES];
+	double *ns_per_op[IOP_MAX_PHASES];	/* wall clock */
+	double *cpu_ns_per_op[IOP_MAX_PHASES];	/* the workers' own CPU time: robust to preemption */
 	uint64_t ops[IOP_MAX_PHASES];	/* over the whole repetition */
 	double usr_ns_per_op, sys_ns_per_op;
+	double on_cpu_pct;			/* worker CPU time / wall time */
 	struct iop_hist *hist;		/* all workers merged, or NULL */
 };
 

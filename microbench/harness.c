@@ -558,6 +558,15 @@ struct pool {
 	int nthreads;
 };
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	/* exact, unlike getrusage(), which lags by up to a tick */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static double tv_sec(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
@@ -615,9 +624,11 @@ static void *worker_main(void *arg)
 		getrusage(RUSAGE_THREAD, &ru0);
 		w->cpu_seen_start = sched_getcpu();
 		w->ops_start = w->ops;
+		w->cpu_ns = thread_cpu_ns();
 		w->t_start = iop_now_ns();
 		ret = b->run(w);
 		w->t_end = iop_now_ns();
+		w->cpu_ns = thread_cpu_ns() - w->cpu_ns;
 		w->cpu_seen_end = sched_getcpu();
 		getrusage(RUSAGE_THREAD, &ru1);
 		w->utime = tv_sec(ru1.ru_utime) - tv_sec(ru0.ru_utime);
@@ -836,7 +847,7 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, struct re
 {
 	uint64_t interval = iop_u64(r, "interval_ms") * 1000000ull;
 	double utime = 0, stime = 0;
-	uint64_t all_ops = 0;
+	uint64_t all_ops = 0, cpu_ns = 0, wall_ns = 0;
 	struct cpu_acct a0, a1;
 	int ret = 0;
 
@@ -844,7 +855,8 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, struct re
 	for (int p = 0; p < r->nphases; p++) {
 		res->rep.rate[p] = calloc((size_t)nsamples, sizeof(double));
 		res->rep.ns_per_op[p] = calloc((size_t)nsamples, sizeof(double));
-		if (!res->rep.rate[p] || !res->rep.ns_per_op[p])
+		res->rep.cpu_ns_per_op[p] = calloc((size_t)nsamples, sizeof(double));
+		if (!res->rep.rate[p] || !res->rep.ns_per_op[p] || !res->rep.cpu_ns_per_op[p])
 			return -ENOMEM;
 	}
 	if (r->keeps_hist)
@@ -875,6 +887,8 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, struct re
 		for (int i = 0; i < r->nworkers; i++) {
 			utime += r->w[i]->utime;
 			stime += r->w[i]->stime;
+			cpu_ns += r->w[i]->cpu_ns;
+			wall_ns += r->w[i]->t_end - r->w[i]->t_start;
 			all_ops += r->w[i]->ops - r->w[i]->ops_start;
 			res->nivcsw += r->w[i]->nivcsw;
 		}
@@ -882,7 +896,7 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, struct re
 	} else {
 		for (int s = 0; s < nsamples && !ret; s++) {
 			for (int p = 0; p < r->nphases; p++) {
-				uint64_t t0 = iop_now_ns(), ops = 0, dt = 0;
+				uint64_t t0 = iop_now_ns(), ops = 0, dt = 0, cpu = 0;
 
 				pool_command(pool, r, CMD_RUN, p);
 				ret = sleep_until(t0 + interval);
@@ -896,8 +910,12 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, struct re
 						dt = w->t_end - w->t_start;
 					utime += w->utime;
 					stime += w->stime;
+					cpu += w->cpu_ns;
+					wall_ns += w->t_end - w->t_start;
 					res->nivcsw += w->nivcsw;
 				}
+				cpu_ns += cpu;
+				res->rep.cpu_ns_per_op[p][s] = ops ? (double)cpu / (double)ops : NAN;
 				all_ops += ops;
 				res->rep.ops[p] += ops;
 				res->rep.rate[p][s] = dt ? (double)ops * 1e9 / (double)dt : 0;
@@ -915,6 +933,7 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, struct re
 	if (ret)
 		return ret;
 
+	res->rep.on_cpu_pct = wall_ns ? (double)cpu_ns * 100.0 / (double)wall_ns : NAN;
 	res->rep.usr_ns_per_op = all_ops ? utime * 1e9 / (double)all_ops : NAN;
 	res->rep.sys_ns_per_op = all_ops ? stime * 1e9 / (double)all_ops : NAN;
 
@@ -957,6 +976,7 @@ static void rep_free(struct rep_result *res)
 	for (int p = 0; p < IOP_MAX_PHASES; p++) {
 		free(res->rep.rate[p]);
 		free(res->rep.ns_per_op[p]);
+		free(res->rep.cpu_ns_per_op[p]);
 	}
 	free(res->rep.hist);
 	json_decref(res->placement);
@@ -971,6 +991,7 @@ static void drop_first(struct iop_run *r, struct rep_result *res)
 	for (int p = 0; p < r->nphases; p++) {
 		memmove(res->rep.rate[p], res->rep.rate[p] + 1, (size_t)n * sizeof(double));
 		memmove(res->rep.ns_per_op[p], res->rep.ns_per_op[p] + 1, (size_t)n * sizeof(double));
+		memmove(res->rep.cpu_ns_per_op[p], res->rep.cpu_ns_per_op[p] + 1, (size_t)n * sizeof(double));
 	}
 	res->rep.nsamples = n;
 }
@@ -1027,11 +1048,12 @@ static int make_record(struct iop_run *r, const struct iop_harness_opts *o, int 
 	env = iop_env_collect(&info);
 	if (env)
 		json_object_set_new(rec, "env", env);
-	run = json_pack("{s:i, s:I, s:i, s:f, s:f, s:I, s:O}",
+	run = json_pack("{s:i, s:I, s:i, s:f, s:f, s:f, s:I, s:O}",
 			"samples_dropped", 1,
 			"interval_ms", (json_int_t)iop_u64(r, "interval_ms"),
 			"workers", r->nworkers,
 			"foreign_cpu_pct", res->foreign_pct,
+			"worker_on_cpu_pct", res->rep.on_cpu_pct,
 			"steal_pct", res->steal_pct,
 			"nivcsw", (json_int_t)res->nivcsw,
 			"placement", res->placement);

@@ -43,6 +43,8 @@ static const struct iop_param rv_params[] = {
 	{ "bs", IOP_P_SIZE, "4k", 1, 1 << 20, NULL, "bytes per call" },
 	{ "size", IOP_P_SIZE, "1m", 4096, 1ull << 32, NULL, "file size for source=file" },
 	{ "bare", IOP_P_BOOL, "1", 0, 1, NULL, "also time bare loops of read/readv (harness overhead)" },
+	{ "clock", IOP_P_ENUM, "cpu", 0, 0, "cpu|wall",
+	  "ns per call from the thread's CPU time (robust to preemption) or wall time" },
 	{ .name = NULL }
 };
 
@@ -327,6 +329,7 @@ static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 	static const char *const ns_names[PH_MAX] = {
 		"read_ns", "readv_ns", "preadv2_ns", "uring_ns", "bare_read_ns", "bare_readv_ns",
 	};
+	double *const *ns = iop_is(r, "clock", "cpu") ? rep->cpu_ns_per_op : rep->ns_per_op;
 	size_t n = (size_t)rep->nsamples;
 	double *tmp = calloc(n * 2, sizeof(double));
 	int ret = 0;
@@ -334,20 +337,20 @@ static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 	if (!tmp)
 		return -ENOMEM;
 	/* ratios pair samples taken back to back, so slow drifts cancel */
-	ratio(rep->ns_per_op[PH_READV], rep->ns_per_op[PH_READ], tmp, rep->nsamples);
+	ratio(ns[PH_READV], ns[PH_READ], tmp, rep->nsamples);
 	ret |= iop_metric_add(r, rec, "readv_read_ratio", tmp, n);
 	*primary = iop_median(tmp, n);
 	for (int p = 0; p < r->nphases; p++)
-		ret |= iop_metric_add(r, rec, ns_names[p], rep->ns_per_op[p], n);
-	ratio(rep->ns_per_op[PH_PREADV2], rep->ns_per_op[PH_READ], tmp, rep->nsamples);
+		ret |= iop_metric_add(r, rec, ns_names[p], ns[p], n);
+	ratio(ns[PH_PREADV2], ns[PH_READ], tmp, rep->nsamples);
 	ret |= iop_metric_add(r, rec, "preadv2_read_ratio", tmp, n);
-	ratio(rep->ns_per_op[PH_URING], rep->ns_per_op[PH_READ], tmp, rep->nsamples);
+	ratio(ns[PH_URING], ns[PH_READ], tmp, rep->nsamples);
 	ret |= iop_metric_add(r, rec, "uring_read_ratio", tmp, n);
 	if (r->nphases == PH_MAX) {
 		/* (timed - bare) / bare, for read and readv: 2n samples */
 		for (size_t i = 0; i < n; i++) {
-			tmp[i] = (rep->ns_per_op[PH_READ][i] / rep->ns_per_op[PH_BARE_READ][i] - 1) * 100;
-			tmp[n + i] = (rep->ns_per_op[PH_READV][i] / rep->ns_per_op[PH_BARE_READV][i] - 1) * 100;
+			tmp[i] = (ns[PH_READ][i] / ns[PH_BARE_READ][i] - 1) * 100;
+			tmp[n + i] = (ns[PH_READV][i] / ns[PH_BARE_READV][i] - 1) * 100;
 		}
 		ret |= iop_metric_add(r, rec, "harness_overhead_pct", tmp, 2 * n);
 	}
