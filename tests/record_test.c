@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,41 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 
+/*
+ * Every fixture works in its own directory under one per-run directory.
+ * The harness skips FIXTURE_TEARDOWN after a failed ASSERT on some
+ * versions, so the runner process removes the whole tree when it exits.
+ */
+static char run_dir[PATH_MAX];
+static pid_t run_pid;
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_run_dir(void)
+{
+	if (getpid() == run_pid && run_dir[0])
+		nftw(run_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void __attribute__((constructor)) make_run_dir(void)
+{
+	snprintf(run_dir, sizeof(run_dir), "%s/iopath-record-test.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(run_dir)) {
+		run_dir[0] = '\0';
+		return;
+	}
+	run_pid = getpid();
+	atexit(remove_run_dir);
+}
+
 FIXTURE(record) {
 	char dir[PATH_MAX];
 	char path[PATH_MAX + 32];
@@ -38,8 +74,8 @@ FIXTURE(record) {
 
 FIXTURE_SETUP(record)
 {
-	snprintf(self->dir, sizeof(self->dir), "%s/iopath-record-test.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ASSERT_NE(0, run_dir[0]);
+	snprintf(self->dir, sizeof(self->dir), "%.*s/t.XXXXXX", PATH_MAX - 16, run_dir);
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	snprintf(self->path, sizeof(self->path), "%s/results.jsonl", self->dir);
 	self->why[0] = '\0';
@@ -47,21 +83,7 @@ FIXTURE_SETUP(record)
 
 FIXTURE_TEARDOWN(record)
 {
-	char p[PATH_MAX + 300];
-	struct dirent *d;
-	DIR *dir;
-
-	dir = opendir(self->dir);
-	if (!dir)
-		return;
-	while ((d = readdir(dir))) {
-		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", self->dir, d->d_name);
-		unlink(p);
-	}
-	closedir(dir);
-	rmdir(self->dir);
+	nftw(self->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Names in @dir other than . and .., and the first such name. */
