@@ -2432,8 +2432,9 @@ static int open_tracefs(void)
 	if (fd >= 0)
 		return fd;
 	snprintf(path, sizeof(path), IOP_RUN_DIR "/tracefs-cleanup-%d", (int)getpid());
-	if (mkdir_p(path, 0700))
-		return -errno;
+	err = mkdir_p(path, 0700);
+	if (err)
+		return err;
 	if (mount("nodev", path, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
 		err = -errno;
 		rmdir(path);

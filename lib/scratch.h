@@ -72,15 +72,15 @@ struct iop_scratch {
 	char id[64];		/* "<pid>-<n>": names the state file and mount point */
 	char fstype[16];
 	char dev[PATH_MAX];	/* block device ("" for IOP_BACKING_DIR) */
-	char mnt[PATH_MAX];	/* mounted filesystem root */
-	char mkfs_opts[256];
+	char mnt[PATH_MAX];	/* filesystem root (IOP_BACKING_DIR: .../iopath-<id>) */
+	char mkfs_opts[256];	/* as used, defaults included ("" for IOP_BACKING_DIR) */
 	char mount_opts[256];
 	/* private */
 	char img[PATH_MAX];	/* loop backing file */
 	int zram_id;		/* hot-added zram index, -1 if none */
 	int loop_fd;		/* keeps an autoclear loop device bound across umounts */
-	pid_t guardian;
-	int guardian_fd;	/* write end of the guardian's lifeline pipe */
+	pid_t guardian;		/* not our child: see above */
+	int guardian_fd;	/* owner's end of the guardian's lifeline socket */
 };
 
 /*
