@@ -403,6 +403,7 @@ next:
 	for (int s = 0; s < 2; s++) {
 		char lines[256] = "", reasons[512] = "";
 		size_t ll = 0, rl = 0, bad = 0;
+		int first = 0;
 
 		for (size_t i = 0; i < g->n[s]; i++) {
 			json_t *rec = g->recs[s][i], *r;
@@ -413,18 +414,20 @@ next:
 			if (ll < sizeof(lines))
 				ll += snprintf(lines + ll, sizeof(lines) - ll, "%s%d", bad ? "," : "",
 					       g->lines[s][i]);
-			if (!bad++)
+			if (!bad++) {
+				first = g->lines[s][i];
 				json_array_foreach(json_object_get(rec, "untrusted"), j, r)
 					if (json_is_string(r) && rl < sizeof(reasons))
 						rl += snprintf(reasons + rl, sizeof(reasons) - rl, "%s%s",
 							       rl ? "; " : "", json_string_value(r));
+			}
 		}
 		if (!bad)
 			continue;
 		gc->untrusted = true;
-		note(&c->notes, "untrusted: %zu of %zu %s records of %s (%s line%s %s); line %s: %s",
+		note(&c->notes, "untrusted: %zu of %zu %s records of %s (%s line%s %s); line %d: %s",
 		     bad, g->n[s], s ? "new" : "base", label, s ? c->new_path : c->base_path,
-		     bad == 1 ? "" : "s", lines, strtok(lines, ","), rl ? reasons : "no reason given");
+		     bad == 1 ? "" : "s", lines, first, rl ? reasons : "no reason given");
 	}
 
 	/* Environment: new against base, and each side against itself. */
