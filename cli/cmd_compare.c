@@ -104,9 +104,9 @@ struct opts {
 };
 
 /*
- * The comparison of one metric. @xb and @xn are the per-repetition values.
- * Exposed to nothing else; tests/compare.sh checks its results against an
- * independent computation.
+ * The comparison of one metric. @xb and @xn are the per-repetition values
+ * of the base and new side. tests/compare.sh recomputes every figure this
+ * produces (through the JSON output) without GSL.
  */
 static void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 			   double alpha, struct metric_cmp *mc)
