@@ -98,6 +98,8 @@ int iop_map_loop_find(const struct iop_map_event *ev, size_t n, size_t from,
 
 /*
  * Judge the loop @ev[0..n) over the byte range [@start, @start + @len)
+ * (a loop without revalidation: a mapping the core marks IOMAP_F_STALE is
+ * mapped again at the same pos, which this rejects as a wrong advance)
  * against @layout (sorted by offset, covering the range). Each mapping is
  * judged on the part the core processes: inside the range and, if it has a
  * srcmap, inside the srcmap. Returns v->ok.
