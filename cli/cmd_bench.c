@@ -387,12 +387,14 @@ static void put_scratches(struct ctx *c)
 /* ---- fio --------------------------------------------------------------- */
 
 struct fio_pair {
-	double ours[1000], fio[1000];
+	double ours[1000], fio[1000];		/* ops/s */
+	double ours_cpu[1000], fio_cpu[1000];	/* CPU ns per op (user + system) */
 	int n;
 	const char *cmdline_shown;
 };
 
-static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops, char *why, size_t len)
+static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops, double *cpu_ns,
+		   char *why, size_t len)
 {
 	char cpus[64] = "", *argv[72], buf[1 << 16], *out = NULL;
 	size_t outlen = 0;
@@ -478,6 +480,14 @@ static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops
 		return -EIO;
 	}
 	*iops = json_number_value(v);
+	/* usr_cpu/sys_cpu: % of wall time, from the job thread's rusage (thread=1) */
+	{
+		json_t *job = json_array_get(json_object_get(root, "jobs"), 0);
+		double usr = json_number_value(json_object_get(job, "usr_cpu"));
+		double sys = json_number_value(json_object_get(job, "sys_cpu"));
+
+		*cpu_ns = *iops > 0 ? (usr + sys) / 100.0 * 1e9 / *iops : NAN;
+	}
 	json_decref(root);
 	return 0;
 }
@@ -498,7 +508,7 @@ static int vs_fio_after_rep(struct iop_run *r, int rep, const struct iop_rep *re
 {
 	struct fio_pair *fp = arg;
 	struct iop_fio_job fj;
-	double ours, fio = 0;
+	double ours, fio = 0, ours_cpu, fio_cpu = NAN;
 	int ret;
 
 	memset(&fj, 0, sizeof(fj));
@@ -514,22 +524,28 @@ static int vs_fio_after_rep(struct iop_run *r, int rep, const struct iop_rep *re
 		if (ret)
 			return ret;
 	}
-	ret = run_fio(r, &fj, &fio, why, len);
+	ret = run_fio(r, &fj, &fio, &fio_cpu, why, len);
 	if (ret)
 		return ret;
-	/* total ops over total time, the way fio reports IOPS */
-	ours = iop_hmean(res->rate[fj.phase], (size_t)res->nsamples);
+	/* equal intervals: the arithmetic mean is total ops over total time, as fio's IOPS */
+	ours = iop_mean(res->rate[fj.phase], (size_t)res->nsamples);
+	ours_cpu = r->nphases > 1 ? iop_mean(res->cpu_ns_per_op[fj.phase], (size_t)res->nsamples) :
+		   res->usr_ns_per_op + res->sys_ns_per_op;
 	if (fp->n < 1000) {
 		fp->ours[fp->n] = ours;
 		fp->fio[fp->n] = fio;
+		fp->ours_cpu[fp->n] = ours_cpu;
+		fp->fio_cpu[fp->n] = fio_cpu;
 		fp->n++;
 	}
 	json_object_set_new(json_object_get(rec, "run"), "vs_fio",
-			    json_pack("{s:s, s:f, s:f, s:f}", "phase",
+			    json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "phase",
 				      r->nphases > 1 ? r->phase_names[fj.phase] : "main",
-				      "iopath_ops", ours, "fio_ops", fio, "ratio", ours / fio));
-	fprintf(stderr, "iopath: bench %s: pair %d: iopath %.0f ops/s, fio %.0f ops/s, ratio %.3f\n",
-		r->bench->name, rep + 1, ours, fio, ours / fio);
+				      "iopath_ops", ours, "fio_ops", fio, "ratio", ours / fio,
+				      "iopath_cpu_ns_per_op", ours_cpu, "fio_cpu_ns_per_op", fio_cpu));
+	fprintf(stderr,
+		"iopath: bench %s: pair %d: iopath %.0f ops/s, fio %.0f ops/s, ratio %.3f; CPU per op iopath %.0f ns, fio %.0f ns\n",
+		r->bench->name, rep + 1, ours, fio, ours / fio, ours_cpu, fio_cpu);
 	return 0;
 }
 
@@ -626,13 +642,18 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 			printf("  rep %zu: %s\n", i + 1, st);
 	}
 	if (fp && fp->n) {
-		double ratio[1000];
+		double ratio[1000], cratio[1000];
 
-		for (int i = 0; i < fp->n; i++)
+		for (int i = 0; i < fp->n; i++) {
 			ratio[i] = fp->ours[i] / fp->fio[i];
+			cratio[i] = fp->fio_cpu[i] / fp->ours_cpu[i];
+		}
 		printf("  vs fio (A B A B, %d pairs): iopath %.0f ops/s, fio %.0f ops/s (medians), ratio %.3f (median of pairs, cv of fio %.1f%%)\n",
 		       fp->n, iop_median(fp->ours, (size_t)fp->n), iop_median(fp->fio, (size_t)fp->n),
 		       iop_median(ratio, (size_t)fp->n), fp->n > 1 ? iop_cv(fp->fio, (size_t)fp->n) * 100 : 0.0);
+		printf("  vs fio CPU per op: iopath %.0f ns, fio %.0f ns (medians), fio/iopath %.3f (median of pairs)\n",
+		       iop_median(fp->ours_cpu, (size_t)fp->n), iop_median(fp->fio_cpu, (size_t)fp->n),
+		       iop_median(cratio, (size_t)fp->n));
 	}
 	fflush(stdout);
 	free(v);
