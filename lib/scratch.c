@@ -116,6 +116,27 @@ static bool s_prefix(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
+/*
+ * Is @path exactly "<parent>/<name>", name a plain file name? State files
+ * are root's, but what they name is checked before anything is undone.
+ */
+static bool own_child(const char *path, const char *parent)
+{
+	size_t l = strlen(parent);
+	const char *name = path + l + 1;
+
+	return !strncmp(path, parent, l) && path[l] == '/' && *name && !strchr(name, '/') &&
+	       strcmp(name, ".") && strcmp(name, "..");
+}
+
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = strstr(path, ".."); p; p = strstr(p + 1, ".."))
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || !p[2]))
+			return true;
+	return false;
+}
+
 static void nap_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -455,8 +476,8 @@ static int undo_mount(struct sstate *st, struct undo_ctx *c)
 	if (!st->mnt[0])
 		return 0;
 	/* Only our own mount points: never unmount what a state file merely names. */
-	if (!s_prefix(st->mnt, MNT_DIR "/"))
-		return -EINVAL;
+	if (!own_child(st->mnt, MNT_DIR))
+		goto forget;
 	n = umount_all(st->mnt, c);
 	if (n < 0)
 		return n;
@@ -466,6 +487,7 @@ static int undo_mount(struct sstate *st, struct undo_ctx *c)
 	}
 	if (rmdir(st->mnt) && errno != ENOENT)
 		return -errno;
+forget:
 	st->mnt[0] = '\0';
 	return state_write(st);
 }
@@ -479,6 +501,8 @@ static int undo_loop(struct sstate *st, struct undo_ctx *c)
 
 	if (!st->loop[0])
 		return 0;
+	if (!s_prefix(st->loop, "/dev/loop"))
+		goto gone;
 	s_cpy(tag, sizeof(tag), LOOP_TAG);
 	s_cat(tag, sizeof(tag), st->id);
 	for (tries = 0;; tries++) {
@@ -491,8 +515,9 @@ static int undo_loop(struct sstate *st, struct undo_ctx *c)
 		if (ioctl(fd, LOOP_GET_STATUS64, &info)) {
 			err = errno;
 			close(fd);
-			if (err == ENXIO)
-				break;		/* unbound: autoclear already ran */
+			/* ENXIO: unbound, autoclear already ran; ENOTTY: not a loop device. */
+			if (err == ENXIO || err == ENOTTY || err == EINVAL)
+				break;
 			return -err;
 		}
 		/* Bound to someone else's file since: not ours to detach. */
@@ -513,6 +538,7 @@ static int undo_loop(struct sstate *st, struct undo_ctx *c)
 	}
 	if (was_bound || c->unmounted)
 		undo_report(c, "loop", st->loop);
+gone:
 	if (!strcmp(st->dev, st->loop))
 		st->dev[0] = '\0';
 	st->loop[0] = '\0';
@@ -528,7 +554,7 @@ static int undo_zram(struct sstate *st, struct undo_ctx *c)
 		return 0;
 	/* zram0 belongs to the system: no state file can make us touch it. */
 	if (st->zram == 0)
-		return -EPERM;
+		goto forget;
 	s_cat_u(num, sizeof(num), (unsigned long long)st->zram);
 	s_cat(dev, sizeof(dev), num);
 	s_cpy(path, sizeof(path), "/sys/block/zram");
@@ -563,6 +589,7 @@ static int undo_zram(struct sstate *st, struct undo_ctx *c)
 gone:
 	if (!strcmp(st->dev, dev))
 		st->dev[0] = '\0';
+forget:
 	st->zram = -1;
 	return state_write(st);
 }
@@ -571,12 +598,13 @@ static int undo_img(struct sstate *st, struct undo_ctx *c)
 {
 	if (!st->img[0])
 		return 0;
-	if (!s_prefix(st->img, IMG_DIR "/"))
-		return -EINVAL;
+	if (!own_child(st->img, IMG_DIR))
+		goto forget;
 	if (unlink(st->img) == 0)
 		undo_report(c, "file", st->img);
 	else if (errno != ENOENT)
 		return -errno;
+forget:
 	st->img[0] = '\0';
 	return state_write(st);
 }
@@ -653,13 +681,13 @@ static int undo_dir(struct sstate *st, struct undo_ctx *c)
 
 	if (!st->dir[0])
 		return 0;
-	if (access(st->dir, F_OK) && errno == ENOENT)
-		goto gone;
 	/* Only the subdirectory we made: ".../iopath-<id>". */
 	s_cat(want, sizeof(want), st->id);
 	w = strlen(want);
-	if (st->dir[0] != '/' || l <= w || strcmp(st->dir + l - w, want))
-		return -EINVAL;
+	if (st->dir[0] != '/' || l <= w || strcmp(st->dir + l - w, want) || has_dotdot(st->dir))
+		goto gone;
+	if (access(st->dir, F_OK) && errno == ENOENT)
+		goto gone;
 	err = rm_tree_at(AT_FDCWD, st->dir, 0);
 	if (err)
 		return err;

@@ -560,11 +560,7 @@ TEST_F(env, opts_from_env_rejects_malformed_values)
 
 /* ---- device safety ---------------------------------------------------- */
 
-/*
- * A loop device of our own, tagged like the library's ("iopath:<pid>-t0",
- * backing file under IOP_RUN_DIR/img) so that iop_cleanup() finds it if
- * this test dies, and set to autoclear: it detaches when our fd closes.
- */
+/* A blank 64 MiB loop device of our own, detached when our fd closes. */
 FIXTURE(device) {
 	char skip[128];
 	char id[64];
@@ -574,10 +570,52 @@ FIXTURE(device) {
 	int fd;
 };
 
-FIXTURE_SETUP(device)
+/*
+ * Attach a loop device to a fresh @size-byte file @img with lo_file_name
+ * @tag, autoclear; the file is unlinked at once (the device holds it), so
+ * nothing is left even if a teardown never runs (the 6.12 harness skips it
+ * after a failed ASSERT in some builds). Returns the fd holding the device.
+ */
+static int attach_loop(const char *img, const char *tag, off_t size, char *dev, size_t len)
 {
 	struct loop_config cfg;
-	int img = -1, ctl = -1;
+	int fd = -ENODEV, file, ctl;
+
+	file = open(img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (file < 0)
+		return -errno;
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0 || ftruncate(file, size)) {
+		fd = -errno;
+		goto out;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.fd = (__u32)file;
+	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+	snprintf((char *)cfg.info.lo_file_name, LO_NAME_SIZE, "%s", tag);
+	for (int i = 0; i < 16 && fd < 0; i++) {
+		int n = ioctl(ctl, LOOP_CTL_GET_FREE);
+
+		if (n < 0)
+			break;
+		snprintf(dev, len, "/dev/loop%d", n);
+		fd = open(dev, O_RDWR | O_CLOEXEC);
+		if (fd >= 0 && ioctl(fd, LOOP_CONFIGURE, &cfg)) {
+			close(fd);
+			fd = -EBUSY;
+		}
+	}
+out:
+	unlink(img);
+	if (ctl >= 0)
+		close(ctl);
+	close(file);
+	return fd;
+}
+
+FIXTURE_SETUP(device)
+{
+	char tag[LO_NAME_SIZE];
 
 	self->skip[0] = '\0';
 	self->fd = -1;
@@ -586,47 +624,17 @@ FIXTURE_SETUP(device)
 		snprintf(self->skip, sizeof(self->skip), "needs root (loop devices)");
 		return;
 	}
+	/* Tagged like the library's, so that iop_cleanup() finds a leftover. */
 	snprintf(self->id, sizeof(self->id), "%d-t0", (int)getpid());
+	snprintf(tag, sizeof(tag), "iopath:%.40s", self->id);
 	snprintf(self->img, sizeof(self->img), IOP_RUN_DIR "/img/%s.img", self->id);
 	snprintf(self->mnt, sizeof(self->mnt), IOP_RUN_DIR "/mnt/%s", self->id);
 	mkdir(IOP_RUN_DIR, 0755);
 	mkdir(IOP_RUN_DIR "/img", 0700);
 	mkdir(IOP_RUN_DIR "/mnt", 0755);
-	img = open(self->img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	if (img < 0 || ctl < 0 || ftruncate(img, 64 * MIB)) {
-		snprintf(self->skip, sizeof(self->skip), "no loop device: %s", strerror(errno));
-		goto out;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.fd = (__u32)img;
-	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-	snprintf((char *)cfg.info.lo_file_name, LO_NAME_SIZE, "iopath:%.40s", self->id);
-	for (int i = 0; i < 16 && self->fd < 0; i++) {
-		int n = ioctl(ctl, LOOP_CTL_GET_FREE);
-
-		if (n < 0)
-			break;
-		snprintf(self->dev, sizeof(self->dev), "/dev/loop%d", n);
-		self->fd = open(self->dev, O_RDWR | O_CLOEXEC);
-		if (self->fd >= 0 && ioctl(self->fd, LOOP_CONFIGURE, &cfg)) {
-			close(self->fd);
-			self->fd = -1;
-		}
-	}
+	self->fd = attach_loop(self->img, tag, 64 * MIB, self->dev, sizeof(self->dev));
 	if (self->fd < 0)
-		snprintf(self->skip, sizeof(self->skip), "no loop device could be attached");
-	/*
-	 * The loop device keeps the file open: unlinked now, nothing is left
-	 * even if the teardown never runs (the 6.12 harness skips it after a
-	 * failed ASSERT in some builds).
-	 */
-	unlink(self->img);
-out:
-	if (img >= 0)
-		close(img);
-	if (ctl >= 0)
-		close(ctl);
+		snprintf(self->skip, sizeof(self->skip), "no loop device: %s", strerror(-self->fd));
 }
 
 FIXTURE_TEARDOWN(device)
@@ -856,6 +864,134 @@ TEST_F_TIMEOUT(device, dir_backing_uses_and_removes_a_subdirectory, 60)
 	EXPECT_EQ(-EOPNOTSUPP, iop_scratch_create(&o, &s, why, sizeof(why)));
 	EXPECT_TRUE(one_line(why)) TH_LOG("why: '%s'", why);
 	EXPECT_TRUE(s == NULL);
+}
+
+/* ---- cleanup acts only on what is its own ----------------------------- */
+
+/*
+ * Canaries a state file names but iopath never made: the system's zram0,
+ * a loop device bound by someone else, a mount and a file outside
+ * IOP_RUN_DIR/mnt and /img (reached through ".."), a directory reached
+ * through "..". A dead owner's state file pointing at them must be dropped
+ * with every canary intact.
+ */
+FIXTURE(cleanup) {
+	char skip[128];
+	char id[64];
+	char loop[64];
+	int loop_fd;
+	char canary_mnt[PATH_MAX];
+	char canary_file[PATH_MAX];
+	char canary_dir[PATH_MAX];
+	char state[PATH_MAX];
+	pid_t dead;
+};
+
+FIXTURE_SETUP(cleanup)
+{
+	char img[PATH_MAX];
+	pid_t dead;
+
+	self->dead = 0;
+	self->skip[0] = '\0';
+	self->loop_fd = -1;
+	self->canary_mnt[0] = self->canary_file[0] = self->canary_dir[0] = self->state[0] = '\0';
+	if (geteuid() != 0) {
+		snprintf(self->skip, sizeof(self->skip), "needs root");
+		return;
+	}
+	/* A pid that is surely gone: our own reaped child's. */
+	dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	self->dead = dead;
+	snprintf(self->id, sizeof(self->id), "%d-99", (int)dead);
+	snprintf(self->state, sizeof(self->state), IOP_RUN_DIR "/state/%s", self->id);
+	snprintf(self->canary_mnt, sizeof(self->canary_mnt), IOP_RUN_DIR "/canary-mnt-%d", (int)getpid());
+	snprintf(self->canary_file, sizeof(self->canary_file), IOP_RUN_DIR "/canary-%d", (int)getpid());
+	snprintf(self->canary_dir, sizeof(self->canary_dir), "/tmp/iopath-canary-%d", (int)getpid());
+	snprintf(img, sizeof(img), "/tmp/iopath-canary-%d.img", (int)getpid());
+	mkdir(IOP_RUN_DIR, 0755);
+	mkdir(IOP_RUN_DIR "/state", 0755);
+	self->loop_fd = attach_loop(img, "not-iopath", 4 * MIB, self->loop, sizeof(self->loop));
+	if (self->loop_fd < 0)
+		snprintf(self->skip, sizeof(self->skip), "no loop device: %s", strerror(-self->loop_fd));
+}
+
+FIXTURE_TEARDOWN(cleanup)
+{
+	char path[PATH_MAX + 64];
+
+	if (self->canary_mnt[0]) {
+		umount2(self->canary_mnt, 0);
+		rmdir(self->canary_mnt);
+	}
+	if (self->canary_file[0])
+		unlink(self->canary_file);
+	if (self->canary_dir[0]) {
+		snprintf(path, sizeof(path), "rm -rf %s", self->canary_dir);
+		sh("%s", path);
+	}
+	if (self->state[0])
+		unlink(self->state);
+	if (self->loop_fd >= 0)
+		close(self->loop_fd);
+}
+
+static int read_attr(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return 0;
+}
+
+TEST_F_TIMEOUT(cleanup, drops_a_state_file_naming_what_is_not_its_own, 60)
+{
+	char zram0_before[64] = "absent", zram0_after[64] = "absent", tag[LO_NAME_SIZE];
+	char path[PATH_MAX + 160], sub[PATH_MAX + 80];
+	FILE *f;
+	int fd;
+
+	if (self->skip[0])
+		SKIP(return, "%s", self->skip);
+	read_attr("/sys/block/zram0/disksize", zram0_before, sizeof(zram0_before));
+
+	ASSERT_EQ(0, mkdir(self->canary_mnt, 0755));
+	ASSERT_EQ(0, mount("canary", self->canary_mnt, "tmpfs", 0, "size=1m"));
+	fd = open(self->canary_file, O_CREAT | O_WRONLY, 0600);
+	EXPECT_LE(0, fd);
+	close(fd);
+	snprintf(sub, sizeof(sub), "%s/iopath-%s", self->canary_dir, self->id);
+	EXPECT_EQ(0, sh("mkdir -p %s/x && touch %s/keep", sub, sub));
+
+	f = fopen(self->state, "w");
+	EXPECT_TRUE(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "owner=%d\nbacking=zram\nfstype=ext4\nzram=0\ndev=/dev/zram0\n"
+		"loop=%s\nimg=" IOP_RUN_DIR "/img/../canary-%d\n"
+		"mnt=" IOP_RUN_DIR "/mnt/../canary-mnt-%d\ndir=%s/x/../iopath-%s\n",
+		(int)self->dead, self->loop, (int)getpid(), (int)getpid(), self->canary_dir, self->id);
+	fclose(f);
+
+	iop_cleanup(false, NULL, NULL);
+
+	EXPECT_NE(0, access(self->state, F_OK)) TH_LOG("state file kept");
+	EXPECT_TRUE(mounted_at(self->canary_mnt, NULL, NULL)) TH_LOG("unmounted %s", self->canary_mnt);
+	EXPECT_EQ(0, access(self->canary_file, F_OK)) TH_LOG("deleted %s", self->canary_file);
+	snprintf(path, sizeof(path), "%s/keep", sub);
+	EXPECT_EQ(0, access(path, F_OK)) TH_LOG("deleted %s", path);
+	EXPECT_TRUE(loop_bound(self->loop, tag)) TH_LOG("detached %s", self->loop);
+	EXPECT_STREQ("not-iopath", tag);
+	read_attr("/sys/block/zram0/disksize", zram0_after, sizeof(zram0_after));
+	EXPECT_STREQ(zram0_before, zram0_after);
 }
 
 TEST_HARNESS_MAIN
