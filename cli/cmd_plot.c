@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -130,16 +131,27 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t n
 	size_t nb = 0, nn = 0;
 	void (*old)(int);
 	FILE *gp;
-	int st, ret = -ENOMEM;
+	int fd, st, ret = -ENOMEM;
 
 	if (!label || asprintf(&title, "%s: %s", label, metric) < 0 ||
 	    asprintf(&lb, "base: %s (%s)", paths[0], kb ? kb : "?") < 0 ||
 	    asprintf(&ln, "new: %s (%s)", paths[1], kn ? kn : "?") < 0)
 		goto out;
 
-	/* gnuplot may die on a bad script: report that, not SIGPIPE. */
+	/*
+	 * gnuplot writes the image to its stdout when it cannot open the
+	 * output: create the file here first, and never let gnuplot's stdout
+	 * into ours. It may die on a bad script: report that, not SIGPIPE.
+	 */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "iopath: plot: cannot write %s: %s\n", o->out, strerror(errno));
+		goto out;
+	}
+	close(fd);
 	old = signal(SIGPIPE, SIG_IGN);
-	gp = popen("gnuplot", "w");
+	gp = popen("exec gnuplot >/dev/null", "w");
 	if (!gp) {
 		ret = -errno;
 		signal(SIGPIPE, old);
@@ -312,7 +324,9 @@ static int cmd_plot(int argc, char **argv)
 		ret = -errno;
 	}
 	if (ret) {
-		unlink(tmp);
+		/* EEXIST: the name was taken, and not by this run. */
+		if (ret != -EEXIST)
+			unlink(tmp);
 		if (ret == -ENOMEM)
 			fprintf(stderr, "iopath: plot: out of memory\n");
 		ret = 1;

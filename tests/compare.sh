@@ -353,6 +353,11 @@ if command -v gnuplot > /dev/null; then
 	rc=$?
 	check plot.unknown_metric_fails_and_keeps_output \
 		test "$rc" = 2 -a -s "$tmp/p.svg" -a "$(ls "$tmp" | grep -c '\.tmp\.')" = 0
+	# gnuplot falls back to stdout when it cannot open its output
+	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/no/such/dir/p.svg" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	check plot.unwritable_output_fails_with_nothing_on_stdout \
+		test "$rc" = 1 -a ! -s "$tmp/out" -a "$(wc -l < "$tmp/err")" = 1
 else
 	skip plot.svg_written "gnuplot not installed"
 	skip plot.png_written_where_selects "gnuplot not installed"
