@@ -97,6 +97,15 @@ kselftest-gen_tar: kselftest-install
 	$(Q)tar -C $(KSFT_INSTALL) -czf $(O)/kselftest.tar.gz .
 	@echo "$(O)/kselftest.tar.gz"
 
+# The selftests in a QEMU guest booting KERNEL: a bzImage, a Debian kernel
+# .deb or a Debian package name (docs/vm.md). VM_ARGS go to scripts/vm.sh,
+# e.g. VM_ARGS="--timeout 900 -- -t iopath:folio_batch_test".
+.PHONY: vm-check
+vm-check: kselftest-install
+	$(Q)if [ -z "$(KERNEL)" ]; then echo "usage: make vm-check KERNEL=<bzImage | .deb | package> [VM_ARGS=...]" >&2; exit 2; fi
+	$(Q)scripts/deps.sh vm
+	$(Q)scripts/vm.sh --build $(O) --kernel "$(KERNEL)" $(VM_ARGS)
+
 run: all
 	$(Q)$(O)/iopath run $(RUN_ARGS)
 

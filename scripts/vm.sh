@@ -38,7 +38,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 # A test whose name matches this (inner kselftest result lines, "fixture.
 # variant.test") must pass, not skip, on a kernel that has the folio batch.
-FOLIO_BATCH_REQUIRE=${IOPATH_VM_FOLIO_BATCH_REQUIRE:-'^folio_batch[.].*batch_path'}
+FOLIO_BATCH_REQUIRE=${IOPATH_VM_FOLIO_BATCH_REQUIRE:-'^folio_batch[.]xfs[^.]*[.]batch_path_taken$'}
 # Modules the selftests need; their dependencies come from modules.dep.
 # crc32c-intel / crc32c_generic: 6.x ext4 and XFS get crc32c through the
 # crypto API, which would otherwise need request_module() in the guest.
@@ -57,7 +57,12 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   --kernel K     a bzImage, a Debian kernel .deb, or a Debian package name
                  (linux-image-6.12.117+deb12-amd64, linux-image-amd64/bookworm,
                  linux-image-7.2.13+deb14-amd64 ...)
-  --timeout S    limit for boot plus run, seconds (default 600)
+  --timeout S    limit for boot plus run, seconds (default 3600)
+  --boot-timeout S  the guest must reach /init within S seconds (default 180)
+  --idle-timeout S  ... and print something at least every S seconds (default 300)
+  --test-timeout S  per test program, passed to run_kselftest.sh as -o when
+                 its runner has that option (default: the collection's
+                 settings timeout times 10, for TCG's slowdown)
   --accel A      tcg, kvm or auto (default auto: kvm only on a hardware KVM;
                  stock kernels do not boot under a software one such as PVM)
   --mem MB       guest memory (default 2048)
@@ -87,7 +92,10 @@ fail() {
 }
 
 kernel=""
-timeout_s=600
+timeout_s=3600
+boot_timeout_s=180
+idle_timeout_s=300
+prog_timeout=""
 accel=auto
 mem=2048
 smp=2
@@ -99,11 +107,14 @@ log_out=""
 verbose=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel|--timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log)
+	--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
 		--kernel) kernel=$2 ;;
 		--timeout) timeout_s=$2 ;;
+		--boot-timeout) boot_timeout_s=$2 ;;
+		--idle-timeout) idle_timeout_s=$2 ;;
+		--test-timeout) prog_timeout=$2 ;;
 		--accel) accel=$2 ;;
 		--mem) mem=$2 ;;
 		--smp) smp=$2 ;;
@@ -125,7 +136,10 @@ done
 ksft_args=("$@")
 
 [ -n "$kernel" ] || usage_error "--kernel is required (a bzImage, a .deb or a Debian package name)"
-[[ $timeout_s =~ ^[1-9][0-9]{0,5}$ ]] || usage_error "--timeout '$timeout_s': expected seconds, 1 to 999999"
+for v in "--timeout:$timeout_s" "--boot-timeout:$boot_timeout_s" "--idle-timeout:$idle_timeout_s" \
+	 ${prog_timeout:+"--test-timeout:$prog_timeout"}; do
+	[[ ${v#*:} =~ ^[1-9][0-9]{0,5}$ ]] || usage_error "${v%%:*} '${v#*:}': expected seconds, 1 to 999999"
+done
 [[ $mem =~ ^[1-9][0-9]{2,6}$ ]] || usage_error "--mem '$mem': expected megabytes, 100 or more"
 [[ $smp =~ ^[1-9][0-9]?$ ]] || usage_error "--smp '$smp': expected 1 to 99 CPUs"
 case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
@@ -613,7 +627,17 @@ build_initramfs() {
 	echo 'root:x:0:' > "$root/etc/group"
 	stage_selftests
 	stage_modules
-	printf '%s\n' "${ksft_args[@]}" | sed '/^$/d' > "$root/etc/iopath-vm/args"
+	# Everything runs several times slower under TCG than on hardware:
+	# stretch the collection's per-program timeout unless told otherwise.
+	local st dst=$root/iopath/kselftest o=()
+	if [[ " ${ksft_args[*]} " != *" -o "* && " ${ksft_args[*]} " != *" --override-timeout "* ]] &&
+	   grep -q -- '--override-timeout' "$dst/run_kselftest.sh"; then
+		st=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "$dst/iopath/settings" 2>/dev/null | tail -n 1)
+		o=(-o "${prog_timeout:-$(( ${st:-45} * 10 ))}")
+	elif [ -n "$prog_timeout" ]; then
+		echo "$prog: this run_kselftest.sh has no --override-timeout; --test-timeout ignored" >&2
+	fi
+	printf '%s\n' "${o[@]}" "${ksft_args[@]}" | sed '/^$/d' > "$root/etc/iopath-vm/args"
 	: > "$root/etc/iopath-vm/require"
 	echo "$FOLIO_BATCH_REQUIRE" > "$root/etc/iopath-vm/require-folio-batch"
 	write_init
@@ -656,7 +680,9 @@ console=$tmp/console
 tap=$tmp/tap
 : > "$console"
 : > "$tap"
-qemu-system-x86_64 -accel "$acc" "${cpu[@]}" -m "$mem" -smp "$smp" \
+accel_opt=$acc
+[ "$acc" = tcg ] && accel_opt=tcg,thread=multi
+qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" -m "$mem" -smp "$smp" \
 	-nodefaults -nographic -no-reboot -monitor none \
 	-serial "file:$console" -serial "file:$tap" \
 	-kernel "$vmlinuz" -initrd "$tmp/initrd.gz" \
@@ -674,17 +700,36 @@ if [ "$verbose" = 1 ]; then
 	tail_pids+=($!)
 fi
 
-timed_out=0
+# Three limits: the guest must reach /init within the boot limit, must
+# print something (TAP or kernel console) at least every idle-limit seconds,
+# and must finish within the overall limit.
+timed_out=""
 done_at=""
+booted=0
+last_size=0
+last_change=$SECONDS
 while kill -0 "$qpid" 2>/dev/null; do
-	if [ $((SECONDS - boot_start)) -ge "$timeout_s" ]; then
-		timed_out=1
-		break
+	now=$SECONDS
+	size=$(( $(stat -c %s "$tap") + $(stat -c %s "$console") ))
+	if [ "$size" != "$last_size" ]; then
+		last_size=$size
+		last_change=$now
 	fi
+	if [ "$booted" = 0 ] && grep -q '^# iopath-vm: kernel' "$tap"; then
+		booted=1
+	fi
+	if [ $((now - boot_start)) -ge "$timeout_s" ]; then
+		timed_out="no result within the ${timeout_s} s limit"
+	elif [ "$booted" = 0 ] && [ $((now - boot_start)) -ge "$boot_timeout_s" ]; then
+		timed_out="the kernel did not reach /init within ${boot_timeout_s} s (hung at boot?)"
+	elif [ $((now - last_change)) -ge "$idle_timeout_s" ]; then
+		timed_out="no output from the guest for ${idle_timeout_s} s (hung?)"
+	fi
+	[ -n "$timed_out" ] && break
 	# The guest powers off right after its result line; give it a little.
 	if [ -z "$done_at" ] && grep -q '^# IOPATH-VM-RESULT:' "$tap"; then
-		done_at=$SECONDS
-	elif [ -n "$done_at" ] && [ $((SECONDS - done_at)) -ge 30 ]; then
+		done_at=$now
+	elif [ -n "$done_at" ] && [ $((now - done_at)) -ge 30 ]; then
 		break
 	fi
 	sleep 0.2
@@ -710,8 +755,8 @@ console_tail() {
 }
 if [ -z "$result" ]; then
 	panic=$(tr -d '\r' < "$console" | grep -m1 -oE 'Kernel panic - not syncing: .*')
-	if [ "$timed_out" = 1 ]; then
-		echo "$prog: $kdesc: no result within the ${timeout_s} s limit (hung or too slow); QEMU killed" >&2
+	if [ -n "$timed_out" ]; then
+		echo "$prog: $kdesc: $timed_out; QEMU killed after ${elapsed} s" >&2
 	elif [ -n "$panic" ]; then
 		echo "$prog: $kdesc: the guest kernel panicked after ${elapsed} s: ${panic#Kernel panic - not syncing: }" >&2
 	elif [ "$qrc" != 0 ] && [ ! -s "$console" ]; then
