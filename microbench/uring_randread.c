@@ -242,7 +242,7 @@ static int ur_poll_probe(const struct ur_job *j, char *why, size_t len)
 	io_uring_cqe_seen(&t.ring, cqe);
 	if (ret == -EOPNOTSUPP)
 		snprintf(why, len,
-			 "uring_randread: poll=1: %s%s does not support polled I/O (completion -EOPNOTSUPP: no poll queues%s); poll_fallback=1 runs interrupt-driven",
+			 "uring_randread: poll=1: %s%s does not support polled I/O (completion -EOPNOTSUPP: no poll queues%s)",
 			 j->dev[0] ? j->dev : j->path, j->dev[0] ? "" : " (device unknown)",
 			 j->direct ? "" : ", or buffered I/O");
 	else if (ret < 0)
@@ -282,10 +282,16 @@ static int ur_setup_all(struct iop_run *r, char *why, size_t len)
 	if (j->poll) {
 		ret = ur_poll_probe(j, why, len);
 		if (ret == -EOPNOTSUPP && iop_u64(r, "poll_fallback")) {
-			fprintf(stderr, "iopath: bench: %s; running interrupt-driven (poll_fallback=1)\n", why);
+			fprintf(stderr, "iopath: bench: %s: running interrupt-driven, as poll_fallback=1 asks\n",
+				why);
 			json_object_set_new(r->extra, "poll_fallback", json_string(why));
 			j->poll = false;
 			ret = 0;
+		}
+		if (ret == -EOPNOTSUPP) {
+			size_t l = strlen(why);
+
+			snprintf(why + l, len - l, "; poll_fallback=1 runs interrupt-driven");
 		}
 		if (ret) {
 			ur_teardown(r);
