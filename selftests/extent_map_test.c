@@ -40,6 +40,7 @@ static const struct iop_region layout_whuw[] = {
 FIXTURE(extent_map) {
 	struct iop_test_fs fs;
 	int fd;
+	int src;		/* clone source */
 	uint8_t *model;
 	char why[256];
 };
@@ -52,7 +53,7 @@ IOP_IOMAP_FS_VARIANTS(extent_map);
 
 FIXTURE_SETUP(extent_map)
 {
-	self->fd = -1;
+	self->fd = self->src = -1;
 	self->model = NULL;
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
 	if (!self->fs.scratch)
@@ -66,6 +67,8 @@ FIXTURE_SETUP(extent_map)
 
 FIXTURE_TEARDOWN(extent_map)
 {
+	if (self->src >= 0)
+		close(self->src);
 	if (self->fd >= 0)
 		close(self->fd);
 	free(self->model);
@@ -266,6 +269,78 @@ TEST_F(extent_map, delalloc_and_dirty_unwritten_are_data_before_and_after_writeb
 
 	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("%s", self->why);
+}
+
+/*
+ * On a reflink filesystem, FIEMAP marks SHARED per extent: a file made of
+ * [cloned 0-64K][private written 64-128K][hole][cloned 192-256K] reports
+ * SHARED on the two clones only, and the clone source reports SHARED on
+ * exactly the two ranges it gave away.
+ * Catches: SHARED carried from a shared mapping into the private extent
+ * after it (or lost on the next shared one), which also misleads
+ * dedupe/defrag tools and swapon.
+ */
+TEST_F(extent_map, fiemap_marks_only_cloned_extents_shared)
+{
+	static const struct iop_region src_layout[] = {
+		{ 0, FILE_SIZE, IOP_REGION_WRITTEN },
+	};
+	static const struct iop_region dst_layout[] = {
+		{ 0, R64, IOP_REGION_HOLE },
+		{ R64, R64, IOP_REGION_WRITTEN },
+		{ 2 * R64, 2 * R64, IOP_REGION_HOLE },
+	};
+	static const struct iop_fiemap_want dst_want[] = {
+		{ 0, R64, FIEMAP_EXTENT_SHARED },
+		{ R64, R64, 0 },
+		{ 3 * R64, R64, FIEMAP_EXTENT_SHARED | FIEMAP_EXTENT_LAST },
+	};
+	/* src [0,64K) went to dst 0, src [128K,192K) to dst 192K */
+	static const struct iop_fiemap_want src_want[] = {
+		{ 0, R64, FIEMAP_EXTENT_SHARED },
+		{ R64, R64, 0 },
+		{ 2 * R64, R64, FIEMAP_EXTENT_SHARED },
+		{ 3 * R64, R64, FIEMAP_EXTENT_LAST },
+	};
+	uint8_t *src_model = calloc(1, FILE_SIZE);
+	struct iop_fiemap f;
+	int n, ret;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_NE(NULL, src_model);
+	self->src = iop_open_at(self->fs.scratch->mnt, "src", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, self->src);
+	/*
+	 * One written extent (or several the filesystem merged): FIEMAP
+	 * splits it where sharing starts and ends (xfs_reflink_trim_around_shared()).
+	 */
+	ASSERT_EQ(0, iop_layout_build(self->src, src_layout, 1, src_model, 4,
+				      self->why, sizeof(self->why))) TH_LOG("%s", self->why);
+	ASSERT_EQ(0, iop_layout_build(self->fd, dst_layout, 3, self->model, 5,
+				      self->why, sizeof(self->why))) TH_LOG("%s", self->why);
+	ret = iop_clone_range(self->fd, self->src, 0, R64, 0);
+	if (ret == -EOPNOTSUPP || ret == -EXDEV || ret == -ENOTTY ||
+	    (ret == -EINVAL && !variant->reflink))
+		SKIP(return, "%s: no reflink (FICLONERANGE: %s)", variant->fstype, strerror(-ret));
+	ASSERT_EQ(0, ret) TH_LOG("FICLONERANGE: %s", strerror(-ret));
+	ASSERT_EQ(0, iop_clone_range(self->fd, self->src, 2 * R64, R64, 3 * R64));
+	memcpy(self->model, src_model, R64);
+	memcpy(self->model + 3 * R64, src_model + 2 * R64, R64);
+
+	n = iop_fiemap(self->fd, 0, FILE_SIZE, &f);
+	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
+	EXPECT_EQ(0, iop_fiemap_expect(&f, dst_want, 3, self->why, sizeof(self->why)))
+		TH_LOG("clone: %s", self->why);
+	n = iop_fiemap(self->src, 0, FILE_SIZE, &f);
+	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
+	EXPECT_EQ(0, iop_fiemap_expect(&f, src_want, 4, self->why, sizeof(self->why)))
+		TH_LOG("source: %s", self->why);
+
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+				      sizeof(self->why))) TH_LOG("clone: %s", self->why);
+	EXPECT_EQ(0, iop_file_compare(self->src, src_model, FILE_SIZE, self->why,
+				      sizeof(self->why))) TH_LOG("source: %s", self->why);
+	free(src_model);
 }
 
 TEST_HARNESS_MAIN
