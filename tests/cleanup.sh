@@ -44,7 +44,8 @@ tracefs_tmp=
 live=
 cleanup_trap() {
 	[ -n "$live" ] && kill -TERM "$live" 2>/dev/null && wait "$live"
-	[ -n "$tracefs_tmp" ] && umount "$tracefs_tmp" 2>/dev/null && rmdir "$tracefs_tmp"
+	# Lazily: another process may be holding it open by now.
+	[ -n "$tracefs_tmp" ] && umount -l "$tracefs_tmp" 2>/dev/null && rmdir "$tracefs_tmp"
 }
 trap cleanup_trap EXIT
 
@@ -135,7 +136,9 @@ check $? "cleanup.killed_with_guardian.leaves_mount_loop_state # precondition"
 # A trace instance of a dead pid, as a killed selftest would leave.
 tracing=$(awk '$3 == "tracefs" { print $2; exit }' /proc/self/mounts)
 if [ -z "$tracing" ]; then
-	tracefs_tmp=$(mktemp -d /tmp/iopath-tracefs.XXXXXX)
+	# Under IOP_RUN_DIR, where lib/tracefs.c does not go looking for a tracefs.
+	tracefs_tmp=$run/tracefs-test-$$
+	mkdir -p "$tracefs_tmp"
 	mount -t tracefs nodev "$tracefs_tmp" 2>/dev/null && tracing=$tracefs_tmp
 fi
 dead=$(sh -c 'echo $$')

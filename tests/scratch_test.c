@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/loop.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -265,6 +266,9 @@ TEST_F_TIMEOUT(scratch, create_use_destroy_leaves_nothing, 90)
 	zram = self->s->zram_id;
 	guardian = self->s->guardian;
 
+	/* The guardian is nobody's child here: a wait() loop must not find it. */
+	EXPECT_EQ(-1, waitpid(-1, NULL, WNOHANG));
+	EXPECT_EQ(ECHILD, errno);
 	ASSERT_TRUE(mounted_at(mnt, fstype, source)) TH_LOG("%s not mounted", mnt);
 	EXPECT_STREQ(variant->fstype, fstype);
 	EXPECT_STREQ(dev, source);
@@ -864,6 +868,86 @@ TEST_F_TIMEOUT(device, dir_backing_uses_and_removes_a_subdirectory, 60)
 	EXPECT_EQ(-EOPNOTSUPP, iop_scratch_create(&o, &s, why, sizeof(why)));
 	EXPECT_TRUE(one_line(why)) TH_LOG("why: '%s'", why);
 	EXPECT_TRUE(s == NULL);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+/*
+ * Several threads make and destroy scratches at once, as a benchmark with
+ * one filesystem per worker might: ids, devices and mount points must not
+ * collide, and each fork of a guardian from a multi-threaded process must
+ * still come up and go away.
+ */
+#define NR_THREADS 4
+
+static pthread_barrier_t all_created;
+
+struct thread_job {
+	struct iop_scratch_opts o;
+	int create, destroy;
+	char mnt[PATH_MAX], dev[PATH_MAX], why[256];
+	bool mounted;
+};
+
+static void *thread_job(void *arg)
+{
+	struct thread_job *j = arg;
+	struct iop_scratch *s = NULL;
+
+	j->create = iop_scratch_create(&j->o, &s, j->why, sizeof(j->why));
+	/* All alive at once: a device freed early may rightly be handed out again. */
+	pthread_barrier_wait(&all_created);
+	if (j->create)
+		return NULL;
+	snprintf(j->mnt, sizeof(j->mnt), "%s", s->mnt);
+	snprintf(j->dev, sizeof(j->dev), "%s", s->dev);
+	j->mounted = mounted_at(s->mnt, NULL, NULL);
+	j->destroy = iop_scratch_destroy(s);
+	return NULL;
+}
+
+FIXTURE(threads) {
+	char skip[128];
+};
+
+FIXTURE_SETUP(threads)
+{
+	self->skip[0] = '\0';
+	if (geteuid() != 0)
+		snprintf(self->skip, sizeof(self->skip), "needs root");
+}
+
+FIXTURE_TEARDOWN(threads)
+{
+}
+
+TEST_F_TIMEOUT(threads, concurrent_create_destroy, 120)
+{
+	static struct thread_job jobs[NR_THREADS];
+	pthread_t tid[NR_THREADS];
+
+	if (self->skip[0])
+		SKIP(return, "%s", self->skip);
+	ASSERT_EQ(0, pthread_barrier_init(&all_created, NULL, NR_THREADS));
+	for (int i = 0; i < NR_THREADS; i++) {
+		memset(&jobs[i], 0, sizeof(jobs[i]));
+		jobs[i].o.backing = i % 2 ? IOP_BACKING_LOOP : IOP_BACKING_DEFAULT;
+		jobs[i].o.fstype = "ext4";
+		jobs[i].o.size = 64 * MIB;
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, thread_job, &jobs[i]));
+	}
+	for (int i = 0; i < NR_THREADS; i++)
+		ASSERT_EQ(0, pthread_join(tid[i], NULL));
+	for (int i = 0; i < NR_THREADS; i++) {
+		EXPECT_EQ(0, jobs[i].create) TH_LOG("thread %d: %s", i, jobs[i].why);
+		EXPECT_TRUE(jobs[i].mounted) TH_LOG("thread %d: %s not mounted", i, jobs[i].mnt);
+		EXPECT_EQ(0, jobs[i].destroy) TH_LOG("thread %d", i);
+		EXPECT_FALSE(mounted_at(jobs[i].mnt, NULL, NULL));
+		for (int k = 0; k < i; k++) {
+			EXPECT_STRNE(jobs[k].mnt, jobs[i].mnt);
+			EXPECT_STRNE(jobs[k].dev, jobs[i].dev);
+		}
+	}
 }
 
 /* ---- cleanup acts only on what is its own ----------------------------- */
