@@ -253,20 +253,59 @@ static const char *const env_fields[] = {
 	"fs.mount_opts", "iopath.version",
 };
 
-static char *env_val(json_t *rec, const char *field)
+/*
+ * The kernel command line without the words that name the kernel image:
+ * BOOT_IMAGE= (GRUB) and initrd= differ between a base and a patched
+ * kernel by design. Returns a new string or NULL.
+ */
+static char *cmdline_norm(const char *cmdline)
+{
+	char *copy = strdup(cmdline), *out = calloc(1, strlen(cmdline) + 1), *tok, *save;
+
+	if (!copy || !out) {
+		free(copy);
+		free(out);
+		return NULL;
+	}
+	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		if (!strncmp(tok, "BOOT_IMAGE=", 11) || !strncmp(tok, "initrd=", 7))
+			continue;
+		if (*out)
+			strcat(out, " ");
+		strcat(out, tok);
+	}
+	free(copy);
+	return out;
+}
+
+/* An env field as compared: the cmdline normalized, everything else as is. */
+static json_t *env_get(json_t *rec, const char *field)
 {
 	json_t *v = iop_rs_env(rec, field);
+	char *norm;
+
+	if (!json_is_string(v) || strcmp(field, "kernel.cmdline"))
+		return json_incref(v);
+	norm = cmdline_norm(json_string_value(v));
+	v = norm ? json_string(norm) : NULL;
+	free(norm);
+	return v;
+}
+
+static char *env_val(json_t *rec, const char *field)
+{
+	json_t *v = env_get(rec, field);
+	char *s;
 
 	if (!v || json_is_null(v))
-		return strdup("(none)");
-	if (json_is_string(v)) {
-		char *s;
-
+		s = strdup("(none)");
+	else if (json_is_string(v)) {
 		if (asprintf(&s, "\"%s\"", json_string_value(v)) < 0)
-			return NULL;
-		return s;
-	}
-	return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+			s = NULL;
+	} else
+		s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	json_decref(v);
+	return s;
 }
 
 /* Note the fields in which @b and @n differ; returns how many. */
@@ -275,12 +314,14 @@ static int env_diff(struct notes *nt, json_t *b, json_t *n, const char *what)
 	int diffs = 0;
 
 	for (size_t i = 0; i < sizeof(env_fields) / sizeof(env_fields[0]); i++) {
-		json_t *vb = iop_rs_env(b, env_fields[i]), *vn = iop_rs_env(n, env_fields[i]);
+		json_t *vb = env_get(b, env_fields[i]), *vn = env_get(n, env_fields[i]);
+		bool same = (!vb || json_is_null(vb)) && (!vn || json_is_null(vn));
 		char *sb, *sn;
 
-		if ((!vb || json_is_null(vb)) && (!vn || json_is_null(vn)))
-			continue;
-		if (vb && vn && json_equal(vb, vn))
+		same = same || (vb && vn && json_equal(vb, vn));
+		json_decref(vb);
+		json_decref(vn);
+		if (same)
 			continue;
 		sb = env_val(b, env_fields[i]);
 		sn = env_val(n, env_fields[i]);

@@ -251,6 +251,11 @@ check compare.caveats.untrusted_record_named \
 	grep -qF 'untrusted: 2 of 5 new records of uring_randread fs=xfs (new-caveats.jsonl lines 8,9); line 8: cv 3.4% > 2%' <<< "$out"
 check compare.caveats.env_difference_named \
 	grep -q 'environment differs (base vs new): fs.mount_opts: "noatime" vs "noatime,lazytime"' <<< "$out"
+check compare.caveats.cmdline_difference_named \
+	grep -q 'kernel.cmdline: "root=/dev/vda1 ro" vs "root=/dev/vda1 ro mitigations=off"' <<< "$out"
+# BOOT_IMAGE= names the kernel, which differs by design
+check compare.caveats.boot_image_not_a_difference \
+	bash -c '! grep -q "environment differs" expected/base-vs-new-5pct.txt && grep -q "BOOT_IMAGE=/vmlinuz-6.18.0-new" new-5pct.jsonl'
 check compare.caveats.unpaired_named \
 	grep -q 'unpaired: only in new-caveats.jsonl: falloc_write .*fs=xfs' <<< "$out"
 
