@@ -544,7 +544,7 @@ TEST_F(folio_batch, direct_write_past_eof)
 {
 	const struct span sp[] = { { 0, OLD_EOF, 'A' }, { PREALLOC, 4096, 'D' } };
 	char why[256] = "";
-	char *buf;
+	char *buf = NULL;
 	int i, dfd;
 
 	IOP_TEST_BEGIN(&self->fs);
