@@ -141,7 +141,7 @@ static int scratch_create(int argc, char **argv)
 	struct sigaction sa = { 0 };
 	sigset_t block, old;
 	int i, ret, status;
-	pid_t pid;
+	pid_t pid, parent;
 
 	ret = iop_scratch_opts_from_env(&o, why, sizeof(why));
 	if (ret)
@@ -241,6 +241,7 @@ static int scratch_create(int argc, char **argv)
 		return 128 + stop_sig;
 	}
 
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "iopath: scratch create: fork: %s\n", strerror(errno));
@@ -250,6 +251,8 @@ static int scratch_create(int argc, char **argv)
 	if (pid == 0) {
 		/* CMD must not outlive iopath: it would keep the scratch busy. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (getppid() != parent)
+			_exit(128 + SIGKILL);	/* iopath died before the line above */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
