@@ -277,9 +277,11 @@ static int scratch_create(int argc, char **argv)
 
 static int cmd_scratch(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	if (argc < 2)
+		return iop_usage_error("scratch", "check or create? (iopath scratch --help)");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
 	}
 	if (geteuid() != 0 && strcmp(argv[1], "check")) {
 		fprintf(stderr, "iopath: scratch: must run as root\n");

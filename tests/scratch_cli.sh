@@ -105,6 +105,7 @@ refused scratch_cli.create.bad_env_size 2 env IOPATH_SCRATCH_SIZE=lots \
 	"$iop" scratch create --fs ext4 -- true
 refused scratch_cli.create.xfs_too_small 2 "$iop" scratch create --fs xfs --size 64m -- true
 refused scratch_cli.unknown_subcommand 2 "$iop" scratch format /dev/null
+refused scratch_cli.no_subcommand 2 "$iop" scratch
 
 # ---- a command on a scratch filesystem -----------------------------------
 
