@@ -322,51 +322,41 @@ static int cmp_str(const void *a, const void *b)
 
 char *iop_rs_params_str(json_t *params, const char *sep)
 {
-	size_t n = json_object_size(params), i = 0, len = 1;
+	size_t n = 0, len;
 	const char **keys, *k;
-	char *out, *p;
+	char *out = NULL;
+	FILE *f;
 	json_t *v;
 
-	keys = calloc(n ? n : 1, sizeof(*keys));
+	keys = calloc(json_object_size(params) + 1, sizeof(*keys));
 	if (!keys)
 		return NULL;
 	json_object_foreach(params, k, v)
-		keys[i++] = k;
+		keys[n++] = k;
 	qsort(keys, n, sizeof(*keys), cmp_str);
 
-	/* Two passes: measure, then print. */
-	out = NULL;
-	for (int pass = 0; pass < 2; pass++) {
-		p = out;
-		for (i = 0; i < n; i++) {
-			char *val;
-			int w;
+	f = open_memstream(&out, &len);
+	if (!f) {
+		free(keys);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		v = json_object_get(params, keys[i]);
+		fprintf(f, "%s%s=", i ? sep : "", keys[i]);
+		if (json_is_string(v)) {
+			fputs(json_string_value(v), f);
+		} else {
+			char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 
-			v = json_object_get(params, keys[i]);
-			val = json_is_string(v) ? strdup(json_string_value(v))
-						: json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-			if (!val) {
-				free(out);
-				free(keys);
-				return NULL;
-			}
-			w = snprintf(p, p ? len - (p - out) : 0, "%s%s=%s", i ? sep : "", keys[i], val);
-			free(val);
-			if (pass == 0)
-				len += w;
-			else
-				p += w;
-		}
-		if (pass == 0) {
-			out = malloc(len);
-			if (!out) {
-				free(keys);
-				return NULL;
-			}
-			out[0] = '\0';
+			fputs(d ? d : "?", f);
+			free(d);
 		}
 	}
 	free(keys);
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
 	return out;
 }
 
