@@ -263,6 +263,12 @@ check compare.caveats.unpaired_named \
 out=$("$iopath" compare base.jsonl new-same.jsonl new-5pct.jsonl 2>/dev/null)
 check compare.several_new_files \
 	test "$(grep -c '^new: ' <<< "$out")" = 2
+"$iopath" compare new-5pct.jsonl base.jsonl --fail-on-regression > "$tmp/out" 2>&1
+rc=$?
+check compare.fail_on_regression_exits_1 test "$rc" = 1 -a -s "$tmp/out"
+"$iopath" compare base.jsonl new-5pct.jsonl --fail-on-regression > /dev/null 2>&1
+rc=$?
+check compare.fail_on_regression_passes_improvement test "$rc" = 0
 check compare.json_is_valid_json \
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/base.jsonl-new-5pct.jsonl.json"
 bad_usage() { # bad_usage NAME ARGS...: exit 2, one line on stderr, nothing on stdout
