@@ -842,8 +842,8 @@ static void note_untrusted(struct rep_result *res, const char *fmt, ...)
  * thread reads their counters every interval. Several phases: each interval
  * runs one phase, phases in turn, timed by the worker itself.
  */
-static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, struct rep_result *res,
-		   char *why, size_t len)
+static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool progress,
+		   struct rep_result *res, char *why, size_t len)
 {
 	uint64_t interval = iop_u64(r, "interval_ms") * 1000000ull;
 	double utime = 0, stime = 0;
@@ -881,6 +881,12 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, struct re
 				1e9 * r->nworkers / res->rep.rate[0][s] : NAN;
 			prev_ops = ops;
 			prev_t = t;
+			/* long repetitions: a line every 10 s, from the main thread */
+			if (progress && (uint64_t)(s + 1) * interval % 10000000000ull == 0 &&
+			    (uint64_t)nsamples * interval >= 20000000000ull)
+				fprintf(stderr, "iopath: bench %s: %.0f of %.0f s, %.0f ops/s\n",
+					r->bench->name, (double)(s + 1) * (double)interval / 1e9,
+					(double)nsamples * (double)interval / 1e9, res->rep.rate[0][s]);
 		}
 		pool_stop(r);
 		pool_wait(pool, r);
@@ -1176,7 +1182,7 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 		if (!o->quiet)
 			fprintf(stderr, "iopath: bench %s: warm-up %" PRIu64 " s\n", b->name,
 				iop_u64(r, "warmup"));
-		ret = run_rep(&pool, r, ws < 1 ? 1 : ws, &res, why, len);
+		ret = run_rep(&pool, r, ws < 1 ? 1 : ws, false, &res, why, len);
 		rep_free(&res);
 		if (ret)
 			goto out_workers;
@@ -1190,7 +1196,7 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 			if (ret)
 				goto out_workers;
 		}
-		ret = run_rep(&pool, r, nsamples + 1, &res, why, len);
+		ret = run_rep(&pool, r, nsamples + 1, !o->quiet, &res, why, len);
 		if (ret)
 			goto out_rep;
 		drop_first(r, &res);
