@@ -2296,17 +2296,39 @@ struct orphan_mounts {
 	char mnt[64][PATH_MAX];
 };
 
+/* Trailing "-<pid>" of a name, or 0. */
+static long trailing_pid(const char *name)
+{
+	const char *dash = strrchr(name, '-');
+	unsigned long long v;
+
+	return dash && !s_to_u(dash + 1, &v) && v < LONG_MAX ? (long)v : 0;
+}
+
 static int find_orphan_mount(const struct mountent *m, void *arg)
 {
 	struct orphan_mounts *o = arg;
-	const char *id = m->target + strlen(MNT_DIR "/");
+	const char *id;
 	long pid;
 
-	if (!s_prefix(m->target, MNT_DIR "/") || strchr(id, '/') || o->n >= 64)
+	if (o->n >= 64)
 		return 0;
-	pid = id_pid(id);
-	if (state_exists(id) || (!o->all && pid && pid_alive(pid, 0)))
+	if (own_child(m->target, IOP_RUN_DIR) && s_prefix(m->target, IOP_RUN_DIR "/tracefs-")) {
+		/*
+		 * lib/tracefs.c detaches its private tracefs mount at once; one
+		 * is left only if its process died in between.
+		 */
+		pid = trailing_pid(m->target);
+		if (!o->all && (!pid || pid_alive(pid, 0)))
+			return 0;
+	} else if (own_child(m->target, MNT_DIR)) {
+		id = m->target + strlen(MNT_DIR "/");
+		pid = id_pid(id);
+		if (state_exists(id) || (!o->all && pid && pid_alive(pid, 0)))
+			return 0;
+	} else {
 		return 0;
+	}
 	for (int i = 0; i < o->n; i++)
 		if (!strcmp(o->mnt[i], m->target))
 			return 0;
@@ -2314,7 +2336,10 @@ static int find_orphan_mount(const struct mountent *m, void *arg)
 	return 0;
 }
 
-/* Mounts under MNT_DIR that no state file covers (say, a state write failed). */
+/*
+ * Mounts under MNT_DIR that no state file covers (say, a state write
+ * failed), and private tracefs mounts of dead processes.
+ */
 static int cleanup_mounts(bool all, struct undo_ctx *c)
 {
 	struct orphan_mounts *o = calloc(1, sizeof(*o));
@@ -2332,6 +2357,8 @@ static int cleanup_mounts(bool all, struct undo_ctx *c)
 			undo_report(c, "mount", o->mnt[i]);
 		else if (r < 0 && !err)
 			err = r;
+		if (r >= 0 && !own_child(o->mnt[i], MNT_DIR))
+			rmdir(o->mnt[i]);
 	}
 	free(o);
 	/* Empty mount points of dead runs. */

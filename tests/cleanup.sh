@@ -147,6 +147,10 @@ if [ -n "$tracing" ] && mkdir "$tracing/instances/iopath-$dead-0" 2>/dev/null; t
 	instance=$tracing/instances/iopath-$dead-0
 fi
 
+# A private tracefs mount of a dead process (killed before it detached it).
+dead_mnt=$run/tracefs-$dead
+mkdir -p "$dead_mnt" && mount -t tracefs nodev "$dead_mnt" 2>/dev/null || dead_mnt=
+
 out=$("$iop" cleanup 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
@@ -168,6 +172,12 @@ if [ -n "$instance" ]; then
 else
 	n=$((n + 1))
 	echo "ok $n cleanup.removes_dead_trace_instance # SKIP no tracefs"
+fi
+if [ -n "$dead_mnt" ]; then
+	! grep -q " $dead_mnt " /proc/self/mounts && [ ! -d "$dead_mnt" ]
+	check $? "cleanup.removes_dead_private_tracefs_mount"
+	grep -q " $dead_mnt " /proc/self/mounts && umount -l "$dead_mnt"
+	rmdir "$dead_mnt" 2>/dev/null
 fi
 grep -qE " $run/mnt/$live-" /proc/self/mounts && kill -0 "$live" 2>/dev/null
 check $? "cleanup.leaves_live_run_alone"
