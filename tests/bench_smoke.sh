@@ -191,8 +191,10 @@ if [ $root = 1 ]; then
 	else
 		wait $pid
 		rc=$?
-		left=$( (findmnt -rn -o TARGET | grep "^/run/iopath/mnt/$pid-";
-			 ls /run/iopath/state 2>/dev/null | grep "^$pid-") | wc -l)
+		left=$(findmnt -rn -o TARGET | grep -c "^/run/iopath/mnt/$pid-")
+		for st in /run/iopath/state/"$pid"-*; do
+			[ -e "$st" ] && left=$((left + 1))
+		done
 		if [ $rc = 130 ] && [ "$left" = 0 ]; then
 			ok "bench_smoke.sigint_cleans_up"
 		else
