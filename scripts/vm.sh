@@ -73,6 +73,8 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   --append ARGS  more kernel command line
   --log FILE     keep the kernel console log there
   -v, --verbose  kernel console to stderr as it arrives
+  --fetch-only   fetch and unpack the kernel into the cache, print the
+                 kernel image's path, boot nothing
   after --:      passed to run_kselftest.sh, e.g. -t iopath:folio_batch_test
 
 Packages are fetched from bookworm, bookworm-updates, bookworm-security and
@@ -105,6 +107,7 @@ initrd_in=""
 append=""
 log_out=""
 verbose=0
+fetch_only=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log)
@@ -128,6 +131,7 @@ while [ $# -gt 0 ]; do
 	--kernel=*) kernel=${1#*=}; shift ;;
 	--timeout=*) timeout_s=${1#*=}; shift ;;
 	-v|--verbose) verbose=1; shift ;;
+	--fetch-only) fetch_only=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage_error "unknown option '$1' (see --help)" ;;
@@ -145,7 +149,6 @@ done
 case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
 [ -z "$initrd_in" ] || [ -f "$initrd_in" ] || usage_error "--initrd $initrd_in: no such file"
 [ -z "$modules_dir" ] || [ -d "$modules_dir" ] || usage_error "--modules $modules_dir: no such directory"
-build=$(mkdir -p "$build" && cd "$build" && pwd) || usage_error "--build: cannot use that directory"
 
 # Bad input is refused before anything is created or fetched.
 check_kernel_arg() {
@@ -178,6 +181,7 @@ is_bzimage() {
 	[ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ]
 }
 check_kernel_arg "$kernel"
+build=$(mkdir -p "$build" && cd "$build" && pwd) || usage_error "--build $build: cannot use that directory"
 
 for t in qemu-system-x86_64 cpio gzip dpkg-deb depmod busybox ldd flock; do
 	command -v "$t" >/dev/null 2>&1 || [ -x "/bin/$t" ] ||
@@ -664,6 +668,10 @@ pick_accel() {
 
 t0=$SECONDS
 resolve_kernel "$kernel"
+if [ "$fetch_only" = 1 ]; then
+	echo "$vmlinuz"
+	exit 0
+fi
 if [ -n "$initrd_in" ]; then
 	cp "$initrd_in" "$tmp/initrd.gz"
 else
@@ -700,9 +708,9 @@ if [ "$verbose" = 1 ]; then
 	tail_pids+=($!)
 fi
 
-# Three limits: the guest must reach /init within the boot limit, must
+# Three limits: the guest must reach /init within the boot limit, then
 # print something (TAP or kernel console) at least every idle-limit seconds,
-# and must finish within the overall limit.
+# and finish within the overall limit.
 timed_out=""
 done_at=""
 booted=0
@@ -722,7 +730,7 @@ while kill -0 "$qpid" 2>/dev/null; do
 		timed_out="no result within the ${timeout_s} s limit"
 	elif [ "$booted" = 0 ] && [ $((now - boot_start)) -ge "$boot_timeout_s" ]; then
 		timed_out="the kernel did not reach /init within ${boot_timeout_s} s (hung at boot?)"
-	elif [ $((now - last_change)) -ge "$idle_timeout_s" ]; then
+	elif [ "$booted" = 1 ] && [ $((now - last_change)) -ge "$idle_timeout_s" ]; then
 		timed_out="no output from the guest for ${idle_timeout_s} s (hung?)"
 	fi
 	[ -n "$timed_out" ] && break

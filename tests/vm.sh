@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath vm (scripts/vm.sh): bad input is refused with one line and exit 2
+# before anything is created; a guest kernel that panics, a guest that hangs
+# and a run that is interrupted all end with a clear failure, no QEMU process
+# and no temporary directory left. The full selftest run in a VM is
+# `make vm-check KERNEL=...`; this stays cheap: the guests here boot a
+# one-line /init, under a kernel from BUILD/vm-cache (fetched once if
+# missing, else the tests that need one skip).
+#
+# usage: tests/vm.sh BUILD_DIR   (TAP on stdout)
+set -u
+
+build=${1:?usage: tests/vm.sh BUILD_DIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
+vm=$top/scripts/vm.sh
+work=$(mktemp -d "${TMPDIR:-/tmp}/iopath-vm-test.XXXXXX") || exit 1
+# vm.sh makes its temporary directory under TMPDIR: a private one shows
+# exactly what a run leaves behind.
+export TMPDIR=$work/tmp
+mkdir -p "$TMPDIR"
+bgpid=""
+cleanup() {
+	[ -n "$bgpid" ] && kill "$bgpid" 2>/dev/null
+	local p
+	for p in $(pgrep -f "$TMPDIR/"); do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; shift; for l in "$@"; do echo "# $l"; done; }
+skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+
+# What a run may leave: QEMU (its command line names the initramfs under
+# TMPDIR) or anything in TMPDIR.
+leftovers() {
+	pgrep -af "$TMPDIR/" | grep -v pgrep
+	ls -A "$TMPDIR"
+}
+
+# expect_usage NAME ARGS...: exit 2, exactly one line on stderr, no output,
+# nothing created in the build directory given.
+expect_usage() {
+	local name=$1 out err rc b=$work/usage-build
+	shift
+	rm -rf "$b"
+	out=$("$vm" --build "$b" "$@" 2>"$work/err")
+	rc=$?
+	err=$(cat "$work/err")
+	if [ "$rc" = 2 ] && [ -z "$out" ] && [ "$(wc -l < "$work/err")" = 1 ] &&
+	   [[ $err == "iopath: vm: "* ]] && [ ! -e "$b" ] && [ -z "$(leftovers)" ]; then
+		ok "vm.bad_input.$name"
+	else
+		not_ok "vm.bad_input.$name" "exit $rc, stderr: $err" "stdout: $out" \
+			"build dir created: $([ -e "$b" ] && echo yes || echo no)" "leftovers: $(leftovers)"
+	fi
+}
+
+echo "TAP version 13"
+echo "1..9"
+
+echo foo > "$work/not-a-kernel"
+expect_usage missing_file --kernel /nonexistent/bzImage
+expect_usage not_a_package_name --kernel 'linux image!'
+expect_usage not_a_bzimage --kernel "$work/not-a-kernel"
+expect_usage bad_timeout --kernel "$work/not-a-kernel" --timeout 10s
+expect_usage no_kernel --timeout 5
+
+# A kernel to boot: any one already unpacked in the cache, else Debian 12's
+# 6.1 (the smallest of the supported packages) fetched into it.
+find_kernel() {
+	ls "$build"/vm-cache/kernels/*/root/boot/vmlinuz-* \
+	   "$build"/vm-cache/kernels/*/root/usr/lib/modules/*/vmlinuz 2>/dev/null | head -n 1
+}
+busybox=$(command -v busybox || echo /bin/busybox)
+kernel=""
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	kernel_why="qemu-system-x86_64 not installed (scripts/deps.sh vm)"
+elif [ ! -x "$busybox" ]; then
+	kernel_why="busybox not installed (scripts/deps.sh vm)"
+else
+	kernel=$(find_kernel)
+	if [ -z "$kernel" ]; then
+		"$vm" --build "$build" --kernel linux-image-amd64/bookworm --fetch-only \
+			> /dev/null 2> "$work/fetch.err"
+		kernel=$(find_kernel)
+	fi
+	kernel_why="no kernel in $build/vm-cache, and fetching one failed: $(grep -m1 'iopath: vm' "$work/fetch.err" 2>/dev/null)"
+fi
+
+# mkinitrd DIR INIT_BODY: a gzip'ed cpio with busybox and /init.
+mkinitrd() {
+	local d=$work/$1
+	mkdir -p "$d/bin" "$d/dev"
+	cp "$busybox" "$d/bin/busybox"
+	printf '#!/bin/busybox sh\n/bin/busybox --install -s /bin\n%s\n' "$2" > "$d/init"
+	chmod 0755 "$d/init"
+	(cd "$d" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$work/$1.cpio.gz"
+}
+
+# A panic: /init exits at once, the kernel panics ("Attempted to kill
+# init"), panic=-1 reboots, -no-reboot ends QEMU.
+if [ -n "$kernel" ]; then
+	mkinitrd panic 'exit 0'
+	start=$SECONDS
+	"$vm" --build "$build" --kernel "$kernel" --initrd "$work/panic.cpio.gz" --timeout 120 \
+		> "$work/out" 2> "$work/err"
+	rc=$?
+	took=$((SECONDS - start))
+	if [ "$rc" = 1 ] && grep -q 'guest kernel panicked.*Attempted to kill init' "$work/err" &&
+	   [ "$took" -lt 120 ] && [ -z "$(leftovers)" ]; then
+		ok "vm.panicking_kernel_fails_fast_and_leaves_nothing"
+		echo "# panic detected after ${took} s"
+	else
+		not_ok "vm.panicking_kernel_fails_fast_and_leaves_nothing" "exit $rc after ${took} s" \
+			"$(head -n 3 "$work/err")" "leftovers: $(leftovers)"
+	fi
+else
+	skip "vm.panicking_kernel_fails_fast_and_leaves_nothing" "${kernel_why:-no kernel}"
+fi
+
+# A hang after boot: /init says it started, then sleeps; the idle limit
+# must end the run.
+if [ -n "$kernel" ]; then
+	mkinitrd hang 'mount -t devtmpfs d /dev; echo "# iopath-vm: kernel (hang test)" > /dev/ttyS1; sleep 100000'
+	start=$SECONDS
+	"$vm" --build "$build" --kernel "$kernel" --initrd "$work/hang.cpio.gz" --idle-timeout 8 \
+		--boot-timeout 120 --timeout 150 > "$work/out" 2> "$work/err"
+	rc=$?
+	took=$((SECONDS - start))
+	if [ "$rc" = 1 ] && grep -q 'no output from the guest for 8 s' "$work/err" &&
+	   [ "$took" -lt 150 ] && [ -z "$(leftovers)" ]; then
+		ok "vm.hung_guest_fails_at_the_idle_limit_and_leaves_nothing"
+		echo "# hang detected after ${took} s"
+	else
+		not_ok "vm.hung_guest_fails_at_the_idle_limit_and_leaves_nothing" "exit $rc after ${took} s" \
+			"$(head -n 3 "$work/err")" "leftovers: $(leftovers)"
+	fi
+else
+	skip "vm.hung_guest_fails_at_the_idle_limit_and_leaves_nothing" "${kernel_why:-no kernel}"
+fi
+
+# SIGTERM while the guest runs: QEMU killed, temporary directory removed.
+if [ -n "$kernel" ]; then
+	"$vm" --build "$build" --kernel "$kernel" --initrd "$work/hang.cpio.gz" --timeout 150 \
+		> "$work/out" 2> "$work/err" &
+	bgpid=$!
+	for _ in $(seq 1 100); do
+		pgrep -f "$TMPDIR/.*initrd" >/dev/null && break
+		sleep 0.3
+	done
+	sleep 1
+	running=$(pgrep -f "$TMPDIR/.*initrd" | wc -l)
+	kill -TERM "$bgpid"
+	wait "$bgpid"
+	rc=$?
+	bgpid=""
+	if [ "$running" -ge 1 ] && [ "$rc" = 143 ] && grep -q 'terminated' "$work/err" &&
+	   [ -z "$(leftovers)" ]; then
+		ok "vm.sigterm_kills_qemu_and_leaves_nothing"
+	else
+		not_ok "vm.sigterm_kills_qemu_and_leaves_nothing" "qemu seen: $running, exit $rc" \
+			"$(head -n 3 "$work/err")" "leftovers: $(leftovers)"
+	fi
+else
+	skip "vm.sigterm_kills_qemu_and_leaves_nothing" "${kernel_why:-no kernel}"
+fi
+
+# The subcommand hands over to the script (same refusal, same exit code).
+if [ -x "$build/iopath" ]; then
+	"$build/iopath" vm --kernel /nonexistent/bzImage > /dev/null 2> "$work/err"
+	rc=$?
+	if [ "$rc" = 2 ] && grep -q 'no such file' "$work/err"; then
+		ok "vm.cli_subcommand_runs_the_script"
+	else
+		not_ok "vm.cli_subcommand_runs_the_script" "exit $rc: $(cat "$work/err")"
+	fi
+else
+	skip "vm.cli_subcommand_runs_the_script" "$build/iopath not built"
+fi
+
+echo "# $((n - failed)) of $n passed"
+[ "$failed" = 0 ]
