@@ -31,6 +31,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -164,11 +165,34 @@ static int remove_instance(int root_fd, const char *dir)
 	return -EBUSY;
 }
 
+static void close_from_to(int first, int last)
+{
+	int fd;
+
+	if (first > last)
+		return;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned int)first, (unsigned int)last, 0) == 0)
+		return;
+#endif
+	for (fd = first; fd <= last && fd < 65536; fd++)
+		close(fd);
+}
+
+/* Close every fd from 3 up except @a and @b. */
+static void close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	close_from_to(3, lo - 1);
+	close_from_to(lo + 1, hi - 1);
+	close_from_to(hi + 1, INT_MAX);
+}
+
 /* Runs in its own session until the owner closes the pipe or dies. */
 static void guardian_main(int lifeline, int root_fd, const char *dir)
 {
 	char c;
-	int fd;
 
 	setsid();
 	signal(SIGINT, SIG_IGN);
@@ -176,10 +200,11 @@ static void guardian_main(int lifeline, int root_fd, const char *dir)
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_NAME, "iopath-trace-g", 0, 0, 0);
-	/* Keep only what the cleanup needs; stdio stays (harness pipes). */
-	for (fd = 3; fd < 1024; fd++)
-		if (fd != lifeline && fd != root_fd)
-			close(fd);
+	/*
+	 * Keep only what the cleanup needs (stdio stays): an inherited copy
+	 * of another guardian's lifeline would keep that one waiting.
+	 */
+	close_all_but(lifeline, root_fd);
 	while (read(lifeline, &c, 1) < 0 && errno == EINTR)
 		;
 	remove_instance(root_fd, dir);
