@@ -1051,7 +1051,15 @@ static int make_record(struct iop_run *r, const struct iop_harness_opts *o, int 
 	info.mkfs_opts = o->mkfs_opts;
 	info.mount_opts = o->mount_opts;
 	info.cpus = cpus;
-	env = iop_env_collect(&info);
+	{
+		/* the record's env.placement describes the calling thread: be where the workers are */
+		cpu_set_t mine;
+
+		sched_getaffinity(0, sizeof(mine), &mine);
+		sched_setaffinity(0, sizeof(set), &set);
+		env = iop_env_collect(&info);
+		sched_setaffinity(0, sizeof(mine), &mine);
+	}
 	if (env)
 		json_object_set_new(rec, "env", env);
 	run = json_pack("{s:i, s:I, s:i, s:f, s:f, s:f, s:I, s:O}",
