@@ -135,8 +135,10 @@ static int check_shared(int fd, const struct byte_range *sh, int nsh, char *why,
  * before 100 and zeros after 140000; src is unchanged; after fsync
  * nothing of dst is shared.
  * Catches: a srcmap left from the shared extent on the hole's mapping
- * (short write of 100 of 200 bytes seen on a broken 7.2 build, or src's
- * bytes read into dst's partial tail block), a missing COW (src changed).
+ * (a 7.2 build without the between-extent memset returned a short write,
+ * stopping at the end of the shared range, for the same kind of write; or
+ * src's bytes read into dst's partial tail block), a missing COW (src
+ * changed).
  */
 TEST_F(reflink_cow, partial_block_write_across_shared_and_hole_writes_full_count)
 {
