@@ -92,12 +92,14 @@ int iop_kmsg_line_is_bad(const char *line)
 }
 
 /*
- * Split a record into its sequence number and text (NUL-terminated in
- * place). Returns false for something that is not a record.
+ * Split a record into its facility, sequence number and text
+ * (NUL-terminated in place). Returns false for something that is not a
+ * record.
  */
-static bool parse_record(char *rec, uint64_t *seq, char **text)
+static bool parse_record(char *rec, unsigned int *facility, uint64_t *seq, char **text)
 {
 	char *semi, *nl, *comma, *end;
+	unsigned long pri;
 
 	semi = strchr(rec, ';');
 	if (!semi)
@@ -106,6 +108,10 @@ static bool parse_record(char *rec, uint64_t *seq, char **text)
 	if (!comma || comma > semi)
 		return false;
 	errno = 0;
+	pri = strtoul(rec, &end, 10);
+	if (errno || end != comma)
+		return false;
+	*facility = pri >> 3;
 	*seq = strtoull(comma + 1, &end, 10);
 	if (errno || end == comma + 1 || (*end != ',' && *end != ';'))
 		return false;
@@ -154,12 +160,13 @@ static uint64_t marker_nonce(void)
 /* Find the record whose text is @text, reading from the current position. */
 static int find_marker(int fd, const char *text, uint64_t *seq, char *buf)
 {
+	unsigned int facility;
 	uint64_t s;
 	char *t;
 	int ret;
 
 	while (!(ret = read_record(fd, buf, KMSG_RECORD_MAX))) {
-		if (parse_record(buf, &s, &t) && !strcmp(t, text)) {
+		if (parse_record(buf, &facility, &s, &t) && !strcmp(t, text)) {
 			*seq = s;
 			return 0;
 		}
@@ -228,6 +235,7 @@ out_free:
 int iop_kmsg_scan(const struct iop_kmsg_mark *m, char *first, size_t len)
 {
 	int fd, ret, bad = 0;
+	unsigned int facility;
 	uint64_t seq;
 	char *buf, *text;
 
@@ -253,7 +261,9 @@ int iop_kmsg_scan(const struct iop_kmsg_mark *m, char *first, size_t len)
 		goto out_close;
 	}
 	while (!(ret = read_record(fd, buf, KMSG_RECORD_MAX))) {
-		if (!parse_record(buf, &seq, &text) || seq <= m->seq)
+		if (!parse_record(buf, &facility, &seq, &text) || seq <= m->seq)
+			continue;
+		if (facility != 0 && !m->include_user)
 			continue;
 		if (!iop_kmsg_line_is_bad(text))
 			continue;

@@ -8,12 +8,21 @@
 #ifndef IOPATH_KMSG_H
 #define IOPATH_KMSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct iop_kmsg_mark {
 	uint64_t seq;		/* sequence number of the marker record */
 	char text[96];
+	/*
+	 * Count records written from userspace too. Off by default: anything
+	 * can write "WARNING:" into /dev/kmsg, but only the kernel logs with
+	 * facility 0 (the kernel refuses it from userspace), so a concurrent
+	 * program cannot fail someone else's test. The positive control of
+	 * the scan turns it on.
+	 */
+	bool include_user;
 };
 
 /* Write "iopath: <what> <pid>" to /dev/kmsg and remember where it landed. */

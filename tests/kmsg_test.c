@@ -132,7 +132,8 @@ static int kmsg_write(const char *line)
 #define CONTROL_TEXT "WARNING: iopath kmsg positive control (injected by tests/kmsg_test from userspace, not a kernel bug)"
 
 /*
- * mark1, control line, scan(mark1) == 1 and names the line; then mark2,
+ * mark1, control line: scan(mark1) == 0 by default (userspace lines are
+ * not the kernel's), == 1 and names the line with include_user; then mark2,
  * scan(mark2) == 0: lines before a marker never count. A real kernel
  * complaint logged by something else at the same moment would also be
  * counted; the message printed then says which line it was.
@@ -154,11 +155,19 @@ TEST_F(kmsg, scan_counts_only_lines_after_the_mark)
 	}
 
 	ASSERT_EQ(0, kmsg_write("<4>" CONTROL_TEXT "\n"));
+	/* A line from userspace never fails anyone's test by default... */
+	ret = iop_kmsg_scan(&m1, first, sizeof(first));
+	EXPECT_EQ(0, ret) {
+		TH_LOG("userspace line counted as a kernel one: \"%s\"", first);
+	}
+	/* ...but the scan does see it when asked to. */
+	m1.include_user = true;
 	ret = iop_kmsg_scan(&m1, first, sizeof(first));
 	EXPECT_EQ(1, ret);
 	EXPECT_STREQ(CONTROL_TEXT, first);
 
 	ASSERT_EQ(0, iop_kmsg_mark(&m2, "kmsg_test"));
+	m2.include_user = true;
 	EXPECT_LT(m1.seq, m2.seq);
 	EXPECT_STRNE(m1.text, m2.text);
 	ret = iop_kmsg_scan(&m2, first, sizeof(first));
