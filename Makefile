@@ -36,7 +36,7 @@ LIBS := -luring -lnuma -ljansson -lgsl -lgslcblas -lm -lpthread
 # The kselftest harness: from KSRC (a kernel tree), KSFT_SRC (a
 # linux-source-*.tar.xz) or the newest /usr/src/linux-source-*.tar.xz.
 # Evaluated only by the targets that need it.
-KSFT_DIR = $(shell scripts/ksft-harness.sh $(O) || echo /nonexistent-harness)
+KSFT_DIR = $(shell KSRC='$(KSRC)' KSFT_SRC='$(KSFT_SRC)' scripts/ksft-harness.sh $(O) || echo /nonexistent-harness)
 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_HDRS := $(wildcard lib/*.h)
