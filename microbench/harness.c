@@ -418,11 +418,31 @@ int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
 {
 	const struct iop_metric *tables[2] = { r->bench->metrics, common_metrics };
 
-	for (int t = 0; t < 2; t++)
-		for (const struct iop_metric *m = tables[t]; m && m->name; m++)
-			if (!strcmp(m->name, name))
-				return iop_record_add_metric(rec, m->name, m->unit, m->better,
-							     m->is_rate, samples, n);
+	for (int t = 0; t < 2; t++) {
+		for (const struct iop_metric *m = tables[t]; m && m->name; m++) {
+			double *fin;
+			size_t k = 0;
+			int ret;
+
+			if (strcmp(m->name, name))
+				continue;
+			/*
+			 * An interval in which a starved worker did nothing gives
+			 * no number (0/0): leave it out rather than invent one;
+			 * run_rep() marks such a repetition untrusted.
+			 */
+			fin = malloc((n ? n : 1) * sizeof(*fin));
+			if (!fin)
+				return -ENOMEM;
+			for (size_t i = 0; i < n; i++)
+				if (isfinite(samples[i]))
+					fin[k++] = samples[i];
+			ret = k ? iop_record_add_metric(rec, m->name, m->unit, m->better, m->is_rate,
+							fin, k) : 0;
+			free(fin);
+			return ret;
+		}
+	}
 	fprintf(stderr, "iopath: bench %s: metric '%s' is not declared\n", r->bench->name, name);
 	abort();
 }
@@ -807,6 +827,7 @@ struct rep_result {
 	struct iop_rep rep;
 	double foreign_pct, steal_pct;
 	long nivcsw;
+	int empty;		/* intervals in which nothing completed */
 	json_t *placement;
 	char untrusted[256];
 };
@@ -879,6 +900,8 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 			res->rep.rate[0][s] = (double)(ops - prev_ops) * 1e9 / (double)(t - prev_t);
 			res->rep.ns_per_op[0][s] = res->rep.rate[0][s] > 0 ?
 				1e9 * r->nworkers / res->rep.rate[0][s] : NAN;
+			if (ops == prev_ops)
+				res->empty++;
 			prev_ops = ops;
 			prev_t = t;
 			/* long repetitions: a line every 10 s, from the main thread */
@@ -922,6 +945,8 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 				}
 				cpu_ns += cpu;
 				res->rep.cpu_ns_per_op[p][s] = ops ? (double)cpu / (double)ops : NAN;
+				if (!ops)
+					res->empty++;
 				all_ops += ops;
 				res->rep.ops[p] += ops;
 				res->rep.rate[p][s] = dt ? (double)ops * 1e9 / (double)dt : 0;
@@ -955,6 +980,9 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 		if (res->steal_pct > iop_dbl(r, "foreign_max"))
 			note_untrusted(res, "steal %.0f%% of a CPU", res->steal_pct);
 	}
+	if (res->empty)
+		note_untrusted(res, "%d interval%s without a completed operation", res->empty,
+			       res->empty == 1 ? "" : "s");
 	res->placement = json_array();
 	for (int i = 0; i < r->nworkers; i++) {
 		struct iop_worker *w = r->w[i];
@@ -1251,6 +1279,8 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 
 out_rep:
 	rep_free(&res);
+	/* the repetitions that finished are valid records: keep them */
+	json_array_extend(recs, job_recs);
 out_workers:
 	pool_destroy(&pool, r);
 	for (int i = 0; i < r->nworkers && i < IOP_MAX_WORKERS; i++) {
