@@ -329,7 +329,9 @@ TEST_F_TIMEOUT(scratch, create_use_destroy_leaves_nothing, 90)
 
 /*
  * The owner is SIGKILLed with the scratch mounted and a file open on it,
- * as a harness timeout would: the guardian must undo everything.
+ * the way a harness timeout does it (kill(-pgid, SIGKILL) on the test's
+ * process group): the guardian, in a session of its own, must survive that
+ * and undo everything.
  */
 TEST_F_TIMEOUT(scratch, guardian_undoes_after_sigkill, 90)
 {
@@ -357,6 +359,7 @@ TEST_F_TIMEOUT(scratch, guardian_undoes_after_sigkill, 90)
 		char why[256], path[PATH_MAX + 8];
 
 		close(p[0]);
+		setpgid(0, 0);	/* as the harness does for each test */
 		memset(&info, 0, sizeof(info));
 		int r = iop_scratch_create(&o, &s, why, sizeof(why));
 
@@ -387,7 +390,7 @@ TEST_F_TIMEOUT(scratch, guardian_undoes_after_sigkill, 90)
 	}
 	close(p[0]);
 	ASSERT_TRUE(mounted_at(info.mnt, NULL, NULL));
-	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(0, kill(-pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 
 	snprintf(state, sizeof(state), IOP_RUN_DIR "/state/%s", info.id);
