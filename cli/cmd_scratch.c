@@ -222,23 +222,25 @@ static int scratch_create(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &block, &old);
 
 	ret = iop_scratch_create(&o, &s, why, sizeof(why));
+	{
+		static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+		sigset_t pending;
+
+		sigpending(&pending);
+		for (size_t k = 0; k < sizeof(stops) / sizeof(stops[0]) && !stop_sig; k++)
+			if (sigismember(&pending, stops[k]))
+				stop_sig = stops[k];
+	}
+	/* Told to stop meanwhile (a ^C also reaches mkfs): that is the answer. */
+	if (stop_sig) {
+		iop_scratch_destroy(s);
+		return 128 + stop_sig;
+	}
 	if (ret) {
 		fprintf(stderr, "iopath: scratch create: %s\n", why[0] ? why : strerror(-ret));
 		if (ret == -EINVAL)
 			return 2;
 		return ret == -ENODEV || ret == -EOPNOTSUPP || ret == -ENOENT ? 4 : 1;
-	}
-	{
-		sigset_t pending;
-
-		sigpending(&pending);
-		for (int sig = 1; sig < NSIG && !stop_sig; sig++)
-			if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && sigismember(&pending, sig))
-				stop_sig = sig;
-	}
-	if (stop_sig) {
-		iop_scratch_destroy(s);
-		return 128 + stop_sig;
 	}
 
 	parent = getpid();
