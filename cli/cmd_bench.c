@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include <ctype.h>
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -432,6 +433,20 @@ static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops
 		dup2(pipefd[1], 1);
 		if (devnull >= 0)
 			dup2(devnull, 2);
+		/*
+		 * fio's main thread polls busily; like our sampling thread it
+		 * goes on the other CPUs (the job threads pin themselves with
+		 * --cpus_allowed), or it would take a share of the CPU under test.
+		 */
+		{
+			cpu_set_t rest;
+
+			sched_getaffinity(0, sizeof(rest), &rest);
+			for (int i = 0; i < r->ncpus; i++)
+				CPU_CLR(r->cpus[i], &rest);
+			if (CPU_COUNT(&rest))
+				sched_setaffinity(0, sizeof(rest), &rest);
+		}
 		signal(SIGINT, SIG_IGN);	/* the parent kills it */
 		execvp("fio", argv);
 		_exit(127);
