@@ -2141,12 +2141,21 @@ fail:
 int iop_scratch_destroy(struct iop_scratch *s)
 {
 	struct undo_ctx c = { .busy_tries = 40, .nap = 50, .lazy = true };
+	char path[PATH_MAX];
 	struct sstate st;
 	int ret;
 
 	if (!s)
 		return 0;
 	scratch_to_state(s, &st);
+	/*
+	 * No state file: `iopath cleanup --all` undid this scratch already, and
+	 * the zram index may be someone else's by now. (Mount point, image and
+	 * tagged loop device are checked as ours whatever happened.)
+	 */
+	state_path(path, sizeof(path), s->id, false);
+	if (access(path, F_OK) && errno == ENOENT)
+		st.zram = -1;
 	ret = undo_all(&st, &c, &s->loop_fd);
 	/* Not finished (still busy): the guardian keeps at it from the state file. */
 	guardian_release(s, ret == 0);
