@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mapcheck.h"
@@ -27,9 +28,65 @@ const char *iop_map_type_name(unsigned int type)
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
 }
 
+/*
+ * Mapping type and flags by name: stable across kernels, while the raw
+ * "(0x..)" values were added to the dstmap/srcmap output only recently
+ * (up to at least 6.12 it is "type MAPPED flags NEW|SHARED") and the
+ * IOMAP_F_* bit values above DIRTY/SHARED/MERGED have moved between
+ * releases (STALE was 1 << 9, is 1 << 15). Unknown names and bits that
+ * print as hex are not judged and are ignored.
+ */
+static const struct {
+	const char *name;
+	uint32_t bit;
+} map_flag_names[] = {
+	{ "NEW", IOP_IOMAP_F_NEW },
+	{ "DIRTY", IOP_IOMAP_F_DIRTY },
+	{ "SHARED", IOP_IOMAP_F_SHARED },
+	{ "MERGED", IOP_IOMAP_F_MERGED },
+	{ "STALE", IOP_IOMAP_F_STALE },
+};
+
+static int map_flags_from_trace(const struct iop_trace_event *tev, uint32_t *flags)
+{
+	char buf[256], *tok, *save = NULL;
+	size_t i;
+
+	if (iop_trace_field_str(tev, "flags", buf, sizeof(buf)))
+		return -EINVAL;
+	*flags = 0;
+	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+		for (i = 0; i < sizeof(map_flag_names) / sizeof(map_flag_names[0]); i++)
+			if (!strcmp(tok, map_flag_names[i].name))
+				*flags |= map_flag_names[i].bit;
+	return 0;
+}
+
+static int map_type_from_trace(const struct iop_trace_event *tev, uint16_t *type)
+{
+	char buf[32], *end;
+	unsigned int t;
+	unsigned long v;
+
+	if (iop_trace_field_str(tev, "type", buf, sizeof(buf)))
+		return -EINVAL;
+	for (t = IOP_IOMAP_HOLE; t <= IOP_IOMAP_INLINE; t++) {
+		if (!strcmp(buf, iop_map_type_name(t))) {
+			*type = (uint16_t)t;
+			return 0;
+		}
+	}
+	/* __print_symbolic() prints an unknown value in hex */
+	v = strtoul(buf, &end, 0);
+	if (end == buf || *end || v > UINT16_MAX)
+		return -EINVAL;
+	*type = (uint16_t)v;
+	return 0;
+}
+
 int iop_map_event_from_trace(const struct iop_trace_event *tev, struct iop_map_event *out)
 {
-	uint64_t ino, off, len, flags, type = 0;
+	uint64_t ino, off, len, flags;
 	const char *offname = "offset";
 
 	memset(out, 0, sizeof(*out));
@@ -45,16 +102,20 @@ int iop_map_event_from_trace(const struct iop_trace_event *tev, struct iop_map_e
 	}
 	if (iop_trace_field_u64(tev, "ino", &ino) ||
 	    iop_trace_field_u64(tev, offname, &off) ||
-	    iop_trace_field_u64(tev, "length", &len) ||
-	    iop_trace_field_u64(tev, "flags", &flags))
+	    iop_trace_field_u64(tev, "length", &len))
 		return -EINVAL;
-	if (out->kind != IOP_MAP_ITER && iop_trace_field_u64(tev, "type", &type))
+	if (out->kind == IOP_MAP_ITER) {
+		/* IOMAP_* op flags: raw value printed on every kernel, bits stable */
+		if (iop_trace_field_u64(tev, "flags", &flags))
+			return -EINVAL;
+		out->flags = (uint32_t)flags;
+	} else if (map_type_from_trace(tev, &out->type) ||
+		   map_flags_from_trace(tev, &out->flags)) {
 		return -EINVAL;
+	}
 	out->ino = ino;
 	out->offset = off;
 	out->length = len;
-	out->flags = (uint32_t)flags;
-	out->type = (uint16_t)type;
 	return 0;
 }
 

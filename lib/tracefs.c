@@ -527,6 +527,9 @@ static const char *find_field(const char *fields, const char *name)
 	while ((p = strstr(p, name))) {
 		if ((p == fields || p[-1] == ' ') && (p[n] == '=' || p[n] == ' '))
 			return p + n + 1;
+		/* an empty last field ("flags %s" of no flags, trailing space trimmed) */
+		if ((p == fields || p[-1] == ' ') && p[n] == '\0')
+			return p + n;
 		p += n;
 	}
 	return NULL;

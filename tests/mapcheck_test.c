@@ -307,6 +307,12 @@ TEST_F(mapcheck, trace_lines_convert_to_events)
 		    "length 0x3000 type DELALLOC (0x1) flags NEW|SHARED (0x5)";
 	char f3[] = "dev 7:0 ino 0x83 bdev 7:0 addr 0x18000 offset 0x10000 length 0x10000 "
 		    "type HOLE (0x0) flags  (0x0)";
+	char f4[] = "dev 7:0 ino 0x83 bdev 7:0 addr 0x18000 offset 0x10000 length 0x10000 "
+		    "type UNWRITTEN flags NEW|SHARED|STALE";
+	char f5[] = "dev 7:0 ino 0x83 bdev 7:0 addr 0x18000 offset 0x10000 length 0x10000 "
+		    "type HOLE flags";
+	char f6[] = "dev 7:0 ino 0x83 bdev 7:0 addr 0x18000 offset 0x10000 length 0x10000 "
+		    "type 0x7 flags DIRTY|0x4000";
 	struct iop_trace_event t = { .event = "iomap_iter", .fields = f1 };
 	uint64_t dev;
 	char buf[64];
@@ -340,6 +346,21 @@ TEST_F(mapcheck, trace_lines_convert_to_events)
 	EXPECT_EQ(IOP_MAP_SRC, e.kind);
 	EXPECT_EQ(IOP_IOMAP_HOLE, e.type);
 	EXPECT_EQ(0u, e.flags);
+
+	/* Kernels up to at least 6.12: names only, no raw values. */
+	t.event = "iomap_iter_dstmap";
+	t.fields = f4;
+	ASSERT_EQ(0, iop_map_event_from_trace(&t, &e));
+	EXPECT_EQ(IOP_IOMAP_UNWRITTEN, e.type);
+	EXPECT_EQ(IOP_IOMAP_F_NEW | IOP_IOMAP_F_SHARED | IOP_IOMAP_F_STALE, e.flags);
+	t.fields = f5;
+	ASSERT_EQ(0, iop_map_event_from_trace(&t, &e));
+	EXPECT_EQ(IOP_IOMAP_HOLE, e.type);
+	EXPECT_EQ(0u, e.flags);
+	t.fields = f6;
+	ASSERT_EQ(0, iop_map_event_from_trace(&t, &e));
+	EXPECT_EQ(7, e.type);
+	EXPECT_EQ(IOP_IOMAP_F_DIRTY, e.flags);
 
 	t.event = "iomap_dio_complete";
 	EXPECT_EQ(-ENOENT, iop_map_event_from_trace(&t, &e));
