@@ -127,6 +127,7 @@ struct iop_worker {
 	double utime, stime;	/* seconds, RUSAGE_THREAD over the last command */
 	uint64_t cpu_ns;	/* CLOCK_THREAD_CPUTIME_ID over the last command (exact) */
 	long nivcsw;
+	long migrations;	/* se.nr_migrations over the last command */
 	int cpu_seen_start, cpu_seen_end;
 	char affinity[256];
 	unsigned long tid;

@@ -587,6 +587,26 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* se.nr_migrations of the calling thread (needs CONFIG_SCHED_DEBUG), or -1 */
+static long thread_migrations(void)
+{
+	char buf[4096], *p;
+	ssize_t n;
+	int fd = open("/proc/thread-self/sched", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "se.nr_migrations");
+	if (!p || !(p = strchr(p, ':')))
+		return -1;
+	return strtol(p + 1, NULL, 10);
+}
+
 static double tv_sec(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
@@ -605,6 +625,7 @@ static void *worker_main(void *arg)
 	const struct iop_bench *b = w->run->bench;
 	unsigned int seen = 0;
 	struct rusage ru0, ru1;
+	long mig;
 	sigset_t all;
 	int ret;
 
@@ -641,6 +662,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&pool->lock);
 		if (cmd == CMD_EXIT || w->err)
 			break;
+		mig = thread_migrations();
 		getrusage(RUSAGE_THREAD, &ru0);
 		w->cpu_seen_start = sched_getcpu();
 		w->ops_start = w->ops;
@@ -654,6 +676,7 @@ static void *worker_main(void *arg)
 		w->utime = tv_sec(ru1.ru_utime) - tv_sec(ru0.ru_utime);
 		w->stime = tv_sec(ru1.ru_stime) - tv_sec(ru0.ru_stime);
 		w->nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
+		w->migrations = mig < 0 ? 0 : thread_migrations() - mig;
 		pthread_mutex_lock(&pool->lock);
 		w->err = ret;
 		pool->ndone++;
@@ -828,6 +851,7 @@ struct rep_result {
 	double foreign_pct, steal_pct;
 	long nivcsw;
 	int empty;		/* intervals in which nothing completed */
+	long migrations;	/* of the workers, from se.nr_migrations */
 	json_t *placement;
 	char untrusted[256];
 };
@@ -920,6 +944,7 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 			wall_ns += r->w[i]->t_end - r->w[i]->t_start;
 			all_ops += r->w[i]->ops - r->w[i]->ops_start;
 			res->nivcsw += r->w[i]->nivcsw;
+			res->migrations += r->w[i]->migrations;
 		}
 		res->rep.ops[0] = all_ops;
 	} else {
@@ -942,6 +967,7 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 					cpu += w->cpu_ns;
 					wall_ns += w->t_end - w->t_start;
 					res->nivcsw += w->nivcsw;
+					res->migrations += w->migrations;
 				}
 				cpu_ns += cpu;
 				res->rep.cpu_ns_per_op[p][s] = ops ? (double)cpu / (double)ops : NAN;
@@ -980,6 +1006,9 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 		if (res->steal_pct > iop_dbl(r, "foreign_max"))
 			note_untrusted(res, "steal %.0f%% of a CPU", res->steal_pct);
 	}
+	if (res->migrations > 0)
+		note_untrusted(res, "workers migrated %ld time%s", res->migrations,
+			       res->migrations == 1 ? "" : "s");
 	if (res->empty)
 		note_untrusted(res, "%d interval%s without a completed operation", res->empty,
 			       res->empty == 1 ? "" : "s");
