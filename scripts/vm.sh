@@ -336,7 +336,15 @@ collect_debs() {
 # unpack_kernel DEB...: unpack into the cache once (keyed by the .deb names),
 # run depmod there; prints the directory.
 unpack_kernel() {
-	local key dir d ver base
+	local key dir d ver base debs=()
+	# Meta and documentation-only packages (linux-image-amd64, Debian
+	# 7.x's linux-image-*) carry nothing to boot: leave them out of the key,
+	# so a kernel reached through different names is unpacked once.
+	for d in "$@"; do
+		[ "$(dpkg-deb -f "$d" Installed-Size 2>/dev/null || echo 0)" -ge 1000 ] && debs+=("$d")
+	done
+	[ ${#debs[@]} -gt 0 ] || debs=("$@")
+	set -- "${debs[@]}"
 	key=$(for d in "$@"; do basename "$d" .deb; done | sort | md5sum | cut -c1-12)
 	key=$(basename "$1" .deb | sed 's/_amd64$//')-$key
 	dir=$cache/kernels/$key
@@ -367,7 +375,7 @@ moddir=""	# lib/modules/VERSION with modules.dep, or empty
 kdesc=""
 
 resolve_kernel() {
-	local k=$1 debs dir d resolved
+	local k=$1 debs list dir d resolved
 	if [ -f "$k" ] && [[ $k != *.deb ]]; then
 		vmlinuz=$(cd "$(dirname "$k")" && pwd)/$(basename "$k")
 		kdesc=$(basename "$k")
@@ -384,8 +392,8 @@ resolve_kernel() {
 	   xargs -r ls < "$resolved" >/dev/null 2>&1; then
 		mapfile -t debs < "$resolved"
 	else
-		debs=$(collect_debs "$k") || exit $?
-		mapfile -t debs <<< "$debs"
+		list=$(collect_debs "$k") || exit $?
+		mapfile -t debs <<< "$list"
 		if [ ! -f "$k" ]; then
 			mkdir -p "$cache/resolved"
 			printf '%s\n' "${debs[@]}" > "$resolved"
@@ -423,8 +431,13 @@ copy_with_libs() {
 # The installed kselftest layout: BUILD/kselftest if `make kselftest-install`
 # made it, else laid out here from BUILD/selftests and the harness.
 stage_selftests() {
-	local dst=$root/iopath/kselftest src=$build/kselftest ksft t n=0
-	if [ -x "$src/run_kselftest.sh" ] && [ -f "$src/kselftest-list.txt" ]; then
+	local dst=$root/iopath/kselftest src=$build/kselftest ksft t n=0 fresh=1
+	# A selftest rebuilt after the last kselftest-install wins over the
+	# installed copy.
+	for t in "$build"/selftests/*_test; do
+		[ "$t" -nt "$src/kselftest-list.txt" ] && fresh=0
+	done
+	if [ "$fresh" = 1 ] && [ -x "$src/run_kselftest.sh" ] && [ -f "$src/kselftest-list.txt" ]; then
 		mkdir -p "$dst"
 		cp -a "$src/." "$dst/"
 	else
@@ -699,12 +712,14 @@ qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" -m "$mem" -smp "$smp" \
 qpid=$!
 boot_start=$SECONDS
 
-# Stream: TAP to stdout, the kernel console to stderr with -v.
+# Stream: TAP to stdout, the kernel console to stderr with -v (without the
+# firmware's terminal escapes and the serial line's carriage returns).
+strip_esc=$'s/\x1b\\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g'
 tail -s 0.2 -n +1 -f --pid="$qpid" "$tap" 2>/dev/null |
 	sed -u 's/\r$//' &
 tail_pids+=($!)
 if [ "$verbose" = 1 ]; then
-	tail -s 0.2 -n +1 -f --pid="$qpid" "$console" 2>/dev/null | sed -u 's/\r$//' >&2 &
+	tail -s 0.2 -n +1 -f --pid="$qpid" "$console" 2>/dev/null | sed -u "$strip_esc" >&2 &
 	tail_pids+=($!)
 fi
 
@@ -759,7 +774,7 @@ elapsed=$((SECONDS - boot_start))
 
 result=$(tr -d '\r' < "$tap" | grep '^# IOPATH-VM-RESULT:' | tail -n 1)
 console_tail() {
-	tr -d '\r' < "$console" | grep -v '^[[:space:]]*$' | tail -n "${1:-20}" | sed 's/^/  | /' >&2
+	sed "$strip_esc" "$console" | grep -v '^[[:space:]]*$' | tail -n "${1:-20}" | sed 's/^/  | /' >&2
 }
 if [ -z "$result" ]; then
 	panic=$(tr -d '\r' < "$console" | grep -m1 -oE 'Kernel panic - not syncing: .*')
