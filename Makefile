@@ -110,7 +110,7 @@ run: all
 	$(Q)$(O)/iopath run $(RUN_ARGS)
 
 check: all
-	$(Q)scripts/check.sh $(O)
+	$(Q)bash scripts/check.sh $(O)
 
 bench: all
 	$(Q)$(O)/iopath bench --profile $(or $(PROFILE),quick) $(BENCH_ARGS)
