@@ -56,6 +56,13 @@ struct iop_map_event {
 	uint64_t length;	/* iter: iomap_length() at entry */
 	uint32_t flags;		/* iter: IOMAP_* op flags; maps: IOMAP_F_* */
 	uint16_t type;		/* maps: IOP_IOMAP_* type */
+	/*
+	 * iter: recorded before the previous mapping was consumed (kernels
+	 * before 6.15: pos is that mapping's start, length what it is about
+	 * to consume); otherwise after (pos advanced, length 0 when the
+	 * mapping was used up).
+	 */
+	bool pre_advance;
 };
 
 /* One extent of the layout the test built. */

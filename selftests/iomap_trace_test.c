@@ -525,22 +525,25 @@ TEST_F(iomap_trace, zero_range_loops_each_start_on_a_fresh_iter)
 	while (!iop_map_loop_find(self->ev, self->n, from, self->ino, OP_MASK, IOP_IOMAP_ZERO,
 				  &first, &count)) {
 		const struct iop_map_event *b = &self->ev[first], *e = &self->ev[first + count - 1];
+		/* before 6.15 the last event precedes the last advance */
+		const uint64_t end = e->offset + (e->pre_advance ? e->length : 0);
 		unsigned int i, iters = 0, maps = 0;
 
 		for (i = 0; i < count; i++) {
 			iters += b[i].kind == IOP_MAP_ITER;
 			maps += b[i].kind == IOP_MAP_DST;
 		}
-		if (expect_pos != b->offset || b->length != (b->offset ? e->offset - b->offset : 0) ||
-		    maps + 1 != iters || e->length)
+		if (expect_pos != b->offset || b->length != (b->offset ? end - b->offset : 0) ||
+		    maps + 1 != iters || (!e->pre_advance && e->length))
 			loops_ok = false;
 		EXPECT_EQ(expect_pos, b->offset) TH_LOG("ZERO loop %u starts at 0x%" PRIx64, loops, b->offset);
-		EXPECT_EQ(b->offset ? e->offset - b->offset : 0, b->length)
+		EXPECT_EQ(b->offset ? end - b->offset : 0, b->length)
 			TH_LOG("ZERO loop %u: first iomap_iter length 0x%" PRIx64 " for [0x%" PRIx64 ",0x%" PRIx64 ")",
-			       loops, b->length, b->offset, e->offset);
+			       loops, b->length, b->offset, end);
 		EXPECT_EQ(maps + 1, iters) TH_LOG("ZERO loop %u", loops);
-		EXPECT_EQ(0u, e->length) TH_LOG("ZERO loop %u stopped early", loops);
-		expect_pos = e->offset;
+		if (!e->pre_advance)
+			EXPECT_EQ(0u, e->length) TH_LOG("ZERO loop %u stopped early", loops);
+		expect_pos = end;
 		from = first + count;
 		loops++;
 	}

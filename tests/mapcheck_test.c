@@ -261,6 +261,7 @@ TEST_F(mapcheck, partial_loop_passes_only_with_partial_flag)
 {
 	/* SEEK_DATA: stops while holding the second mapping. */
 	self->n = DST1 + 2;
+	self->ev[DST1 + 1].offset = K64;
 	self->ev[DST1 + 1].length = K64;
 	EXPECT_FALSE(check(self, 0, 4 * K64));
 	ASSERT_TRUE(iop_mapcheck(self->ev, self->n, layout, NLAYOUT, 0, 4 * K64,
@@ -271,10 +272,53 @@ TEST_F(mapcheck, partial_loop_passes_only_with_partial_flag)
 TEST_F(mapcheck, partial_loop_still_judges_types)
 {
 	self->n = DST1 + 2;
+	self->ev[DST1 + 1].offset = K64;
 	self->ev[DST1 + 1].length = K64;
 	self->ev[DST1].type = IOP_IOMAP_MAPPED;
 	ASSERT_FALSE(iop_mapcheck(self->ev, self->n, layout, NLAYOUT, 0, 4 * K64,
 				  IOP_MAPCHECK_PARTIAL, &self->v));
+}
+
+/*
+ * Before 6.15 the iomap_iter event came ahead of the advance: each call
+ * after a mapping shows that mapping's start and length.
+ */
+static void to_pre_advance(FIXTURE_DATA(mapcheck) *self)
+{
+	static const size_t iters[] = { DST1 - 1, DST2 - 1, DST3 - 1, DST3 + 1 };
+	unsigned int i;
+
+	for (i = 0; i < self->n; i++)
+		if (self->ev[i].kind == IOP_MAP_ITER)
+			self->ev[i].pre_advance = true;
+	for (i = 0; i < 4; i++) {
+		self->ev[iters[i]].offset = i * K64;
+		self->ev[iters[i]].length = K64;
+	}
+}
+
+TEST_F(mapcheck, pre_advance_sequence_passes)
+{
+	to_pre_advance(self);
+	ASSERT_TRUE(check(self, 0, 4 * K64)) TH_LOG("%s", self->v.reason);
+	EXPECT_EQ(4u, self->v.mappings);
+}
+
+TEST_F(mapcheck, pre_advance_wrong_length_is_rejected)
+{
+	/* The second mapping consumed less than it covers: a short advance. */
+	to_pre_advance(self);
+	self->ev[DST2 - 1].length = K64 / 2;
+	ASSERT_FALSE(check(self, 0, 4 * K64));
+	EXPECT_NE(NULL, strstr(self->v.reason, "iomap_iter 2")) TH_LOG("%s", self->v.reason);
+}
+
+TEST_F(mapcheck, pre_advance_stale_type_is_rejected)
+{
+	to_pre_advance(self);
+	self->ev[DST2].type = IOP_IOMAP_DELALLOC;
+	ASSERT_FALSE(check(self, 0, 4 * K64));
+	EXPECT_NE(NULL, strstr(self->v.reason, "type DELALLOC")) TH_LOG("%s", self->v.reason);
 }
 
 TEST_F(mapcheck, loops_are_split_at_an_iter_without_dstmap)
@@ -313,6 +357,8 @@ TEST_F(mapcheck, trace_lines_convert_to_events)
 		    "type HOLE flags";
 	char f6[] = "dev 7:0 ino 0x83 bdev 7:0 addr 0x18000 offset 0x10000 length 0x10000 "
 		    "type 0x7 flags DIRTY|0x4000";
+	char f7[] = "dev 7:0 ino 0x83 pos 0x0 length 0x10000 processed 65536 flags REPORT (0x4) "
+		    "ops 0xffffffff82469aa0 caller iomap_fiemap+0x1f0/0x270";
 	struct iop_trace_event t = { .event = "iomap_iter", .fields = f1 };
 	uint64_t dev;
 	char buf[64];
@@ -323,6 +369,7 @@ TEST_F(mapcheck, trace_lines_convert_to_events)
 	EXPECT_EQ(0x64u, e.offset);
 	EXPECT_EQ(0x2227cu, e.length);
 	EXPECT_EQ(IOP_IOMAP_WRITE, e.flags);
+	EXPECT_FALSE(e.pre_advance);
 	ASSERT_EQ(0, iop_trace_field_u64(&t, "dev", &dev));
 	EXPECT_EQ(iop_trace_devno(7, 0), dev);
 	ASSERT_EQ(0, iop_trace_field_str(&t, "caller", buf, sizeof(buf)));
@@ -346,6 +393,14 @@ TEST_F(mapcheck, trace_lines_convert_to_events)
 	EXPECT_EQ(IOP_MAP_SRC, e.kind);
 	EXPECT_EQ(IOP_IOMAP_HOLE, e.type);
 	EXPECT_EQ(0u, e.flags);
+
+	/* 6.12 (processed) and 6.1 (neither): the event precedes the advance */
+	t.event = "iomap_iter";
+	t.fields = f7;
+	ASSERT_EQ(0, iop_map_event_from_trace(&t, &e));
+	EXPECT_TRUE(e.pre_advance);
+	EXPECT_EQ(IOP_IOMAP_REPORT, e.flags);
+	EXPECT_EQ(0x10000u, e.length);
 
 	/* Kernels up to at least 6.12: names only, no raw values. */
 	t.event = "iomap_iter_dstmap";
