@@ -72,6 +72,9 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   --initrd FILE  boot this initramfs instead of building one
   --append ARGS  more kernel command line
   --log FILE     keep the kernel console log there
+  --env N=V      set N in the guest's environment (repeatable), e.g.
+                 KSELFTEST_FOLIO_BATCH_TEST_ARGS="-t batch_path_taken":
+                 run_kselftest.sh passes KSELFTEST_<PROGRAM>_ARGS to it
   -v, --verbose  kernel console to stderr as it arrives
   --fetch-only   fetch and unpack the kernel into the cache, print the
                  kernel image's path, boot nothing
@@ -108,9 +111,10 @@ append=""
 log_out=""
 verbose=0
 fetch_only=0
+guest_env=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log)
+	--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
 		--kernel) kernel=$2 ;;
@@ -126,6 +130,10 @@ while [ $# -gt 0 ]; do
 		--initrd) initrd_in=$2 ;;
 		--append) append=$2 ;;
 		--log) log_out=$2 ;;
+		--env)
+			[[ $2 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
+				usage_error "--env '$2': expected NAME=VALUE"
+			guest_env+=("$2") ;;
 		esac
 		shift 2 ;;
 	--kernel=*) kernel=${1#*=}; shift ;;
@@ -553,6 +561,7 @@ else
 	say "# iopath-vm: iomap folio batch: absent"
 fi
 
+. /etc/iopath-vm/env
 set --
 while IFS= read -r a; do
 	set -- "$@" "$a"
@@ -655,6 +664,11 @@ build_initramfs() {
 		echo "$prog: this run_kselftest.sh has no --override-timeout; --test-timeout ignored" >&2
 	fi
 	printf '%s\n' "${o[@]}" "${ksft_args[@]}" | sed '/^$/d' > "$root/etc/iopath-vm/args"
+	local e
+	for e in "${guest_env[@]}"; do
+		# export NAME='VALUE', single quotes escaped
+		printf "export %s='%s'\n" "${e%%=*}" "$(printf '%s' "${e#*=}" | sed "s/'/'\\\\''/g")"
+	done > "$root/etc/iopath-vm/env"
 	: > "$root/etc/iopath-vm/require"
 	echo "$FOLIO_BATCH_REQUIRE" > "$root/etc/iopath-vm/require-folio-batch"
 	write_init
