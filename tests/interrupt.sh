@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Interrupt real runs at a random point and check that nothing of iopath is
+# left: a selftest binary (scratch filesystems, trace instances) hit by
+# Ctrl-C or SIGTERM on its whole process group, as a terminal or the
+# kselftest runner would, and `iopath run` interrupted the same way.
+#
+# usage: interrupt.sh BUILD_DIR
+set -u
+
+build=${1:?usage: interrupt.sh BUILD_DIR}
+n=0
+fail=0
+
+leftovers() {
+	grep -E ' /run/iopath/' /proc/self/mounts | awk '{print "mount " $2}'
+	losetup -a 2>/dev/null | grep iopath | cut -d: -f1 | sed 's/^/loop /'
+	for z in /sys/block/zram*; do
+		[ -e "$z/disksize" ] && [ "$(cat "$z/disksize")" != 0 ] && echo "zram ${z##*/}"
+	done
+	for t in /sys/kernel/tracing/instances/iopath-* /sys/kernel/debug/tracing/instances/iopath-*; do
+		[ -d "$t" ] && echo "trace-instance ${t##*/}"
+	done
+	ls /run/iopath/state 2>/dev/null | sed 's/^/state /'
+}
+
+# wait_clean BEFORE: the guardians finish within a few seconds.
+wait_clean() {
+	local left
+	for _ in $(seq 1 40); do
+		left=$(comm -13 <(echo "$1") <(leftovers | sort) | sed '/^$/d')
+		[ -z "$left" ] && return 0
+		sleep 0.25
+	done
+	echo "$left" | sed 's/^/# left: /'
+	return 1
+}
+
+# interrupt NAME SIGNAL CMD...: start CMD in its own process group, signal
+# the group at a random moment between 1 and 4 s, then look for leftovers.
+interrupt() {
+	local name=$1 sig=$2 before delay pid
+	shift 2
+	n=$((n + 1))
+	if [ "$(id -u)" != 0 ]; then
+		echo "ok $n $name # SKIP needs root"
+		return
+	fi
+	if [ ! -x "$1" ]; then
+		echo "ok $n $name # SKIP $1 not built"
+		return
+	fi
+	before=$(leftovers | sort)
+	delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 1 + 3 * rand() }')
+	setsid "$@" >/dev/null 2>&1 &
+	pid=$!
+	sleep "$delay"
+	kill -"$sig" -- -"$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if wait_clean "$before"; then
+		echo "ok $n $name.after_${delay}s.leaves_nothing"
+	else
+		echo "not ok $n $name.after_${delay}s.leaves_nothing"
+		fail=1
+	fi
+}
+
+for t in folio_batch_test iomap_trace_test; do
+	interrupt "interrupt.$t.sigint" INT "$build/selftests/$t"
+	interrupt "interrupt.$t.sigterm" TERM "$build/selftests/$t"
+done
+interrupt "interrupt.iopath_run.sigint" INT "$build/iopath" run --no-bench --results "$build/interrupt-results"
+interrupt "interrupt.iopath_run.sigterm" TERM "$build/iopath" run --no-bench --results "$build/interrupt-results"
+rm -rf "$build/interrupt-results"
+
+echo "1..$n"
+exit $fail
