@@ -26,8 +26,8 @@
 # path, including SIGINT and SIGTERM.
 #
 # When the guest kernel has the iomap folio batch (iomap_fill_dirty_folios
-# in /proc/kallsyms), the folio-batch path test must run and pass there: a
-# skip of it fails the run (see FOLIO_BATCH_REQUIRE below).
+# in /proc/kallsyms), the folio-batch path test must pass there: a skip of
+# it fails the run (see FOLIO_BATCH_REQUIRE below).
 #
 # Exit: 0 all passed, 1 a test failed or the guest did not finish, 2 bad
 # usage or input.
@@ -591,6 +591,7 @@ awk -v start="$start" -v end="$end" '
 		for (i = 1; i <= nreq; i++) {
 			if (name !~ req[i])
 				continue
+			reqseen[i]++
 			if (notok)
 				continue
 			if (skip) {
@@ -598,17 +599,14 @@ awk -v start="$start" -v end="$end" '
 				sub(/.*# *SKIP */, "", reason)
 				print "# iopath-vm: required test skipped: " name ": " reason
 				reqbad++
-			} else {
-				reqok[i]++
 			}
 		}
 	}
 	END {
+		# A required test filtered out of this run is not enforced.
 		for (i = 1; i <= nreq; i++) {
-			if (!reqok[i]) {
-				print "# iopath-vm: no passing test matches the required pattern " req[i]
-				reqbad++
-			}
+			if (!reqseen[i])
+				print "# iopath-vm: note: no test matching " req[i] " ran"
 		}
 		status = (progs > 0 && progs_failed == 0 && reqbad == 0) ? "pass" : "fail"
 		if (progs == 0)
@@ -814,6 +812,9 @@ if grep -qE 'BUG:|Oops|WARNING:|Kernel panic' <(tr -d '\r' < "$console"); then
 	echo "$prog: the kernel console shows a BUG, Oops or WARNING:" >&2
 	tr -d '\r' < "$console" | grep -m5 -E 'BUG:|Oops|WARNING:|Kernel panic' | sed 's/^/  | /' >&2
 	status=fail
+fi
+if [ "$status" = fail ] && [ "$(field required_missing)" != 0 ]; then
+	echo "$prog: $(field required_missing) required test(s) skipped on a kernel that has what they need" >&2
 fi
 [ "$status" = pass ] && exit 0
 exit 1
