@@ -20,10 +20,12 @@
 #      runner's TAP, which is streamed to stdout as it arrives;
 #   4. /init ends with a result line; the exit status follows it.
 #
-# The time limit covers boot and run. A kernel that panics (panic=-1 plus
-# -no-reboot ends QEMU at once) or hangs is a failure with the reason on
-# stderr; QEMU is killed and the temporary directory removed on every exit
-# path, including SIGINT and SIGTERM.
+# Limits: the guest must reach /init (--boot-timeout), then print something
+# at least every --idle-timeout seconds, and finish within --timeout. A
+# kernel that panics (panic=-1 plus -no-reboot ends QEMU at once) or hangs
+# is a failure with the reason and the last console lines on stderr; QEMU
+# is killed and the temporary directory removed on every exit path,
+# including SIGINT and SIGTERM.
 #
 # When the guest kernel has the iomap folio batch (iomap_fill_dirty_folios
 # in /proc/kallsyms), the folio-batch path test must pass there: a skip of
