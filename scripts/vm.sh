@@ -70,6 +70,8 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   --mem MB       guest memory (default 2048)
   --smp N        guest CPUs (default 2)
   --build DIR    build directory with selftests/ or kselftest/ (default build)
+  --cache DIR    where fetched and unpacked kernels are kept (default
+                 BUILD/vm-cache)
   --modules DIR  with a bzImage: a lib/modules/VERSION tree to take modules from
   --initrd FILE  boot this initramfs instead of building one
   --append ARGS  more kernel command line
@@ -107,6 +109,7 @@ accel=auto
 mem=2048
 smp=2
 build=$top/build
+cache=""
 modules_dir=""
 initrd_in=""
 append=""
@@ -116,7 +119,7 @@ fetch_only=0
 guest_env=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env)
+	--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
 		--kernel) kernel=$2 ;;
@@ -132,6 +135,7 @@ while [ $# -gt 0 ]; do
 		--initrd) initrd_in=$2 ;;
 		--append) append=$2 ;;
 		--log) log_out=$2 ;;
+		--cache) cache=$2 ;;
 		--env)
 			[[ $2 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
 				usage_error "--env '$2': expected NAME=VALUE"
@@ -199,8 +203,9 @@ for t in qemu-system-x86_64 cpio gzip dpkg-deb depmod busybox ldd flock; do
 done
 busybox_bin=$(command -v busybox || echo /bin/busybox)
 
-cache=$build/vm-cache
-mkdir -p "$cache/debs" "$cache/kernels"
+cache=${cache:-$build/vm-cache}
+mkdir -p "$cache/debs" "$cache/kernels" && cache=$(cd "$cache" && pwd) ||
+	usage_error "--cache $cache: cannot use that directory"
 
 # ---- temporary directory, QEMU and cleanup -------------------------------
 
