@@ -614,41 +614,46 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 			l += snprintf(line + l, sizeof(line) - (size_t)l, " %s", j->kv[i]);
 	}
 	printf("%s\n", line);
-	for (const struct iop_metric *m = r->bench->metrics;; m++) {
-		const char *unit = NULL, *name;
+	for (int t = 0; t < 2; t++) {
+		const struct iop_metric *m = t ? iop_common_metrics : r->bench->metrics;
+
+		for (; m && m->name; m++) {
+			const char *unit = NULL;
+			size_t n = 0;
+
+			for (size_t i = 0; i < nrec; i++) {
+				double med;
+				const char *u = metric_str(json_array_get(recs, i), m->name, &med);
+
+				if (u) {
+					unit = u;
+					v[n++] = med;
+				}
+			}
+			if (!n)
+				continue;
+			fmt_num(iop_median(v, n), num, sizeof(num));
+			printf("  %-22s %10s %-6s cv %5.2f%% over %zu rep%s\n", m->name, num, unit,
+			       n > 1 ? iop_cv(v, n) * 100 : 0.0, n, n == 1 ? "" : "s");
+		}
+	}
+	{
+		double on[1000], fo[1000];
 		size_t n = 0;
 
-		if (!m->name)
-			break;
-		name = m->name;
-		for (size_t i = 0; i < nrec; i++) {
-			double med;
+		for (size_t i = 0; i < nrec && n < 1000; i++) {
+			json_t *run = json_object_get(json_array_get(recs, i), "run");
 
-			unit = metric_str(json_array_get(recs, i), name, &med);
-			if (unit)
-				v[n++] = med;
+			on[n] = json_number_value(json_object_get(run, "worker_on_cpu_pct"));
+			fo[n++] = json_number_value(json_object_get(run, "foreign_cpu_pct"));
 		}
-		if (!n)
-			continue;
-		fmt_num(iop_median(v, n), num, sizeof(num));
-		printf("  %-22s %10s %-6s cv %5.2f%% over %zu rep%s\n", name, num, unit,
-		       n > 1 ? iop_cv(v, n) * 100 : 0.0, n, n == 1 ? "" : "s");
-	}
-	for (const char *name = "cpu_usr_ns_per_op"; name; ) {
-		double usr = NAN, sys = NAN, share = NAN;
+		char cpus[64] = "";
 
-		for (size_t i = 0; i < nrec; i++) {
-			json_t *rec = json_array_get(recs, i);
-
-			if (metric_str(rec, "cpu_usr_ns_per_op", &usr)) {
-				metric_str(rec, "cpu_sys_ns_per_op", &sys);
-				metric_str(rec, "cpu_usr_share", &share);
-			}
-		}
-		if (!isnan(usr))
-			printf("  %-22s usr %.0f ns + sys %.0f ns per op (user share %.1f%%, last rep)\n",
-			       "cpu", usr, sys, share);
-		name = NULL;
+		for (int i = 0; i < r->ncpus && strlen(cpus) < sizeof(cpus) - 8; i++)
+			snprintf(cpus + strlen(cpus), sizeof(cpus) - strlen(cpus), i ? ",%d" : "%d", r->cpus[i]);
+		if (n)
+			printf("  %-22s CPU %s, workers on CPU %.0f%% of the time, other processes %.0f%% of a CPU (medians)\n",
+			       "placement", cpus, iop_median(on, n), iop_median(fo, n));
 	}
 	for (size_t i = 0; i < nrec; i++) {
 		const char *st = json_string_value(json_object_get(json_array_get(recs, i), "status"));

@@ -245,6 +245,8 @@ const struct iop_bench *iop_bench_find(const char *name);
 
 /* Parameters every benchmark takes (cpus, reps, runtime, ...). */
 extern const struct iop_param iop_common_params[];
+/* Metrics the harness adds to every single-phase benchmark (CPU per op). */
+extern const struct iop_metric iop_common_metrics[];
 
 /* Print the parameter table of @b (common parameters too) to @f. */
 void iop_bench_usage(const struct iop_bench *b, FILE *f);

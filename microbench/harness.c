@@ -406,7 +406,7 @@ void iop_bench_usage(const struct iop_bench *b, FILE *f)
 
 /* ---- metrics ----------------------------------------------------------- */
 
-static const struct iop_metric common_metrics[] = {
+const struct iop_metric iop_common_metrics[] = {
 	{ "cpu_usr_ns_per_op", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "cpu_sys_ns_per_op", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "cpu_usr_share", "%", IOP_LOWER_IS_BETTER, false },
@@ -416,7 +416,7 @@ static const struct iop_metric common_metrics[] = {
 int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
 		   const double *samples, size_t n)
 {
-	const struct iop_metric *tables[2] = { r->bench->metrics, common_metrics };
+	const struct iop_metric *tables[2] = { r->bench->metrics, iop_common_metrics };
 
 	for (int t = 0; t < 2; t++) {
 		for (const struct iop_metric *m = tables[t]; m && m->name; m++) {
