@@ -23,19 +23,8 @@ fail=0
 skip=0
 failed_list=()
 
-# What iopath may leave behind: compared before and after the whole run.
-leftovers() {
-	grep -E ' /run/iopath/' /proc/self/mounts | awk '{print "mount " $2}'
-	losetup -a 2>/dev/null | grep -E 'iopath' | cut -d: -f1 | sed 's/^/loop /'
-	for z in /sys/block/zram*; do
-		[ -e "$z/disksize" ] || continue
-		[ "$(cat "$z/disksize")" != 0 ] && echo "zram $(basename "$z")"
-	done
-	for t in /sys/kernel/tracing/instances/iopath-* /sys/kernel/debug/tracing/instances/iopath-*; do
-		[ -d "$t" ] && echo "trace-instance $(basename "$t")"
-	done
-	ls /run/iopath/state 2>/dev/null | sed 's/^/state /'
-}
+# leftovers(): what iopath may leave behind, compared before and after.
+. "$top/tests/lib/tap.sh"
 
 # run NAME TIMEOUT CMD...: run one TAP program and count its results.
 run() {

@@ -10,20 +10,7 @@
 set -u
 
 build=${1:?usage: interrupt.sh BUILD_DIR}
-n=0
-fail=0
-
-leftovers() {
-	grep -E ' /run/iopath/' /proc/self/mounts | awk '{print "mount " $2}'
-	losetup -a 2>/dev/null | grep iopath | cut -d: -f1 | sed 's/^/loop /'
-	for z in /sys/block/zram*; do
-		[ -e "$z/disksize" ] && [ "$(cat "$z/disksize")" != 0 ] && echo "zram ${z##*/}"
-	done
-	for t in /sys/kernel/tracing/instances/iopath-* /sys/kernel/debug/tracing/instances/iopath-*; do
-		[ -d "$t" ] && echo "trace-instance ${t##*/}"
-	done
-	ls /run/iopath/state 2>/dev/null | sed 's/^/state /'
-}
+. "$(dirname "$0")/lib/tap.sh"
 
 # wait_clean BEFORE: the guardians finish within a few seconds.
 wait_clean() {
@@ -42,13 +29,12 @@ wait_clean() {
 interrupt() {
 	local name=$1 sig=$2 before delay pid
 	shift 2
-	n=$((n + 1))
 	if [ "$(id -u)" != 0 ]; then
-		echo "ok $n $name # SKIP needs root"
+		skip "$name" "needs root"
 		return
 	fi
 	if [ ! -x "$1" ]; then
-		echo "ok $n $name # SKIP $1 not built"
+		skip "$name" "$1 not built"
 		return
 	fi
 	before=$(leftovers | sort)
@@ -58,12 +44,8 @@ interrupt() {
 	sleep "$delay"
 	kill -"$sig" -- -"$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
-	if wait_clean "$before"; then
-		echo "ok $n $name.after_${delay}s.leaves_nothing"
-	else
-		echo "not ok $n $name.after_${delay}s.leaves_nothing"
-		fail=1
-	fi
+	wait_clean "$before"
+	check $? "$name.after_${delay}s.leaves_nothing"
 }
 
 for t in folio_batch_test iomap_trace_test; do
@@ -74,5 +56,4 @@ interrupt "interrupt.iopath_run.sigint" INT "$build/iopath" run --no-bench --res
 interrupt "interrupt.iopath_run.sigterm" TERM "$build/iopath" run --no-bench --results "$build/interrupt-results"
 rm -rf "$build/interrupt-results"
 
-echo "1..$n"
-exit $fail
+finish_tap

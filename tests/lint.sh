@@ -3,16 +3,12 @@
 #
 # Tree rules that a compiler does not check: licence lines, the harness
 # never committed, every selftest naming the bug it catches, every
-# benchmark saying what it does not measure, shell scripts clean under
-# shellcheck (where installed).
+# benchmark saying what it does not measure, and every shell script clean
+# under the shellcheck linter where it is installed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n $1"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+. tests/lib/tap.sh
 
 files=$(git ls-files '*.c' '*.h' '*.sh' 'Makefile' '*/Makefile' '.ci/run')
 
@@ -51,7 +47,8 @@ if [ -z "$bad" ]; then ok "lint.c_indents_with_tabs"; else
 	echo "$bad" | sed 's/^/# /'; not_ok "lint.c_indents_with_tabs"; fi
 
 if command -v shellcheck >/dev/null 2>&1; then
-	if shellcheck -S warning $(git ls-files '*.sh') .ci/run; then
+	mapfile -t scripts < <(git ls-files '*.sh')
+	if shellcheck -x -S warning "${scripts[@]}" .ci/run; then
 		ok "lint.shellcheck"
 	else
 		not_ok "lint.shellcheck"
@@ -60,5 +57,4 @@ else
 	skip "lint.shellcheck" "shellcheck not installed"
 fi
 
-echo "1..$n"
-exit $fail
+finish_tap

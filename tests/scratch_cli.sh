@@ -18,17 +18,10 @@ set -u
 build=${1:?usage: scratch_cli.sh BUILD_DIR}
 iop=$build/iopath
 run=/run/iopath
-n=0
-failed=0
 
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
-check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
+. "$(dirname "$0")/lib/tap.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root (mount, loop, zram)"
-	exit 0
-fi
+skip_all_unless_root "mount, loop, zram"
 if [ ! -x "$iop" ]; then
 	echo "1..0 # SKIP $iop not built"
 	exit 0
@@ -180,5 +173,4 @@ else
 	echo "ok $n scratch_cli.named_device # SKIP no loop device"
 fi
 
-echo "1..$n"
-exit $failed
+finish_tap
