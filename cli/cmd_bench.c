@@ -752,7 +752,6 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 		}
 		o.after_rep = vs_fio_after_rep;
 		o.arg = fp;
-		o.single_rep = false;
 	}
 	if (!c->quiet)
 		fprintf(stderr, "iopath: bench %s%s%s: %d rep%s of %s s\n", j->b->name, fs ? " on " : "",

@@ -264,7 +264,6 @@ json_t *iop_params_json(const struct iop_run *r);
 /* Harness options that are not benchmark parameters. */
 struct iop_harness_opts {
 	bool quiet;		/* no progress on stderr */
-	bool single_rep;	/* --vs-fio: no warm-up beyond the dropped first interval */
 	const char *backing;	/* for the record */
 	const char *mkfs_opts, *mount_opts;
 	/* called after each repetition's record is made (--vs-fio runs fio here) */

@@ -386,7 +386,7 @@ static void usage_table(const struct iop_param *t, FILE *f)
 	for (const struct iop_param *p = t; p && p->name; p++) {
 		param_allowed(p, allowed, sizeof(allowed));
 		snprintf(def, sizeof(def), "%s", *p->def ? p->def : "-");
-		fprintf(f, "  %-12s default %-6s %s\n  %12s (%s)\n", p->name, def, p->help, "", allowed);
+		fprintf(f, "  %-14s default %-6s %s\n  %14s (%s)\n", p->name, def, p->help, "", allowed);
 	}
 }
 
@@ -1241,7 +1241,7 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 		if (ret)
 			goto out_workers;
 	}
-	if (iop_u64(r, "warmup") && !o->single_rep) {
+	if (iop_u64(r, "warmup")) {
 		int ws = (int)(iop_u64(r, "warmup") * 1000 / iop_u64(r, "interval_ms"));
 
 		if (!o->quiet)
@@ -1256,7 +1256,7 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 	for (int rep = 0; rep < reps; rep++) {
 		json_t *rec;
 
-		if (b->warm && (rep > 0 || o->single_rep)) {
+		if (b->warm && rep > 0) {
 			ret = b->warm(r, why, len);
 			if (ret)
 				goto out_workers;
