@@ -261,7 +261,7 @@ bool iop_mapcheck(const struct iop_map_event *ev, size_t n,
 		if (jend > end_of(e->offset, e->length))
 			return reject(v, "mapping %u [0x%" PRIx64 ",0x%" PRIx64 ") runs past extent [0x%" PRIx64 ",0x%" PRIx64 ")",
 				      k, pos, jend, e->offset, end_of(e->offset, e->length));
-		if (d->type != e->type)
+		if (d->type != e->type && !(d->type < 16 && (e->types_also & (1u << d->type))))
 			return reject(v, "mapping %u at 0x%" PRIx64 ": type %s, extent is %s",
 				      k, pos, iop_map_type_name(d->type), iop_map_type_name(e->type));
 		mask = e->flags_mask ? e->flags_mask : IOP_MAP_FLAGS_STATE;

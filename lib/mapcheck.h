@@ -69,7 +69,8 @@ struct iop_map_event {
 struct iop_map_extent {
 	uint64_t offset;
 	uint64_t length;
-	uint16_t type;		/* IOP_IOMAP_* the filesystem must report */
+	uint16_t type;		/* IOP_IOMAP_* the filesystem must report ... */
+	uint16_t types_also;	/* ... or one of these (1 << IOP_IOMAP_*), 0: none */
 	uint16_t flags;		/* expected IOMAP_F_* bits ... */
 	uint16_t flags_mask;	/* ... among these; 0: IOP_MAP_FLAGS_STATE */
 	bool srcmap;		/* a srcmap (blocks to copy from) must come with it */

@@ -23,10 +23,10 @@
  * as one buffered write over an XFS reflink file would see it.
  */
 static const struct iop_map_extent layout[] = {
-	{ 0 * K64, K64, IOP_IOMAP_DELALLOC, IOP_IOMAP_F_NEW | IOP_IOMAP_F_SHARED, 0, true },
-	{ 1 * K64, K64, IOP_IOMAP_DELALLOC, IOP_IOMAP_F_NEW, 0, false },
-	{ 2 * K64, K64, IOP_IOMAP_UNWRITTEN, 0, 0, false },
-	{ 3 * K64, K64, IOP_IOMAP_MAPPED, 0, 0, false },
+	{ 0 * K64, K64, IOP_IOMAP_DELALLOC, 0, IOP_IOMAP_F_NEW | IOP_IOMAP_F_SHARED, 0, true },
+	{ 1 * K64, K64, IOP_IOMAP_DELALLOC, 0, IOP_IOMAP_F_NEW, 0, false },
+	{ 2 * K64, K64, IOP_IOMAP_UNWRITTEN, 0, 0, 0, false },
+	{ 3 * K64, K64, IOP_IOMAP_MAPPED, 0, 0, 0, false },
 };
 #define NLAYOUT (sizeof(layout) / sizeof(layout[0]))
 
@@ -115,6 +115,19 @@ TEST_F(mapcheck, stale_type_is_rejected)
 	ASSERT_FALSE(check(self, 0, 4 * K64));
 	EXPECT_NE(NULL, strstr(self->v.reason, "type DELALLOC, extent is UNWRITTEN"))
 		TH_LOG("%s", self->v.reason);
+}
+
+TEST_F(mapcheck, alternative_type_is_accepted_only_where_listed)
+{
+	struct iop_map_extent alt[NLAYOUT];
+
+	memcpy(alt, layout, sizeof(alt));
+	alt[2].types_also = 1u << IOP_IOMAP_MAPPED;
+	self->ev[DST2].type = IOP_IOMAP_MAPPED;
+	ASSERT_TRUE(iop_mapcheck(self->ev, self->n, alt, NLAYOUT, 0, 4 * K64, 0, &self->v))
+		TH_LOG("%s", self->v.reason);
+	self->ev[DST2].type = IOP_IOMAP_HOLE;
+	ASSERT_FALSE(iop_mapcheck(self->ev, self->n, alt, NLAYOUT, 0, 4 * K64, 0, &self->v));
 }
 
 TEST_F(mapcheck, stale_new_flag_is_rejected)

@@ -35,6 +35,10 @@
 #include "mapcheck.h"
 #include "tracefs.h"
 
+#define MAP(off, len, t, f, mask, src)						\
+	{ .offset = (off), .length = (len), .type = (t), .flags = (f),		\
+	  .flags_mask = (mask), .srcmap = (src) }
+
 #define EXT4_MAGIC 0xef53
 #define XFS_MAGIC 0x58465342
 
@@ -232,7 +236,7 @@ static void fiemap_once(int fd)
 TEST_F(tracefs, fiemap_events_are_read_back_and_judged)
 {
 	static const struct iop_map_extent written[] = {
-		{ 0, 65536, IOP_IOMAP_MAPPED, 0, 0, false },
+		MAP(0, 65536, IOP_IOMAP_MAPPED, 0, 0, false),
 	};
 	struct collected *c = calloc(1, sizeof(*c));
 	struct iop_map_verdict v;
