@@ -110,7 +110,7 @@ bad() {	# test-name expect-in-message args...
 }
 
 nprof=$(ls "$src"/configs/bench/*.conf 2>/dev/null | wc -l)
-echo "1..$((18 + nprof))"
+echo "1..$((19 + nprof))"
 
 if "$iopath" bench --list >"$tmp/list" 2>&1 && grep -q '^uring_randread ' "$tmp/list" &&
    grep -q '^read_vs_readv ' "$tmp/list" && grep -q '^falloc_write ' "$tmp/list"; then
@@ -169,6 +169,22 @@ if [ $root = 1 ]; then
 	fi
 else
 	skip "bench_smoke.uring_randread.poll_without_poll_queues_names_device" "needs root"
+fi
+
+# An error inside the timed loop ends the run with the call and the errno
+# (a 64 MiB filesystem fills up after ~14000 fallocate calls at EOF).
+if [ $root = 1 ]; then
+	IOPATH_SCRATCH_SIZE=64m timeout -s KILL 60 "$iopath" bench --quiet --out - --fs ext4 \
+		falloc_write prealloc=none size=1g reps=1 runtime=5 warmup=0 >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 1 ] && grep -q 'FAILED: falloc_write: fallocate(.*mode 0.*): No space left on device' "$tmp/err"; then
+		ok "bench_smoke.falloc_write.enospc_in_timed_loop_aborts_with_errno"
+	else
+		not_ok "bench_smoke.falloc_write.enospc_in_timed_loop_aborts_with_errno # rc=$rc"
+		diag "$tmp/err"
+	fi
+else
+	skip "bench_smoke.falloc_write.enospc_in_timed_loop_aborts_with_errno" "needs root"
 fi
 
 # SIGINT in the middle of a run: prompt exit, nothing of this run left
