@@ -58,7 +58,7 @@ FIXTURE_TEARDOWN(swapon)
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
 
-/* include/linux/swap.h: union swap_header, version 1 */
+/* include/linux/swap.h: union swap_header, version 1 (no bad pages) */
 struct swap_header_v1 {
 	char bootbits[1024];
 	uint32_t version;
@@ -66,8 +66,6 @@ struct swap_header_v1 {
 	uint32_t nr_badpages;
 	unsigned char uuid[16];
 	unsigned char volume[16];
-	uint32_t padding[117];
-	uint32_t badpages[1];
 };
 
 /* The first page of a swap file, as mkswap writes it. */
