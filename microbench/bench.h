@@ -206,6 +206,8 @@ struct iop_bench {
 	const struct iop_metric *metrics; /* terminated by { .name = NULL } */
 	/* this benchmark's defaults for common parameters ("interval_ms=200 runtime=2") */
 	const char *common_defaults;
+	/* parameters that are valid alone but not together: -EINVAL and why */
+	int (*validate)(const struct iop_run *r, char *why, size_t len);
 	/* true if the job needs a scratch filesystem (given its parameters) */
 	bool (*needs_fs)(const struct iop_run *r);
 	/* 0 if it can run here; -errno and a reason to skip */

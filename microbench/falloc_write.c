@@ -91,6 +91,15 @@ static int fw_requires(struct iop_run *r, char *why, size_t len)
 	return ret;
 }
 
+static int fw_validate(const struct iop_run *r, char *why, size_t len)
+{
+	if (iop_u64(r, "size") < iop_u64(r, "bs")) {
+		snprintf(why, len, "size=%s is smaller than bs=%s", iop_str(r, "size"), iop_str(r, "bs"));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int fw_setup(struct iop_run *r, char *why, size_t len)
 {
 	struct fw_job *j = calloc(1, sizeof(*j));
@@ -104,12 +113,6 @@ static int fw_setup(struct iop_run *r, char *why, size_t len)
 	j->prealloc = iop_is(r, "prealloc", "posix");
 	j->mode = iop_is(r, "mode", "punch_hole") ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE :
 		  iop_is(r, "mode", "keep_size") ? FALLOC_FL_KEEP_SIZE : 0;
-	if (j->size < j->bs) {
-		snprintf(why, len, "falloc_write: size=%s is smaller than bs=%s", iop_str(r, "size"),
-			 iop_str(r, "bs"));
-		free(j);
-		return -EINVAL;
-	}
 	snprintf(j->path, sizeof(j->path), "%s/falloc_write.dat", r->dir);
 	/* fio's falloc engine: O_CREAT | O_RDWR, never O_DIRECT */
 	j->fd = open(j->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -256,6 +259,7 @@ static struct iop_bench falloc_write = {
 		       "path per call: ops/s and latency.",
 	.params = fw_params,
 	.metrics = fw_metrics,
+	.validate = fw_validate,
 	.needs_fs = fw_needs_fs,
 	.requires = fw_requires,
 	.setup = fw_setup,

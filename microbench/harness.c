@@ -320,7 +320,7 @@ int iop_params_parse(const struct iop_bench *b, struct iop_run *r, char **kv, in
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return b->validate ? b->validate(r, why, len) : 0;
 }
 
 static const struct iop_value *value_find(const struct iop_run *r, const char *name)
@@ -977,7 +977,9 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 				res->rep.ops[p] += ops;
 				res->rep.rate[p][s] = dt ? (double)ops * 1e9 / (double)dt : 0;
 				res->rep.ns_per_op[p][s] = ops ? (double)dt * r->nworkers / (double)ops : NAN;
-				if (ret || pool_error(r, why, len))
+				if (!ret)
+					ret = pool_error(r, why, len);
+				if (ret)
 					break;
 			}
 		}

@@ -87,6 +87,17 @@ static bool rv_needs_fs(const struct iop_run *r)
 	return iop_is(r, "source", "file");
 }
 
+static int rv_validate(const struct iop_run *r, char *why, size_t len)
+{
+	/* a short read is how EOF shows up: every call must be whole */
+	if (iop_is(r, "source", "file") && iop_u64(r, "size") % iop_u64(r, "bs")) {
+		snprintf(why, len, "size=%s is not a multiple of bs=%s", iop_str(r, "size"),
+			 iop_str(r, "bs"));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int rv_setup(struct iop_run *r, char *why, size_t len)
 {
 	struct rv_job *j = calloc(1, sizeof(*j));
@@ -388,6 +399,7 @@ static struct iop_bench read_vs_readv = {
 	.params = rv_params,
 	.metrics = rv_metrics,
 	.common_defaults = "interval_ms=200 runtime=2",
+	.validate = rv_validate,
 	.needs_fs = rv_needs_fs,
 	.setup = rv_setup,
 	.worker_init = rv_worker_init,

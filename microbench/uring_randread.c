@@ -91,6 +91,15 @@ static bool ur_needs_fs(const struct iop_run *r)
 	return true;
 }
 
+static int ur_validate(const struct iop_run *r, char *why, size_t len)
+{
+	if (iop_u64(r, "size") < iop_u64(r, "bs")) {
+		snprintf(why, len, "size=%s is smaller than bs=%s", iop_str(r, "size"), iop_str(r, "bs"));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int ur_setup(struct iop_run *r, char *why, size_t len)
 {
 	struct ur_job *j = calloc(1, sizeof(*j));
@@ -116,12 +125,6 @@ static int ur_setup(struct iop_run *r, char *why, size_t len)
 	if (j->complete > j->depth)
 		j->complete = j->depth;
 	j->nblocks = j->size / j->bs;
-	if (!j->nblocks) {
-		snprintf(why, len, "uring_randread: size=%s is smaller than bs=%s", iop_str(r, "size"),
-			 iop_str(r, "bs"));
-		free(j);
-		return -EINVAL;
-	}
 	snprintf(j->path, sizeof(j->path), "%s/uring_randread.dat", r->dir);
 	fd = open(j->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -635,6 +638,7 @@ static struct iop_bench uring_randread = {
 		       "the IOPS and CPU time per read of the io_uring + filesystem + block read path.",
 	.params = ur_params,
 	.metrics = ur_metrics,
+	.validate = ur_validate,
 	.needs_fs = ur_needs_fs,
 	.requires = ur_requires,
 	.setup = ur_setup_all,

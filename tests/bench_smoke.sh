@@ -110,7 +110,7 @@ bad() {	# test-name expect-in-message args...
 }
 
 nprof=$(ls "$src"/configs/bench/*.conf 2>/dev/null | wc -l)
-echo "1..$((19 + nprof))"
+echo "1..$((20 + nprof))"
 
 if "$iopath" bench --list >"$tmp/list" 2>&1 && grep -q '^uring_randread ' "$tmp/list" &&
    grep -q '^read_vs_readv ' "$tmp/list" && grep -q '^falloc_write ' "$tmp/list"; then
@@ -141,6 +141,7 @@ bad cpus_offline "cpus=4095: must be a list of online CPUs" read_vs_readv cpus=4
 bad no_such_param "nosuch: no such parameter of read_vs_readv" read_vs_readv nosuch=1
 bad not_key_value "expected name=value" read_vs_readv source
 bad reps_zero "reps=0: must be an integer in 1..1000" --reps 0 falloc_write
+bad size_not_multiple_of_bs "size=8k is not a multiple of bs=3000" read_vs_readv source=file bs=3000 size=8k
 
 for p in "$src"/configs/bench/*.conf; do
 	name=$(basename "$p" .conf)
