@@ -40,6 +40,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
@@ -469,6 +470,34 @@ static int umount_all(const char *mnt, struct undo_ctx *c)
 	return removed;
 }
 
+static void unescape(char *s);
+
+/*
+ * swapoff every swap file inside @mnt. A test killed between swapon(2) and
+ * its swapoff(2) leaves the filesystem busy for good otherwise: umount
+ * gives EBUSY and even a lazy detach keeps the device.
+ */
+static void swapoff_under(const char *mnt, struct undo_ctx *c)
+{
+	char line[PATH_MAX + 128], path[PATH_MAX];
+	size_t ml = strlen(mnt);
+	FILE *f;
+
+	f = fopen("/proc/swaps", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%4095s", path) != 1)
+			continue;
+		unescape(path);
+		if (strncmp(path, mnt, ml) || path[ml] != '/')
+			continue;
+		if (swapoff(path) == 0)
+			undo_report(c, "swap", path);
+	}
+	fclose(f);
+}
+
 static int undo_mount(struct sstate *st, struct undo_ctx *c)
 {
 	int n;
@@ -478,6 +507,7 @@ static int undo_mount(struct sstate *st, struct undo_ctx *c)
 	/* Only our own mount points: never unmount what a state file merely names. */
 	if (!own_child(st->mnt, MNT_DIR))
 		goto forget;
+	swapoff_under(st->mnt, c);
 	n = umount_all(st->mnt, c);
 	if (n < 0)
 		return n;
