@@ -120,6 +120,8 @@ install: all kselftest-install
 	install -m 0755 $(O)/iopath $(DESTDIR)$(PREFIX)/bin/iopath
 	cp -a $(KSFT_INSTALL) $(DESTDIR)$(PREFIX)/libexec/iopath/
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
+	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
+	install -m 0755 scripts/vm.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 
 clean:
 	rm -rf $(O)
@@ -130,5 +132,7 @@ help:
 	@echo "sudo make check    the project's own tests (unit tests, selftests, benchmark smoke runs)"
 	@echo "sudo make kselftest  the selftests through run_kselftest.sh (KSFT_ARGS=... passed on)"
 	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
+	@echo "sudo make vm-check KERNEL=<bzImage|.deb|package>  the selftests on another kernel under QEMU"
+	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
 	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."
 	@echo "variables: V=1 verbose, SANITIZE=1 ASan+UBSan, CC=clang, KSRC=/path/to/linux, KSFT_SRC=/usr/src/linux-source-6.1.tar.xz"

@@ -178,7 +178,7 @@ static int cmp_step(const void *a, const void *b)
 /* The selftest binaries: next to a build tree, or in an installed layout. */
 static int find_selftests(const char *src, struct step **out, char *dir, size_t len)
 {
-	const char *cands[] = { "%s/build/selftests", "%s/../libexec/iopath/kselftest/iopath" };
+	const char *cands[] = { "%s/build/selftests", "%s/../../libexec/iopath/kselftest/iopath" };
 	struct step *steps = NULL;
 	int n = 0;
 
@@ -276,7 +276,7 @@ static int cmd_run(int argc, char **argv)
 {
 	const char *profile = "quick", *results = "results";
 	bool do_bench = true, do_tests = true, verbose = false;
-	char dir[PATH_MAX], logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX], stamp[32];
+	char dir[PATH_MAX], logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
 	struct step *steps = NULL, bench = { .name = "bench" };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int n = 0, total_fail = 0, timeout;
@@ -327,8 +327,11 @@ static int cmd_run(int argc, char **argv)
 		n = find_selftests(iop_src_dir(), &steps, dir, sizeof(dir));
 		if (n == 0)
 			fprintf(stderr, "iopath: run: no selftest binaries found (run make first)\n");
-		snprintf(self, sizeof(self), "%s/selftests", iop_src_dir());
-		timeout = settings_timeout(self);
+		/* Installed, settings sits with the binaries; in a checkout, in selftests/. */
+		snprintf(self, sizeof(self), "%s/settings", dir);
+		if (access(self, R_OK))
+			snprintf(dir, sizeof(dir), "%s/selftests", iop_src_dir());
+		timeout = settings_timeout(dir);
 	}
 	for (int i = 0; i < n && !interrupted; i++) {
 		char *av[] = { steps[i].path, NULL };
