@@ -363,7 +363,7 @@ if command -v gnuplot > /dev/null; then
 	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/p.svg" --metric no_such_metric > /dev/null 2>&1
 	rc=$?
 	check plot.unknown_metric_fails_and_keeps_output \
-		test "$rc" = 2 -a -s "$tmp/p.svg" -a "$(ls "$tmp" | grep -c '\.tmp\.')" = 0
+		test "$rc" = 2 -a -s "$tmp/p.svg" -a "$(find "$tmp" -maxdepth 1 -name '*.tmp.*' | wc -l)" = 0
 	# gnuplot falls back to stdout when it cannot open its output
 	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/no/such/dir/p.svg" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
