@@ -639,6 +639,7 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 	}
 	{
 		double on[1000], fo[1000];
+		char cpus[64] = "";
 		size_t n = 0;
 
 		for (size_t i = 0; i < nrec && n < 1000; i++) {
@@ -647,7 +648,6 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 			on[n] = json_number_value(json_object_get(run, "worker_on_cpu_pct"));
 			fo[n++] = json_number_value(json_object_get(run, "foreign_cpu_pct"));
 		}
-		char cpus[64] = "";
 
 		for (int i = 0; i < r->ncpus && strlen(cpus) < sizeof(cpus) - 8; i++)
 			snprintf(cpus + strlen(cpus), sizeof(cpus) - strlen(cpus), i ? ",%d" : "%d", r->cpus[i]);
