@@ -233,8 +233,8 @@ static int bench_cb(json_t *rec, void *arg)
 {
 	struct bench_sum *bs = arg;
 	json_t *m = json_array_get(json_object_get(rec, "metrics"), 0);
-	json_t *params = json_object_get(rec, "params");
-	const char *fs = json_string_value(json_object_get(params, "fs"));
+	json_t *fsobj = json_object_get(json_object_get(rec, "env"), "fs");
+	const char *fs = json_string_value(json_object_get(fsobj, "type"));
 	const char *status = json_string_value(json_object_get(rec, "status"));
 	char key[200];
 	struct bench_row *r = NULL;
