@@ -171,6 +171,8 @@ uint64_t iop_u64(const struct iop_run *r, const char *name);
 double iop_dbl(const struct iop_run *r, const char *name);
 const char *iop_str(const struct iop_run *r, const char *name);
 bool iop_is(const struct iop_run *r, const char *name, const char *choice);
+/* validate hook for file benchmarks: size= must hold at least one bs= block. */
+int iop_validate_size_holds_bs(const struct iop_run *r, char *why, size_t len);
 
 /* The per-repetition measurements handed to a benchmark's metrics() hook. */
 struct iop_rep {

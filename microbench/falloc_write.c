@@ -91,15 +91,6 @@ static int fw_requires(struct iop_run *r, char *why, size_t len)
 	return ret;
 }
 
-static int fw_validate(const struct iop_run *r, char *why, size_t len)
-{
-	if (iop_u64(r, "size") < iop_u64(r, "bs")) {
-		snprintf(why, len, "size=%s is smaller than bs=%s", iop_str(r, "size"), iop_str(r, "bs"));
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int fw_setup(struct iop_run *r, char *why, size_t len)
 {
 	struct fw_job *j = calloc(1, sizeof(*j));
@@ -259,7 +250,7 @@ static struct iop_bench falloc_write = {
 		       "path per call: ops/s and latency.",
 	.params = fw_params,
 	.metrics = fw_metrics,
-	.validate = fw_validate,
+	.validate = iop_validate_size_holds_bs,
 	.needs_fs = fw_needs_fs,
 	.requires = fw_requires,
 	.setup = fw_setup,

@@ -337,6 +337,15 @@ uint64_t iop_u64(const struct iop_run *r, const char *name)
 	return value_find(r, name)->u;
 }
 
+int iop_validate_size_holds_bs(const struct iop_run *r, char *why, size_t len)
+{
+	if (iop_u64(r, "size") < iop_u64(r, "bs")) {
+		snprintf(why, len, "size=%s is smaller than bs=%s", iop_str(r, "size"), iop_str(r, "bs"));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 double iop_dbl(const struct iop_run *r, const char *name)
 {
 	return value_find(r, name)->d;

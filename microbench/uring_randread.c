@@ -91,15 +91,6 @@ static bool ur_needs_fs(const struct iop_run *r)
 	return true;
 }
 
-static int ur_validate(const struct iop_run *r, char *why, size_t len)
-{
-	if (iop_u64(r, "size") < iop_u64(r, "bs")) {
-		snprintf(why, len, "size=%s is smaller than bs=%s", iop_str(r, "size"), iop_str(r, "bs"));
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int ur_setup(struct iop_run *r, char *why, size_t len)
 {
 	struct ur_job *j = calloc(1, sizeof(*j));
@@ -638,7 +629,7 @@ static struct iop_bench uring_randread = {
 		       "the IOPS and CPU time per read of the io_uring + filesystem + block read path.",
 	.params = ur_params,
 	.metrics = ur_metrics,
-	.validate = ur_validate,
+	.validate = iop_validate_size_holds_bs,
 	.needs_fs = ur_needs_fs,
 	.requires = ur_requires,
 	.setup = ur_setup_all,
