@@ -189,6 +189,8 @@ struct iop_rep {
 /* Add a metric declared in the benchmark's table (an undeclared one is a bug). */
 int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
 		   const double *samples, size_t n);
+/* lat_p50_ns, lat_p99_ns and lat_p999_ns from the repetition's histogram, if it has one. */
+int iop_metric_add_latency(const struct iop_run *r, json_t *rec, const struct iop_rep *rep);
 
 struct iop_fio_job {
 	char *argv[64];		/* fio arguments after "fio", NULL-terminated */

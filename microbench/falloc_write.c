@@ -206,14 +206,8 @@ static int fw_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 	int ret = iop_metric_add(r, rec, "ops", rep->rate[0], (size_t)rep->nsamples);
 
 	*primary = iop_median(rep->rate[0], (size_t)rep->nsamples);
-	if (!ret && rep->hist) {
-		double p50 = iop_hist_pct(rep->hist, 50), p99 = iop_hist_pct(rep->hist, 99);
-		double p999 = iop_hist_pct(rep->hist, 99.9);
-
-		iop_metric_add(r, rec, "lat_p50_ns", &p50, 1);
-		iop_metric_add(r, rec, "lat_p99_ns", &p99, 1);
-		ret = iop_metric_add(r, rec, "lat_p999_ns", &p999, 1);
-	}
+	if (!ret)
+		ret = iop_metric_add_latency(r, rec, rep);
 	return ret;
 }
 

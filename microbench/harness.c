@@ -337,6 +337,24 @@ uint64_t iop_u64(const struct iop_run *r, const char *name)
 	return value_find(r, name)->u;
 }
 
+int iop_metric_add_latency(const struct iop_run *r, json_t *rec, const struct iop_rep *rep)
+{
+	double p50, p99, p999;
+	int ret;
+
+	if (!rep->hist)
+		return 0;
+	p50 = iop_hist_pct(rep->hist, 50);
+	p99 = iop_hist_pct(rep->hist, 99);
+	p999 = iop_hist_pct(rep->hist, 99.9);
+	ret = iop_metric_add(r, rec, "lat_p50_ns", &p50, 1);
+	if (!ret)
+		ret = iop_metric_add(r, rec, "lat_p99_ns", &p99, 1);
+	if (!ret)
+		ret = iop_metric_add(r, rec, "lat_p999_ns", &p999, 1);
+	return ret;
+}
+
 int iop_validate_size_holds_bs(const struct iop_run *r, char *why, size_t len)
 {
 	if (iop_u64(r, "size") < iop_u64(r, "bs")) {

@@ -576,14 +576,8 @@ static int ur_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 	}
 	per_call = calls ? (double)reaped / (double)calls : 0;
 	ret = iop_metric_add(r, rec, "reaped_per_call", &per_call, 1);
-	if (!ret && rep->hist) {
-		double p50 = iop_hist_pct(rep->hist, 50), p99 = iop_hist_pct(rep->hist, 99);
-		double p999 = iop_hist_pct(rep->hist, 99.9);
-
-		iop_metric_add(r, rec, "lat_p50_ns", &p50, 1);
-		iop_metric_add(r, rec, "lat_p99_ns", &p99, 1);
-		ret = iop_metric_add(r, rec, "lat_p999_ns", &p999, 1);
-	}
+	if (!ret)
+		ret = iop_metric_add_latency(r, rec, rep);
 	return ret;
 }
 

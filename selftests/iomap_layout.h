@@ -13,26 +13,6 @@
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
-/*
- * The four filesystem configurations every iomap fixture runs on. A
- * fixture using them declares FIXTURE_VARIANT(f) { IOP_FS_VARIANT_FIELDS; }.
- * reflink=false on xfs_1k means "not required": the tests probe for it.
- */
-#define IOP_IOMAP_FS_VARIANTS(f)						\
-	FIXTURE_VARIANT_ADD(f, ext4) {						\
-		.fstype = "ext4", .mkfs_opts = "", .blksz = 4096,		\
-	};									\
-	FIXTURE_VARIANT_ADD(f, ext4_1k) {					\
-		.fstype = "ext4", .mkfs_opts = "-b 1024", .blksz = 1024,	\
-	};									\
-	FIXTURE_VARIANT_ADD(f, xfs_reflink) {					\
-		.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096,	\
-		.reflink = true,						\
-	};									\
-	FIXTURE_VARIANT_ADD(f, xfs_1k) {					\
-		.fstype = "xfs", .mkfs_opts = "-b size=1024", .blksz = 1024,	\
-	}
-
 #endif
 
 #include <errno.h>
