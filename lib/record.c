@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "iopath.h"
+#include "why.h"
 
 #ifndef IOPATH_GIT
 #define IOPATH_GIT "unknown"
@@ -573,20 +574,6 @@ out_unlink:
 
 /* ---- reading -------------------------------------------------------- */
 
-static void why_set(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
-
 static bool blank(const char *s, size_t n)
 {
 	size_t i;
@@ -612,13 +599,13 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 	if (why && len)
 		why[0] = '\0';
 	if (!path || !cb) {
-		why_set(why, len, "no file or callback");
+		iop_why(why, len, "no file or callback");
 		return -EINVAL;
 	}
 	f = fopen(path, "re");
 	if (!f) {
 		ret = -errno;
-		why_set(why, len, "%s: %s", path, strerror(-ret));
+		iop_why(why, len, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
 
@@ -633,7 +620,7 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 			continue;
 		/* jansson would stop at a NUL and accept what came before. */
 		if (memchr(line, '\0', n)) {
-			why_set(why, len, "%s:%zu: not JSON: NUL byte at column %zu",
+			iop_why(why, len, "%s:%zu: not JSON: NUL byte at column %zu",
 				path, lineno, (size_t)((char *)memchr(line, '\0', n) - line) + 1);
 			ret = -EINVAL;
 			break;
@@ -647,16 +634,16 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 			 * than quote the parser.
 			 */
 			if (json_error_code(&err) == json_error_premature_end_of_input || !terminated)
-				why_set(why, len, "%s:%zu: truncated line (%s)", path, lineno, err.text);
+				iop_why(why, len, "%s:%zu: truncated line (%s)", path, lineno, err.text);
 			else
-				why_set(why, len, "%s:%zu: not JSON: %s at column %d",
+				iop_why(why, len, "%s:%zu: not JSON: %s at column %d",
 					path, lineno, err.text, err.column);
 			ret = -EINVAL;
 			break;
 		}
 		ret = record_check(rec, what, sizeof(what));
 		if (ret) {
-			why_set(why, len, "%s:%zu: %s", path, lineno, what);
+			iop_why(why, len, "%s:%zu: %s", path, lineno, what);
 			json_decref(rec);
 			break;
 		}
@@ -669,11 +656,11 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 	}
 	if (!ret && ferror(f)) {
 		ret = errno ? -errno : -EIO;
-		why_set(why, len, "%s: %s", path, strerror(-ret));
+		iop_why(why, len, "%s: %s", path, strerror(-ret));
 	}
 	if (!ret && !records) {
 		ret = -ENODATA;
-		why_set(why, len, "%s: %s", path, any_bytes ? "no records" : "empty file");
+		iop_why(why, len, "%s: %s", path, any_bytes ? "no records" : "empty file");
 	}
 	free(line);
 	fclose(f);

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "scratch.h"
+#include "why.h"
 
 #define STATE_DIR IOP_RUN_DIR "/state"
 #define MNT_DIR IOP_RUN_DIR "/mnt"
@@ -936,22 +937,6 @@ static void guardian_release(struct iop_scratch *s, bool done)
 
 /* ---- small helpers for the owner side (no async-signal constraints) ----- */
 
-static void set_why(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_why(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	/* One line, always. */
-	why[strcspn(why, "\n")] = '\0';
-}
-
 static int mkdir_p(const char *path, mode_t mode)
 {
 	char buf[PATH_MAX];
@@ -1162,7 +1147,7 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 	if (why && len)
 		why[0] = '\0';
 	if (dev && dir) {
-		set_why(why, len, "set only one of IOPATH_SCRATCH_DEV and IOPATH_SCRATCH_DIR");
+		iop_why(why, len, "set only one of IOPATH_SCRATCH_DEV and IOPATH_SCRATCH_DIR");
 		return -EINVAL;
 	}
 	if (backing) {
@@ -1171,18 +1156,18 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 		} else if (!strcmp(backing, "loop")) {
 			n.backing = IOP_BACKING_LOOP;
 		} else {
-			set_why(why, len, "IOPATH_BACKING=%s: expected zram or loop", backing);
+			iop_why(why, len, "IOPATH_BACKING=%s: expected zram or loop", backing);
 			return -EINVAL;
 		}
 		if (dev || dir) {
-			set_why(why, len, "IOPATH_BACKING=%s conflicts with IOPATH_SCRATCH_%s",
+			iop_why(why, len, "IOPATH_BACKING=%s conflicts with IOPATH_SCRATCH_%s",
 				backing, dev ? "DEV" : "DIR");
 			return -EINVAL;
 		}
 	}
 	if (dev) {
 		if (dev[0] != '/') {
-			set_why(why, len, "IOPATH_SCRATCH_DEV=%s: expected an absolute /dev path", dev);
+			iop_why(why, len, "IOPATH_SCRATCH_DEV=%s: expected an absolute /dev path", dev);
 			return -EINVAL;
 		}
 		n.backing = IOP_BACKING_DEVICE;
@@ -1190,7 +1175,7 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 	}
 	if (dir) {
 		if (dir[0] != '/' || strchr(dir, '\n')) {
-			set_why(why, len, "IOPATH_SCRATCH_DIR=%s: expected an absolute path", dir);
+			iop_why(why, len, "IOPATH_SCRATCH_DIR=%s: expected an absolute path", dir);
 			return -EINVAL;
 		}
 		n.backing = IOP_BACKING_DIR;
@@ -1198,14 +1183,14 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 	}
 	if (force) {
 		if (strcmp(force, IOP_FORCE_MKFS_WORD)) {
-			set_why(why, len, "IOPATH_SCRATCH_FORCE_MKFS=%s: only '%s' forces a format",
+			iop_why(why, len, "IOPATH_SCRATCH_FORCE_MKFS=%s: only '%s' forces a format",
 				force, IOP_FORCE_MKFS_WORD);
 			return -EINVAL;
 		}
 		n.force = true;
 	}
 	if (size && iop_parse_size(size, &n.size)) {
-		set_why(why, len, "IOPATH_SCRATCH_SIZE=%s: expected a size in bytes with an optional k, m, g or t suffix",
+		iop_why(why, len, "IOPATH_SCRATCH_SIZE=%s: expected a size in bytes with an optional k, m, g or t suffix",
 			size);
 		return -EINVAL;
 	}
@@ -1499,21 +1484,21 @@ int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
 	if (why && len)
 		why[0] = '\0';
 	if (!dev || !*dev) {
-		set_why(why, len, "no scratch device named");
+		iop_why(why, len, "no scratch device named");
 		return -EINVAL;
 	}
 	if (stat(dev, &sb)) {
 		ret = -errno;
-		set_why(why, len, "%s: %s", dev, strerror(-ret));
+		iop_why(why, len, "%s: %s", dev, strerror(-ret));
 		return ret;
 	}
 	if (!S_ISBLK(sb.st_mode)) {
-		set_why(why, len, "%s: not a block device", dev);
+		iop_why(why, len, "%s: not a block device", dev);
 		return -ENOTBLK;
 	}
 	ret = blk_by_devt(sb.st_rdev, &b);
 	if (ret) {
-		set_why(why, len, "%s: not in /sys/dev/block: %s", dev, strerror(-ret));
+		iop_why(why, len, "%s: not in /sys/dev/block: %s", dev, strerror(-ret));
 		return ret;
 	}
 
@@ -1522,7 +1507,7 @@ int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
 	disks_below(b.name, &below, 0);
 	for (int i = 0; i < below.n; i++) {
 		if (names_has(&roots, below.v[i])) {
-			set_why(why, len, "%s: %s holds the root filesystem; refusing to format it",
+			iop_why(why, len, "%s: %s holds the root filesystem; refusing to format it",
 				dev, below.v[i]);
 			return -EPERM;
 		}
@@ -1537,14 +1522,14 @@ int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
 			busy.devs[busy.n++] = p.devt;
 	}
 	if (for_each_mount(find_mounted, &busy) > 0 || find_swap(&busy)) {
-		set_why(why, len, "%s: %s%s%s", dev,
+		iop_why(why, len, "%s: %s%s%s", dev,
 			busy.n > 1 ? "it or a partition of it " : "", busy.what, "; refusing to format it");
 		return -EBUSY;
 	}
 	names_add(&parts, b.name);
 	for (int i = 0; i < parts.n; i++) {
 		if (find_holder(parts.v[i], holder, sizeof(holder))) {
-			set_why(why, len, "%s: %s is held by %s; refusing to format it",
+			iop_why(why, len, "%s: %s is held by %s; refusing to format it",
 				dev, parts.v[i], holder);
 			return -EBUSY;
 		}
@@ -1558,15 +1543,15 @@ int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -EBUSY)
-			set_why(why, len, "%s: in use (claimed by a mount or another user); refusing to format it",
+			iop_why(why, len, "%s: in use (claimed by a mount or another user); refusing to format it",
 				dev);
 		else
-			set_why(why, len, "%s: %s", dev, strerror(-ret));
+			iop_why(why, len, "%s: %s", dev, strerror(-ret));
 		return ret;
 	}
 	if (ioctl(fd, BLKGETSIZE64, &size) == 0 && size == 0) {
 		close(fd);
-		set_why(why, len, "%s: has no medium (size 0)", dev);
+		iop_why(why, len, "%s: has no medium (size 0)", dev);
 		return -ENXIO;
 	}
 	buf = malloc(buf_len);
@@ -1580,13 +1565,13 @@ int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
 	sig = ret ? NULL : magic_signature(buf, (size_t)have);
 	free(buf);
 	if (ret) {
-		set_why(why, len, "%s: cannot read it: %s", dev, strerror(-ret));
+		iop_why(why, len, "%s: cannot read it: %s", dev, strerror(-ret));
 		return ret;
 	}
 	if (force)
 		return 0;
 	if (sig) {
-		set_why(why, len, "%s: carries %s; IOPATH_SCRATCH_FORCE_MKFS=%s formats it anyway",
+		iop_why(why, len, "%s: carries %s; IOPATH_SCRATCH_FORCE_MKFS=%s formats it anyway",
 			dev, sig, IOP_FORCE_MKFS_WORD);
 		return -EEXIST;
 	}
@@ -1612,7 +1597,7 @@ int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
 			first_line(t, line, sizeof(line));
 		else
 			snprintf(line, sizeof(line), "%s", ret == 8 ? "several signatures" : "a signature");
-		set_why(why, len, "%s: blkid finds %s; IOPATH_SCRATCH_FORCE_MKFS=%s formats it anyway",
+		iop_why(why, len, "%s: blkid finds %s; IOPATH_SCRATCH_FORCE_MKFS=%s formats it anyway",
 			dev, line, IOP_FORCE_MKFS_WORD);
 		return -EEXIST;
 	}
@@ -1635,7 +1620,7 @@ static int do_mkfs(struct iop_scratch *s, char *why, size_t len)
 	for (char *save = NULL, *tok = strtok_r(opts, " \t", &save); tok;
 	     tok = strtok_r(NULL, " \t", &save)) {
 		if (argc >= 70) {
-			set_why(why, len, "too many mkfs options: %s", s->mkfs_opts);
+			iop_why(why, len, "too many mkfs options: %s", s->mkfs_opts);
 			return -EINVAL;
 		}
 		argv[argc++] = tok;
@@ -1645,12 +1630,12 @@ static int do_mkfs(struct iop_scratch *s, char *why, size_t len)
 
 	ret = run_tool(argv, out, sizeof(out));
 	if (ret == -ENOENT) {
-		set_why(why, len, "%s not found (install %s)", tool,
+		iop_why(why, len, "%s not found (install %s)", tool,
 			ext4 ? "e2fsprogs" : "xfsprogs");
 		return -ENOENT;
 	}
 	if (ret < 0) {
-		set_why(why, len, "%s: %s", tool, strerror(-ret));
+		iop_why(why, len, "%s: %s", tool, strerror(-ret));
 		return ret;
 	}
 	if (ret == 0)
@@ -1664,10 +1649,10 @@ static int do_mkfs(struct iop_scratch *s, char *why, size_t len)
 	    (strcasestr(out, "invalid") || strcasestr(out, "unknown") ||
 	     strcasestr(out, "bad option") || strcasestr(out, "not supported") ||
 	     strcasestr(out, "unsupported") || strstr(out, "Usage:"))) {
-		set_why(why, len, "%s %s: %s", tool, s->mkfs_opts, line);
+		iop_why(why, len, "%s %s: %s", tool, s->mkfs_opts, line);
 		return -EOPNOTSUPP;
 	}
-	set_why(why, len, "%s %s failed (exit %d): %s", tool, s->dev, ret, line);
+	iop_why(why, len, "%s %s failed (exit %d): %s", tool, s->dev, ret, line);
 	return -EIO;
 }
 
@@ -1730,21 +1715,21 @@ static int do_mount(struct iop_scratch *s, char *why, size_t len)
 	split_mount_opts(s->mount_opts, &flags, data, sizeof(data));
 	if (mkdir(s->mnt, 0755) && errno != EEXIST) {
 		ret = -errno;
-		set_why(why, len, "mkdir %s: %s", s->mnt, strerror(-ret));
+		iop_why(why, len, "mkdir %s: %s", s->mnt, strerror(-ret));
 		return ret;
 	}
 	if (!mount(s->dev, s->mnt, s->fstype, flags, data[0] ? data : NULL))
 		return 0;
 	ret = -errno;
 	if (ret == -EINVAL && s->mount_opts[0]) {
-		set_why(why, len, "mount -t %s -o %s %s: %s (the kernel log names the option)",
+		iop_why(why, len, "mount -t %s -o %s %s: %s (the kernel log names the option)",
 			s->fstype, s->mount_opts, s->dev, strerror(-ret));
 		return -EOPNOTSUPP;
 	}
 	if (ret == -ENODEV)
-		set_why(why, len, "mount -t %s: filesystem not in this kernel", s->fstype);
+		iop_why(why, len, "mount -t %s: filesystem not in this kernel", s->fstype);
 	else
-		set_why(why, len, "mount -t %s %s %s: %s", s->fstype, s->dev, s->mnt, strerror(-ret));
+		iop_why(why, len, "mount -t %s %s %s: %s", s->fstype, s->dev, s->mnt, strerror(-ret));
 	return ret == -ENODEV ? -EOPNOTSUPP : ret;
 }
 
@@ -1760,11 +1745,11 @@ static int zram_add(struct iop_scratch *s, struct sstate *st, uint64_t size,
 
 	ret = read_small(ZRAM_CONTROL "/hot_add", buf, sizeof(buf));
 	if (ret < 0) {
-		set_why(why, len, "zram hot_add: %s", strerror(-ret));
+		iop_why(why, len, "zram hot_add: %s", strerror(-ret));
 		return ret == -ENOENT ? -ENODEV : ret;
 	}
 	if (s_to_u(buf, &id) || id == 0 || id > INT_MAX) {
-		set_why(why, len, "zram hot_add returned '%s'", buf);
+		iop_why(why, len, "zram hot_add returned '%s'", buf);
 		return -EIO;
 	}
 	s->zram_id = (int)id;
@@ -1773,20 +1758,20 @@ static int zram_add(struct iop_scratch *s, struct sstate *st, uint64_t size,
 	s_cpy(st->dev, sizeof(st->dev), s->dev);
 	ret = state_write(st);
 	if (ret) {
-		set_why(why, len, "state file: %s", strerror(-ret));
+		iop_why(why, len, "state file: %s", strerror(-ret));
 		return ret;
 	}
 	snprintf(path, sizeof(path), "/sys/block/zram%d/disksize", s->zram_id);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)size);
 	ret = write_attr(path, buf);
 	if (ret) {
-		set_why(why, len, "zram%d disksize %s: %s", s->zram_id, buf, strerror(-ret));
+		iop_why(why, len, "zram%d disksize %s: %s", s->zram_id, buf, strerror(-ret));
 		return ret;
 	}
 	/* devtmpfs makes the node during hot_add; udev may still be renaming it. */
 	for (int i = 0; stat(s->dev, &sb) || !S_ISBLK(sb.st_mode); i++) {
 		if (i == 100) {
-			set_why(why, len, "%s did not appear", s->dev);
+			iop_why(why, len, "%s did not appear", s->dev);
 			return -ENODEV;
 		}
 		nap_ms(20);
@@ -1806,24 +1791,24 @@ static int loop_attach(struct iop_scratch *s, struct sstate *st, uint64_t size,
 	s_cpy(st->img, sizeof(st->img), s->img);
 	ret = state_write(st);
 	if (ret) {
-		set_why(why, len, "state file: %s", strerror(-ret));
+		iop_why(why, len, "state file: %s", strerror(-ret));
 		return ret;
 	}
 	img = open(s->img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (img < 0) {
 		ret = -errno;
-		set_why(why, len, "create %s: %s", s->img, strerror(-ret));
+		iop_why(why, len, "create %s: %s", s->img, strerror(-ret));
 		return ret;
 	}
 	if (ftruncate(img, (off_t)size)) {
 		ret = -errno;
-		set_why(why, len, "size %s: %s", s->img, strerror(-ret));
+		iop_why(why, len, "size %s: %s", s->img, strerror(-ret));
 		goto out_img;
 	}
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0) {
 		ret = errno == ENOENT ? -ENODEV : -errno;
-		set_why(why, len, "/dev/loop-control: %s", strerror(errno));
+		iop_why(why, len, "/dev/loop-control: %s", strerror(errno));
 		goto out_img;
 	}
 
@@ -1838,7 +1823,7 @@ static int loop_attach(struct iop_scratch *s, struct sstate *st, uint64_t size,
 
 		if (n < 0) {
 			ret = -errno;
-			set_why(why, len, "LOOP_CTL_GET_FREE: %s", strerror(-ret));
+			iop_why(why, len, "LOOP_CTL_GET_FREE: %s", strerror(-ret));
 			goto out_ctl;
 		}
 		snprintf(path, sizeof(path), "/dev/loop%d", n);
@@ -1875,7 +1860,7 @@ static int loop_attach(struct iop_scratch *s, struct sstate *st, uint64_t size,
 	}
 	if (ret || fd < 0) {
 		ret = ret ? ret : -EBUSY;
-		set_why(why, len, "attach a loop device to %s: %s", s->img, strerror(-ret));
+		iop_why(why, len, "attach a loop device to %s: %s", s->img, strerror(-ret));
 		goto out_ctl;
 	}
 	snprintf(s->dev, sizeof(s->dev), "%s", path);
@@ -1883,7 +1868,7 @@ static int loop_attach(struct iop_scratch *s, struct sstate *st, uint64_t size,
 	s_cpy(st->dev, sizeof(st->dev), path);
 	ret = state_write(st);
 	if (ret)
-		set_why(why, len, "state file: %s", strerror(-ret));
+		iop_why(why, len, "state file: %s", strerror(-ret));
 out_ctl:
 	close(ctl);
 out_img:
@@ -1925,32 +1910,32 @@ static int dir_check(const struct iop_scratch_opts *o, char *real, char *why, si
 	int ret;
 
 	if (!o->dir || !*o->dir) {
-		set_why(why, len, "no scratch directory named");
+		iop_why(why, len, "no scratch directory named");
 		return -EINVAL;
 	}
 	if (!realpath(o->dir, real) || stat(real, &sb)) {
 		ret = -errno;
-		set_why(why, len, "%s: %s", o->dir, strerror(-ret));
+		iop_why(why, len, "%s: %s", o->dir, strerror(-ret));
 		return ret;
 	}
 	if (!S_ISDIR(sb.st_mode)) {
-		set_why(why, len, "%s: not a directory", o->dir);
+		iop_why(why, len, "%s: not a directory", o->dir);
 		return -ENOTDIR;
 	}
 	if (strchr(real, '\n')) {
-		set_why(why, len, "%s: newline in path", o->dir);
+		iop_why(why, len, "%s: newline in path", o->dir);
 		return -EINVAL;
 	}
 	f.path = real;
 	for_each_mount(find_fstype, &f);
 	if (strcmp(f.fstype, o->fstype)) {
-		set_why(why, len, "%s is on %s, not %s", o->dir, f.fstype[0] ? f.fstype : "an unknown filesystem",
+		iop_why(why, len, "%s is on %s, not %s", o->dir, f.fstype[0] ? f.fstype : "an unknown filesystem",
 			o->fstype);
 		return -EOPNOTSUPP;
 	}
 	/* Nothing is formatted or mounted here: requested options cannot be honoured. */
 	if ((o->mkfs_opts && *o->mkfs_opts) || (o->mount_opts && *o->mount_opts)) {
-		set_why(why, len, "%s: an existing filesystem cannot take mkfs options '%s' or mount options '%s'",
+		iop_why(why, len, "%s: an existing filesystem cannot take mkfs options '%s' or mount options '%s'",
 			o->dir, o->mkfs_opts ? o->mkfs_opts : "", o->mount_opts ? o->mount_opts : "");
 		return -EOPNOTSUPP;
 	}
@@ -2022,19 +2007,19 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 	if (why && len)
 		why[0] = '\0';
 	if (!o->fstype || (strcmp(o->fstype, "ext4") && strcmp(o->fstype, "xfs"))) {
-		set_why(why, len, "filesystem '%s': expected ext4 or xfs", o->fstype ? o->fstype : "");
+		iop_why(why, len, "filesystem '%s': expected ext4 or xfs", o->fstype ? o->fstype : "");
 		return -EINVAL;
 	}
 	if ((o->mkfs_opts && strlen(o->mkfs_opts) >= sizeof(s->mkfs_opts)) ||
 	    (o->mount_opts && strlen(o->mount_opts) >= sizeof(s->mount_opts))) {
-		set_why(why, len, "mkfs or mount options too long");
+		iop_why(why, len, "mkfs or mount options too long");
 		return -EINVAL;
 	}
 	if (backing == IOP_BACKING_DEFAULT)
 		backing = access(ZRAM_CONTROL "/hot_add", W_OK) == 0 ? IOP_BACKING_ZRAM : IOP_BACKING_LOOP;
 	if ((backing == IOP_BACKING_ZRAM || backing == IOP_BACKING_LOOP) &&
 	    !strcmp(o->fstype, "xfs") && size < XFS_MIN_SIZE) {
-		set_why(why, len, "XFS needs at least 300 MiB, not %llu bytes", (unsigned long long)size);
+		iop_why(why, len, "XFS needs at least 300 MiB, not %llu bytes", (unsigned long long)size);
 		return -EINVAL;
 	}
 	size = (size + 4095) & ~4095ull;
@@ -2052,20 +2037,20 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 		break;
 	case IOP_BACKING_ZRAM:
 		if (access(ZRAM_CONTROL "/hot_add", F_OK)) {
-			set_why(why, len, "no zram in this kernel (%s missing)", ZRAM_CONTROL);
+			iop_why(why, len, "no zram in this kernel (%s missing)", ZRAM_CONTROL);
 			return -ENODEV;
 		}
 		break;
 	case IOP_BACKING_LOOP:
 		break;
 	default:
-		set_why(why, len, "unknown backing %d", (int)backing);
+		iop_why(why, len, "unknown backing %d", (int)backing);
 		return -EINVAL;
 	}
 
 	if ((ret = mkdir_p(STATE_DIR, 0755)) || (ret = mkdir_p(MNT_DIR, 0755)) ||
 	    (ret = mkdir_p(IMG_DIR, 0700))) {
-		set_why(why, len, "%s: %s%s", IOP_RUN_DIR, strerror(-ret),
+		iop_why(why, len, "%s: %s%s", IOP_RUN_DIR, strerror(-ret),
 			ret == -EACCES || ret == -EPERM ? " (needs root)" : "");
 		return ret == -EPERM ? -EACCES : ret;
 	}
@@ -2092,7 +2077,7 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 
 	ret = claim_id(s);
 	if (ret) {
-		set_why(why, len, "state file in %s: %s", STATE_DIR, strerror(-ret));
+		iop_why(why, len, "state file in %s: %s", STATE_DIR, strerror(-ret));
 		free(s);
 		return ret;
 	}
@@ -2109,18 +2094,18 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 		s_cpy(st.dev, sizeof(st.dev), s->dev);
 	ret = state_write(&st);
 	if (ret) {
-		set_why(why, len, "state file: %s", strerror(-ret));
+		iop_why(why, len, "state file: %s", strerror(-ret));
 		goto fail;
 	}
 	ret = guardian_start(s);
 	if (ret) {
-		set_why(why, len, "cannot start the guardian process: %s", strerror(-ret));
+		iop_why(why, len, "cannot start the guardian process: %s", strerror(-ret));
 		goto fail;
 	}
 	st.guardian = s->guardian;
 	ret = state_write(&st);
 	if (ret) {
-		set_why(why, len, "state file: %s", strerror(-ret));
+		iop_why(why, len, "state file: %s", strerror(-ret));
 		goto fail;
 	}
 
@@ -2136,7 +2121,7 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 	case IOP_BACKING_DIR:
 		if (mkdir(s->mnt, 0755)) {
 			ret = -errno;
-			set_why(why, len, "mkdir %s: %s", s->mnt, strerror(-ret));
+			iop_why(why, len, "mkdir %s: %s", s->mnt, strerror(-ret));
 		}
 		break;
 	default:
@@ -2245,29 +2230,29 @@ int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len)
 	if (why && len)
 		why[0] = '\0';
 	if (s->backing == IOP_BACKING_DIR) {
-		set_why(why, len, "an existing directory is not checked");
+		iop_why(why, len, "an existing directory is not checked");
 		return -EOPNOTSUPP;
 	}
 	ret = umount_all(s->mnt, &c);
 	if (ret < 0) {
-		set_why(why, len, "umount %s: %s", s->mnt, strerror(-ret));
+		iop_why(why, len, "umount %s: %s", s->mnt, strerror(-ret));
 		return ret;
 	}
 	ret = run_tool(ext4 ? e2 : xr, out, sizeof(out));
 	if (ret == -ENOENT) {
-		set_why(why, len, "%s not found", ext4 ? "e2fsck" : "xfs_repair");
+		iop_why(why, len, "%s not found", ext4 ? "e2fsck" : "xfs_repair");
 		ret = -EOPNOTSUPP;
 	} else if (ret < 0) {
-		set_why(why, len, "%s: %s", ext4 ? "e2fsck" : "xfs_repair", strerror(-ret));
+		iop_why(why, len, "%s: %s", ext4 ? "e2fsck" : "xfs_repair", strerror(-ret));
 	} else if (ret) {
 		first_complaint(out, line, sizeof(line));
-		set_why(why, len, "%s %s (exit %d): %s", ext4 ? "e2fsck -fn" : "xfs_repair -n",
+		iop_why(why, len, "%s %s (exit %d): %s", ext4 ? "e2fsck -fn" : "xfs_repair -n",
 			s->dev, ret, line);
 		ret = -EUCLEAN;
 	}
 	mret = do_mount(s, mwhy, sizeof(mwhy));
 	if (mret && !ret) {
-		set_why(why, len, "remount after the check: %s", mwhy);
+		iop_why(why, len, "remount after the check: %s", mwhy);
 		ret = mret;
 	}
 	return ret;
