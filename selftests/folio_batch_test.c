@@ -177,6 +177,30 @@ static int pwrite_byte(int fd, unsigned char byte, size_t len, off_t off)
  * cache, then, after fsync, with O_DIRECT from the device. -EUCLEAN and
  * the first difference in @why on a mismatch.
  */
+/*
+ * A read of @size bytes into @got must have returned all of them, equal to
+ * @want; @how ("cached", "on-disk") names the read in the reason.
+ */
+static int compare_read(const char *path, const char *how, ssize_t n, const char *got,
+			const char *want, off_t size, char *why, size_t len)
+{
+	off_t off;
+
+	if (n != size) {
+		snprintf(why, len, "%s: %s pread returned %zd (%s), expected %lld", path, how,
+			 n, n < 0 ? strerror(errno) : "short", (long long)size);
+		return -EUCLEAN;
+	}
+	for (off = 0; off < size && got[off] == want[off]; off++)
+		;
+	if (off < size) {
+		snprintf(why, len, "%s: %s byte %lld is 0x%02x, expected 0x%02x", path, how,
+			 (long long)off, (unsigned char)got[off], (unsigned char)want[off]);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
 static int check_data(int dirfd, int fd, const char *path, off_t size, const struct span *sp, int nsp,
 		      char *why, size_t len)
 {
@@ -185,7 +209,6 @@ static int check_data(int dirfd, int fd, const char *path, off_t size, const str
 	struct stat st;
 	int dfd = -1, ret, i;
 	ssize_t n;
-	off_t off;
 
 	if (fstat(fd, &st))
 		return -errno;
@@ -203,20 +226,9 @@ static int check_data(int dirfd, int fd, const char *path, off_t size, const str
 		memset(want + sp[i].off, sp[i].byte, sp[i].len);
 
 	n = pread(fd, got, size, 0);
-	if (n != size) {
-		snprintf(why, len, "%s: buffered pread returned %zd (%s), expected %lld", path,
-			 n, n < 0 ? strerror(errno) : "short", (long long)size);
-		ret = -EUCLEAN;
+	ret = compare_read(path, "cached", n, got, want, size, why, len);
+	if (ret)
 		goto out_free;
-	}
-	for (off = 0; off < size && got[off] == want[off]; off++)
-		;
-	if (off < size) {
-		snprintf(why, len, "%s: cached byte %lld is 0x%02x, expected 0x%02x", path,
-			 (long long)off, (unsigned char)got[off], (unsigned char)want[off]);
-		ret = -EUCLEAN;
-		goto out_free;
-	}
 
 	if (fsync(fd)) {
 		ret = -errno;
@@ -230,22 +242,7 @@ static int check_data(int dirfd, int fd, const char *path, off_t size, const str
 	}
 	memset(got, 0x5a, alloc);
 	n = pread(dfd, got, alloc, 0);
-	if (n != size) {
-		snprintf(why, len, "%s: O_DIRECT pread returned %zd (%s), expected %lld", path,
-			 n, n < 0 ? strerror(errno) : "short", (long long)size);
-		ret = -EUCLEAN;
-		goto out_close;
-	}
-	for (off = 0; off < size && got[off] == want[off]; off++)
-		;
-	if (off < size) {
-		snprintf(why, len, "%s: on-disk byte %lld is 0x%02x, expected 0x%02x", path,
-			 (long long)off, (unsigned char)got[off], (unsigned char)want[off]);
-		ret = -EUCLEAN;
-		goto out_close;
-	}
-	ret = 0;
-out_close:
+	ret = compare_read(path, "on-disk", n, got, want, size, why, len);
 	close(dfd);
 out_free:
 	free(got);
