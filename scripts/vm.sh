@@ -230,8 +230,12 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-trap 'echo "$prog: interrupted" >&2; exit 130' INT
-trap 'echo "$prog: terminated" >&2; exit 143' TERM
+on_signal() {
+	echo "$prog: $1" >&2
+	exit "$2"
+}
+trap 'on_signal interrupted 130' INT
+trap 'on_signal terminated 143' TERM
 
 # ---- fetching Debian kernel packages --------------------------------------
 
@@ -752,7 +756,11 @@ last_size=0
 last_change=$SECONDS
 while kill -0 "$qpid" 2>/dev/null; do
 	now=$SECONDS
-	size=$(( $(stat -c %s "$tap") + $(stat -c %s "$console") ))
+	# Plain assignments, not $(...) inside $((...)): bash parses the latter
+	# when it runs it, and a SIGTERM landing in that parse broke the trap.
+	tap_size=$(stat -c %s "$tap")
+	console_size=$(stat -c %s "$console")
+	size=$((tap_size + console_size))
 	if [ "$size" != "$last_size" ]; then
 		last_size=$size
 		last_change=$now
