@@ -122,6 +122,7 @@ install: all kselftest-install
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
 	install -m 0755 scripts/vm.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 
 clean:
 	rm -rf $(O)

@@ -76,6 +76,8 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   --initrd FILE  boot this initramfs instead of building one
   --append ARGS  more kernel command line
   --log FILE     keep the kernel console log there
+  --known-failures FILE  kernel bugs to report without failing the run
+                 (default configs/known-failures; /dev/null: none)
   --env N=V      set N in the guest's environment (repeatable), e.g.
                  KSELFTEST_FOLIO_BATCH_TEST_ARGS="-t batch_path_taken":
                  run_kselftest.sh passes KSELFTEST_<PROGRAM>_ARGS to it
@@ -117,9 +119,10 @@ log_out=""
 verbose=0
 fetch_only=0
 guest_env=()
+known_failures=$top/configs/known-failures
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache)
+	--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
 		--kernel) kernel=$2 ;;
@@ -136,6 +139,7 @@ while [ $# -gt 0 ]; do
 		--append) append=$2 ;;
 		--log) log_out=$2 ;;
 		--cache) cache=$2 ;;
+		--known-failures) known_failures=$2 ;;
 		--env)
 			[[ $2 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
 				usage_error "--env '$2': expected NAME=VALUE"
@@ -163,6 +167,11 @@ done
 case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
 [ -z "$initrd_in" ] || [ -f "$initrd_in" ] || usage_error "--initrd $initrd_in: no such file"
 [ -z "$modules_dir" ] || [ -d "$modules_dir" ] || usage_error "--modules $modules_dir: no such directory"
+[ -f "$known_failures" ] || [ "$known_failures" = /dev/null ] ||
+	usage_error "--known-failures $known_failures: no such file"
+# The guest reads it with the same awk script; a bad line is refused here.
+kf_err=$(awk -v kernel= -f "$top/scripts/tap-verdict.awk" "$known_failures" /dev/null /dev/null 2>&1 >/dev/null)
+[ $? = 2 ] && usage_error "--known-failures ${kf_err}"
 
 # Bad input is refused before anything is created or fetched.
 check_kernel_arg() {
@@ -582,52 +591,12 @@ start=$(cut -d' ' -f1 /proc/uptime)
 ./run_kselftest.sh "$@" 2>&1 | tee /tmp/tap >&3
 end=$(cut -d' ' -f1 /proc/uptime)
 
-# Top-level lines are one per test program; "# ok"/"# not ok" lines are the
-# harness's per-test results, re-emitted by the runner.
+# The verdict: scripts/tap-verdict.awk, with the known kernel bugs of
+# configs/known-failures and the tests this kernel must not skip.
 printf '%s\n' "$require" | sed '/^$/d' > /tmp/require
-awk -v start="$start" -v end="$end" '
-	FILENAME == "/tmp/require" { req[++nreq] = $0; next }
-	/^# selftests: / { prog = $NF }
-	/^(not )?ok [0-9]+ / { progs++; if ($1 == "not") { progs_failed++; failed = failed " " $NF } ; next }
-	/^# (not )?ok [0-9]+/ {
-		line = substr($0, 3)
-		notok = (line ~ /^not ok/)
-		sub(/^(not )?ok [0-9]+ ?/, "", line)
-		skip = (line ~ /# *SKIP/)
-		name = line
-		sub(/ *#.*/, "", name)
-		if (notok) tfail++
-		else if (skip) tskip++
-		else tpass++
-		for (i = 1; i <= nreq; i++) {
-			if (name !~ req[i])
-				continue
-			reqseen[i]++
-			if (notok)
-				continue
-			if (skip) {
-				reason = line
-				sub(/.*# *SKIP */, "", reason)
-				print "# iopath-vm: required test skipped: " name ": " reason
-				reqbad++
-			}
-		}
-	}
-	END {
-		# A required test filtered out of this run is not enforced.
-		for (i = 1; i <= nreq; i++) {
-			if (!reqseen[i])
-				print "# iopath-vm: note: no test matching " req[i] " ran"
-		}
-		status = (progs > 0 && progs_failed == 0 && reqbad == 0) ? "pass" : "fail"
-		if (progs == 0)
-			print "# iopath-vm: no test program ran"
-		if (progs_failed)
-			print "# iopath-vm: failed programs:" failed
-		printf "# IOPATH-VM-RESULT: status=%s passed=%d failed=%d skipped=%d programs=%d programs_failed=%d required_missing=%d seconds=%d\n",
-			status, tpass, tfail, tskip, progs, progs_failed, reqbad, end - start
-	}
-' /tmp/require /tmp/tap >&3
+awk -v kernel="$(uname -r)" -v tag=iopath-vm -v result=IOPATH-VM-RESULT \
+	-v start="$start" -v end="$end" -f /etc/iopath-vm/tap-verdict.awk \
+	/etc/iopath-vm/known-failures /tmp/require /tmp/tap >&3
 sync
 poweroff -f
 echo o > /proc/sysrq-trigger
@@ -680,6 +649,8 @@ build_initramfs() {
 	done > "$root/etc/iopath-vm/env"
 	: > "$root/etc/iopath-vm/require"
 	echo "$FOLIO_BATCH_REQUIRE" > "$root/etc/iopath-vm/require-folio-batch"
+	cp "$top/scripts/tap-verdict.awk" "$root/etc/iopath-vm/tap-verdict.awk" || return 1
+	cp "$known_failures" "$root/etc/iopath-vm/known-failures" || return 1
 	write_init
 	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$tmp/initrd.gz" ||
 		fail "cannot pack the initramfs"
@@ -821,7 +792,10 @@ fi
 
 field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p" <<< "$result"; }
 status=$(field status)
-echo "vm: $(field passed) passed, $(field failed) failed, $(field skipped) skipped" \
+known=$(field known)
+kn=""
+[ "${known:-0}" != 0 ] && kn=" $known known failures,"
+echo "vm: $(field passed) passed, $(field failed) failed,$kn $(field skipped) skipped" \
 	"($(field programs) programs on $kdesc, $acc; prepare ${t_prep} s, boot+run ${elapsed} s)" >&2
 if grep -qE 'BUG:|Oops|WARNING:|Kernel panic' <(tr -d '\r' < "$console"); then
 	echo "$prog: the kernel console shows a BUG, Oops or WARNING:" >&2
@@ -830,6 +804,13 @@ if grep -qE 'BUG:|Oops|WARNING:|Kernel panic' <(tr -d '\r' < "$console"); then
 fi
 if [ "$status" = fail ] && [ "$(field required_missing)" != 0 ]; then
 	echo "$prog: $(field required_missing) required test(s) skipped on a kernel that has what they need" >&2
+fi
+if [ "${known:-0}" != 0 ]; then
+	echo "$prog: known kernel bugs of this kernel (configs/known-failures) failed as expected:" >&2
+	tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: known failure on [^:]*: /  /p' >&2
+fi
+if [ "$(field stale_known)" != 0 ] && [ -n "$(field stale_known)" ]; then
+	tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: \(known failure did not reproduce: .*\)/'"$prog"': \1/p' >&2
 fi
 [ "$status" = pass ] && exit 0
 exit 1

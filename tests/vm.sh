@@ -63,7 +63,7 @@ expect_usage() {
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..11"
 
 echo foo > "$work/not-a-kernel"
 expect_usage missing_file --kernel /nonexistent/bzImage
@@ -71,6 +71,9 @@ expect_usage not_a_package_name --kernel 'linux image!'
 expect_usage not_a_bzimage --kernel "$work/not-a-kernel"
 expect_usage bad_timeout --kernel "$work/not-a-kernel" --timeout 10s
 expect_usage no_kernel --timeout 5
+expect_usage missing_known_failures --kernel linux-image-amd64 --known-failures "$work/none"
+printf '^7\\.  only-two-fields\n' > "$work/bad-known"
+expect_usage malformed_known_failures --kernel linux-image-amd64 --known-failures "$work/bad-known"
 
 # A kernel to boot: any one already unpacked in the cache, else Debian 12's
 # 6.1 (the smallest of the supported packages) fetched into it.

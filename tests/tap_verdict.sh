@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# scripts/tap-verdict.awk, the verdict of `iopath vm` and `make kselftest`,
+# on run_kselftest.sh output made up here: a known failure on the kernel it
+# names is excused, and nothing else is. Each case runs under every awk
+# present (mawk or gawk on the host, busybox awk as in the VM guest),
+# since the guest's busybox awk must give the same verdict.
+#
+# usage: tests/tap_verdict.sh [BUILD_DIR]
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tests/lib/tap.sh"
+verdict=$top/scripts/tap-verdict.awk
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+awks=()
+for a in mawk gawk original-awk; do
+	command -v "$a" > /dev/null && awks+=("$a")
+done
+bb=""
+for b in busybox /bin/busybox /usr/bin/busybox; do
+	if command -v "$b" > /dev/null && "$b" awk 'BEGIN { exit 0 }' 2> /dev/null; then
+		bb=$(command -v "$b")
+		break
+	fi
+done
+
+cat > "$tmp/known" <<'EOF'
+# comment, then a blank line
+
+^7\.2\.  ^fb\.xfs_1k\.dio_past_eof$  xfs 1k: mmap tail survives an O_DIRECT extension
+^6\.1\.  ^fb\.xfs\.other$  something else on 6.1
+EOF
+
+# program NAME EXIT RESULT... : one test program's runner output. RESULT is
+# "ok:NAME", "fail:NAME" or "skip:NAME"; EXIT is 0, 1, or "timeout".
+program() {
+	local name=$1 ex=$2 r p=0 f=0 s=0 i=0
+	shift 2
+	echo "# selftests: iopath: $name"
+	echo "# TAP version 13"
+	echo "# 1..$#"
+	for r in "$@"; do
+		i=$((i + 1))
+		case $r in
+		ok:*) echo "# ok $i ${r#ok:}"; p=$((p + 1)) ;;
+		fail:*) echo "# #      FAIL  ${r#fail:}"; echo "# not ok $i ${r#fail:}"; f=$((f + 1)) ;;
+		skip:*) echo "# ok $i ${r#skip:} # SKIP no loop device"; s=$((s + 1)) ;;
+		esac
+	done
+	case $ex in
+	timeout)
+		echo "not ok $prog_n selftests: iopath: $name # TIMEOUT 120 seconds" ;;
+	0)
+		echo "# # Totals: pass:$p fail:$f xfail:0 xpass:0 skip:$s error:0"
+		echo "ok $prog_n selftests: iopath: $name" ;;
+	*)
+		echo "# # Totals: pass:$p fail:$f xfail:0 xpass:0 skip:$s error:0"
+		echo "not ok $prog_n selftests: iopath: $name # exit=$ex" ;;
+	esac
+	prog_n=$((prog_n + 1))
+}
+
+tap_begin() { prog_n=1; printf 'TAP version 13\n1..2\n'; }
+
+# run_case AWK KERNEL TAPFILE [REQUIRED]: the result line; $rc the status
+run_case() {
+	local req=${4:-/dev/null}
+	out=$("${1}" -v kernel="$2" -v tag=t -f "$verdict" "$tmp/known" "$req" "$3" 2> "$tmp/err")
+	rc=$?
+	res=$(grep '^# IOPATH-RESULT:' <<< "$out")
+}
+
+{ tap_begin; program a_test 0 ok:a.x.one ok:a.x.two skip:a.x.three; program fb_test 0 ok:fb.xfs.one; } > "$tmp/pass"
+{ tap_begin; program a_test 0 ok:a.x.one; program fb_test 1 ok:fb.xfs.one fail:fb.xfs_1k.dio_past_eof; } > "$tmp/known1"
+{ tap_begin; program a_test 0 ok:a.x.one; program fb_test 1 fail:fb.xfs.one fail:fb.xfs_1k.dio_past_eof; } > "$tmp/mixed"
+{ tap_begin; program a_test 0 ok:a.x.one; program fb_test timeout fail:fb.xfs_1k.dio_past_eof; } > "$tmp/timeout"
+{ tap_begin; program a_test 0 ok:a.x.one; program fb_test 0 ok:fb.xfs_1k.dio_past_eof; } > "$tmp/stale"
+{ tap_begin; program a_test 0 ok:a.x.one; program fb_test 0 skip:fb.xfs.batch_path_taken; } > "$tmp/reqskip"
+printf 'TAP version 13\n1..0\n' > "$tmp/empty"
+echo '^fb[.]xfs[^.]*[.]batch_path_taken$' > "$tmp/required"
+
+cases() {
+	local a=$1 label=$2
+
+	run_case "$a" 7.2.13+deb14-amd64 "$tmp/pass"
+	[ "$rc" = 0 ] && grep -q 'status=pass passed=3 failed=0 known=0 skipped=1 programs=2 programs_failed=0' <<< "$res"
+	check $? "$label: all passed: pass, counts right"
+
+	run_case "$a" 7.2.13+deb14-amd64 "$tmp/known1"
+	[ "$rc" = 0 ] && grep -q 'status=pass passed=2 failed=0 known=1 ' <<< "$res" &&
+		grep -q '^# t: known failure on 7.2.13+deb14-amd64: fb.xfs_1k.dio_past_eof: xfs 1k: mmap tail' <<< "$out"
+	check $? "$label: listed failure on a listed kernel: pass, reported with its reason"
+
+	run_case "$a" 6.18.0-1-amd64 "$tmp/known1"
+	[ "$rc" = 1 ] && grep -q 'status=fail passed=2 failed=1 known=0 .*programs_failed=1' <<< "$res" &&
+		grep -q '^# t: failed programs: fb_test' <<< "$out"
+	check $? "$label: the same failure on an unlisted kernel: fail"
+
+	run_case "$a" 7.2.13+deb14-amd64 "$tmp/mixed"
+	[ "$rc" = 1 ] && grep -q 'status=fail .*failed=1 known=1 .*programs_failed=1' <<< "$res"
+	check $? "$label: a listed and an unlisted failure in one program: fail"
+
+	run_case "$a" 7.2.13+deb14-amd64 "$tmp/timeout"
+	[ "$rc" = 1 ] && grep -q 'status=fail .*programs_failed=1' <<< "$res"
+	check $? "$label: listed failure, then the program timed out: fail"
+
+	run_case "$a" 7.2.1-amd64 "$tmp/stale"
+	[ "$rc" = 1 ] && grep -q 'status=fail .*stale_known=1' <<< "$res" &&
+		grep -q 'known failure did not reproduce: fb.xfs_1k.dio_past_eof passed on 7.2.1-amd64; .*line 3)' <<< "$out"
+	check $? "$label: listed failure that passed on a listed kernel: fail, names the entry"
+
+	run_case "$a" 6.12.117+deb12-amd64 "$tmp/stale"
+	[ "$rc" = 0 ] && grep -q 'stale_known=0' <<< "$res"
+	check $? "$label: a listed test passing on an unlisted kernel: pass"
+
+	run_case "$a" 7.2.13+deb14-amd64 "$tmp/reqskip" "$tmp/required"
+	[ "$rc" = 1 ] && grep -q 'status=fail .*required_missing=1' <<< "$res" &&
+		grep -q '^# t: required test skipped: fb.xfs.batch_path_taken: no loop device' <<< "$out"
+	check $? "$label: a required test skipped: fail, with the skip reason"
+
+	run_case "$a" 7.2.13+deb14-amd64 "$tmp/empty"
+	[ "$rc" = 1 ] && grep -q 'status=fail .*programs=0' <<< "$res" && grep -q 'no test program ran' <<< "$out"
+	check $? "$label: no program ran: fail"
+
+	printf '^7\\.2\\.  ^only-two-fields$\n' > "$tmp/bad"
+	out=$("$a" -v kernel=7.2.13 -f "$verdict" "$tmp/bad" /dev/null "$tmp/pass" 2> "$tmp/err")
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "bad:1: expected" "$tmp/err" &&
+		! grep -q 'RESULT' <<< "$out"
+	check $? "$label: a malformed known-failures line: exit 2, one line naming file:line, no verdict"
+
+	out=$("$a" -v kernel=7.2.13+deb14-amd64 -f "$verdict" "$top/configs/known-failures" /dev/null "$tmp/pass" 2>&1)
+	rc=$?
+	[ "$rc" = 0 ]
+	check $? "$label: configs/known-failures parses"
+}
+
+for a in "${awks[@]}"; do
+	cases "$a" "$a"
+done
+if [ -n "$bb" ]; then
+	printf '#!/bin/sh\nexec %s awk "$@"\n' "$bb" > "$tmp/bbawk"
+	chmod +x "$tmp/bbawk"
+	cases "$tmp/bbawk" "busybox awk"
+else
+	skip "busybox awk" "busybox not installed (make deps-vm installs it)"
+fi
+[ "${#awks[@]}" = 0 ] && skip "host awk" "no mawk or gawk"
+
+# Every entry of the real list matches a test that exists in the sources:
+# "fixture.variant.test" for each TEST_F and each variant of its fixture.
+for f in "$top"/selftests/*_test.c; do
+	sed -n 's/^TEST_F(\([a-z0-9_]*\), *\([a-z0-9_]*\)).*/\1 \2/p' "$f" | while read -r fx t; do
+		{
+			sed -n "s/^FIXTURE_VARIANT_ADD($fx, *\([a-z0-9_]*\)).*/\1/p" "$f"
+			# the shared variant set of iomap_layout.h
+			grep -q "^IOP_IOMAP_FS_VARIANTS($fx)" "$f" &&
+				sed -n 's/^[[:space:]]*FIXTURE_VARIANT_ADD(f, *\([a-z0-9_]*\)).*/\1/p' \
+					"$top/selftests/iomap_layout.h"
+		} | sed "s/.*/$fx.&.$t/"
+	done
+done > "$tmp/names"
+[ -s "$tmp/names" ]
+check $? "test names listed from selftests/*_test.c"
+while read -r kre tre _; do
+	case $kre in '#'* | '') continue ;; esac
+	grep -qE -- "$tre" "$tmp/names"
+	check $? "known-failures entry $tre ($kre) matches an existing test"
+done < "$top/configs/known-failures"
+
+finish_tap
