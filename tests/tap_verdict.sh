@@ -84,48 +84,40 @@ run_case() {
 printf 'TAP version 13\n1..0\n' > "$tmp/empty"
 echo '^fb[.]xfs[^.]*[.]batch_path_taken$' > "$tmp/required"
 
+# expect LABEL RC KERNEL TAP RESULT-RE [NOTE-RE [REQUIRED]]: the verdict on
+# TAP for KERNEL exits RC, its result line matches RESULT-RE and, if given,
+# a note matches NOTE-RE.
+expect() {
+	run_case "$awk_cmd" "$3" "$4" "${7:-/dev/null}"
+	[ "$rc" = "$2" ] && grep -q -- "$5" <<< "$res" && { [ -z "${6:-}" ] || grep -q -- "$6" <<< "$out"; }
+	check $? "$awk_label: $1"
+}
+
 cases() {
-	local a=$1 label=$2
+	awk_cmd=$1
+	awk_label=$2
+	local a=$1 label=$2 k72=7.2.13+deb14-amd64
 
-	run_case "$a" 7.2.13+deb14-amd64 "$tmp/pass"
-	[ "$rc" = 0 ] && grep -q 'status=pass passed=3 failed=0 known=0 skipped=1 programs=2 programs_failed=0' <<< "$res"
-	check $? "$label: all passed: pass, counts right"
-
-	run_case "$a" 7.2.13+deb14-amd64 "$tmp/known1"
-	[ "$rc" = 0 ] && grep -q 'status=pass passed=2 failed=0 known=1 ' <<< "$res" &&
-		grep -q '^# t: known failure on 7.2.13+deb14-amd64: fb.xfs_1k.dio_past_eof: xfs 1k: mmap tail' <<< "$out"
-	check $? "$label: listed failure on a listed kernel: pass, reported with its reason"
-
-	run_case "$a" 6.18.0-1-amd64 "$tmp/known1"
-	[ "$rc" = 1 ] && grep -q 'status=fail passed=2 failed=1 known=0 .*programs_failed=1' <<< "$res" &&
-		grep -q '^# t: failed programs: fb_test' <<< "$out"
-	check $? "$label: the same failure on an unlisted kernel: fail"
-
-	run_case "$a" 7.2.13+deb14-amd64 "$tmp/mixed"
-	[ "$rc" = 1 ] && grep -q 'status=fail .*failed=1 known=1 .*programs_failed=1' <<< "$res"
-	check $? "$label: a listed and an unlisted failure in one program: fail"
-
-	run_case "$a" 7.2.13+deb14-amd64 "$tmp/timeout"
-	[ "$rc" = 1 ] && grep -q 'status=fail .*programs_failed=1' <<< "$res"
-	check $? "$label: listed failure, then the program timed out: fail"
-
-	run_case "$a" 7.2.1-amd64 "$tmp/stale"
-	[ "$rc" = 1 ] && grep -q 'status=fail .*stale_known=1' <<< "$res" &&
-		grep -q 'known failure did not reproduce: fb.xfs_1k.dio_past_eof passed on 7.2.1-amd64; .*line 3)' <<< "$out"
-	check $? "$label: listed failure that passed on a listed kernel: fail, names the entry"
-
-	run_case "$a" 6.12.117+deb12-amd64 "$tmp/stale"
-	[ "$rc" = 0 ] && grep -q 'stale_known=0' <<< "$res"
-	check $? "$label: a listed test passing on an unlisted kernel: pass"
-
-	run_case "$a" 7.2.13+deb14-amd64 "$tmp/reqskip" "$tmp/required"
-	[ "$rc" = 1 ] && grep -q 'status=fail .*required_missing=1' <<< "$res" &&
-		grep -q '^# t: required test skipped: fb.xfs.batch_path_taken: no loop device' <<< "$out"
-	check $? "$label: a required test skipped: fail, with the skip reason"
-
-	run_case "$a" 7.2.13+deb14-amd64 "$tmp/empty"
-	[ "$rc" = 1 ] && grep -q 'status=fail .*programs=0' <<< "$res" && grep -q 'no test program ran' <<< "$out"
-	check $? "$label: no program ran: fail"
+	expect "all passed: pass, counts right" 0 $k72 "$tmp/pass" \
+		'status=pass passed=3 failed=0 known=0 skipped=1 programs=2 programs_failed=0'
+	expect "listed failure on a listed kernel: pass, reported with its reason" 0 $k72 "$tmp/known1" \
+		'status=pass passed=2 failed=0 known=1 ' \
+		"^# t: known failure on $k72: fb.xfs_1k.dio_past_eof: xfs 1k: mmap tail"
+	expect "the same failure on an unlisted kernel: fail" 1 6.18.0-1-amd64 "$tmp/known1" \
+		'status=fail passed=2 failed=1 known=0 .*programs_failed=1' '^# t: failed programs: fb_test'
+	expect "a listed and an unlisted failure in one program: fail" 1 $k72 "$tmp/mixed" \
+		'status=fail .*failed=1 known=1 .*programs_failed=1'
+	expect "listed failure, then the program timed out: fail" 1 $k72 "$tmp/timeout" \
+		'status=fail .*programs_failed=1'
+	expect "listed failure that passed on a listed kernel: fail, names the entry" 1 7.2.1-amd64 "$tmp/stale" \
+		'status=fail .*stale_known=1' \
+		'known failure did not reproduce: fb.xfs_1k.dio_past_eof passed on 7.2.1-amd64; .*line 3)'
+	expect "a listed test passing on an unlisted kernel: pass" 0 6.12.117+deb12-amd64 "$tmp/stale" \
+		'stale_known=0'
+	expect "a required test skipped: fail, with the skip reason" 1 $k72 "$tmp/reqskip" \
+		'status=fail .*required_missing=1' \
+		'^# t: required test skipped: fb.xfs.batch_path_taken: no loop device' "$tmp/required"
+	expect "no program ran: fail" 1 $k72 "$tmp/empty" 'status=fail .*programs=0' 'no test program ran'
 
 	printf '^7\\.2\\.  ^only-two-fields$\n' > "$tmp/bad"
 	out=$("$a" -v kernel=7.2.13 -f "$verdict" "$tmp/bad" /dev/null "$tmp/pass" 2> "$tmp/err")
