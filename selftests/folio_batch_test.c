@@ -539,11 +539,12 @@ TEST_F(folio_batch, buffered_write_past_eof)
  *
  * Fails on 7.2 for xfs_1k (configs/known-failures): [1024, 4096) of the
  * EOF folio is past the EOF block, over a data-fork hole. Up to 6.18
- * iomap flushed dirty page cache before skipping a hole, and writeback
- * zeroed the folio past EOF; "iomap, xfs: improve zero range flushing and
- * lookup" (2026) flushes only where COW blocks cover the hole, and the
- * direct write never calls pagecache_isize_extended(), so the mmap bytes
- * there become file data once the write moves EOF.
+ * the zeroing flushed the dirty page cache on meeting the unwritten EOF
+ * block or the hole, and writeback zeroed the folio past EOF. On 7.2 the
+ * folio batch replaces that flush for the unwritten block and the hole is
+ * skipped unflushed ("iomap, xfs: improve zero range flushing and lookup",
+ * 2026); the direct write never calls pagecache_isize_extended(), so the
+ * mmap bytes there become file data once the write moves EOF.
  */
 TEST_F(folio_batch, direct_write_past_eof)
 {
