@@ -25,7 +25,7 @@
 #
 # Prints "# TAG: ..." notes, then "# RESULT: status=pass|fail passed=N
 # failed=N known=N skipped=N programs=N programs_failed=N
-# required_missing=N stale_known=N seconds=N"; exits 0 on pass, 1 on fail,
+# required_missing=N stale_known=N[ seconds=N]"; exits 0 on pass, 1 on fail,
 # 2 on a malformed known-failures line.
 
 function note(msg) {
@@ -156,7 +156,10 @@ END {
 	if (progs_failed)
 		note("failed programs:" failed_progs)
 	status = (progs > 0 && progs_failed == 0 && reqbad == 0 && stale == 0) ? "pass" : "fail"
-	printf "# %s: status=%s passed=%d failed=%d known=%d skipped=%d programs=%d programs_failed=%d required_missing=%d stale_known=%d seconds=%d\n",
-		result, status, tpass, tfail, tknown, tskip, progs, progs_failed, reqbad, stale, end - start
+	printf "# %s: status=%s passed=%d failed=%d known=%d skipped=%d programs=%d programs_failed=%d required_missing=%d stale_known=%d",
+		result, status, tpass, tfail, tknown, tskip, progs, progs_failed, reqbad, stale
+	if (end != "")
+		printf " seconds=%d", end - start
+	printf "\n"
 	exit (status == "pass" ? 0 : 1)
 }
