@@ -105,9 +105,12 @@ int iop_record_add_metric(json_t *rec, const char *name, const char *unit,
 	}
 
 	/*
-	 * Rates over equal amounts of work average harmonically (the mean of
-	 * ops/s over equal time slices would weight the fast slices more);
-	 * everything else compares by median, which one noisy sample cannot
+	 * A rate's value is the harmonic mean of its slices: the reciprocal of
+	 * the mean time per operation, the scale compare tests rates on, so a
+	 * record and a comparison of records agree. Over equal time slices it
+	 * sits below the throughput (total ops / total time, the arithmetic
+	 * mean, which "mean" holds) by about mean * cv^2: 0.1% at a cv of 3%.
+	 * Everything else compares by median, which one noisy sample cannot
 	 * drag.
 	 */
 	median = iop_median(samples, n);
