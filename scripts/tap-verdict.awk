@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# The verdict on the TAP a run_kselftest.sh run printed, with the known
-# kernel bugs of configs/known-failures taken into account. POSIX awk:
-# busybox awk runs it inside the VM guest, mawk or gawk on a host.
+# The verdict on selftest TAP, with the known kernel bugs of
+# configs/known-failures taken into account. POSIX awk: busybox awk runs it
+# inside the VM guest, mawk or gawk on a host.
 #
 # usage: awk -v kernel="$(uname -r)" [-v tag=NAME] [-v result=WORD]
 #            [-v start=SECONDS -v end=SECONDS]
+#            [-v program=NAME -v exit_status=N]
 #            -f tap-verdict.awk KNOWN_FAILURES REQUIRED TAP
 #
 # KNOWN_FAILURES  lines "KERNEL TEST REASON...": KERNEL an ERE on uname -r,
@@ -15,6 +16,9 @@
 #                 run (/dev/null for none).
 # TAP             run_kselftest.sh's output: a top-level line per test
 #                 program, the harness's results re-emitted under "# ".
+#                 With program=NAME, the output of that one harness binary
+#                 instead, which exited with exit_status=N (124 for a
+#                 timeout, 128+N for signal N).
 #
 # A test program that failed is excused only when it ran to its "Totals"
 # line, exited 1 (a failed test, not a crash or a timeout), and every test
@@ -39,75 +43,13 @@ function known_reason(name,	i) {
 	return 0
 }
 
-function end_program(line, notok,	excused) {
-	progs++
-	if (!notok)
-		return
-	excused = pknown > 0 && punknown == 0 && ptotals && pfail == pknown &&
-		  line ~ /# exit=1$/
-	if (excused) {
-		progs_known++
-		return
-	}
-	progs_failed++
-	failed_progs = failed_progs " " prog
-}
-
-BEGIN {
-	if (tag == "")
-		tag = "iopath"
-	if (result == "")
-		result = "IOPATH-RESULT"
-	bad = 0
-}
-
-FILENAME == ARGV[1] {
-	if ($0 ~ /^[ \t]*(#|$)/)
-		next
-	if (NF < 3) {
-		printf "%s:%d: expected \"KERNEL-ERE TEST-ERE REASON\"\n", FILENAME, FNR > "/dev/stderr"
-		bad = 1
-		exit 2
-	}
-	if (kernel !~ $1)
-		next
-	nknown++
-	ktest[nknown] = $2
-	reason = $0
-	sub(/^[ \t]*[^ \t]+[ \t]+[^ \t]+[ \t]+/, "", reason)
-	kreason[nknown] = reason
-	kline[nknown] = FNR
-	next
-}
-
-FILENAME == ARGV[2] {
-	if ($0 != "")
-		req[++nreq] = $0
-	next
-}
-
-/^# selftests: / {
-	prog = $NF
+function begin_program(name) {
+	prog = name
 	pknown = punknown = ptotals = pfail = 0
-	next
 }
 
-/^(not )?ok [0-9]+ / {
-	end_program($0, $1 == "not")
-	next
-}
-
-/^# # Totals: / {
-	ptotals = 1
-	pfail = $0
-	sub(/.* fail:/, "", pfail)
-	sub(/[^0-9].*/, "", pfail)
-	pfail += 0
-	next
-}
-
-/^# (not )?ok [0-9]+/ {
-	line = substr($0, 3)
+# One "ok"/"not ok" line of the harness, without the runner's "# ".
+function test_result(line,	notok, skip, name, k, i, reason) {
 	notok = (line ~ /^not ok/)
 	sub(/^(not )?ok [0-9]+ ?/, "", line)
 	skip = (line ~ /# *SKIP/)
@@ -144,9 +86,104 @@ FILENAME == ARGV[2] {
 	}
 }
 
+# The harness's "Totals: pass:N fail:N ..." line.
+function totals(line) {
+	ptotals = 1
+	pfail = line
+	sub(/.* fail:/, "", pfail)
+	sub(/[^0-9].*/, "", pfail)
+	pfail += 0
+}
+
+# The program's own result: its runner line, or "# exit=N" in program mode.
+function end_program(line, notok,	excused) {
+	progs++
+	if (!notok)
+		return
+	excused = pknown > 0 && punknown == 0 && ptotals && pfail == pknown &&
+		  line ~ /# exit=1$/
+	if (excused) {
+		progs_known++
+		return
+	}
+	progs_failed++
+	failed_progs = failed_progs " " prog
+}
+
+BEGIN {
+	if (tag == "")
+		tag = "iopath"
+	if (result == "")
+		result = "IOPATH-RESULT"
+	raw = (program != "")
+	if (raw)
+		begin_program(program)
+	bad = 0
+}
+
+FILENAME == ARGV[1] {
+	if ($0 ~ /^[ \t]*(#|$)/)
+		next
+	if (NF < 3) {
+		printf "%s:%d: expected \"KERNEL-ERE TEST-ERE REASON\"\n", FILENAME, FNR > "/dev/stderr"
+		bad = 1
+		exit 2
+	}
+	if (kernel !~ $1)
+		next
+	nknown++
+	ktest[nknown] = $2
+	reason = $0
+	sub(/^[ \t]*[^ \t]+[ \t]+[^ \t]+[ \t]+/, "", reason)
+	kreason[nknown] = reason
+	kline[nknown] = FNR
+	next
+}
+
+FILENAME == ARGV[2] {
+	if ($0 != "")
+		req[++nreq] = $0
+	next
+}
+
+raw && /^(not )?ok [0-9]+/ {
+	test_result($0)
+	next
+}
+
+raw && /^# Totals: / {
+	totals($0)
+	next
+}
+
+raw {
+	next
+}
+
+/^# selftests: / {
+	begin_program($NF)
+	next
+}
+
+/^(not )?ok [0-9]+ / {
+	end_program($0, $1 == "not")
+	next
+}
+
+/^# # Totals: / {
+	totals($0)
+	next
+}
+
+/^# (not )?ok [0-9]+/ {
+	test_result(substr($0, 3))
+}
+
 END {
 	if (bad)
 		exit 2
+	if (raw)
+		end_program("# exit=" exit_status, exit_status != 0)
 	# A required test filtered out of this run is not enforced.
 	for (i = 1; i <= nreq; i++)
 		if (!reqseen[i])

@@ -36,30 +36,39 @@ cat > "$tmp/known" <<'EOF'
 ^6\.1\.  ^fb\.xfs\.other$  something else on 6.1
 EOF
 
-# program NAME EXIT RESULT... : one test program's runner output. RESULT is
-# "ok:NAME", "fail:NAME" or "skip:NAME"; EXIT is 0, 1, or "timeout".
-program() {
-	local name=$1 ex=$2 r p=0 f=0 s=0 i=0
-	shift 2
-	echo "# selftests: iopath: $name"
-	echo "# TAP version 13"
-	echo "# 1..$#"
+# raw RESULT...: one harness binary's own output, as make check and iopath
+# run see it. RESULT is "ok:NAME", "fail:NAME" or "skip:NAME".
+raw() {
+	local r i=0 p=0 f=0 s=0
+	echo "TAP version 13"
+	echo "1..$#"
 	for r in "$@"; do
 		i=$((i + 1))
 		case $r in
-		ok:*) echo "# ok $i ${r#ok:}"; p=$((p + 1)) ;;
-		fail:*) echo "# #      FAIL  ${r#fail:}"; echo "# not ok $i ${r#fail:}"; f=$((f + 1)) ;;
-		skip:*) echo "# ok $i ${r#skip:} # SKIP no loop device"; s=$((s + 1)) ;;
+		ok:*) echo "ok $i ${r#ok:}"; p=$((p + 1)) ;;
+		fail:*) echo "#      FAIL  ${r#fail:}"; echo "not ok $i ${r#fail:}"; f=$((f + 1)) ;;
+		skip:*) echo "ok $i ${r#skip:} # SKIP no loop device"; s=$((s + 1)) ;;
 		esac
 	done
+	echo "# Totals: pass:$p fail:$f xfail:0 xpass:0 skip:$s error:0"
+}
+
+# program NAME EXIT RESULT...: the same binary as run_kselftest.sh shows it,
+# its output under "# ", then its own line. EXIT is 0, 1, or "timeout" (the
+# runner kills it before its Totals line).
+program() {
+	local name=$1 ex=$2
+	shift 2
+	echo "# selftests: iopath: $name"
 	case $ex in
 	timeout)
+		raw "$@" | sed '/Totals/d; s/^/# /'
 		echo "not ok $prog_n selftests: iopath: $name # TIMEOUT 120 seconds" ;;
 	0)
-		echo "# # Totals: pass:$p fail:$f xfail:0 xpass:0 skip:$s error:0"
+		raw "$@" | sed 's/^/# /'
 		echo "ok $prog_n selftests: iopath: $name" ;;
 	*)
-		echo "# # Totals: pass:$p fail:$f xfail:0 xpass:0 skip:$s error:0"
+		raw "$@" | sed 's/^/# /'
 		echo "not ok $prog_n selftests: iopath: $name # exit=$ex" ;;
 	esac
 	prog_n=$((prog_n + 1))
@@ -82,6 +91,9 @@ run_case() {
 { tap_begin; program a_test 0 ok:a.x.one; program fb_test 0 ok:fb.xfs_1k.dio_past_eof; } > "$tmp/stale"
 { tap_begin; program a_test 0 ok:a.x.one; program fb_test 0 skip:fb.xfs.batch_path_taken; } > "$tmp/reqskip"
 printf 'TAP version 13\n1..0\n' > "$tmp/empty"
+raw ok:fb.xfs.one fail:fb.xfs_1k.dio_past_eof > "$tmp/raw-known"
+raw ok:fb.xfs.one ok:fb.xfs_1k.dio_past_eof > "$tmp/raw-pass"
+printf 'TAP version 13\n1..2\nok 1 fb.xfs.one\n' > "$tmp/raw-crash"
 echo '^fb[.]xfs[^.]*[.]batch_path_taken$' > "$tmp/required"
 
 # expect LABEL RC KERNEL TAP RESULT-RE [NOTE-RE [REQUIRED]]: the verdict on
@@ -91,6 +103,16 @@ expect() {
 	run_case "$awk_cmd" "$3" "$4" "${7:-/dev/null}"
 	[ "$rc" = "$2" ] && grep -q -- "$5" <<< "$res" && { [ -z "${6:-}" ] || grep -q -- "$6" <<< "$out"; }
 	check $? "$awk_label: $1"
+}
+
+# expect_raw LABEL RC KERNEL TAP EXIT RESULT-RE: the same for one binary's
+# output that exited EXIT.
+expect_raw() {
+	out=$("$awk_cmd" -v kernel="$3" -v tag=t -v program=fb_test -v exit_status="$5" \
+		-f "$verdict" "$tmp/known" /dev/null "$4" 2> "$tmp/err")
+	rc=$?
+	[ "$rc" = "$2" ] && grep -q -- "$6" <<< "$out"
+	check $? "$awk_label: one binary: $1"
 }
 
 cases() {
@@ -118,6 +140,18 @@ cases() {
 		'status=fail .*required_missing=1' \
 		'^# t: required test skipped: fb.xfs.batch_path_taken: no loop device' "$tmp/required"
 	expect "no program ran: fail" 1 $k72 "$tmp/empty" 'status=fail .*programs=0' 'no test program ran'
+	expect_raw "all passed: pass" 0 6.18.0-1-amd64 "$tmp/raw-pass" 0 \
+		'status=pass passed=2 failed=0 known=0 skipped=0 programs=1 programs_failed=0'
+	expect_raw "a listed test passing on a listed kernel: fail" 1 $k72 "$tmp/raw-pass" 0 \
+		'status=fail passed=2 .*stale_known=1'
+	expect_raw "listed failure on a listed kernel: pass" 0 $k72 "$tmp/raw-known" 1 \
+		'status=pass passed=1 failed=0 known=1 skipped=0 programs=1 programs_failed=0'
+	expect_raw "the same on an unlisted kernel: fail" 1 6.18.0-1-amd64 "$tmp/raw-known" 1 \
+		'status=fail passed=1 failed=1 known=0 .*programs_failed=1'
+	expect_raw "listed failure, then killed by the timeout: fail" 1 $k72 "$tmp/raw-known" 124 \
+		'status=fail .*known=1 .*programs_failed=1'
+	expect_raw "a crash after passing tests: fail" 1 6.18.0-1-amd64 "$tmp/raw-crash" 139 \
+		'status=fail passed=1 failed=0 .*programs_failed=1'
 
 	printf '^7\\.2\\.  ^only-two-fields$\n' > "$tmp/bad"
 	out=$("$a" -v kernel=7.2.13 -f "$verdict" "$tmp/bad" /dev/null "$tmp/pass" 2> "$tmp/err")
