@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@ struct step {
 	char name[128];
 	char path[PATH_MAX + 256];
 	int pass, fail, skip;
+	int known;		/* failures configs/known-failures lists */
 	int status;		/* exit status, or -signal */
 	double secs;
 	bool timed_out;
@@ -68,12 +70,14 @@ static void tap_count(const char *line, struct step *s)
 	}
 }
 
-/* Feed captured output to the log, the terminal and the TAP counter. */
+/* Feed captured output to the logs, the terminal and the TAP counter. */
 static void take_output(struct step *s, const char *buf, size_t n, char *line, size_t *ll,
-			size_t cap, FILE *log, bool echo)
+			size_t cap, FILE *log, FILE *tap, bool echo)
 {
 	if (log)
 		fwrite(buf, 1, n, log);
+	if (tap)
+		fwrite(buf, 1, n, tap);
 	if (echo)
 		fwrite(buf, 1, n, stderr);
 	for (size_t i = 0; i < n; i++) {
@@ -88,11 +92,12 @@ static void take_output(struct step *s, const char *buf, size_t n, char *line, s
 }
 
 /*
- * Run argv in its own process group with stdout+stderr captured into @log,
- * counting TAP results; kill the whole group after @timeout seconds, as
- * kselftest's runner does.
+ * Run argv in its own process group with stdout+stderr captured into @log
+ * (and @tap, when given), counting TAP results; kill the whole group after
+ * @timeout seconds, as kselftest's runner does.
  */
-static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, bool echo)
+static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, FILE *tap,
+		    bool echo)
 {
 	uint64_t t0 = iop_now_ns();
 	char buf[4096], line[4096];
@@ -137,7 +142,7 @@ static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, 
 			continue;
 		if (r <= 0)
 			break;
-		take_output(s, buf, r, line, &ll, sizeof(line), log, echo);
+		take_output(s, buf, r, line, &ll, sizeof(line), log, tap, echo);
 	}
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -151,6 +156,84 @@ static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, 
 	if ((s->status != 0 || s->timed_out) && s->fail == 0)
 		s->fail = 1;
 	return 0;
+}
+
+/*
+ * Judge a selftest's output (@tap) with scripts/tap-verdict.awk, the
+ * verdict iopath vm, make kselftest and make check use: a failure that
+ * configs/known-failures (or $IOPATH_KNOWN_FAILURES) lists for the running
+ * kernel is a known kernel bug, counted apart and not failed on, when the
+ * program otherwise ran to completion. The script's notes go to stderr.
+ * Without the script or the list, the raw counts stand.
+ */
+static void judge_known(struct step *s, FILE *tap)
+{
+	char script[PATH_MAX + 32], list[PATH_MAX + 32], kernel[128], program[160], status[32];
+	const char *env = getenv("IOPATH_KNOWN_FAILURES");
+	char line[4096], *p;
+	int pfd[2], known = 0, wst;
+	bool pass = false;
+	struct utsname u;
+	FILE *out;
+	pid_t pid;
+
+	snprintf(script, sizeof(script), "%s/scripts/tap-verdict.awk", iop_src_dir());
+	if (env && *env)
+		snprintf(list, sizeof(list), "%s", env);
+	else
+		snprintf(list, sizeof(list), "%s/configs/known-failures", iop_src_dir());
+	if (access(script, R_OK) || access(list, R_OK) || uname(&u) || fflush(tap) ||
+	    fseek(tap, 0, SEEK_SET))
+		return;
+	snprintf(kernel, sizeof(kernel), "kernel=%s", u.release);
+	snprintf(program, sizeof(program), "program=%s", s->name);
+	/* As the kselftest runner reports them: 124 for a timeout, 128+N for signal N. */
+	snprintf(status, sizeof(status), "exit_status=%d",
+		 s->timed_out ? 124 : s->status < 0 ? 128 - s->status : s->status);
+	if (pipe2(pfd, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return;
+	}
+	if (pid == 0) {
+		dup2(fileno(tap), STDIN_FILENO);
+		dup2(pfd[1], STDOUT_FILENO);
+		execlp("awk", "awk", "-v", kernel, "-v", "tag=iopath run", "-v", program,
+		       "-v", status, "-f", script, list, "/dev/null", "/dev/stdin", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	out = fdopen(pfd[0], "r");
+	if (!out) {
+		close(pfd[0]);
+		waitpid(pid, &wst, 0);
+		return;
+	}
+	while (fgets(line, sizeof(line), out)) {
+		if (strncmp(line, "# IOPATH-RESULT: ", 17)) {
+			fputs(line, stderr);
+			continue;
+		}
+		pass = strstr(line, " status=pass ") != NULL;
+		p = strstr(line, " known=");
+		known = p ? atoi(p + 7) : 0;
+	}
+	fclose(out);
+	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+		;
+	/* A verdict that did not run (awk missing, a bad list) changes nothing. */
+	if (!WIFEXITED(wst) || WEXITSTATUS(wst) > 1)
+		return;
+	s->known = known;
+	if (pass)
+		s->fail = 0;
+	else if (s->fail > known)
+		s->fail -= known;
+	else
+		s->fail = 1;
 }
 
 static int settings_timeout(const char *dir)
@@ -335,13 +418,25 @@ static int cmd_run(int argc, char **argv)
 	}
 	for (int i = 0; i < n && !interrupted; i++) {
 		char *av[] = { steps[i].path, NULL };
+		FILE *tap = tmpfile();
+		char kn[48] = "";
+
+		/* The selftest must not inherit it; the verdict gets it by dup2. */
+		if (tap)
+			fcntl(fileno(tap), F_SETFD, FD_CLOEXEC);
 
 		fprintf(stderr, "[%2d/%d %5.0fs] %s ...\n", i + 1, n + do_bench, elapsed(t0), steps[i].name);
 		fprintf(log, "# ---- %s\n", steps[i].name);
-		run_step(&steps[i], av, timeout, log, verbose);
-		fprintf(stderr, "[%2d/%d %5.0fs] %s: %d passed, %d failed, %d skipped (%.1fs)%s\n",
+		run_step(&steps[i], av, timeout, log, tap, verbose);
+		if (tap && !interrupted)
+			judge_known(&steps[i], tap);
+		if (tap)
+			fclose(tap);
+		if (steps[i].known)
+			snprintf(kn, sizeof(kn), ", %d known kernel bugs", steps[i].known);
+		fprintf(stderr, "[%2d/%d %5.0fs] %s: %d passed, %d failed, %d skipped%s (%.1fs)%s\n",
 			i + 1, n + do_bench, elapsed(t0), steps[i].name, steps[i].pass, steps[i].fail,
-			steps[i].skip, steps[i].secs, steps[i].timed_out ? " TIMEOUT" : "");
+			steps[i].skip, kn, steps[i].secs, steps[i].timed_out ? " TIMEOUT" : "");
 		total_fail += steps[i].fail;
 	}
 
@@ -353,7 +448,7 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "[%2d/%d %5.0fs] benchmarks, profile %s ...\n", n + 1, n + 1, elapsed(t0), profile);
 		fprintf(log, "# ---- bench --profile %s\n", profile);
 		/* The bench command shows its own progress: let it through. */
-		run_step(&bench, av, 1800, log, true);
+		run_step(&bench, av, 1800, log, NULL, true);
 		if (bench.status != 0) {
 			fprintf(stderr, "iopath: run: benchmarks failed (exit %d), see %s\n", bench.status, logpath);
 			total_fail++;
@@ -363,11 +458,20 @@ static int cmd_run(int argc, char **argv)
 
 	printf("\niopath run on %s, %.0f s\n\n", stamp, elapsed(t0));
 	if (n) {
-		printf("%-28s %7s %7s %7s %8s\n", "selftest", "passed", "failed", "skipped", "seconds");
-		for (int i = 0; i < n; i++)
-			printf("%-28s %7d %7d %7d %8.1f%s\n", steps[i].name, steps[i].pass, steps[i].fail,
-			       steps[i].skip, steps[i].secs, steps[i].timed_out ? "  TIMEOUT" : "");
+		int known = 0;
+
+		printf("%-28s %7s %7s %7s %7s %8s\n", "selftest", "passed", "failed", "known", "skipped",
+		       "seconds");
+		for (int i = 0; i < n; i++) {
+			printf("%-28s %7d %7d %7d %7d %8.1f%s\n", steps[i].name, steps[i].pass,
+			       steps[i].fail, steps[i].known, steps[i].skip, steps[i].secs,
+			       steps[i].timed_out ? "  TIMEOUT" : "");
+			known += steps[i].known;
+		}
 		printf("\n");
+		if (known)
+			printf("known: failures that configs/known-failures lists as bugs of this\n"
+			       "       kernel; reported on stderr, they do not fail the run\n\n");
 	}
 	if (do_bench && access(out, R_OK) == 0) {
 		char why[256];
