@@ -433,7 +433,7 @@ static int cmd_run(int argc, char **argv)
 		if (tap)
 			fclose(tap);
 		if (steps[i].known)
-			snprintf(kn, sizeof(kn), ", %d known kernel bugs", steps[i].known);
+			snprintf(kn, sizeof(kn), ", %d known", steps[i].known);
 		fprintf(stderr, "[%2d/%d %5.0fs] %s: %d passed, %d failed, %d skipped%s (%.1fs)%s\n",
 			i + 1, n + do_bench, elapsed(t0), steps[i].name, steps[i].pass, steps[i].fail,
 			steps[i].skip, kn, steps[i].secs, steps[i].timed_out ? " TIMEOUT" : "");

@@ -76,7 +76,7 @@ run() {
 	known=$((known + k))
 	[ "$f" != 0 ] && failed_list+=("$name")
 	printf '# %-40s %3d passed, %d failed, %d skipped%s\n' "$name" "$p" "$f" "$s" \
-		"$([ "$k" != 0 ] && echo ", $k known kernel bugs")" >&2
+		"$([ "$k" != 0 ] && echo ", $k known")" >&2
 }
 
 before=$(leftovers | sort)
@@ -108,5 +108,5 @@ fi
 if [ "${#failed_list[@]}" != 0 ]; then
 	echo "# failed: ${failed_list[*]} (logs in $log_dir)" >&2
 fi
-echo "check: $pass passed, $fail failed, $skip skipped$([ "$known" != 0 ] && echo ", $known known kernel bugs (configs/known-failures)")"
+echo "check: $pass passed, $fail failed, $skip skipped$([ "$known" != 0 ] && echo ", $known known (kernel bugs configs/known-failures lists)")"
 [ "$fail" = 0 ]

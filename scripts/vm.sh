@@ -794,7 +794,7 @@ field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p" <<< "$result"; }
 status=$(field status)
 known=$(field known)
 kn=""
-[ "${known:-0}" != 0 ] && kn=" $known known failures,"
+[ "${known:-0}" != 0 ] && kn=" $known known,"
 echo "vm: $(field passed) passed, $(field failed) failed,$kn $(field skipped) skipped" \
 	"($(field programs) programs on $kdesc, $acc; prepare ${t_prep} s, boot+run ${elapsed} s)" >&2
 if grep -qE 'BUG:|Oops|WARNING:|Kernel panic' <(tr -d '\r' < "$console"); then
