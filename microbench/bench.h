@@ -63,6 +63,12 @@ struct iop_metric {
 	bool is_rate;		/* aggregated with the harmonic mean */
 };
 
+/* The rows iop_metric_add_latency() fills, for a bench's metric table. */
+#define IOP_LATENCY_METRICS						\
+	{ "lat_p50_ns", "ns", IOP_LOWER_IS_BETTER, false },		\
+	{ "lat_p99_ns", "ns", IOP_LOWER_IS_BETTER, false },		\
+	{ "lat_p999_ns", "ns", IOP_LOWER_IS_BETTER, false }
+
 #define IOP_MAX_PARAMS	48
 #define IOP_MAX_PHASES	12
 #define IOP_MAX_WORKERS	64

@@ -47,9 +47,7 @@ static const struct iop_param fw_params[] = {
 
 static const struct iop_metric fw_metrics[] = {
 	{ "ops", "ops/s", IOP_HIGHER_IS_BETTER, true },
-	{ "lat_p50_ns", "ns", IOP_LOWER_IS_BETTER, false },
-	{ "lat_p99_ns", "ns", IOP_LOWER_IS_BETTER, false },
-	{ "lat_p999_ns", "ns", IOP_LOWER_IS_BETTER, false },
+	IOP_LATENCY_METRICS,
 	{ .name = NULL }
 };
 

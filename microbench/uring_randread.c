@@ -56,9 +56,7 @@ static const struct iop_param ur_params[] = {
 static const struct iop_metric ur_metrics[] = {
 	{ "iops", "ops/s", IOP_HIGHER_IS_BETTER, true },
 	{ "reaped_per_call", "ios", IOP_HIGHER_IS_BETTER, false },
-	{ "lat_p50_ns", "ns", IOP_LOWER_IS_BETTER, false },
-	{ "lat_p99_ns", "ns", IOP_LOWER_IS_BETTER, false },
-	{ "lat_p999_ns", "ns", IOP_LOWER_IS_BETTER, false },
+	IOP_LATENCY_METRICS,
 	{ .name = NULL }
 };
 
