@@ -389,6 +389,18 @@ static int prepare_dirty_unwritten_eof(FIXTURE_DATA(folio_batch) *self, int i,
 	return 0;
 }
 
+/* prepare_dirty_unwritten_eof() for each of the NFILES files. */
+static void prepare_all(struct __test_metadata *_metadata, FIXTURE_DATA(folio_batch) *self,
+			bool scribble)
+{
+	char why[256] = "";
+	int i;
+
+	for (i = 0; i < NFILES; i++)
+		ASSERT_EQ(0, prepare_dirty_unwritten_eof(self, i, scribble, why, sizeof(why)))
+			TH_LOG("%s", why);
+}
+
 /*
  * All files: data as @sp says, then not one page left cached. Reports
  * the first file with a wrong byte and the first with a pinned page.
@@ -461,15 +473,12 @@ TEST_F(folio_batch, detector_sees_pinned_page)
 TEST_F(folio_batch, truncate_down_unaligned)
 {
 	const struct span sp[] = { { 0, OLD_EOF, 'A' } };
-	char why[256] = "";
 	long psz = page_size();
 	char *map;
 	int i, off;
 
 	IOP_TEST_BEGIN(&self->fs);
-	for (i = 0; i < NFILES; i++)
-		ASSERT_EQ(0, prepare_dirty_unwritten_eof(self, i, false, why, sizeof(why)))
-			TH_LOG("%s", why);
+	prepare_all(_metadata, self, false);
 	for (i = 0; i < NFILES; i++) {
 		map = mmap(NULL, psz, PROT_READ, MAP_SHARED, self->fd[i], 0);
 		ASSERT_NE(MAP_FAILED, map);
@@ -490,13 +499,10 @@ TEST_F(folio_batch, truncate_down_unaligned)
 TEST_F(folio_batch, truncate_up_from_unaligned_eof)
 {
 	const struct span sp[] = { { 0, OLD_EOF, 'A' } };
-	char why[256] = "";
 	int i;
 
 	IOP_TEST_BEGIN(&self->fs);
-	for (i = 0; i < NFILES; i++)
-		ASSERT_EQ(0, prepare_dirty_unwritten_eof(self, i, true, why, sizeof(why)))
-			TH_LOG("%s", why);
+	prepare_all(_metadata, self, true);
 	for (i = 0; i < NFILES; i++)
 		ASSERT_EQ(0, ftruncate(self->fd[i], WRITTEN)) TH_LOG("ftruncate: %s", strerror(errno));
 	check_all(_metadata, self, NFILES, WRITTEN, sp, 1);
@@ -513,13 +519,10 @@ TEST_F(folio_batch, buffered_write_past_eof)
 	const struct span sp[] = {
 		{ 0, OLD_EOF, 'A' }, { 3000, 1, 'B' }, { FAR, 1, 'C' },
 	};
-	char why[256] = "";
 	int i;
 
 	IOP_TEST_BEGIN(&self->fs);
-	for (i = 0; i < NFILES; i++)
-		ASSERT_EQ(0, prepare_dirty_unwritten_eof(self, i, true, why, sizeof(why)))
-			TH_LOG("%s", why);
+	prepare_all(_metadata, self, true);
 	for (i = 0; i < NFILES; i++) {
 		ASSERT_EQ(0, pwrite_byte(self->fd[i], 'B', 1, 3000));
 		ASSERT_EQ(0, scribble_past_eof(self->fd[i], 3001, 'S'));
@@ -550,15 +553,12 @@ static void direct_write_past_eof(struct __test_metadata *_metadata,
 				  FIXTURE_DATA(folio_batch) *self, bool scribble)
 {
 	const struct span sp[] = { { 0, OLD_EOF, 'A' }, { PREALLOC, 4096, 'D' } };
-	char why[256] = "";
 	char *buf = NULL;
 	int i, dfd;
 
 	ASSERT_EQ(0, posix_memalign((void **)&buf, 4096, 4096));
 	memset(buf, 'D', 4096);
-	for (i = 0; i < NFILES; i++)
-		ASSERT_EQ(0, prepare_dirty_unwritten_eof(self, i, scribble, why, sizeof(why)))
-			TH_LOG("%s", why);
+	prepare_all(_metadata, self, scribble);
 	for (i = 0; i < NFILES; i++) {
 		dfd = openat(self->dirfd, self->name[i], O_WRONLY | O_DIRECT);
 		ASSERT_LE(0, dfd) TH_LOG("open O_DIRECT: %s", strerror(errno));
@@ -607,13 +607,10 @@ TEST_F(folio_batch, direct_write_past_eof_mmap_tail)
 TEST_F(folio_batch, fallocate_past_eof)
 {
 	const struct span sp[] = { { 0, OLD_EOF, 'A' } };
-	char why[256] = "";
 	int i, mode;
 
 	IOP_TEST_BEGIN(&self->fs);
-	for (i = 0; i < NFILES; i++)
-		ASSERT_EQ(0, prepare_dirty_unwritten_eof(self, i, true, why, sizeof(why)))
-			TH_LOG("%s", why);
+	prepare_all(_metadata, self, true);
 	for (i = 0; i < NFILES; i++) {
 		mode = (i & 1) ? FALLOC_FL_ZERO_RANGE : 0;
 		ASSERT_EQ(0, fallocate(self->fd[i], mode, 4096, FAR - 4096))
@@ -645,9 +642,7 @@ TEST_F(folio_batch, clone_past_dest_eof)
 	ASSERT_LE(0, self->src) TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, pwrite_byte(self->src, 0xaa, 65536, 0));
 	ASSERT_EQ(0, fsync(self->src));
-	for (i = 0; i < NFILES; i++)
-		ASSERT_EQ(0, prepare_dirty_unwritten_eof(self, i, true, why, sizeof(why)))
-			TH_LOG("%s", why);
+	prepare_all(_metadata, self, true);
 	for (i = 0; i < NFILES; i++) {
 		fcr.src_fd = self->src;
 		fcr.src_offset = 0;
