@@ -31,15 +31,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; shift; for l in "$@"; do echo "# $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+. "$top/tests/lib/tap.sh"
 
 # What a run may leave: QEMU (its command line names the initramfs under
 # TMPDIR) or anything in TMPDIR.
-leftovers() {
+vm_leftovers() {
 	pgrep -af "$TMPDIR/" | grep -v pgrep
 	ls -A "$TMPDIR"
 }
@@ -54,16 +50,15 @@ expect_usage() {
 	rc=$?
 	err=$(cat "$work/err")
 	if [ "$rc" = 2 ] && [ -z "$out" ] && [ "$(wc -l < "$work/err")" = 1 ] &&
-	   [[ $err == "iopath: vm: "* ]] && [ ! -e "$b" ] && [ -z "$(leftovers)" ]; then
+	   [[ $err == "iopath: vm: "* ]] && [ ! -e "$b" ] && [ -z "$(vm_leftovers)" ]; then
 		ok "vm.bad_input.$name"
 	else
 		not_ok "vm.bad_input.$name" "exit $rc, stderr: $err" "stdout: $out" \
-			"build dir created: $([ -e "$b" ] && echo yes || echo no)" "leftovers: $(leftovers)"
+			"build dir created: $([ -e "$b" ] && echo yes || echo no)" "leftovers: $(vm_leftovers)"
 	fi
 }
 
 echo "TAP version 13"
-echo "1..11"
 
 echo foo > "$work/not-a-kernel"
 expect_usage missing_file --kernel /nonexistent/bzImage
@@ -110,47 +105,40 @@ mkinitrd() {
 	(cd "$d" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$work/$1.cpio.gz"
 }
 
-# A panic: /init exits at once, the kernel panics ("Attempted to kill
-# init"), panic=-1 reboots, -no-reboot ends QEMU.
-if [ -n "$kernel" ]; then
-	mkinitrd panic 'exit 0'
-	start=$SECONDS
-	"$vm" --build "$build" --kernel "$kernel" --initrd "$work/panic.cpio.gz" --timeout 120 \
-		> "$work/out" 2> "$work/err"
+# expect_guest_failure NAME LIMIT PATTERN VM_ARGS...: vm.sh exits 1 with
+# PATTERN on stderr, within LIMIT seconds, leaving nothing.
+expect_guest_failure() {
+	local name=$1 limit=$2 pattern=$3 rc took start=$SECONDS
+	shift 3
+	if [ -z "$kernel" ]; then
+		skip "$name" "${kernel_why:-no kernel}"
+		return
+	fi
+	"$vm" --build "$build" --kernel "$kernel" "$@" > "$work/out" 2> "$work/err"
 	rc=$?
 	took=$((SECONDS - start))
-	if [ "$rc" = 1 ] && grep -q 'guest kernel panicked.*Attempted to kill init' "$work/err" &&
-	   [ "$took" -lt 120 ] && [ -z "$(leftovers)" ]; then
-		ok "vm.panicking_kernel_fails_fast_and_leaves_nothing"
-		echo "# panic detected after ${took} s"
+	if [ "$rc" = 1 ] && grep -q "$pattern" "$work/err" && [ "$took" -lt "$limit" ] &&
+	   [ -z "$(vm_leftovers)" ]; then
+		ok "$name"
+		echo "# detected after ${took} s"
 	else
-		not_ok "vm.panicking_kernel_fails_fast_and_leaves_nothing" "exit $rc after ${took} s" \
-			"$(head -n 3 "$work/err")" "leftovers: $(leftovers)"
+		not_ok "$name" "exit $rc after ${took} s" "$(head -n 3 "$work/err")" \
+			"leftovers: $(vm_leftovers)"
 	fi
-else
-	skip "vm.panicking_kernel_fails_fast_and_leaves_nothing" "${kernel_why:-no kernel}"
-fi
+}
+
+# A panic: /init exits at once, the kernel panics ("Attempted to kill
+# init"), panic=-1 reboots, -no-reboot ends QEMU.
+[ -n "$kernel" ] && mkinitrd panic 'exit 0'
+expect_guest_failure vm.panicking_kernel_fails_fast_and_leaves_nothing 120 \
+	'guest kernel panicked.*Attempted to kill init' --initrd "$work/panic.cpio.gz" --timeout 120
 
 # A hang after boot: /init says it started, then sleeps; the idle limit
 # must end the run.
-if [ -n "$kernel" ]; then
-	mkinitrd hang 'mount -t devtmpfs d /dev; echo "# iopath-vm: kernel (hang test)" > /dev/ttyS1; sleep 100000'
-	start=$SECONDS
-	"$vm" --build "$build" --kernel "$kernel" --initrd "$work/hang.cpio.gz" --idle-timeout 8 \
-		--boot-timeout 120 --timeout 150 > "$work/out" 2> "$work/err"
-	rc=$?
-	took=$((SECONDS - start))
-	if [ "$rc" = 1 ] && grep -q 'no output from the guest for 8 s' "$work/err" &&
-	   [ "$took" -lt 150 ] && [ -z "$(leftovers)" ]; then
-		ok "vm.hung_guest_fails_at_the_idle_limit_and_leaves_nothing"
-		echo "# hang detected after ${took} s"
-	else
-		not_ok "vm.hung_guest_fails_at_the_idle_limit_and_leaves_nothing" "exit $rc after ${took} s" \
-			"$(head -n 3 "$work/err")" "leftovers: $(leftovers)"
-	fi
-else
-	skip "vm.hung_guest_fails_at_the_idle_limit_and_leaves_nothing" "${kernel_why:-no kernel}"
-fi
+[ -n "$kernel" ] && mkinitrd hang 'mount -t devtmpfs d /dev; echo "# iopath-vm: kernel (hang test)" > /dev/ttyS1; sleep 100000'
+expect_guest_failure vm.hung_guest_fails_at_the_idle_limit_and_leaves_nothing 150 \
+	'no output from the guest for 8 s' --initrd "$work/hang.cpio.gz" --idle-timeout 8 \
+	--boot-timeout 120 --timeout 150
 
 # SIGTERM while the guest runs: QEMU killed, temporary directory removed.
 if [ -n "$kernel" ]; then
@@ -168,11 +156,11 @@ if [ -n "$kernel" ]; then
 	rc=$?
 	bgpid=""
 	if [ "$running" -ge 1 ] && [ "$rc" = 143 ] && grep -q 'terminated' "$work/err" &&
-	   [ -z "$(leftovers)" ]; then
+	   [ -z "$(vm_leftovers)" ]; then
 		ok "vm.sigterm_kills_qemu_and_leaves_nothing"
 	else
 		not_ok "vm.sigterm_kills_qemu_and_leaves_nothing" "qemu seen: $running, exit $rc" \
-			"$(head -n 3 "$work/err")" "leftovers: $(leftovers)"
+			"$(head -n 3 "$work/err")" "leftovers: $(vm_leftovers)"
 	fi
 else
 	skip "vm.sigterm_kills_qemu_and_leaves_nothing" "${kernel_why:-no kernel}"
@@ -191,5 +179,4 @@ else
 	skip "vm.cli_subcommand_runs_the_script" "$build/iopath not built"
 fi
 
-echo "# $((n - failed)) of $n passed"
-[ "$failed" = 0 ]
+finish_tap

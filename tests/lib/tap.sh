@@ -8,7 +8,17 @@ n=0
 failed=0
 
 ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $1"; failed=1; }
+# not_ok NAME [DIAGNOSTIC...]: each diagnostic on a "# " line after it
+not_ok() {
+	n=$((n + 1))
+	echo "not ok $n $1"
+	failed=1
+	shift
+	local l
+	for l in "$@"; do
+		echo "# $l"
+	done
+}
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 # check STATUS NAME: ok when STATUS is 0
 check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
