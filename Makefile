@@ -106,6 +106,15 @@ vm-check: kselftest-install
 	$(Q)scripts/deps.sh vm
 	$(Q)scripts/vm.sh --build $(O) --kernel "$(KERNEL)" $(VM_ARGS)
 
+# The mutation campaign (docs/efficacy.md): build a small kernel from KSRC
+# (default: Debian unstable's newest linux-source-7.x), then each mutant of
+# configs/mutants/. MUTATE_ARGS go to scripts/mutate.sh, e.g.
+# MUTATE_ARGS="01-iter-fbatch-not-released --pristine-runs 1".
+.PHONY: mutate
+mutate: kselftest-install
+	$(Q)scripts/deps.sh vm mutate
+	$(Q)scripts/mutate.sh --build $(O) $(if $(KSRC),--ksrc "$(KSRC)") $(MUTATE_ARGS)
+
 run: all
 	$(Q)$(O)/iopath run $(RUN_ARGS)
 
@@ -121,7 +130,7 @@ install: all kselftest-install
 	cp -a $(KSFT_INSTALL) $(DESTDIR)$(PREFIX)/libexec/iopath/
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
-	install -m 0755 scripts/vm.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 
 clean:
@@ -134,6 +143,7 @@ help:
 	@echo "sudo make kselftest  the selftests through run_kselftest.sh (KSFT_ARGS=... passed on)"
 	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
 	@echo "sudo make vm-check KERNEL=<bzImage|.deb|package>  the selftests on another kernel under QEMU"
+	@echo "sudo make mutate [KSRC=dir]   kernel mutation campaign: the kill matrix (docs/efficacy.md)"
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
 	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."
 	@echo "variables: V=1 verbose, SANITIZE=1 ASan+UBSan, CC=clang, KSRC=/path/to/linux, KSFT_SRC=/usr/src/linux-source-6.1.tar.xz"
