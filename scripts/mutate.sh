@@ -53,7 +53,7 @@ matrix to WORK/matrix.md and WORK/matrix.json.
   --pristine-runs N  runs of the pristine kernel (default 3)
   --crash-runs N   runs of a mutant that crashed (default 2; at most the
                    pristine runs)
-  --all-tests      run every selftest program for every mutant
+  --all-tests      run every selftest program for every mutant, unfiltered
   --timeout S      limit for one VM run (default 1500)
   --jobs N         make -j for the kernel (default 2)
   --fresh          forget earlier results (default: resume)
@@ -88,6 +88,7 @@ is_count() {
 ksrc=${KSRC:-}
 last_s=0
 child=""
+vm_env=()	# --env NAME=VALUE for the next run_vm
 work=/var/cache/iopath/mutate
 mutants_dir=$top/configs/mutants
 build=$top/build
@@ -166,6 +167,10 @@ for n in "${mnames[@]}"; do
 	for t in $(header "$f" Tests); do
 		[[ $t =~ ^[a-z0-9_]+_test$ ]] || usage_error "$f: '# Tests: $t' is not a selftest program name"
 	done
+	while IFS= read -r t; do
+		[[ $t =~ ^[a-z0-9_]+_test=-[A-Za-z] ]] ||
+			usage_error "$f: '# Filter: $t' is not 'program_test=harness options'"
+	done < <(sed -n '/^--- /q; s/^# Filter: //p' "$f")
 	grep -q '^+++ ' "$f" || usage_error "$f: no unified diff after the header"
 done
 if [ ${#want[@]} -gt 0 ]; then
@@ -362,6 +367,9 @@ run_vm() {
 	shift
 	local -a args=(--kernel "$obj/arch/x86/boot/bzImage" --build "$build"
 		       --timeout "$timeout_s" --log "$base.console")
+	for p in "${vm_env[@]}"; do
+		args+=(--env "$p")
+	done
 	if [ $# -gt 0 ]; then
 		args+=(--)
 		for p in "$@"; do
@@ -415,6 +423,17 @@ diagnostic() {
 		$0 ~ ("^# not ok [0-9]+ " t "$") { print d; exit }' | cut -c1-200
 }
 
+# filters_of NAME: "--env KSELFTEST_<PROG>_ARGS=..." values from the
+# header's "# Filter: prog=harness options" lines, one a line.
+filters_of() {
+	[ "$all_tests" = 1 ] && return 0
+	sed -n '/^--- /q; s/^# Filter: //p' "${mfile[$1]}" | while IFS= read -r l; do
+		p=${l%%=*}
+		p=${p^^}
+		echo "KSELFTEST_${p}_ARGS=${l#*=}"
+	done
+}
+
 programs_of() {
 	if [ "$all_tests" = 1 ]; then
 		return 0
@@ -437,6 +456,7 @@ run_pristine() {
 	echo "$s" > "$state/pristine.build_s"
 	note "pristine kernel built in ${s} s"
 	: > "$state/pristine.runs"
+	vm_env=()
 	for i in $(seq 1 "$pristine_runs"); do
 		run_vm "$logs/pristine.$i"
 		t=$last_s
@@ -472,9 +492,10 @@ record() {
 }
 
 do_mutant() {
-	local n=$1 f=${mfile[$1]} b s rc t crash i crashes=0 failed missing killers detail equiv
+	local n=$1 f=${mfile[$1]} b s rc t crash i crashes=0 failed missing unfiltered killers detail equiv
 	local -a progs
 	read -r -a progs <<< "$(programs_of "$n")"
+	mapfile -t vm_env < <(filters_of "$n")
 	equiv=$(header "$f" Equivalent)
 	note "$n: applying"
 	apply_mutant "$n"
@@ -522,7 +543,13 @@ do_mutant() {
 	results "$logs/$n.$i" > "$logs/$n.$i.results"
 	failed=$(awk -F'\t' '$2 == "fail" { print $1 }' "$logs/$n.$i.results" | sort |
 		comm -12 - "$pristine_ok")
-	missing=$(awk -F'\t' -v p=" ${progs[*]} " 'p == "  " || index(p, " " $3 " ") { print $1 }' \
+	# (Only for programs run unfiltered: a filter leaves tests out.)
+	unfiltered=" "
+	for t in "${progs[@]}"; do
+		grep -q "^KSELFTEST_${t^^}_ARGS=" < <(printf '%s\n' "${vm_env[@]}") || unfiltered="$unfiltered$t "
+	done
+	[ ${#progs[@]} = 0 ] && unfiltered="  "
+	missing=$(awk -F'\t' -v p="$unfiltered" 'p == "  " || index(p, " " $3 " ") { print $1 }' \
 		"$state/pristine.tests" | sort | comm -12 - "$pristine_ok" |
 		comm -23 - <(cut -f1 "$logs/$n.$i.results" | sort))
 	if [ -n "$failed$missing" ]; then

@@ -49,17 +49,18 @@ EOF
 # b_test, as filtered by -t iopath:PROG.
 cat > "$work/vm" <<'EOF'
 #!/bin/bash
-kernel="" log="" progs=()
+kernel="" log="" progs=() envs=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
 	--log) log=$2; shift ;;
 	-t) progs+=("${2#iopath:}"); shift ;;
+	--env) envs+=("$2"); shift ;;
 	esac
 	shift
 done
 [ ${#progs[@]} -gt 0 ] || progs=(a_test b_test)
-echo "$(basename "$log" .console) ${progs[*]}" >> "$(dirname "$log")/../vm-calls"
+echo "$(basename "$log" .console) ${progs[*]}${envs[*]:+ env=${envs[*]}}" >> "$(dirname "$log")/../vm-calls"
 : > "$log"
 if grep -q PANIC "$kernel"; then
 	printf 'Oops: int3: 0000 [#1] SMP\nKernel panic - not syncing: Fatal exception\n' > "$log"
@@ -92,7 +93,7 @@ export IOPATH_MUTATE_BUILDER=$work/builder IOPATH_MUTATE_VM=$work/vm
 
 mutants=$work/mutants
 mkdir -p "$mutants"
-# mutant NAME TESTS FILE OLD NEW [EQUIVALENT]
+# mutant NAME TESTS FILE OLD NEW [EQUIVALENT [FILTER]]
 mutant() {
 	local f=$mutants/$1.patch
 	{
@@ -101,12 +102,13 @@ mutant() {
 		echo "# Bug: $4 becomes $5"
 		echo "# Tests: $2"
 		[ -n "${6:-}" ] && echo "# Equivalent: $6"
+		[ -n "${7:-}" ] && echo "# Filter: $7"
 		echo "--- a/fs/iomap/$3"
 		echo "+++ b/fs/iomap/$3"
 		diff -U1 "$src/fs/iomap/$3" <(sed "s/^$4\$/$5/" "$src/fs/iomap/$3") | tail -n +3
 	} > "$f"
 }
-mutant 01-killed a_test iter.c beta KILL_TWO
+mutant 01-killed a_test iter.c beta KILL_TWO "" "a_test=-t two"
 mutant 02-crash a_test iter.c gamma PANIC
 mutant 03-survived "a_test b_test" seek.c one ONE
 mutant 04-nobuild b_test iter.c alpha BROKEN
@@ -181,9 +183,10 @@ check $? "classify.killed_names_test_and_diagnostic"
 grep -q '^detail=Oops: int3' "$w/state/02-crash.result" &&
 	[ "$(grep -c '^02-crash' "$w/vm-calls")" = 2 ]
 check $? "classify.crash_says_which_and_is_reproduced"
-grep -q '^02-crash.1 a_test$' "$w/vm-calls" && grep -q '^03-survived.1 a_test b_test$' "$w/vm-calls" &&
+grep -q '^01-killed.1 a_test env=KSELFTEST_A_TEST_ARGS=-t two$' "$w/vm-calls" &&
+	grep -q '^02-crash.1 a_test$' "$w/vm-calls" && grep -q '^03-survived.1 a_test b_test$' "$w/vm-calls" &&
 	grep -q '^pristine.1 a_test b_test$' "$w/vm-calls"
-check $? "run.only_the_programs_the_header_names"
+check $? "run.only_the_programs_and_tests_the_header_names"
 grep -q '^detail=.*error: BROKEN' "$w/state/04-nobuild.result"
 check $? "classify.no_build_says_why"
 grep -q '^| 01-killed | f() | killed | a.x.two |' "$w/matrix.md" &&
