@@ -88,6 +88,8 @@ is_count() {
 ksrc=${KSRC:-}
 last_s=0
 child=""
+bg_pid=""
+bg_base=""
 vm_env=()	# --env NAME=VALUE for the next run_vm
 work=/var/cache/iopath/mutate
 mutants_dir=$top/configs/mutants
@@ -304,6 +306,7 @@ apply_mutant() {
 
 on_exit() {
 	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
+	[ -n "$bg_pid" ] && kill -TERM "$bg_pid" 2>/dev/null && wait "$bg_pid"
 	restore_tree
 }
 trap on_exit EXIT
@@ -359,13 +362,14 @@ build_kernel() {
 
 # ---- running ----------------------------------------------------------------
 
-# run_vm LOGBASE PROGRAMS...: one VM run with those programs (none: all).
-# Writes LOGBASE.tap (TAP), .err (vm.sh's stderr), .console, .rc; the
-# seconds taken in last_s.
+# run_vm LOGBASE KERNEL fg|bg PROGRAMS...: one VM run of KERNEL with those
+# programs (none: all). Writes LOGBASE.tap (TAP), .err (vm.sh's stderr),
+# .console, .rc. fg: waits, the seconds taken in last_s; bg: returns at
+# once, wait_bg waits.
 run_vm() {
-	local base=$1 t0=$SECONDS p
-	shift
-	local -a args=(--kernel "$obj/arch/x86/boot/bzImage" --build "$build"
+	local base=$1 kernel=$2 mode=$3 t0=$SECONDS p
+	shift 3
+	local -a args=(--kernel "$kernel" --build "$build"
 		       --timeout "$timeout_s" --log "$base.console")
 	for p in "${vm_env[@]}"; do
 		args+=(--env "$p")
@@ -376,13 +380,26 @@ run_vm() {
 			args+=(-t "iopath:$p")
 		done
 	fi
-	if [ -n "${IOPATH_MUTATE_VM:-}" ]; then
-		run_child "$base.tap" "$base.err" "$IOPATH_MUTATE_VM" "${args[@]}"
-	else
-		run_child "$base.tap" "$base.err" "$top/scripts/vm.sh" "${args[@]}"
+	local -a cmd=("$top/scripts/vm.sh")
+	[ -n "${IOPATH_MUTATE_VM:-}" ] && cmd=("$IOPATH_MUTATE_VM")
+	if [ "$mode" = bg ]; then
+		"${cmd[@]}" "${args[@]}" > "$base.tap" 2> "$base.err" &
+		bg_pid=$!
+		bg_base=$base
+		return 0
 	fi
+	run_child "$base.tap" "$base.err" "${cmd[@]}" "${args[@]}"
 	echo "$?" > "$base.rc"
 	last_s=$((SECONDS - t0))
+}
+
+wait_bg() {
+	local rc
+	[ -n "$bg_pid" ] || return 0
+	wait "$bg_pid"
+	rc=$?
+	bg_pid=""
+	echo "$rc" > "$bg_base.rc"
 }
 
 # crash_of LOGBASE: how the guest died (panic, Oops, BUG, hang), empty if it
@@ -458,7 +475,7 @@ run_pristine() {
 	: > "$state/pristine.runs"
 	vm_env=()
 	for i in $(seq 1 "$pristine_runs"); do
-		run_vm "$logs/pristine.$i"
+		run_vm "$logs/pristine.$i" "$obj/arch/x86/boot/bzImage" fg
 		t=$last_s
 		crash=$(crash_of "$logs/pristine.$i")
 		results "$logs/pristine.$i" > "$logs/pristine.$i.results"
@@ -491,44 +508,75 @@ record() {
 		"$2" "$3" "$4" "$5" "$6" > "$f.new" && mv "$f.new" "$f"
 }
 
-do_mutant() {
-	local n=$1 f=${mfile[$1]} b s rc t crash i crashes=0 failed missing unfiltered killers detail equiv
-	local -a progs
-	read -r -a progs <<< "$(programs_of "$n")"
-	mapfile -t vm_env < <(filters_of "$n")
-	equiv=$(header "$f" Equivalent)
+# build_mutant NAME: apply, build, keep the kernel as WORK/kernels/NAME,
+# revert. Records "did not build" itself; exit 0 if there is a kernel to run.
+build_mutant() {
+	local n=$1 rc b detail
+	if [ -f "$state/$n.built" ] && [ -f "$work/kernels/$n" ]; then
+		return 0
+	fi
 	note "$n: applying"
 	apply_mutant "$n"
 	rc=$?
 	if [ "$rc" = 2 ]; then
-		restore_tree
+		restore_tree || fail "cannot restore the source tree"
 		record "$n" no-build 0 0 "the patch does not apply: $(head -n 1 "$state/patch.log")" ""
-		return 0
+		return 1
 	fi
 	[ "$rc" = 0 ] || fail "$n: cannot apply or restore"
 	build_kernel "$logs/$n.build"
 	rc=$?
 	b=$last_s
+	if [ "$rc" = 0 ]; then
+		mkdir -p "$work/kernels"
+		cp "$obj/arch/x86/boot/bzImage" "$work/kernels/$n" || rc=1
+	fi
+	restore_tree || fail "cannot restore the source tree"
 	if [ "$rc" != 0 ]; then
 		detail=$(grep -m1 -E 'error:|Error [0-9]' "$logs/$n.build" | cut -c1-200)
-		restore_tree || fail "cannot restore the source tree"
 		record "$n" no-build "$b" 0 "${detail:-the build failed}" ""
 		note "$n: did not build (${b} s)"
-		return 0
+		return 1
 	fi
-	note "$n: built in ${b} s; running ${progs[*]:-every program}"
-	s=0
+	echo "$b" > "$state/$n.built"
+	note "$n: built in ${b} s"
+	return 0
+}
+
+# start_run NAME: its first VM run, in the background (bg_pid), so the next
+# mutant builds meanwhile.
+bg_t0=0
+start_run() {
+	local n=$1
+	local -a progs
+	read -r -a progs <<< "$(programs_of "$n")"
+	mapfile -t vm_env < <(filters_of "$n")
+	note "$n: running ${progs[*]:-every program}"
+	bg_t0=$SECONDS
+	run_vm "$logs/$n.1" "$work/kernels/$n" bg "${progs[@]}"
+}
+
+# finish_run NAME: wait for its first run, repeat a crash, classify.
+finish_run() {
+	local n=$1 f=${mfile[$1]} b s t crash i crashes=0 failed missing unfiltered killers detail equiv
+	local -a progs
+	read -r -a progs <<< "$(programs_of "$n")"
+	mapfile -t vm_env < <(filters_of "$n")
+	equiv=$(header "$f" Equivalent)
+	b=$(cat "$state/$n.built")
+	wait_bg
+	s=$((SECONDS - bg_t0))
 	for i in $(seq 1 "$crash_runs"); do
-		run_vm "$logs/$n.$i" "${progs[@]}"
-		t=$last_s
-		s=$((s + t))
+		if [ "$i" -gt 1 ]; then
+			run_vm "$logs/$n.$i" "$work/kernels/$n" fg "${progs[@]}"
+			s=$((s + last_s))
+		fi
 		crash=$(crash_of "$logs/$n.$i")
 		[ -z "$crash" ] && break
 		crashes=$((crashes + 1))
 		echo "$crash" > "$logs/$n.$i.crash"
 		note "$n: run $i: $crash"
 	done
-	restore_tree || fail "cannot restore the source tree"
 	if [ "$crashes" -gt 0 ]; then
 		crash=$(cat "$logs/$n.1.crash")
 		if [ "$crashes" = "$crash_runs" ] && [ "$(pristine_clean_runs)" -ge "$crash_runs" ]; then
@@ -536,6 +584,7 @@ do_mutant() {
 		else
 			record "$n" unstable "$b" "$s" "$crash (on $crashes of $i runs; pristine clean on $(pristine_clean_runs) of $pristine_runs)" ""
 		fi
+		note "$n: $(field "$state/$n.result" class)"
 		return 0
 	fi
 	# Killed: a test that passed on every pristine run failed here, or
@@ -568,7 +617,8 @@ do_mutant() {
 	else
 		record "$n" survived "$b" "$s" "" ""
 	fi
-	note "$n: $(sed -n 's/^class=//p' "$state/$n.result")"
+	rm -f "$work/kernels/$n"
+	note "$n: $(field "$state/$n.result" class)"
 }
 
 # ---- the matrix ---------------------------------------------------------------
@@ -654,13 +704,26 @@ fi
 
 t_start=$SECONDS
 run_pristine
+# A pipeline: mutant N+1 is applied, built and reverted while N's kernel
+# runs in the VM.
+running=""
 for n in "${mnames[@]}"; do
 	if [ -f "$state/$n.result" ]; then
 		note "$n: $(field "$state/$n.result" class) (earlier run)"
 		continue
 	fi
-	do_mutant "$n"
+	build_mutant "$n"
+	built=$?
+	if [ -n "$running" ]; then
+		finish_run "$running"
+		running=""
+	fi
+	if [ "$built" = 0 ]; then
+		start_run "$n"
+		running=$n
+	fi
 done
+[ -n "$running" ] && finish_run "$running"
 # Leave the build tree matching the pristine source.
 build_kernel "$logs/restore.build" ||
 	note "the rebuild of the restored tree failed ($logs/restore.build)"

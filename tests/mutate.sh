@@ -35,16 +35,21 @@ printf 'one\ntwo\n' > "$src/fs/iomap/seek.c"
 cp -a "$src" "$work/pristine"
 
 # The builder "compiles" the tree into a bzImage holding its text; a tree
-# with BROKEN in it does not build. Every build is counted.
+# with BROKEN in it does not build, one with SLEEP waits to be interrupted.
+# Every build is counted.
 cat > "$work/builder" <<'EOF'
 #!/bin/bash
 src=$1 obj=$2
 echo build >> "${obj%/obj}/builds"
 grep -rq BROKEN "$src/fs" && { echo "fs/iomap/iter.c:2: error: BROKEN"; exit 1; }
+if grep -rq SLEEP "$src/fs"; then
+	echo $$ > "${obj%/obj}/build.pid"
+	exec sleep 60
+fi
 mkdir -p "$obj/arch/x86/boot"
 cat "$src"/fs/iomap/*.c > "$obj/arch/x86/boot/bzImage"
 EOF
-# The VM reads the bzImage: PANIC panics, SLEEP waits to be interrupted,
+# The VM reads the bzImage: PANIC panics,
 # KILL_TWO fails a.x.two with a harness diagnostic. Programs a_test and
 # b_test, as filtered by -t iopath:PROG.
 cat > "$work/vm" <<'EOF'
@@ -66,10 +71,6 @@ if grep -q PANIC "$kernel"; then
 	printf 'Oops: int3: 0000 [#1] SMP\nKernel panic - not syncing: Fatal exception\n' > "$log"
 	echo "iopath: vm: bzImage: the guest kernel panicked after 3 s: Fatal exception" >&2
 	exit 1
-fi
-if grep -q SLEEP "$kernel"; then
-	echo $$ > "$(dirname "$log")/../vm.pid"
-	exec sleep 60
 fi
 n=0
 for p in "${progs[@]}"; do
@@ -215,19 +216,19 @@ check "$([ "$(wc -l < "$w/builds")" = $((builds + 1)) ] && grep -q '01-killed: k
 
 # ---- interrupted campaigns -----------------------------------------------------
 
-# SIGTERM while the mutant's kernel runs: reverted on the way out.
+# SIGTERM while the mutant's kernel builds: reverted on the way out.
 w=$work/w2
-start_mutate "$w" "$mutants" 01-killed 06-sleep
+start_mutate "$w" "$mutants" 01-killed 03-survived 06-sleep
 for _ in $(seq 1 100); do
-	grep -q '^06-sleep' "$w/vm-calls" 2>/dev/null && break
+	[ -s "$w/build.pid" ] && break
 	sleep 0.1
 done
 grep -q SLEEP "$src/fs/iomap/iter.c"
-check $? "interrupt.mutant_applied_while_running"
+check $? "interrupt.mutant_applied_while_building"
 kill -TERM "$bgpid"
 wait "$bgpid"
 bgpid=""
-kill -KILL "$(cat "$w/vm.pid")" 2>/dev/null
+kill -KILL "$(cat "$w/build.pid")" 2>/dev/null
 tree_pristine && [ ! -e "$w/state/applied" ]
 check $? "interrupt.sigterm_restores_tree"
 check "$([ -f "$w/state/01-killed.result" ] && [ ! -f "$w/state/06-sleep.result" ] && echo 0)" \
@@ -237,13 +238,13 @@ check "$([ -f "$w/state/01-killed.result" ] && [ ! -f "$w/state/06-sleep.result"
 w=$work/w3
 start_mutate "$w" "$mutants" 06-sleep
 for _ in $(seq 1 100); do
-	grep -q '^06-sleep' "$w/vm-calls" 2>/dev/null && break
+	[ -s "$w/build.pid" ] && break
 	sleep 0.1
 done
 kill -KILL "$bgpid"
 wait "$bgpid" 2>/dev/null
 bgpid=""
-kill -KILL "$(cat "$w/vm.pid")" 2>/dev/null
+kill -KILL "$(cat "$w/build.pid")" 2>/dev/null
 grep -q SLEEP "$src/fs/iomap/iter.c" && [ -f "$w/state/applied" ]
 check $? "interrupt.sigkill_leaves_the_record"
 run_mutate "$w" "$mutants" 01-killed > /dev/null 2> "$work/err5"
