@@ -571,7 +571,7 @@ start_run() {
 	read -r -a progs <<< "$(programs_of "$n")"
 	mapfile -t vm_env < <(filters_of "$n")
 	note "$n: running ${progs[*]:-every program}"
-	bg_t0=$SECONDS
+	bg_t0=$(date +%s)
 	run_vm "$logs/$n.1" "$work/kernels/$n" bg "${progs[@]}"
 }
 
@@ -584,7 +584,9 @@ finish_run() {
 	equiv=$(header "$f" Equivalent)
 	b=$(cat "$state/$n.built")
 	wait_bg
-	s=$((SECONDS - bg_t0))
+	# The run ended with its last line of output, maybe well before the
+	# next mutant's build let us look.
+	s=$(($(stat -c %Y "$logs/$n.1.err") - bg_t0))
 	for i in $(seq 1 "$crash_runs"); do
 		if [ "$i" -gt 1 ]; then
 			run_vm "$logs/$n.$i" "$work/kernels/$n" fg "${progs[@]}"
