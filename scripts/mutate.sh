@@ -14,8 +14,9 @@
 #   survived      every test that passes on the pristine kernel passed
 #   equivalent    survived, and the header argues why no test can see it
 #   no-build      the mutated tree did not compile
-#   unstable      crashed on some runs only, or the pristine kernel is not
-#                 clean over as many runs: no verdict
+#   unstable      nothing ran, or it crashed on every run but the pristine
+#                 kernel was not clean over as many: no verdict (a crash
+#                 that does not reproduce is noted; the clean run decides)
 #
 # The state lives in WORK/state: one result file per mutant, written when
 # the mutant is done, so an interrupted campaign resumes where it stopped.
@@ -720,14 +721,15 @@ fi
 
 if [ "$fresh" = 1 ]; then
 	restore_tree || fail "cannot restore the source tree"
-	rm -f "$state"/*.result "$state"/pristine.*
+	rm -f "$state"/*.result "$state"/*.built "$state"/pristine.*
+	rm -rf "$work/kernels"
 fi
 # An earlier run killed outright may have left its mutant in place.
 if [ -f "$applied" ]; then
 	note "reverting $(cat "$applied"), left applied by an interrupted run"
 	restore_tree || fail "cannot restore the source tree"
-	# Its objects were built from the mutant: rebuild from the restored tree.
-	rm -f "$state/pristine.done"
+	# Objects built from the mutant are rebuilt by the next build: the
+	# restored files are newer than they are.
 fi
 
 t_start=$SECONDS

@@ -222,6 +222,12 @@ run_mutate "$w" "$work/five" > /dev/null 2> "$work/err2"
 check "$([ "$(wc -l < "$w/builds")" = $((builds + 1)) ] && grep -q '01-killed: killed (earlier run)' "$work/err2" && echo 0)" \
 	"resume.finished_mutants_not_redone"
 
+# --fresh: everything again, no kernel of the earlier run reused.
+builds=$(wc -l < "$w/builds")
+run_mutate "$w" "$work/five" --fresh > /dev/null 2> "$work/err2b"
+check "$([ "$(wc -l < "$w/builds")" = $((builds + 7)) ] && [ "$(cls 01-killed)" = killed ] && echo 0)" \
+	"resume.fresh_redoes_everything"
+
 # ---- interrupted campaigns -----------------------------------------------------
 
 # SIGTERM while the mutant's kernel builds: reverted on the way out.
