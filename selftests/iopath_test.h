@@ -145,6 +145,12 @@ static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
 	o.mkfs_opts = mkfs_opts;
 	o.mount_opts = mount_opts;
 	iop_test_kmsg_mark(fs);
+	/* Out of reach of mount namespace copies (see scratch.h). */
+	ret = iop_scratch_private_mounts(why, sizeof(why));
+	if (ret) {
+		snprintf(fs->error, sizeof(fs->error), "%s scratch: %s", fstype, why);
+		return;
+	}
 	ret = iop_scratch_create(&o, &fs->scratch, why, sizeof(why));
 	if (!ret)
 		return;
