@@ -7,7 +7,8 @@
  *
  * iomap_dio_rw() runs one iomap_iter loop per request, one mapping per
  * extent, and every byte must come from (or go to) the extent it belongs
- * to: a hole or unwritten extent read as mapped blocks, a write that lands
+ * to. The bug they catch is a kernel that gets that wrong: a hole or
+ * unwritten extent read as mapped blocks, a write that lands
  * in the wrong place, a short or partial write show as data that differs
  * from an in-memory model, compared byte for byte. What these tests do not
  * see: a type or NEW flag left over from the previous extent by the core

@@ -6,7 +6,8 @@
  * cache over an unwritten extent.
  *
  * Both walk several extents in one iomap_iter loop (IOMAP_REPORT), and
- * every extent must be reported with its own state: an UNWRITTEN or
+ * every extent must be reported with its own state. The bug they catch is
+ * a kernel that does not: an UNWRITTEN or
  * SHARED flag that does not belong, a hole reported as data, data
  * reported as a hole, a range skipped or repeated. A type or NEW flag
  * left over from the previous extent by the core is not among what they

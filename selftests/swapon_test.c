@@ -7,8 +7,8 @@
  * iomap_swapfile_activate() walks the whole file in one iomap_iter loop
  * and decides from each mapping's type and flags: holes (and inline or
  * delalloc data) are refused ("swapfile has holes"), unwritten extents
- * are accepted, IOMAP_F_SHARED is refused ("has shared extents"). A wrong
- * verdict is what these tests catch: a file with a hole accepted (swap
+ * are accepted, IOMAP_F_SHARED is refused ("has shared extents"). The bug
+ * these tests catch is a kernel that gets a verdict wrong: a file with a hole accepted (swap
  * I/O would then write wherever the hole's mapping pointed), a good file
  * refused, a shared extent swapped onto (swap writes would go into the
  * clone source's blocks). Not a type or SHARED/NEW flag left over from
