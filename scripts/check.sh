@@ -54,7 +54,7 @@ field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<< "$2"; }
 # lists for this kernel are counted apart, and a selftest that skipped
 # although the kernel has what selftests/requirements says it needs fails.
 run() {
-	local name=$1 tmo=$2 log rc res p f s k kf req feat
+	local name=$1 tmo=$2 log rc res p f s k kf req feat t0=$SECONDS
 	shift 2
 	[[ $name =~ $filter ]] || return 0
 	log=$log_dir/$(echo "$name" | tr '/ ' '__').log
@@ -92,8 +92,8 @@ run() {
 	fail=$((fail + f))
 	known=$((known + k))
 	[ "$f" != 0 ] && failed_list+=("$name")
-	printf '# %-40s %3d passed, %d failed, %d skipped%s\n' "$name" "$p" "$f" "$s" \
-		"$([ "$k" != 0 ] && echo ", $k known")" >&2
+	printf '# %-40s %3d passed, %d failed, %d skipped%s (%d s)\n' "$name" "$p" "$f" "$s" \
+		"$([ "$k" != 0 ] && echo ", $k known")" $((SECONDS - t0)) >&2
 }
 
 before=$(leftovers | sort)
@@ -144,6 +144,7 @@ if [ "$nprog" != 0 ]; then
 		"$known_list" "$requirements" "$features" "$selftests_tap" | grep '^# check: coverage: ' >&2
 fi
 echo "# check: coverage: kernel-log check of the whole run: $([ -n "$run_mark" ] && echo ran || echo NOT RUN)" >&2
+echo "# check: $SECONDS s in all" >&2
 if [ "${#failed_list[@]}" != 0 ]; then
 	echo "# failed: ${failed_list[*]} (logs in $log_dir)" >&2
 fi
