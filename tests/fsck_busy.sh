@@ -9,7 +9,7 @@
 # metadata changes in a log" and e2fsck wrong free counts for tests that
 # had passed. The scratch filesystems live in a private mount namespace
 # of the test process, which no such copy can reach; the xfs (4k, reflink)
-# variant of folio_batch must pass their post-test checks with the copier running.
+# variant of folio_batch must pass its post-test checks with the copier running.
 #
 # usage: tests/fsck_busy.sh BUILD_DIR
 set -u
