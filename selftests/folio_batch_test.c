@@ -587,7 +587,7 @@ TEST_F(folio_batch, direct_write_past_eof)
  * must read as zeros, as on XFS (xfs_file_write_zero_eof). ext4 zeroes
  * that tail when a buffered write or a truncate extends the file
  * (c7fc0366c656 "ext4: partial zero eof block on unaligned inode size
- * extension", 6.12; since 2026 in ext4_write_checks(), "ext4: zero post
+ * extension", 6.13-rc1, backported to 6.12.5; since 2026 in ext4_write_checks(), "ext4: zero post
  * EOF partial block before appending write"), but ext4_dio_write_iter()
  * checks with ext4_dio_write_checks(), which does not zero it: the mmap
  * bytes become file data, in the page cache and, once the dirty folio is
