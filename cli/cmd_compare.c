@@ -506,6 +506,9 @@ static int comparison_build(struct comparison *c, double alpha, char *why, size_
 		snprintf(why, len, "%s", strerror(-ret));
 		return ret;
 	}
+	ret = iop_rs_check(c->groups, c->ngroups, c->base_path, c->new_path, why, len);
+	if (ret)
+		return ret;
 	c->gc = calloc(c->ngroups ? c->ngroups : 1, sizeof(*c->gc));
 	if (!c->gc) {
 		snprintf(why, len, "%s", strerror(ENOMEM));

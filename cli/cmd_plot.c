@@ -270,6 +270,10 @@ static int cmd_plot(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	if (iop_rs_check(groups, ngroups, paths[0], paths[1], why, sizeof(why))) {
+		fprintf(stderr, "iopath: plot: %s\n", why);
+		goto out;
+	}
 	for (size_t i = 0; i < ngroups; i++) {
 		struct iop_rs_group *g = &groups[i];
 		json_t *m;

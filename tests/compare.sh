@@ -301,6 +301,10 @@ empty.jsonl		empty\.jsonl: empty file
 no-common.jsonl		no benchmark with the same parameters in common
 bad-metric.jsonl	bad-metric\.jsonl:4: metric \"lat_p99_ns\": \"better\"
 missing.jsonl		missing\.jsonl: No such file or directory
+unit-differs.jsonl	unit-differs\.jsonl:[67]: metric \"iops\" of uring_randread in \"(MiB|ops)/s\", but [a-z-]+\.jsonl:6 has
+duplicate.jsonl		duplicate\.jsonl:16: duplicate record: falloc_write rep 2 at .* is also line 3
+negative-latency.jsonl	negative-latency\.jsonl:1: metric \"lat_p99_ns\": value -651 is impossible for a time in ns
+negative-rate.jsonl	negative-rate\.jsonl:4: metric \"ops\": sample 2 \(-[0-9.e+]+\) is impossible for a rate
 "
 bad_input() { # bad_input BIN TAG
 	local bin=$1 tag=$2 file re rc
@@ -341,6 +345,52 @@ if [ -x "$asan" ]; then
 	fi
 else
 	skip asan.bad_input "no ASan build at $asan (make cli SANITIZE=1 BUILD=build-asan)"
+fi
+
+# ---- inputs that are not regular files: refused at once, never read --------
+mkfifo "$tmp/fifo"
+for input in "$tmp/fifo" /dev/zero; do
+	for cmd in compare plot; do
+		for order in base new; do
+			extra=()
+			[ "$cmd" = plot ] && extra=(-o "$tmp/x.svg")
+			if [ $order = base ]; then
+				timeout 10 "$iopath" "$cmd" "$input" base.jsonl "${extra[@]}" > "$tmp/out" 2> "$tmp/err"
+			else
+				timeout 10 "$iopath" "$cmd" base.jsonl "$input" "${extra[@]}" > "$tmp/out" 2> "$tmp/err"
+			fi
+			rc=$?
+			if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+			   grep -q "$input: not a regular file" "$tmp/err" && [ ! -e "$tmp/x.svg" ]; then
+				ok "$cmd.refuses_non_regular.$(basename "$input").as_$order"
+			else
+				sed 's/^/# /' "$tmp/err" | head -5
+				not_ok "$cmd.refuses_non_regular.$(basename "$input").as_$order (exit $rc)"
+			fi
+		done
+	done
+done
+
+# ---- a 200 KB kernel command line is normalised in linear time --------------
+python3 - "$tmp" <<'EOF'
+import json, sys
+tmp = sys.argv[1]
+for name in ("base", "new"):
+    with open("base.jsonl") as f, open("%s/long-%s.jsonl" % (tmp, name), "w") as out:
+        for line in f:
+            r = json.loads(line)
+            r["env"]["kernel"]["cmdline"] = " ".join("opt%d=%s" % (i, name) for i in range(20000))
+            out.write(json.dumps(r) + "\n")
+EOF
+start=$(date +%s%N)
+"$iopath" compare "$tmp/long-base.jsonl" "$tmp/long-new.jsonl" > /dev/null 2> "$tmp/err"
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+# strcat() in a loop took 5.8 s for this; appending at the end takes milliseconds
+if [ "$rc" = 0 ] && [ "$ms" -lt 2000 ]; then
+	ok "compare.long_cmdline_linear (${ms} ms)"
+else
+	not_ok "compare.long_cmdline_linear (exit $rc, ${ms} ms)"
 fi
 
 # ---- plot -------------------------------------------------------------------
