@@ -260,20 +260,26 @@ static const char *const env_fields[] = {
  */
 static char *cmdline_norm(const char *cmdline)
 {
-	char *copy = strdup(cmdline), *out = calloc(1, strlen(cmdline) + 1), *tok, *save;
+	char *copy = strdup(cmdline), *out = calloc(1, strlen(cmdline) + 1), *tok, *save, *end;
 
 	if (!copy || !out) {
 		free(copy);
 		free(out);
 		return NULL;
 	}
+	/* Appending at @end, not strcat(): a long cmdline is linear, not quadratic. */
+	end = out;
 	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		size_t l = strlen(tok);
+
 		if (!strncmp(tok, "BOOT_IMAGE=", 11) || !strncmp(tok, "initrd=", 7))
 			continue;
-		if (*out)
-			strcat(out, " ");
-		strcat(out, tok);
+		if (end != out)
+			*end++ = ' ';
+		memcpy(end, tok, l);
+		end += l;
 	}
+	*end = '\0';
 	free(copy);
 	return out;
 }
