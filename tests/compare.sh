@@ -418,7 +418,27 @@ if command -v gnuplot > /dev/null; then
 	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/no/such/dir/p.svg" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
 	check plot.unwritable_output_fails_with_nothing_on_stdout \
-		test "$rc" = 1 -a ! -s "$tmp/out" -a "$(wc -l < "$tmp/err")" = 1
+		test "$rc" = 2 -a ! -s "$tmp/out" -a "$(wc -l < "$tmp/err")" = 1
+	# a symlink at OUT (planted in a shared directory) is refused, not followed
+	echo secret > "$tmp/victim"
+	ln -s "$tmp/victim" "$tmp/link.svg"
+	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/link.svg" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	check plot.symlink_output_refused \
+		test "$rc" = 2 -a "$(cat "$tmp/victim")" = secret -a "$(wc -l < "$tmp/err")" = 1
+	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	check plot.directory_output_refused test "$rc" = 2
+	# SIGTERM while drawing (or after) leaves no temporary file
+	left=0
+	for delay in 0.02 0.05 0.1; do
+		"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/term.svg" > /dev/null 2>&1 &
+		sleep "$delay"
+		kill -TERM $! 2> /dev/null
+		wait $!
+		left=$((left + $(find "$tmp" -maxdepth 1 -name 'term.svg.tmp.*' | wc -l)))
+	done
+	check plot.sigterm_leaves_no_temp_file test "$left" = 0
 else
 	skip plot.svg_written "gnuplot not installed"
 	skip plot.png_written_where_selects "gnuplot not installed"
