@@ -886,8 +886,8 @@ static int bench_main(int argc, char **argv)
 	char why[512];
 	int opt, ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "bench", "", opts)) != -1) {
 		switch (opt) {
 		case 'l': do_list = true; break;
 		case 'h': do_help = true; break;
@@ -902,7 +902,6 @@ static int bench_main(int argc, char **argv)
 		case 'q': c.quiet = true; break;
 		case 'n': dry_run = true; break;
 		default:
-			usage(stderr);
 			return 2;
 		}
 	}

@@ -234,6 +234,13 @@ out:
 
 static int cmd_plot(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "where", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct plot_opts o = { 0 };
 	const char *paths[2];
 	struct iop_rs_file f[2] = { 0 };
@@ -241,37 +248,36 @@ static int cmd_plot(int argc, char **argv)
 	const char *metric = NULL;
 	size_t ngroups = 0, npaths = 0, matches = 0, paired = 0;
 	char why[512], tmp[PATH_MAX];
-	int loaded = 0, ret = 2, fd;
+	int loaded = 0, ret = 2, fd, opt;
 	const char *ext;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "plot", "ho:", longopts)) != -1) {
+		switch (opt) {
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--metric") || !strcmp(a, "--where")) {
-			if (i + 1 >= argc)
-				return iop_usage_error("plot", "%s needs a value", a);
-			if (!strcmp(a, "-o")) {
-				o.out = argv[++i];
-			} else if (!strcmp(a, "--metric")) {
-				o.metric = argv[++i];
-			} else {
-				if (o.nwhere == MAX_WHERE)
-					return iop_usage_error("plot", "at most %d --where filters", MAX_WHERE);
-				if (!strchr(argv[i + 1], '='))
-					return iop_usage_error("plot", "--where wants KEY=VALUE, not '%s'", argv[i + 1]);
-				o.where[o.nwhere++] = argv[++i];
-			}
-		} else if (a[0] == '-' && a[1]) {
-			return iop_usage_error("plot", "unknown option '%s' (iopath plot --help)", a);
-		} else if (npaths < 2) {
-			paths[npaths++] = a;
-		} else {
-			return iop_usage_error("plot", "takes exactly two record files, BASE and NEW");
+		case 'o':
+			o.out = optarg;
+			break;
+		case 'm':
+			o.metric = optarg;
+			break;
+		case 'w':
+			if (o.nwhere == MAX_WHERE)
+				return iop_usage_error("plot", "at most %d --where filters", MAX_WHERE);
+			if (!strchr(optarg, '='))
+				return iop_usage_error("plot", "--where wants KEY=VALUE, not '%s'", optarg);
+			o.where[o.nwhere++] = optarg;
+			break;
+		default:
+			return 2;
 		}
 	}
+	if (argc - optind > 2)
+		return iop_usage_error("plot", "takes exactly two record files, BASE and NEW");
+	for (; optind < argc; optind++)
+		paths[npaths++] = argv[optind];
 	if (npaths != 2)
 		return iop_usage_error("plot", "need BASE and NEW record files (iopath plot --help)");
 	if (!o.out)

@@ -357,36 +357,54 @@ static void usage(FILE *f)
 
 static int cmd_run(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "no-bench", no_argument, NULL, 'B' },
+		{ "no-selftests", no_argument, NULL, 'S' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "results", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *profile = "quick", *results = "results";
 	bool do_bench = true, do_tests = true, verbose = false;
 	char dir[PATH_MAX], logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
 	struct step *steps = NULL, bench = { .name = "bench" };
 	struct sigaction sa = { .sa_handler = on_signal };
-	int n = 0, total_fail = 0, timeout;
+	int n = 0, total_fail = 0, timeout, opt;
 	uint64_t t0 = iop_now_ns();
 	struct bench_sum bs = { 0 };
 	time_t now = time(NULL);
 	ssize_t sl;
 	FILE *log;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-bench")) {
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "run", "hv", longopts)) != -1) {
+		switch (opt) {
+		case 'B':
 			do_bench = false;
-		} else if (!strcmp(argv[i], "--no-selftests")) {
+			break;
+		case 'S':
 			do_tests = false;
-		} else if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
-			profile = argv[++i];
-		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
-			results = argv[++i];
-		} else if (!strcmp(argv[i], "-v")) {
+			break;
+		case 'p':
+			profile = optarg;
+			break;
+		case 'r':
+			results = optarg;
+			break;
+		case 'v':
 			verbose = true;
-		} else if (!strcmp(argv[i], "--help")) {
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else {
-			return iop_usage_error("run", "unknown option '%s' (iopath run --help)", argv[i]);
+		default:
+			return 2;
 		}
 	}
+	if (optind < argc)
+		return iop_usage_error("run", "takes no operands ('%s'; iopath run --help)", argv[optind]);
 	if (geteuid() != 0) {
 		fprintf(stderr, "iopath: run: must run as root (it formats scratch devices it creates)\n");
 		return 1;

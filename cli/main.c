@@ -8,6 +8,7 @@
 #endif
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,49 @@ int iop_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return 2;
+}
+
+int iop_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
+	       const struct option *longopts)
+{
+	char opts[64];
+	bool long_opt;
+	int opt, idx;
+
+	/* A leading ':' reports a missing value apart from an unknown option. */
+	if (shortopts[0] == '+')
+		snprintf(opts, sizeof(opts), "+:%s", shortopts + 1);
+	else
+		snprintf(opts, sizeof(opts), ":%s", shortopts);
+	opterr = 0;
+	idx = -1;
+	opt = getopt_long(argc, argv, opts, longopts, &idx);
+	if (idx >= 0 && opt != ':' && opt != '?') {
+		/* No abbreviations: "--force" must not mean "--force-mkfs". */
+		const char *typed = argv[optind - 1];
+		size_t nl = strlen(longopts[idx].name);
+
+		if (optarg && optarg == argv[optind - 1] && optind >= 2)
+			typed = argv[optind - 2];
+		if (strncmp(typed, "--", 2) || strncmp(typed + 2, longopts[idx].name, nl) ||
+		    (typed[2 + nl] && typed[2 + nl] != '=')) {
+			iop_usage_error(cmd, "unknown option '%s' (iopath %s --help)", typed, cmd);
+			return '?';
+		}
+	}
+	if (opt != ':' && opt != '?')
+		return opt;
+	/* A long option is named as typed; a short one by its letter. */
+	long_opt = optind > 0 && optind <= argc && !strncmp(argv[optind - 1], "--", 2);
+	if (opt == ':' && long_opt)
+		iop_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+	else if (opt == ':')
+		iop_usage_error(cmd, "-%c needs a value", optopt);
+	else if (long_opt)
+		iop_usage_error(cmd, "unknown option '%s' (iopath %s --help)", argv[optind - 1], cmd);
+	else
+		iop_usage_error(cmd, "unknown option '-%c' (iopath %s --help)", optopt, cmd);
+	return '?';
 }
 
 const char *iop_src_dir(void)
