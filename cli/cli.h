@@ -21,6 +21,9 @@ struct iop_cmd {
 };
 
 void iop_cmd_register(struct iop_cmd *cmd);
+/* The registered commands, sorted by name; one by name, or NULL. */
+const struct iop_cmd *iop_cmd_first(void);
+const struct iop_cmd *iop_cmd_find(const char *name);
 
 #define IOP_COMMAND(_name, _summary, _fn)				\
 	static struct iop_cmd iop_cmd_##_fn = {				\
