@@ -102,8 +102,16 @@ struct ctx {
 	int failed, skipped, ran, untrusted;
 };
 
+/*
+ * More jobs than anyone runs: a few matrix axes in a small profile must not
+ * multiply into gigabytes of job table.
+ */
+#define MAX_JOBS 4096
+
 static int add_job(struct jobs *js, const struct job *j)
 {
+	if (js->n == MAX_JOBS)
+		return -E2BIG;
 	if (js->n == js->cap) {
 		int cap = js->cap ? js->cap * 2 : 16;
 		struct job *v = realloc(js->v, (size_t)cap * sizeof(*v));
@@ -275,6 +283,14 @@ static int profile_setting(struct section *cur, char *l, const char *where, char
 	return 0;
 }
 
+static void flush_why(int ret, const char *where, char *why, size_t len)
+{
+	if (ret == -E2BIG)
+		snprintf(why, len, "%.280s: the matrix makes more than %d jobs", where, MAX_JOBS);
+	else
+		snprintf(why, len, "%.280s: %s", where, strerror(-ret));
+}
+
 /* Longest profile line: anything longer is an error, never split in two. */
 #define PROFILE_LINE_MAX 1024
 
@@ -323,8 +339,10 @@ static int profile_load(const char *name, struct jobs *js, char *why, size_t len
 			*e = '\0';
 			if (cur == &s) {
 				ret = section_flush(js, &g, &s);
-				if (ret)
+				if (ret) {
+					flush_why(ret, where, why, len);
 					break;
+				}
 			}
 			memset(&s, 0, sizeof(s));
 			l = trim(l + 1);
@@ -347,8 +365,11 @@ static int profile_load(const char *name, struct jobs *js, char *why, size_t len
 	}
 	if (!ret && n != -ENODATA)
 		ret = (int)n;
-	if (!ret && cur == &s)
+	if (!ret && cur == &s) {
 		ret = section_flush(js, &g, &s);
+		if (ret)
+			flush_why(ret, path, why, len);
+	}
 	if (!ret && !js->n) {
 		snprintf(why, len, "profile %.256s: no [benchmark] sections", path);
 		ret = -EINVAL;
@@ -1070,6 +1091,8 @@ static int bench_main(int argc, char **argv)
 					return iop_usage_error("bench", "%s: expected name=value, got '%s'",
 							       base.b->name, argv[i]);
 		}
+		if (ret == -E2BIG)
+			return iop_usage_error("bench", "the matrix makes more than %d jobs", MAX_JOBS);
 		if (ret)
 			return iop_usage_error("bench", "%s", strerror(-ret));
 	} else {
