@@ -48,9 +48,9 @@ UNIT_SRCS := $(wildcard tests/*_test.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(O)/tests/%)
 
 .PHONY: all deps lib cli selftests units run check kselftest kselftest-install \
-	kselftest-gen_tar bench install clean help
+	kselftest-gen_tar bench install clean help fuzz fuzz-build fuzz-regress
 
-all: deps cli selftests units
+all: deps cli selftests units fuzz-regress
 
 deps:
 	$(Q)scripts/deps.sh
@@ -78,6 +78,51 @@ $(O)/tests/%: tests/%.c $(O)/libiopath.a $(LIB_HDRS)
 	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
 
 units: $(UNIT_BINS)
+
+# ---- fuzzing ------------------------------------------------------------
+# tests/fuzz/<target>.c: libFuzzer targets (clang, -fsanitize=fuzzer with
+# ASan and UBSan) over the records reader and compare's output, and the
+# profile parser. `make fuzz FUZZ_SECONDS=N` runs each for N seconds from
+# seeds made of tests/fixtures; the same targets built with a plain main()
+# (tests/fuzz/driver.c) run every corpus once in make check.
+FUZZ_TARGETS ?= records profile
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_O := $(O)/fuzz
+FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Ilib -Icli -Imicrobench -Itests/fuzz \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRCS := $(LIB_SRCS) $(filter-out cli/main.c,$(CLI_SRCS)) tests/fuzz/fuzz_common.c
+FUZZ_OBJS := $(FUZZ_SRCS:%.c=$(FUZZ_O)/obj/%.o)
+REGRESS_OBJS := $(filter-out $(O)/cli/main.o,$(CLI_OBJS)) $(O)/tests/fuzz/fuzz_common.o \
+	$(O)/tests/fuzz/driver.o $(O)/libiopath.a
+
+$(FUZZ_O)/obj/%.o: %.c $(LIB_HDRS) $(CLI_HDRS) tests/fuzz/fuzz.h
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DIOPATH_GIT='"fuzz"' -c $< -o $@
+
+$(FUZZ_O)/bin/%: tests/fuzz/%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZLD  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LIBS) -o $@
+
+$(O)/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -Itests/fuzz -c $< -o $@
+
+$(O)/fuzz-regress/%: $(O)/tests/fuzz/%.o $(REGRESS_OBJS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+
+fuzz-regress: $(FUZZ_TARGETS:%=$(O)/fuzz-regress/%)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_O)/bin/%)
+
+fuzz: fuzz-build
+	$(Q)scripts/deps.sh clang
+	$(Q)scripts/fuzz.sh $(FUZZ_O) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 selftests:
 	@mkdir -p $(O)/selftests
@@ -135,5 +180,6 @@ help:
 	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
 	@echo "sudo make vm-check KERNEL=<bzImage|.deb|package>  the selftests on another kernel under QEMU"
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
+	@echo "make fuzz          FUZZ_SECONDS=60: each libFuzzer target (tests/fuzz) for that long"
 	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."
 	@echo "variables: V=1 verbose, SANITIZE=1 ASan+UBSan, CC=clang, KSRC=/path/to/linux, KSFT_SRC=/usr/src/linux-source-6.1.tar.xz"

@@ -260,20 +260,26 @@ static const char *const env_fields[] = {
  */
 static char *cmdline_norm(const char *cmdline)
 {
-	char *copy = strdup(cmdline), *out = calloc(1, strlen(cmdline) + 1), *tok, *save;
+	char *copy = strdup(cmdline), *out = calloc(1, strlen(cmdline) + 1), *tok, *save, *end;
 
 	if (!copy || !out) {
 		free(copy);
 		free(out);
 		return NULL;
 	}
+	/* Appending at @end, not strcat(): a long cmdline is linear, not quadratic. */
+	end = out;
 	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		size_t l = strlen(tok);
+
 		if (!strncmp(tok, "BOOT_IMAGE=", 11) || !strncmp(tok, "initrd=", 7))
 			continue;
-		if (*out)
-			strcat(out, " ");
-		strcat(out, tok);
+		if (end != out)
+			*end++ = ' ';
+		memcpy(end, tok, l);
+		end += l;
 	}
+	*end = '\0';
 	free(copy);
 	return out;
 }
@@ -506,6 +512,9 @@ static int comparison_build(struct comparison *c, double alpha, char *why, size_
 		snprintf(why, len, "%s", strerror(-ret));
 		return ret;
 	}
+	ret = iop_rs_check(c->groups, c->ngroups, c->base_path, c->new_path, why, len);
+	if (ret)
+		return ret;
 	c->gc = calloc(c->ngroups ? c->ngroups : 1, sizeof(*c->gc));
 	if (!c->gc) {
 		snprintf(why, len, "%s", strerror(ENOMEM));
@@ -894,69 +903,70 @@ static void usage(FILE *f)
 		   "  --fail-on-regression  exit 1 if any metric regressed\n");
 }
 
+/* Options into @o; -1 to go on, else the exit status. Operands from optind. */
+static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regression)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "fail-on-regression", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *end;
+	int opt;
+
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "compare", "h", longopts)) != -1) {
+		switch (opt) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				o->format = F_TEXT;
+			else if (!strcmp(optarg, "commit"))
+				o->format = F_COMMIT;
+			else if (!strcmp(optarg, "json"))
+				o->format = F_JSON;
+			else
+				return iop_usage_error("compare", "--format must be text, commit or json, not '%s'",
+						       optarg);
+			break;
+		case 'a':
+			errno = 0;
+			o->alpha = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->alpha > 0 && o->alpha < 0.5))
+				return iop_usage_error("compare", "--alpha must be a number in (0, 0.5), not '%s'",
+						       optarg);
+			break;
+		case 'r':
+			*fail_on_regression = true;
+			break;
+		default:
+			return 2;
+		}
+	}
+	return -1;
+}
+
 static int cmd_compare(int argc, char **argv)
 {
 	struct opts o = { .format = F_TEXT, .alpha = 0.05 };
 	bool fail_on_regression = false, regressed = false;
-	const char **paths = NULL;
+	const char **paths;
 	struct iop_rs_file *files = NULL;
 	struct comparison *cmps = NULL;
 	size_t npaths = 0, nloaded = 0, ncmp = 0;
 	char why[512];
 	int ret = 2;
 
-	paths = calloc(argc, sizeof(*paths));
-	if (!paths)
-		return 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			ret = 0;
-			goto out;
-		}
-		if (!strncmp(a, "--format", 8) || !strncmp(a, "--alpha", 7)) {
-			const char *eq = strchr(a, '=');
-
-			if (eq) {
-				val = eq + 1;
-			} else if (i + 1 < argc) {
-				val = argv[++i];
-			} else {
-				ret = iop_usage_error("compare", "%s needs a value", a);
-				goto out;
-			}
-		}
-		if (!strncmp(a, "--format", 8) && (a[8] == '\0' || a[8] == '=')) {
-			if (!strcmp(val, "text"))
-				o.format = F_TEXT;
-			else if (!strcmp(val, "commit"))
-				o.format = F_COMMIT;
-			else if (!strcmp(val, "json"))
-				o.format = F_JSON;
-			else {
-				ret = iop_usage_error("compare", "--format must be text, commit or json, not '%s'", val);
-				goto out;
-			}
-		} else if (!strncmp(a, "--alpha", 7) && (a[7] == '\0' || a[7] == '=')) {
-			char *end;
-
-			errno = 0;
-			o.alpha = strtod(val, &end);
-			if (errno || end == val || *end || !(o.alpha > 0 && o.alpha < 0.5)) {
-				ret = iop_usage_error("compare", "--alpha must be a number in (0, 0.5), not '%s'", val);
-				goto out;
-			}
-		} else if (!strcmp(a, "--fail-on-regression")) {
-			fail_on_regression = true;
-		} else if (a[0] == '-' && a[1]) {
-			ret = iop_usage_error("compare", "unknown option '%s' (iopath compare --help)", a);
-			goto out;
-		} else {
-			paths[npaths++] = a;
-		}
-	}
+	ret = parse_opts(argc, argv, &o, &fail_on_regression);
+	if (ret >= 0)
+		return ret;
+	ret = 2;
+	paths = (const char **)argv + optind;
+	npaths = (size_t)(argc - optind);
 	if (npaths < 2) {
 		ret = iop_usage_error("compare", "need a BASE and at least one NEW file (iopath compare --help)");
 		goto out;
@@ -1028,7 +1038,6 @@ out:
 		iop_rs_free(&files[i]);
 	free(cmps);
 	free(files);
-	free(paths);
 	return ret;
 }
 

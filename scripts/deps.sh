@@ -46,6 +46,7 @@ kmod:/sbin/depmod
 "
 pkgs_clang="
 clang:/usr/bin/clang
+libclang-rt-dev:/usr/share/doc/libclang-rt-dev/copyright
 "
 
 missing=""
