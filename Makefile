@@ -46,6 +46,9 @@ CLI_HDRS := $(wildcard cli/*.h microbench/*.h)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
 UNIT_SRCS := $(wildcard tests/*_test.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(O)/tests/%)
+# Harness binaries the tests/*.sh scripts run (not run by make check itself).
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_BINS := $(HELPER_SRCS:tests/%.c=$(O)/tests/%)
 
 .PHONY: all deps lib cli selftests units run check kselftest kselftest-install \
 	kselftest-gen_tar bench install clean help fuzz fuzz-build fuzz-regress
@@ -77,7 +80,12 @@ $(O)/tests/%: tests/%.c $(O)/libiopath.a $(LIB_HDRS)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
 
-units: $(UNIT_BINS)
+$(O)/tests/helpers/%: tests/helpers/%.c $(O)/libiopath.a $(LIB_HDRS) $(wildcard selftests/*.h)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
+
+units: $(UNIT_BINS) $(HELPER_BINS)
 
 # ---- fuzzing ------------------------------------------------------------
 # tests/fuzz/<target>.c: libFuzzer targets (clang, -fsanitize=fuzzer with
@@ -168,6 +176,8 @@ install: all kselftest-install
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
 	install -m 0755 scripts/vm.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -d $(DESTDIR)$(PREFIX)/share/iopath/lib
+	install -m 0644 lib/kmsg_patterns.h $(DESTDIR)$(PREFIX)/share/iopath/lib/
 
 clean:
 	rm -rf $(O)

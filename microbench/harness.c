@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "probe.h"
 #include "iopath.h"
 
 /* ---- registry ---------------------------------------------------------- */
@@ -1360,7 +1361,8 @@ out_skip:
 	json_decref(r->extra);
 	r->extra = NULL;
 	json_decref(job_recs);
-	if (ret == -EOPNOTSUPP || ret == -ENODEV || ret == -ENOENT || ret == -ENOSYS || ret == -EPERM)
+	/* The one skip policy (lib/probe.h): only what the kernel lacks. */
+	if (iop_errno_means_absent(-ret))
 		return IOP_SKIPPED;
 	return ret;
 }
