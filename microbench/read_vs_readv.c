@@ -246,6 +246,7 @@ static int rv_run(struct iop_worker *w)
 			if (__builtin_expect(n != bs, 0) && (ret = rv_short(w, t, j, n, "read")))
 				return ret;
 			iop_count(w, 1);
+			iop_inject(w, 1);
 		}
 		t->bare_iters[PH_BARE_READ] = w->ops - start;
 		return 0;
@@ -255,6 +256,7 @@ static int rv_run(struct iop_worker *w)
 			if (__builtin_expect(n != bs, 0) && (ret = rv_short(w, t, j, n, "readv")))
 				return ret;
 			iop_count(w, 1);
+			iop_inject(w, 1);
 		}
 		t->bare_iters[PH_BARE_READV] = w->ops - start;
 		return 0;
@@ -264,6 +266,7 @@ static int rv_run(struct iop_worker *w)
 			if (__builtin_expect(n != bs, 0) && (ret = rv_short(w, t, j, n, "preadv2")))
 				return ret;
 			iop_count(w, 1);
+			iop_inject(w, 1);
 		}
 		return 0;
 	case PH_URING:
@@ -277,6 +280,7 @@ static int rv_run(struct iop_worker *w)
 					return ret;
 			}
 			iop_count(w, 1);
+			iop_inject(w, 1);
 		}
 		return 0;
 	case PH_BARE_READ: {
@@ -287,6 +291,7 @@ static int rv_run(struct iop_worker *w)
 			n = read(t->fd, t->buf, j->bs);
 			if (__builtin_expect(n != bs, 0) && (ret = rv_short(w, t, j, n, "read")))
 				return ret;
+			iop_inject(w, 1);
 		}
 		w->ops += iters;
 		return 0;
@@ -298,6 +303,7 @@ static int rv_run(struct iop_worker *w)
 			n = readv(t->fd, &iov, 1);
 			if (__builtin_expect(n != bs, 0) && (ret = rv_short(w, t, j, n, "readv")))
 				return ret;
+			iop_inject(w, 1);
 		}
 		w->ops += iters;
 		return 0;
