@@ -158,3 +158,39 @@ size_t iop_group_means(const double *x, const char *const *key, size_t n, bool r
 	}
 	return ng;
 }
+
+static void mean_var(const double *x, size_t n, bool reciprocal, double *mean, double *var)
+{
+	double sum = 0, sq = 0, y;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += reciprocal ? 1 / x[i] : x[i];
+	*mean = sum / (double)n;
+	for (i = 0; i < n; i++) {
+		y = (reciprocal ? 1 / x[i] : x[i]) - *mean;
+		sq += y * y;
+	}
+	*var = n > 1 ? sq / (double)(n - 1) : NAN;
+}
+
+double iop_welch_p(const double *xb, size_t nb, const double *xn, size_t nn, bool reciprocal,
+		   double *rel)
+{
+	double mb, vb, mn, vn, df, t;
+
+	*rel = NAN;
+	if (nb < 2 || nn < 2)
+		return NAN;
+	mean_var(xb, nb, reciprocal, &mb, &vb);
+	mean_var(xn, nn, reciprocal, &mn, &vn);
+	if (mb != 0)
+		*rel = (mn - mb) / fabs(mb);
+	vb /= (double)nb;
+	vn /= (double)nn;
+	if (vb + vn == 0)
+		return mn == mb ? 1 : 0;
+	df = iop_welch_df(vb, nb, vn, nn);
+	t = (mn - mb) / sqrt(vb + vn);
+	return 2 * gsl_cdf_tdist_Q(fabs(t), df);
+}

@@ -51,4 +51,12 @@ double iop_ci_rel_halfwidth(const double *x, size_t n, double alpha, bool recipr
 size_t iop_group_means(const double *x, const char *const *key, size_t n, bool reciprocal,
 		       double *means);
 
+/*
+ * Welch's two-sided t-test of the means of @xb and @xn (of 1/x with
+ * @reciprocal, the scale rates are tested on). Returns p (NAN when
+ * undefined); @rel gets (mean_n - mean_b) / |mean_b| on that scale.
+ */
+double iop_welch_p(const double *xb, size_t nb, const double *xn, size_t nn, bool reciprocal,
+		   double *rel);
+
 #endif
