@@ -864,6 +864,16 @@ static void print_machine(FILE *out, json_t *rec)
 	fputc('\n', out);
 }
 
+/* "; tested over boots: 2 base, 3 new" where a side has several. */
+static void print_boots(FILE *out, const struct group_cmp *gc)
+{
+	const struct side_stats *s = gc->nm ? gc->m[0].s : NULL;
+
+	if (s && (s[0].by_boot || s[1].by_boot))
+		fprintf(out, "; tested over boots: %zu base, %zu new", s[0].by_boot ? s[0].boots : 1,
+			s[1].by_boot ? s[1].boots : 1);
+}
+
 /* "improvement", or "no significant change (could have seen >= 2.1%)" instead of a bare "-". */
 static void verdict_text(char *buf, size_t len, const struct metric_cmp *m, bool caveat)
 {
@@ -898,9 +908,11 @@ static void print_text(FILE *out, struct comparison *c, const struct opts *o)
 
 		fprintf(out, "\n=========================================================================================\n");
 		print_lkp_params(out, g);
-		fprintf(out, "\nruns: %zu base, %zu new%s%s\n\n", g->n[0], g->n[1],
+		fprintf(out, "\nruns: %zu base, %zu new%s%s", g->n[0], g->n[1],
 			gc->untrusted ? "; untrusted records, see notes" : "",
 			gc->env_differs ? "; environment differs, see notes" : "");
+		print_boots(out, gc);
+		fprintf(out, "\n\n");
 		fprintf(out, "%-16s %s\n", hdr_b, hdr_n);
 		fprintf(out, "---------------- --------------------------- \n");
 		fprintf(out, "         %%stddev     %%change         %%stddev  %20s  verdict\n", ci_hdr);

@@ -210,7 +210,6 @@ struct iop_rep {
 	double *cpu_ns_per_op[IOP_MAX_PHASES];	/* the workers' own CPU time: robust to preemption */
 	uint64_t ops[IOP_MAX_PHASES];	/* over the whole repetition */
 	double usr_ns_per_op, sys_ns_per_op;
-	double cpu_total_ns_per_op;		/* CLOCK_THREAD_CPUTIME_ID: exact */
 	double on_cpu_pct;			/* worker CPU time / wall time */
 	struct iop_hist *hist;		/* all workers merged, or NULL */
 };

@@ -896,6 +896,27 @@ static int sleep_until(uint64_t t)
 	return iop_interrupted ? -EINTR : 0;
 }
 
+/*
+ * The workers' CPU time so far, read from the sampling thread through
+ * their CPU clocks: per-interval CPU time per operation, of which a
+ * repetition keeps the median, so that an interval disturbed by a
+ * co-tenant (cache and TLB refills after preemption) does not move it.
+ */
+static uint64_t workers_cpu_ns(const struct pool *pool, const struct iop_run *r)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < r->nworkers && i < pool->nthreads; i++) {
+		struct timespec ts;
+		clockid_t cid;
+
+		if (pthread_getcpuclockid(pool->th[i], &cid) || clock_gettime(cid, &ts))
+			continue;
+		sum += (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	return sum;
+}
+
 struct rep_result {
 	struct iop_rep rep;
 	double foreign_pct, steal_pct;
@@ -960,11 +981,12 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 	res->rep.nsamples = nsamples;
 	cpu_acct_read(&a0);
 	if (r->nphases == 1) {
-		uint64_t t0, t, prev_t, ops, prev_ops;
+		uint64_t t0, t, prev_t, ops, prev_ops, cpu, prev_cpu;
 
 		pool_command(pool, r, CMD_RUN, 0);
 		t0 = prev_t = iop_now_ns();
 		prev_ops = sum_ops(r);
+		prev_cpu = workers_cpu_ns(pool, r);
 		for (int s = 0; s < nsamples; s++) {
 			ret = sleep_until(t0 + (uint64_t)(s + 1) * interval);
 			if (ret || pool_ndone(pool))
@@ -974,6 +996,10 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 			res->rep.rate[0][s] = (double)(ops - prev_ops) * 1e9 / (double)(t - prev_t);
 			res->rep.ns_per_op[0][s] = res->rep.rate[0][s] > 0 ?
 				1e9 * r->nworkers / res->rep.rate[0][s] : NAN;
+			cpu = workers_cpu_ns(pool, r);
+			res->rep.cpu_ns_per_op[0][s] = ops > prev_ops ?
+				(double)(cpu - prev_cpu) / (double)(ops - prev_ops) : NAN;
+			prev_cpu = cpu;
 			if (ops == prev_ops)
 				res->empty++;
 			prev_ops = ops;
@@ -1045,7 +1071,6 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 	res->rep.on_cpu_pct = wall_ns ? (double)cpu_ns * 100.0 / (double)wall_ns : NAN;
 	res->rep.usr_ns_per_op = all_ops ? utime * 1e9 / (double)all_ops : NAN;
 	res->rep.sys_ns_per_op = all_ops ? stime * 1e9 / (double)all_ops : NAN;
-	res->rep.cpu_total_ns_per_op = all_ops ? (double)cpu_ns / (double)all_ops : NAN;
 
 	/* Other processes' CPU time, as a share of one CPU over the repetition. */
 	{
@@ -1145,7 +1170,8 @@ static int make_record(struct iop_run *r, const struct iop_harness_opts *o, int 
 		iop_metric_add(r, rec, "cpu_usr_ns_per_op", &usr, 1);
 		iop_metric_add(r, rec, "cpu_sys_ns_per_op", &sys, 1);
 		iop_metric_add(r, rec, "cpu_usr_share", &share, 1);
-		iop_metric_add(r, rec, "cpu_ns_per_op", &res->rep.cpu_total_ns_per_op, 1);
+		iop_metric_add(r, rec, "cpu_ns_per_op", res->rep.cpu_ns_per_op[0],
+			       (size_t)res->rep.nsamples);
 	}
 	if (ret) {
 		json_decref(rec);
