@@ -253,6 +253,26 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 	fprintf(out, "(%s, tested as %s)\n", metric, rate ? "time per operation, 1/x" : "its mean");
 }
 
+int iop_calib_check(const struct iop_bench *b, char **kv, int nkv, char *why, size_t len)
+{
+	struct iop_run proto = { 0 };
+	const struct iop_metric *m;
+	const char *metric;
+	int ret;
+
+	ret = iop_params_parse(b, &proto, kv, nkv, why, len);
+	if (ret)
+		return ret;
+	metric = iop_main_metric(&proto);
+	m = metric_decl(b, metric);
+	if (!m || !inject_clock_for(&proto, m)) {
+		snprintf(why, len, "main_metric=%s: a busy-wait has no known effect on it; calibrate a rate (ops/s), cpu_ns_per_op or the ns per call of a benchmark with clock=",
+			 metric);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct iop_calib_opts *o,
 		  iop_calib_side_fn fn, void *arg, FILE *out, char *why, size_t len)
 {
@@ -266,17 +286,13 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 	char load0[128], load1[128];
 	int ret;
 
-	ret = iop_params_parse(b, &proto, kv, nkv, why, len);
+	ret = iop_calib_check(b, kv, nkv, why, len);
 	if (ret)
 		return ret;
+	iop_params_parse(b, &proto, kv, nkv, why, len);
 	metric = iop_main_metric(&proto);
 	m = metric_decl(b, metric);
-	clock = m ? inject_clock_for(&proto, m) : NULL;
-	if (!clock) {
-		snprintf(why, len, "main_metric=%s: a busy-wait has no known effect on it; calibrate a rate or a time per operation (main_metric=cpu_ns_per_op%s)",
-			 metric, has_param(b, "clock") ? ", read_ns" : "");
-		return -EINVAL;
-	}
+	clock = inject_clock_for(&proto, m);
 	a = calloc((size_t)o->pairs, sizeof(*a));
 	a2 = calloc((size_t)o->pairs, sizeof(*a2));
 	bs = calloc((size_t)o->neffects, sizeof(*bs));

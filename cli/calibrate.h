@@ -31,6 +31,9 @@ typedef int (*iop_calib_side_fn)(void *arg, char **kv, int nkv, json_t *recs, ch
 /* Parse "1,2,5" (percent) into @o->effects; -EINVAL on anything else. */
 int iop_calib_parse_effects(struct iop_calib_opts *o, const char *list);
 
+/* -EINVAL and why when the job's main metric cannot carry a known effect. */
+int iop_calib_check(const struct iop_bench *b, char **kv, int nkv, char *why, size_t len);
+
 /*
  * Calibrate benchmark @b with the job's parameters @kv: A/A pairs and
  * pairs with each known effect, each side run by @side. The report goes

@@ -1132,6 +1132,8 @@ static int bench_main(int argc, char **argv)
 			return iop_usage_error("bench", "%s: %s", js.v[i].b->name, why);
 		if (c.vs_fio && !js.v[i].b->fio)
 			return iop_usage_error("bench", "%s has no matching fio job", js.v[i].b->name);
+		if (do_calibrate && iop_calib_check(js.v[i].b, kv, n, why, sizeof(why)))
+			return iop_usage_error("bench", "--calibrate %s: %s", js.v[i].b->name, why);
 	}
 	if (dry_run) {
 		for (int i = 0; i < js.n; i++) {

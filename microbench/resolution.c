@@ -19,6 +19,11 @@
  *   until the 95% confidence interval of the main metric's mean (on the
  *   scale compare tests: 1/x for rates) is within +-PCT, or time_budget
  *   seconds have passed, and records which ended it.
+ *
+ * What the spike-in does not measure: a busy-wait adds time, not the
+ * cache, lock or scheduling effects a real change in the kernel has, so a
+ * calibration says how small an effect a comparison can resolve, not how
+ * a given patch will show up.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
