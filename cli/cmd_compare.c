@@ -864,11 +864,26 @@ static void print_machine(FILE *out, json_t *rec)
 	fputc('\n', out);
 }
 
-/* "; tested over boots: 2 base, 3 new" where a side has several. */
+/* The metric the runs chose for their verdict (run.main_metric), when both sides agree. */
+static const char *main_metric(const struct iop_rs_group *g)
+{
+	json_t *b = json_object_get(json_object_get(g->recs[0][0], "run"), "main_metric");
+	json_t *n = json_object_get(json_object_get(g->recs[1][0], "run"), "main_metric");
+
+	return json_is_string(b) && json_equal(b, n) ? json_string_value(b) : NULL;
+}
+
+/*
+ * "; tested over boots: 2 base, 3 new" where a side has several, and the
+ * main metric the runs chose for their verdict.
+ */
 static void print_boots(FILE *out, const struct group_cmp *gc)
 {
 	const struct side_stats *s = gc->nm ? gc->m[0].s : NULL;
+	const char *main = main_metric(gc->g);
 
+	if (main)
+		fprintf(out, "; verdict metric %s", main);
 	if (s && (s[0].by_boot || s[1].by_boot))
 		fprintf(out, "; tested over boots: %zu base, %zu new", s[0].by_boot ? s[0].boots : 1,
 			s[1].by_boot ? s[1].boots : 1);
@@ -1055,11 +1070,11 @@ static json_t *comparison_json(struct comparison *c)
 				json_object_set_new(o, "why_not_tested", json_string(m->why));
 			json_array_append_new(metrics, o);
 		}
-		json_array_append_new(groups, json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o}",
+		json_array_append_new(groups, json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o, s:s?}",
 			"bench", gc->g->bench, "params", gc->g->params,
 			"runs", "base", (json_int_t)gc->g->n[0], "new", (json_int_t)gc->g->n[1],
 			"untrusted", gc->untrusted, "env_differs", gc->env_differs,
-			"metrics", metrics));
+			"metrics", metrics, "main_metric", main_metric(gc->g)));
 	}
 	cmp = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:I}, s:o, s:o}",
 			"base", "file", c->base_path, "kernel", kernel_of(c->base), "records", (json_int_t)c->base->n,
