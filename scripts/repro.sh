@@ -175,8 +175,27 @@ for name in "$@"; do
 		n_skip=$((n_skip + 1))
 		continue
 	fi
-	out=$("$iopath" scratch create --fs "$fs" --backing loop ${mkfs:+--mkfs-opts "$mkfs"} \
-		-- sh "$file" . 2>&1)
+	# A reproducer that reads tracepoints gets tracefs in a private mount
+	# namespace when the machine has none mounted.
+	wrap=""
+	if [ "$(header "$file" needs)" = tracefs ] && [ ! -d /sys/kernel/tracing/instances ] &&
+	   [ ! -d /sys/kernel/debug/tracing/instances ]; then
+		wrap=tracefs
+		if ! command -v unshare >/dev/null 2>&1; then
+			echo "$name: skip: tracefs is not mounted and unshare(1) is missing"
+			n_skip=$((n_skip + 1))
+			continue
+		fi
+	fi
+	if [ -n "$wrap" ]; then
+		# shellcheck disable=SC2016 # $0 is the inner shell's
+		out=$("$iopath" scratch create --fs "$fs" --backing loop ${mkfs:+--mkfs-opts "$mkfs"} \
+			-- unshare -m --propagation private \
+			sh -c 'mount -t tracefs tracefs /sys/kernel/tracing && exec sh "$0" .' "$file" 2>&1)
+	else
+		out=$("$iopath" scratch create --fs "$fs" --backing loop ${mkfs:+--mkfs-opts "$mkfs"} \
+			-- sh "$file" . 2>&1)
+	fi
 	rc=$?
 	last=$(printf '%s\n' "$out" | tail -n 1)
 	[ "$verbose" = 1 ] && printf '%s\n' "$out" | sed "s/^/  $name: /" >&2
