@@ -13,7 +13,7 @@
 # through the iomap_iter_dstmap tracepoint.
 #
 # usage: xfs-unshare-hole-cow.sh DIR   (DIR on XFS with reflink, 4k blocks;
-#        tracefs mounted at /sys/kernel/tracing; root)
+#        tracefs at $TRACEFS or /sys/kernel/tracing; root)
 # exit: 1 reproduced, 0 not reproduced, 2 could not run
 #
 # repro-fs: xfs
@@ -23,9 +23,11 @@
 set -u
 dir=${1:?usage: $0 DIR (a directory on the filesystem to test)}
 command -v xfs_io >/dev/null || { echo "xfs_io not found (xfsprogs)"; exit 2; }
-tr=/sys/kernel/tracing
-[ -d $tr/instances ] || tr=/sys/kernel/debug/tracing
-[ -d $tr/instances ] || { echo "tracefs is not mounted at /sys/kernel/tracing"; exit 2; }
+# tracefs: $TRACEFS if set (iopath repro mounts one there when needed),
+# else where it is usually mounted.
+tr=${TRACEFS:-/sys/kernel/tracing}
+[ -d "$tr/instances" ] || tr=/sys/kernel/debug/tracing
+[ -d "$tr/instances" ] || { echo "tracefs is not mounted (mount -t tracefs tracefs /sys/kernel/tracing)"; exit 2; }
 src=$dir/xfs-unshare-hole-cow.src.$$
 dst=$dir/xfs-unshare-hole-cow.dst.$$
 inst=$tr/instances/iopath-repro-$$

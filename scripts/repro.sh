@@ -151,6 +151,15 @@ expected() {
 	fi
 }
 
+tracefs=""
+# shellcheck disable=SC2317 # called by the traps
+drop_tracefs() {
+	[ -n "$tracefs" ] && umount "$tracefs" 2>/dev/null && rmdir "$tracefs"
+}
+trap 'drop_tracefs' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 start=$(cut -d' ' -f1 /proc/uptime)
 n_run=0 n_repro=0 n_skip=0 n_bad=0 n_known=0
 for name in "$@"; do
@@ -175,28 +184,27 @@ for name in "$@"; do
 		n_skip=$((n_skip + 1))
 		continue
 	fi
-	# A reproducer that reads tracepoints gets tracefs in a private mount
-	# namespace when the machine has none mounted.
-	wrap=""
+	# A reproducer that reads tracepoints gets a tracefs mount of its own
+	# under /run/iopath when the machine has none mounted (tracefs is one
+	# instance however often it is mounted). Not a private mount
+	# namespace: that would hold a copy of every other run's scratch
+	# mounts while it lives, and their unmount would not take effect.
+	tracefs=""
 	if [ "$(header "$file" needs)" = tracefs ] && [ ! -d /sys/kernel/tracing/instances ] &&
 	   [ ! -d /sys/kernel/debug/tracing/instances ]; then
-		wrap=tracefs
-		if ! command -v unshare >/dev/null 2>&1; then
-			echo "$name: skip: tracefs is not mounted and unshare(1) is missing"
-			n_skip=$((n_skip + 1))
+		tracefs=/run/iopath/tracefs-repro-$$
+		if ! mkdir -p "$tracefs" || ! mount -t tracefs tracefs "$tracefs"; then
+			rmdir "$tracefs" 2>/dev/null
+			echo "$name: error: cannot mount tracefs at $tracefs"
+			n_bad=$((n_bad + 1))
 			continue
 		fi
 	fi
-	if [ -n "$wrap" ]; then
-		# shellcheck disable=SC2016 # $0 is the inner shell's
-		out=$("$iopath" scratch create --fs "$fs" --backing loop ${mkfs:+--mkfs-opts "$mkfs"} \
-			-- unshare -m --propagation private \
-			sh -c 'mount -t tracefs tracefs /sys/kernel/tracing && exec sh "$0" .' "$file" 2>&1)
-	else
-		out=$("$iopath" scratch create --fs "$fs" --backing loop ${mkfs:+--mkfs-opts "$mkfs"} \
-			-- sh "$file" . 2>&1)
-	fi
+	out=$(TRACEFS=$tracefs "$iopath" scratch create --fs "$fs" --backing loop \
+		${mkfs:+--mkfs-opts "$mkfs"} -- sh "$file" . 2>&1)
 	rc=$?
+	drop_tracefs
+	tracefs=""
 	last=$(printf '%s\n' "$out" | tail -n 1)
 	[ "$verbose" = 1 ] && printf '%s\n' "$out" | sed "s/^/  $name: /" >&2
 	n_run=$((n_run + 1))
