@@ -162,6 +162,12 @@ vm-check: kselftest-install
 run: all
 	$(Q)$(O)/iopath run $(RUN_ARGS)
 
+# The reproducers of the kernel bugs the selftests found (docs/kernel-bugs),
+# on the running kernel or, with KERNEL=..., in a QEMU guest booting it.
+.PHONY: repro
+repro: cli
+	$(Q)$(O)/iopath repro $(if $(KERNEL),--kernel "$(KERNEL)") $(REPRO_ARGS)
+
 check: all
 	$(Q)bash scripts/check.sh $(O)
 
@@ -186,6 +192,7 @@ help:
 	@echo "make               build build/iopath, the selftests and the unit tests"
 	@echo "sudo make run      scratch ext4 and XFS, all selftests, the quick benchmarks, a summary"
 	@echo "sudo make check    the project's own tests (unit tests, selftests, benchmark smoke runs)"
+	@echo "sudo make repro    the reproducers of known kernel bugs, one line each (KERNEL=... in a VM)"
 	@echo "sudo make kselftest  the selftests through run_kselftest.sh (KSFT_ARGS=... passed on)"
 	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
 	@echo "sudo make vm-check KERNEL=<bzImage|.deb|package>  the selftests on another kernel under QEMU"
