@@ -159,6 +159,15 @@ vm-check: kselftest-install
 	$(Q)scripts/deps.sh vm
 	$(Q)scripts/vm.sh --build $(O) --kernel "$(KERNEL)" $(VM_ARGS)
 
+# The mutation campaign (docs/efficacy.md): build a small kernel from KSRC
+# (default: Debian unstable's newest linux-source-7.x), then each mutant of
+# configs/mutants/. MUTATE_ARGS go to scripts/mutate.sh, e.g.
+# MUTATE_ARGS="01-iter-fbatch-not-released --pristine-runs 1".
+.PHONY: mutate
+mutate: kselftest-install
+	$(Q)scripts/deps.sh vm mutate
+	$(Q)scripts/mutate.sh --build $(O) $(if $(KSRC),--ksrc "$(KSRC)") $(MUTATE_ARGS)
+
 run: all
 	$(Q)$(O)/iopath run $(RUN_ARGS)
 
@@ -180,7 +189,7 @@ install: all kselftest-install
 	cp -a $(KSFT_INSTALL) $(DESTDIR)$(PREFIX)/libexec/iopath/
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
-	install -m 0755 scripts/vm.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/lib
 	install -m 0644 lib/kmsg_patterns.h $(DESTDIR)$(PREFIX)/share/iopath/lib/
@@ -196,6 +205,7 @@ help:
 	@echo "sudo make kselftest  the selftests through run_kselftest.sh (KSFT_ARGS=... passed on)"
 	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
 	@echo "sudo make vm-check KERNEL=<bzImage|.deb|package>  the selftests on another kernel under QEMU"
+	@echo "sudo make mutate [KSRC=dir]   kernel mutation campaign: the kill matrix (docs/efficacy.md)"
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
 	@echo "make fuzz          FUZZ_SECONDS=60: each libFuzzer target (tests/fuzz) for that long"
 	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."
