@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_check.h"
 #include "cli.h"
 #include "iopath.h"
 
@@ -407,8 +408,64 @@ static void usage(FILE *f)
 		   "IOPATH_SCRATCH_DIR; see README).\n");
 }
 
+/*
+ * Everything a run can get wrong before it starts, checked before anything
+ * is made: the scratch backing the environment names (a refused device is
+ * one line and exit 2, not every selftest failing), the benchmark profile
+ * (iopath bench --dry-run checks it), and the results directory. Returns 0
+ * or the exit status.
+ */
+static int validate_run(const char *profile, const char *results, bool do_bench)
+{
+	struct iop_backing_info bi;
+	char why[512], self[PATH_MAX];
+	struct stat st;
+	int status;
+	ssize_t sl;
+	pid_t pid;
+
+	if (iop_backing_check(NULL, &bi, why, sizeof(why)))
+		return iop_usage_error("run", "%s", why);
+	if (do_bench) {
+		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		self[sl > 0 ? sl : 0] = '\0';
+		pid = fork();
+		if (pid < 0)
+			return iop_usage_error("run", "fork: %s", strerror(errno));
+		if (!pid) {
+			int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+			if (null >= 0)
+				dup2(null, STDOUT_FILENO);
+			execl(self, self, "bench", "--dry-run", "--quiet", "--profile", profile, (char *)NULL);
+			_exit(127);
+		}
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		/* bench said what is wrong, in one line */
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			return 2;
+	}
+	if (mkdir(results, 0755) && errno != EEXIST)
+		return iop_usage_error("run", "--results %s: %s", results, strerror(errno));
+	if (stat(results, &st) || !S_ISDIR(st.st_mode))
+		return iop_usage_error("run", "--results %s: not a directory", results);
+	if (access(results, W_OK | X_OK))
+		return iop_usage_error("run", "--results %s: %s", results, strerror(errno));
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "no-bench", no_argument, NULL, 'B' },
+		{ "no-selftests", no_argument, NULL, 'S' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "results", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *profile = "quick", *results = "results";
 	bool do_bench = true, do_tests = true, verbose = false;
 	char dir[PATH_MAX], logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
@@ -418,45 +475,59 @@ static int cmd_run(int argc, char **argv)
 	struct step *steps = NULL, bench = { .name = "bench" }, coverage = { .name = "coverage" };
 	FILE *all = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
-	int n = 0, total_fail = 0, timeout;
+	int n = 0, total_fail = 0, timeout, opt, ret, fd;
 	uint64_t t0 = iop_now_ns();
 	struct bench_sum bs = { 0 };
 	time_t now = time(NULL);
 	ssize_t sl;
 	FILE *log;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-bench")) {
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "run", "hv", longopts)) != -1) {
+		switch (opt) {
+		case 'B':
 			do_bench = false;
-		} else if (!strcmp(argv[i], "--no-selftests")) {
+			break;
+		case 'S':
 			do_tests = false;
-		} else if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
-			profile = argv[++i];
-		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
-			results = argv[++i];
-		} else if (!strcmp(argv[i], "-v")) {
+			break;
+		case 'p':
+			profile = optarg;
+			break;
+		case 'r':
+			results = optarg;
+			break;
+		case 'v':
 			verbose = true;
-		} else if (!strcmp(argv[i], "--help")) {
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else {
-			return iop_usage_error("run", "unknown option '%s' (iopath run --help)", argv[i]);
+		default:
+			return 2;
 		}
 	}
+	if (optind < argc)
+		return iop_usage_error("run", "takes no operands ('%s'; iopath run --help)", argv[optind]);
 	if (geteuid() != 0) {
 		fprintf(stderr, "iopath: run: must run as root (it formats scratch devices it creates)\n");
 		return 1;
 	}
-	if (mkdir(results, 0755) && errno != EEXIST) {
-		fprintf(stderr, "iopath: run: %s: %s\n", results, strerror(errno));
+	ret = validate_run(profile, results, do_bench);
+	if (ret)
+		return ret;
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
+	/* run-<time>-<pid>.log, created with O_EXCL; the records file shares its stem */
+	fd = iop_out_unique(results, "run", ".log", logpath, sizeof(logpath));
+	if (fd < 0) {
+		fprintf(stderr, "iopath: run: %s/run-*.log: %s\n", results, strerror(-fd));
 		return 1;
 	}
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-	snprintf(logpath, sizeof(logpath), "%s/run-%s.log", results, stamp);
-	snprintf(out, sizeof(out), "%s/run-%s.jsonl", results, stamp);
-	log = fopen(logpath, "w");
+	snprintf(out, sizeof(out), "%.*s.jsonl", (int)(strlen(logpath) - 4), logpath);
+	log = fdopen(fd, "w");
 	if (!log) {
 		fprintf(stderr, "iopath: run: %s: %s\n", logpath, strerror(errno));
+		close(fd);
 		return 1;
 	}
 	sigaction(SIGINT, &sa, NULL);

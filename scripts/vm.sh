@@ -84,6 +84,8 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   -v, --verbose  kernel console to stderr as it arrives
   --fetch-only   fetch and unpack the kernel into the cache, print the
                  kernel image's path, boot nothing
+  --repro        run the kernel bug reproducers (scripts/repro.sh, the
+                 arguments after -- go to it) instead of the selftests
   after --:      passed to run_kselftest.sh, e.g. -t iopath:folio_batch_test
 
 Packages are fetched from bookworm, bookworm-updates, bookworm-security and
@@ -118,6 +120,7 @@ append=""
 log_out=""
 verbose=0
 fetch_only=0
+repro=0
 guest_env=()
 known_failures=$top/configs/known-failures
 while [ $# -gt 0 ]; do
@@ -150,6 +153,7 @@ while [ $# -gt 0 ]; do
 	--timeout=*) timeout_s=${1#*=}; shift ;;
 	-v|--verbose) verbose=1; shift ;;
 	--fetch-only) fetch_only=1; shift ;;
+	--repro) repro=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage_error "unknown option '$1' (see --help)" ;;
@@ -496,6 +500,18 @@ stage_selftests() {
 	[ "$n" -gt 0 ] || fail "no selftest binaries in $dst/iopath (is the selftests build empty?)"
 }
 
+# iopath repro in the guest: the runner, the reproducers and the iopath
+# binary for its scratch filesystems, in a tree like the checkout's.
+stage_repro() {
+	local dst=/iopath/repro
+	[ -x "$build/iopath" ] || fail "no $build/iopath (run make)"
+	copy_with_libs "$build/iopath" "$dst/build/iopath"
+	mkdir -p "$root$dst/scripts" "$root$dst/reproducers"
+	cp "$top/scripts/repro.sh" "$root$dst/scripts/"
+	cp "$top"/reproducers/*.sh "$root$dst/reproducers/"
+	touch "$root/etc/iopath-vm/repro"
+}
+
 # The modules of VM_MODULES that exist, with their dependencies, dependencies
 # first, decompressed into the initramfs; /etc/iopath-vm/modules lists the
 # load order.
@@ -572,6 +588,18 @@ while read -r m; do
 		say "# iopath-vm: insmod $m: $(cat /tmp/insmod.err)"
 done < /etc/iopath-vm/modules
 
+if [ -f /etc/iopath-vm/repro ]; then
+	set --
+	while IFS= read -r a; do
+		set -- "$@" "$a"
+	done < /etc/iopath-vm/args
+	IOPATH_KNOWN_FAILURES=/etc/iopath-vm/known-failures \
+		/iopath/repro/scripts/repro.sh --result-line "$@" >&3 2>&1
+	sync
+	poweroff -f
+	echo o > /proc/sysrq-trigger
+fi
+
 # The kernel's features, probed once: what the requirements are judged by.
 if ! /iopath/kselftest/iopath/iopath_probe > /tmp/features 2>/tmp/probe.err; then
 	say "# iopath-vm: iopath_probe failed: $(cat /tmp/probe.err)"
@@ -628,13 +656,17 @@ build_initramfs() {
 	[ -d /usr/share/xfsprogs ] && mkdir -p "$root/usr/share" && cp -a /usr/share/xfsprogs "$root/usr/share/"
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
 	echo 'root:x:0:' > "$root/etc/group"
-	stage_selftests
+	if [ "$repro" = 1 ]; then
+		stage_repro
+	else
+		stage_selftests
+	fi
 	stage_modules
 	# Everything runs several times slower under TCG than on hardware:
 	# stretch the collection's per-program timeout unless told otherwise.
 	local st dst=$root/iopath/kselftest o=()
 	if [[ " ${ksft_args[*]} " != *" -o "* && " ${ksft_args[*]} " != *" --override-timeout "* ]] &&
-	   grep -q -- '--override-timeout' "$dst/run_kselftest.sh"; then
+	   grep -qs -- '--override-timeout' "$dst/run_kselftest.sh"; then
 		st=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "$dst/iopath/settings" 2>/dev/null | tail -n 1)
 		o=(-o "${prog_timeout:-$(( ${st:-45} * 10 ))}")
 	elif [ -n "$prog_timeout" ]; then

@@ -705,6 +705,27 @@ TEST_F(iov_single, length_over_ssize_max_rejected)
 }
 
 /*
+ * A length that is not a multiple of the page size, from an odd file
+ * position: all five return the same count and the same bytes as read(2)
+ * (buffered files, pipes, sockets: all 5003 bytes; O_DIRECT: the same
+ * EINVAL). Every other case here asks for whole pages, which a length
+ * rounded to a page cannot change.
+ * Catches: a single-segment import (import_ubuf, ITER_UBUF) that rounds or
+ * truncates the length it was given; configs/mutants/16-import-ubuf-short-
+ * length survives every other test of this file.
+ */
+TEST_F(iov_single, unaligned_length_agrees)
+{
+	const struct rcase c = { "5003 bytes at 3", 3, PIPE_FILL, BUF_OK, 5003 };
+	struct result ref;
+
+	IOV_BEGIN();
+	run_case(_metadata, self, variant, &c, &ref);
+	if (!variant->direct)
+		EXPECT_EQ(5003, ref.ret) TH_LOG("read: %s", strerror(ref.err));
+}
+
+/*
  * An empty O_NONBLOCK pipe: read, readv(1) and preadv2 fail with EAGAIN.
  * io_uring does not honour O_NONBLOCK on pollable files (it arms poll and
  * waits), so READ and READV(1) are held to each other instead: the same
