@@ -22,7 +22,7 @@ skip_all_unless_root "scratch filesystems"
 tmp=$(mktemp -d)
 copier=""
 cleanup() {
-	[ -n "$copier" ] && kill "$copier" 2> /dev/null && wait "$copier" 2> /dev/null
+	[ -n "$copier" ] && kill -- -"$copier" 2> /dev/null && wait "$copier" 2> /dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -32,17 +32,16 @@ if ! command -v unshare > /dev/null || ! unshare -m true 2> /dev/null; then
 	finish_tap
 fi
 
-# The competing workload: there is always a fresh copy of the mount namespace.
-(
-	while :; do
-		unshare -m --propagation private sleep 0.3
-	done
-) &
+# The competing workload, in a process group of its own: a new copy of the
+# mount namespace every 0.2 s, each alive for 3 s, so that copies made
+# while a scratch filesystem is mounted outlive its umount and the 2 s
+# the fsck waits for the superblock to go.
+setsid bash -c 'while :; do unshare -m --propagation private sleep 3 & sleep 0.2; done' &
 copier=$!
 
 "$build/selftests/folio_batch_test" -v xfs > "$tmp/log" 2>&1
 rc=$?
-kill "$copier"
+kill -- -"$copier"
 wait "$copier" 2> /dev/null
 copier=""
 
