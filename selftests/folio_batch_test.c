@@ -413,11 +413,13 @@ static void check_all(struct __test_metadata *_metadata, FIXTURE_DATA(folio_batc
 	char why[256] = "";
 	long total = 0, r;
 	int i, first = -1;
+	bool data_bad = false;
 
 	for (i = 0; i < nfiles; i++) {
 		r = check_data(self->dirfd, self->fd[i], self->name[i], size, sp, nsp, why, sizeof(why));
 		if (r) {
 			EXPECT_EQ(0, r) TH_LOG("%s", why[0] ? why : strerror(-r));
+			data_bad = true;
 			break;
 		}
 	}
@@ -432,6 +434,9 @@ static void check_all(struct __test_metadata *_metadata, FIXTURE_DATA(folio_batc
 	}
 	EXPECT_EQ(0, total) TH_LOG("%ld pages of %d files still cached after fsync + DONTNEED, first %s: a folio reference leaked",
 				   total, nfiles, first >= 0 ? self->name[first] : "-");
+	if (data_bad && !total)
+		TH_LOG("residency check after the data mismatch: no page of %d files left cached",
+		       nfiles);
 }
 
 /*
