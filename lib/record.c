@@ -30,6 +30,9 @@
 #include <unistd.h>
 
 #include "iopath.h"
+#include "place.h"
+#include "record.h"
+#include "stats.h"
 #include "why.h"
 
 #ifndef IOPATH_GIT

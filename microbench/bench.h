@@ -36,7 +36,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "place.h"
 #include "record.h"
+#include "stats.h"
 
 enum iop_param_type {
 	IOP_P_U64,	/* integer in [min, max] */

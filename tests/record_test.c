@@ -26,6 +26,7 @@
 
 #include "kselftest_harness.h"
 #include "iopath.h"
+#include "record.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
