@@ -313,7 +313,7 @@ static int env_diff(struct notes *nt, json_t *b, json_t *n, const char *what)
 {
 	int diffs = 0;
 
-	for (size_t i = 0; i < sizeof(env_fields) / sizeof(env_fields[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(env_fields); i++) {
 		json_t *vb = env_get(b, env_fields[i]), *vn = env_get(n, env_fields[i]);
 		bool same = (!vb || json_is_null(vb)) && (!vn || json_is_null(vn));
 		char *sb, *sn;

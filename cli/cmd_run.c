@@ -265,7 +265,7 @@ static int find_selftests(const char *src, struct step **out, char *dir, size_t 
 	struct step *steps = NULL;
 	int n = 0;
 
-	for (size_t c = 0; c < sizeof(cands) / sizeof(cands[0]); c++) {
+	for (size_t c = 0; c < ARRAY_SIZE(cands); c++) {
 		struct dirent *de;
 		DIR *d;
 
@@ -330,7 +330,7 @@ static int bench_cb(json_t *rec, void *arg)
 		if (!strcmp(bs->rows[i].key, key))
 			r = &bs->rows[i];
 	if (!r) {
-		if (bs->n == (int)(sizeof(bs->rows) / sizeof(bs->rows[0])))
+		if (bs->n == (int)(ARRAY_SIZE(bs->rows)))
 			return 0;
 		r = &bs->rows[bs->n++];
 		memset(r, 0, sizeof(*r));

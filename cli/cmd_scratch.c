@@ -227,7 +227,7 @@ static int scratch_create(int argc, char **argv)
 		sigset_t pending;
 
 		sigpending(&pending);
-		for (size_t k = 0; k < sizeof(stops) / sizeof(stops[0]) && !stop_sig; k++)
+		for (size_t k = 0; k < ARRAY_SIZE(stops) && !stop_sig; k++)
 			if (sigismember(&pending, stops[k]))
 				stop_sig = stops[k];
 	}

@@ -15,6 +15,7 @@
 #ifndef IOPATH_H
 #define IOPATH_H
 
+#include "array_size.h"
 #include "clock.h"
 #include "scratch.h"
 #include "tracefs.h"

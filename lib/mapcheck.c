@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "mapcheck.h"
 
 const char *iop_map_type_name(unsigned int type)
@@ -25,7 +26,7 @@ const char *iop_map_type_name(unsigned int type)
 		"HOLE", "DELALLOC", "MAPPED", "UNWRITTEN", "INLINE",
 	};
 
-	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
 
 /*
@@ -56,7 +57,7 @@ static int map_flags_from_trace(const struct iop_trace_event *tev, uint32_t *fla
 		return -EINVAL;
 	*flags = 0;
 	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
-		for (i = 0; i < sizeof(map_flag_names) / sizeof(map_flag_names[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(map_flag_names); i++)
 			if (!strcmp(tok, map_flag_names[i].name))
 				*flags |= map_flag_names[i].bit;
 	return 0;

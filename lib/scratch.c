@@ -40,6 +40,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "guardian.h"
 #include "scratch_int.h"
 #include "sys.h"

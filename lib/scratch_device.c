@@ -24,6 +24,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "scratch.h"
 #include "sys.h"
 #include "why.h"
@@ -281,7 +282,7 @@ static const char *magic_signature(const unsigned char *b, size_t have)
 		return "an ISO 9660 filesystem";
 	if (at(b, have, 4096, "\xfc\x4e\x2b\xa9", 4) || at(b, have, 0, "\xfc\x4e\x2b\xa9", 4))
 		return "an md RAID superblock";
-	for (size_t i = 0; i < sizeof(swap_off) / sizeof(swap_off[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(swap_off); i++)
 		if (at(b, have, swap_off[i] - 10, "SWAPSPACE2", 10) ||
 		    at(b, have, swap_off[i] - 10, "SWAP-SPACE", 10))
 			return "a swap signature";

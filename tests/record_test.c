@@ -28,10 +28,6 @@
 #include "iopath.h"
 #include "record.h"
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
-
 /*
  * Every fixture works in its own directory under one per-run directory.
  * The harness skips FIXTURE_TEARDOWN after a failed ASSERT on some

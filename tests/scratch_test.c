@@ -473,7 +473,7 @@ FIXTURE_SETUP(env)
 
 	self->unused = 0;
 	/* Each test runs in its own process: the changes stay there. */
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
 		unsetenv(vars[i]);
 }
 
@@ -545,7 +545,7 @@ TEST_F(env, opts_from_env_rejects_malformed_values)
 		{ "IOPATH_SCRATCH_DEV", "/dev/vdb", "IOPATH_BACKING", "zram" },
 	};
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct iop_scratch_opts o = { .fstype = "ext4", .size = 12345 };
 		char why[256] = "";
 
