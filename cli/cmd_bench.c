@@ -303,34 +303,14 @@ static int profile_load(const char *name, struct jobs *js, char *why, size_t len
 
 static int parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len)
 {
+	char msg[256];
+
 	if (!s || !*s)
 		return 0;	/* the environment's or the default */
-	if (!strcmp(s, "zram")) {
-		o->backing = IOP_BACKING_ZRAM;
-	} else if (!strcmp(s, "loop")) {
-		o->backing = IOP_BACKING_LOOP;
-	} else if (!strncmp(s, "dev:", 4) && s[4]) {
-		o->backing = IOP_BACKING_DEVICE;
-		o->device = s + 4;
-	} else if (!strncmp(s, "dir:", 4) && s[4]) {
-		o->backing = IOP_BACKING_DIR;
-		o->dir = s + 4;
-	} else {
-		snprintf(why, len, "--backing %s: must be zram, loop, dev:PATH or dir:PATH", s);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static const char *backing_name(enum iop_backing b)
-{
-	switch (b) {
-	case IOP_BACKING_ZRAM: return "zram";
-	case IOP_BACKING_LOOP: return "loop";
-	case IOP_BACKING_DEVICE: return "device";
-	case IOP_BACKING_DIR: return "dir";
-	default: return "default";
-	}
+	if (!iop_parse_backing(s, o, msg, sizeof(msg)))
+		return 0;
+	snprintf(why, len, "--backing %s", msg);
+	return -EINVAL;
 }
 
 static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
@@ -367,7 +347,7 @@ static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 		return -EPERM;
 	}
 	if (!c->quiet)
-		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype, backing_name(o.backing));
+		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype, iop_backing_name(o.backing));
 	ret = iop_scratch_create(&o, out, why, len);
 	if (ret)
 		return ret;
@@ -740,7 +720,7 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 		snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
 		r->fstype = s->fstype;
 		r->dev = s->dev;
-		o.backing = backing_name(s->backing);
+		o.backing = iop_backing_name(s->backing);
 		o.mkfs_opts = s->mkfs_opts;
 		o.mount_opts = s->mount_opts;
 	}

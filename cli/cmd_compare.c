@@ -695,7 +695,7 @@ static void print_reproduce(FILE *out, struct iop_rs_group *g)
 	fprintf(out, "iopath bench --fs %s", fs ? fs : "none");
 	if (backing && !strcmp(backing, "loop"))
 		fprintf(out, " --backing loop");
-	else if (backing && !strcmp(backing, "device") && dev)
+	else if (backing && !strcmp(backing, iop_backing_name(IOP_BACKING_DEVICE)) && dev)
 		fprintf(out, " --backing dev:/dev/%s", dev);
 	else if (backing && !strcmp(backing, "dir") && mnt)
 		fprintf(out, " --backing 'dir:%s'", mnt);

@@ -183,24 +183,8 @@ static int scratch_create(int argc, char **argv)
 		return iop_usage_error("scratch create", "--fs %s: expected ext4 or xfs", o.fstype);
 	if (!cmd || !cmd[0])
 		return iop_usage_error("scratch create", "no command given after --");
-	if (backing) {
-		o.device = o.dir = NULL;
-		if (!strcmp(backing, "zram")) {
-			o.backing = IOP_BACKING_ZRAM;
-		} else if (!strcmp(backing, "loop")) {
-			o.backing = IOP_BACKING_LOOP;
-		} else if (!strncmp(backing, "dev:", 4) && backing[4] == '/') {
-			o.backing = IOP_BACKING_DEVICE;
-			o.device = backing + 4;
-		} else if (!strncmp(backing, "dir:", 4) && backing[4] == '/') {
-			o.backing = IOP_BACKING_DIR;
-			o.dir = backing + 4;
-		} else {
-			return iop_usage_error("scratch create",
-					       "--backing %s: expected zram, loop, dev:/dev/X or dir:/path",
-					       backing);
-		}
-	}
+	if (backing && iop_parse_backing(backing, &o, why, sizeof(why)))
+		return iop_usage_error("scratch create", "--backing %s", why);
 
 	/*
 	 * From here on the stop signals are only ever taken synchronously; a

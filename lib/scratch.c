@@ -87,6 +87,47 @@ int iop_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+static const char *const backing_names[] = {
+	[IOP_BACKING_DEFAULT] = "default",
+	[IOP_BACKING_ZRAM] = "zram",
+	[IOP_BACKING_LOOP] = "loop",
+	[IOP_BACKING_DEVICE] = "dev",
+	[IOP_BACKING_DIR] = "dir",
+};
+
+const char *iop_backing_name(enum iop_backing b)
+{
+	return (size_t)b < ARRAY_SIZE(backing_names) ? backing_names[b] : "default";
+}
+
+int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len)
+{
+	const char *path = s ? strchr(s, ':') : NULL;
+	size_t n = path ? (size_t)(path - s) : 0;
+
+	if (s && (!strcmp(s, "zram") || !strcmp(s, "loop"))) {
+		o->backing = strcmp(s, "zram") ? IOP_BACKING_LOOP : IOP_BACKING_ZRAM;
+		o->device = o->dir = NULL;
+		return 0;
+	}
+	if (path && path[1] == '/' && !strchr(path, '\n')) {
+		if (n == 3 && !strncmp(s, "dev", 3)) {
+			o->backing = IOP_BACKING_DEVICE;
+			o->device = path + 1;
+			o->dir = NULL;
+			return 0;
+		}
+		if (n == 3 && !strncmp(s, "dir", 3)) {
+			o->backing = IOP_BACKING_DIR;
+			o->dir = path + 1;
+			o->device = NULL;
+			return 0;
+		}
+	}
+	iop_why(why, len, "%s: expected zram, loop, dev:/dev/X or dir:/path", s ? s : "");
+	return -EINVAL;
+}
+
 static const char *env(const char *name)
 {
 	const char *v = getenv(name);
@@ -108,11 +149,9 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 		return -EINVAL;
 	}
 	if (backing) {
-		if (!strcmp(backing, "zram")) {
-			n.backing = IOP_BACKING_ZRAM;
-		} else if (!strcmp(backing, "loop")) {
-			n.backing = IOP_BACKING_LOOP;
-		} else {
+		/* A device or directory has a variable of its own. */
+		if (iop_parse_backing(backing, &n, NULL, 0) ||
+		    (n.backing != IOP_BACKING_ZRAM && n.backing != IOP_BACKING_LOOP)) {
 			iop_why(why, len, "IOPATH_BACKING=%s: expected zram or loop", backing);
 			return -EINVAL;
 		}
@@ -370,7 +409,7 @@ static void scratch_to_state(const struct iop_scratch *s, struct sstate *st)
 {
 	memset(st, 0, sizeof(*st));
 	s_cpy(st->id, sizeof(st->id), s->id);
-	s_cpy(st->backing, sizeof(st->backing), backing_name(s->backing));
+	s_cpy(st->backing, sizeof(st->backing), iop_backing_name(s->backing));
 	s_cpy(st->fstype, sizeof(st->fstype), s->fstype);
 	st->owner = getpid();
 	proc_stat(st->owner, &st->owner_start, NULL);

@@ -565,6 +565,46 @@ TEST_F(env, opts_from_env_rejects_malformed_values)
 	}
 }
 
+/*
+ * One spelling of the backing from the command line to the records: what
+ * iop_parse_backing() takes, iop_backing_name() gives back.
+ */
+TEST_F(env, backing_parse_and_name_agree)
+{
+	static const struct {
+		const char *arg, *name, *path;
+	} good[] = {
+		{ "zram", "zram", NULL },
+		{ "loop", "loop", NULL },
+		{ "dev:/dev/vdb", "dev", "/dev/vdb" },
+		{ "dir:/mnt/test", "dir", "/mnt/test" },
+	};
+	static const char *const bad[] = {
+		"", "nvme", "ZRAM", "dev:", "dev:vdb", "dir:relative", "device:/dev/vdb",
+		"zram:/dev/zram1",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		struct iop_scratch_opts o = { 0 };
+		char why[256] = "";
+
+		ASSERT_EQ(0, iop_parse_backing(good[i].arg, &o, why, sizeof(why)))
+			TH_LOG("%s: %s", good[i].arg, why);
+		EXPECT_STREQ(good[i].name, iop_backing_name(o.backing));
+		if (good[i].path)
+			EXPECT_STREQ(good[i].path, o.backing == IOP_BACKING_DIR ? o.dir : o.device);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct iop_scratch_opts o = { 0 };
+		char why[256] = "";
+
+		EXPECT_EQ(-EINVAL, iop_parse_backing(bad[i], &o, why, sizeof(why)))
+			TH_LOG("'%s' accepted", bad[i]);
+		EXPECT_TRUE(one_line(why)) TH_LOG("'%s': why '%s'", bad[i], why);
+		EXPECT_EQ(IOP_BACKING_DEFAULT, o.backing);
+	}
+}
+
 /* ---- device safety ---------------------------------------------------- */
 
 /* A blank 64 MiB loop device of our own, detached when our fd closes. */
