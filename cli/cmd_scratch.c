@@ -174,7 +174,7 @@ static int scratch_create(int argc, char **argv)
 			o.mount_opts = v;
 		} else if (iop_parse_size(v, &o.size)) {
 			return iop_usage_error("scratch create",
-					       "--size %s: expected bytes with an optional k, m or g suffix", v);
+					       "--size %s: expected bytes with an optional k, m, g or t suffix", v);
 		}
 	}
 	if (!o.fstype)

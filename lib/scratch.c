@@ -81,6 +81,10 @@ int iop_parse_size(const char *s, uint64_t *out)
 	default:
 		return -EINVAL;
 	}
+	if (mult > 1 && (*end == 'i' || *end == 'I'))
+		end++;
+	if (mult > 1 && (*end == 'b' || *end == 'B'))
+		end++;
 	if (*end || !v || v > UINT64_MAX / mult)
 		return -EINVAL;
 	*out = v * mult;

@@ -94,8 +94,10 @@ int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size
 const char *iop_backing_name(enum iop_backing b);
 
 /*
- * A size in bytes with an optional k, m, g or t suffix (powers of 1024):
- * "1073741824", "512m", "1G". -EINVAL for anything else, zero included.
+ * A size in bytes with an optional k, m, g or t suffix (powers of 1024,
+ * also written KiB or KB): "1073741824", "512m", "1G", "4KiB". -EINVAL for
+ * anything else, zero included. The one size parser: scratch sizes and
+ * benchmark parameters alike.
  */
 int iop_parse_size(const char *s, uint64_t *out);
 

@@ -565,6 +565,36 @@ TEST_F(env, opts_from_env_rejects_malformed_values)
 	}
 }
 
+/* The one size parser: the scratch size and the benchmark parameters. */
+TEST_F(env, parse_size_takes_the_usual_spellings)
+{
+	static const struct {
+		const char *s;
+		uint64_t want;
+	} good[] = {
+		{ "4096", 4096 }, { "4k", 4096 }, { "4K", 4096 }, { "4KiB", 4096 },
+		{ "4kb", 4096 }, { "512m", 512ull << 20 }, { "1G", 1ull << 30 },
+		{ "2TiB", 2ull << 40 },
+	};
+	static const char *const bad[] = {
+		"", "0", "k", "4x", "4B", "4iB", "4KiBs", "-4k", " 4k", "4 k",
+		"17179869184T",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		uint64_t v = 0;
+
+		EXPECT_EQ(0, iop_parse_size(good[i].s, &v)) TH_LOG("'%s' refused", good[i].s);
+		EXPECT_EQ(good[i].want, v) TH_LOG("'%s'", good[i].s);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		uint64_t v = 7;
+
+		EXPECT_EQ(-EINVAL, iop_parse_size(bad[i], &v)) TH_LOG("'%s' accepted", bad[i]);
+		EXPECT_EQ(7, v);
+	}
+}
+
 /*
  * One spelling of the backing from the command line to the records: what
  * iop_parse_backing() takes, iop_backing_name() gives back.
