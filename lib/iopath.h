@@ -18,6 +18,8 @@
 #include "array_size.h"
 #include "clock.h"
 #include "scratch.h"
+#include "input.h"
+#include "outfile.h"
 #include "tracefs.h"
 #include "kmsg.h"
 

@@ -109,7 +109,9 @@ int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size
 	const char *path = s ? strchr(s, ':') : NULL;
 	size_t n = path ? (size_t)(path - s) : 0;
 
-	if (s && (!strcmp(s, "zram") || !strcmp(s, "loop"))) {
+	if (!s || !*s)
+		return 0;
+	if ((!strcmp(s, "zram") || !strcmp(s, "loop"))) {
 		o->backing = strcmp(s, "zram") ? IOP_BACKING_LOOP : IOP_BACKING_ZRAM;
 		o->device = o->dir = NULL;
 		return 0;
@@ -128,7 +130,7 @@ int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size
 			return 0;
 		}
 	}
-	iop_why(why, len, "%s: expected zram, loop, dev:/dev/X or dir:/path", s ? s : "");
+	iop_why(why, len, "backing '%s': expected zram, loop, dev:/dev/X or dir:/path", s);
 	return -EINVAL;
 }
 

@@ -82,7 +82,8 @@ struct iop_scratch {
 /*
  * The backing as a user writes it (--backing, a profile's backing=):
  * "zram", "loop", "dev:/dev/X" or "dir:/path". Sets @o->backing and
- * @o->device or @o->dir; -EINVAL with @why filled ("<s>: expected ...")
+ * @o->device or @o->dir; NULL or "" leaves @o alone (the environment's
+ * choice or the default). -EINVAL with @why filled ("backing '<s>': ...")
  * for anything else.
  */
 int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len);

@@ -610,7 +610,7 @@ TEST_F(env, backing_parse_and_name_agree)
 		{ "dir:/mnt/test", "dir", "/mnt/test" },
 	};
 	static const char *const bad[] = {
-		"", "nvme", "ZRAM", "dev:", "dev:vdb", "dir:relative", "device:/dev/vdb",
+		"nvme", "ZRAM", "dev:", "dev:vdb", "dir:relative", "device:/dev/vdb",
 		"zram:/dev/zram1",
 	};
 

@@ -16,8 +16,8 @@ build=${1:?usage: selftest_deps.sh BUILD_DIR}
 . "$(dirname "$0")/lib/tap.sh"
 
 found=0
-for t in "$build"/selftests/*_test; do
-	[ -x "$t" ] || continue
+for t in "$build"/selftests/*; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
 	found=1
 	name=selftest_deps.$(basename "$t")
 	if ! libs=$(ldd "$t" 2>&1); then
