@@ -44,8 +44,8 @@ reproduced", "not reproduced", "skip: REASON" or "error: REASON".
   --list       print the bug names and exit
   --kernel K   run in a QEMU guest booting K (a bzImage, a Debian kernel
                .deb or package name, as for iopath vm)
-  --vm OPTION  pass OPTION to iopath vm (repeatable; an option with a value
-               is one word: --vm --timeout=900)
+  --vm WORD    pass WORD to iopath vm (repeatable, one word each:
+               --vm --timeout=900, --vm --mem --vm 4096)
 
 Exit: 0 every result matches configs/known-failures for the kernel, 1 a
 result differs or a reproducer could not run, 2 bad usage.
@@ -116,12 +116,14 @@ if [ -n "$kernel" ]; then
 	# shellcheck disable=SC2086 # one option a line, split on newlines
 	set -- --kernel "$kernel" --repro $vm_opts "$@"
 	IFS=$old_ifs
-	# The guest's lines, without the runner's comment lines.
-	{ "$top/scripts/vm.sh" "$@"; echo "$?" > "${TMPDIR:-/tmp}/iopath-repro.$$"; } |
-		grep -v '^#'
-	rc=$(cat "${TMPDIR:-/tmp}/iopath-repro.$$" 2>/dev/null || echo 1)
-	rm -f "${TMPDIR:-/tmp}/iopath-repro.$$"
-	exit "$rc"
+	# The guest's lines, without the runner's comment lines; vm.sh's
+	# exit status through a file, as a pipeline has the last one's.
+	st=$(mktemp "${TMPDIR:-/tmp}/iopath-repro.XXXXXX") ||
+		{ echo "$prog: cannot create a temporary file" >&2; exit 1; }
+	{ "$top/scripts/vm.sh" "$@"; echo "$?" > "$st"; } | grep -v '^#'
+	rc=$(cat "$st")
+	rm -f "$st"
+	exit "${rc:-1}"
 fi
 
 [ -x "$iopath" ] || { echo "$prog: $iopath not found (run make)" >&2; exit 1; }
