@@ -46,11 +46,14 @@ CLI_HDRS := $(wildcard cli/*.h microbench/*.h)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
 UNIT_SRCS := $(wildcard tests/*_test.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(O)/tests/%)
+# Harness binaries the tests/*.sh scripts run (not run by make check itself).
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_BINS := $(HELPER_SRCS:tests/%.c=$(O)/tests/%)
 
 .PHONY: all deps lib cli selftests units run check kselftest kselftest-install \
-	kselftest-gen_tar bench install clean help
+	kselftest-gen_tar bench install clean help fuzz fuzz-build fuzz-regress
 
-all: deps cli selftests units
+all: deps cli selftests units fuzz-regress
 
 deps:
 	$(Q)scripts/deps.sh
@@ -77,7 +80,57 @@ $(O)/tests/%: tests/%.c $(O)/libiopath.a $(LIB_HDRS)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
 
-units: $(UNIT_BINS)
+$(O)/tests/helpers/%: tests/helpers/%.c $(O)/libiopath.a $(LIB_HDRS) $(wildcard selftests/*.h)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
+
+units: $(UNIT_BINS) $(HELPER_BINS)
+
+# ---- fuzzing ------------------------------------------------------------
+# tests/fuzz/<target>.c: libFuzzer targets (clang, -fsanitize=fuzzer with
+# ASan and UBSan) over the records reader and compare's output, and the
+# profile parser. `make fuzz FUZZ_SECONDS=N` runs each for N seconds from
+# seeds made of tests/fixtures; the same targets built with a plain main()
+# (tests/fuzz/driver.c) run every corpus once in make check.
+FUZZ_TARGETS ?= records profile
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_O := $(O)/fuzz
+FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Ilib -Icli -Imicrobench -Itests/fuzz \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRCS := $(LIB_SRCS) $(filter-out cli/main.c,$(CLI_SRCS)) tests/fuzz/fuzz_common.c
+FUZZ_OBJS := $(FUZZ_SRCS:%.c=$(FUZZ_O)/obj/%.o)
+REGRESS_OBJS := $(filter-out $(O)/cli/main.o,$(CLI_OBJS)) $(O)/tests/fuzz/fuzz_common.o \
+	$(O)/tests/fuzz/driver.o $(O)/libiopath.a
+
+$(FUZZ_O)/obj/%.o: %.c $(LIB_HDRS) $(CLI_HDRS) tests/fuzz/fuzz.h
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DIOPATH_GIT='"fuzz"' -c $< -o $@
+
+$(FUZZ_O)/bin/%: tests/fuzz/%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZLD  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LIBS) -o $@
+
+$(O)/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -Itests/fuzz -c $< -o $@
+
+$(O)/fuzz-regress/%: $(O)/tests/fuzz/%.o $(REGRESS_OBJS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+
+fuzz-regress: $(FUZZ_TARGETS:%=$(O)/fuzz-regress/%)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_O)/bin/%)
+
+fuzz: fuzz-build
+	$(Q)scripts/deps.sh clang
+	$(Q)scripts/fuzz.sh $(FUZZ_O) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 selftests:
 	@mkdir -p $(O)/selftests
@@ -106,6 +159,15 @@ vm-check: kselftest-install
 	$(Q)scripts/deps.sh vm
 	$(Q)scripts/vm.sh --build $(O) --kernel "$(KERNEL)" $(VM_ARGS)
 
+# The mutation campaign (docs/efficacy.md): build a small kernel from KSRC
+# (default: Debian unstable's newest linux-source-7.x), then each mutant of
+# configs/mutants/. MUTATE_ARGS go to scripts/mutate.sh, e.g.
+# MUTATE_ARGS="01-iter-fbatch-not-released --pristine-runs 1".
+.PHONY: mutate
+mutate: kselftest-install
+	$(Q)scripts/deps.sh vm mutate
+	$(Q)scripts/mutate.sh --build $(O) $(if $(KSRC),--ksrc "$(KSRC)") $(MUTATE_ARGS)
+
 run: all
 	$(Q)$(O)/iopath run $(RUN_ARGS)
 
@@ -127,8 +189,10 @@ install: all kselftest-install
 	cp -a $(KSFT_INSTALL) $(DESTDIR)$(PREFIX)/libexec/iopath/
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
-	install -m 0755 scripts/vm.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -d $(DESTDIR)$(PREFIX)/share/iopath/lib
+	install -m 0644 lib/kmsg_patterns.h $(DESTDIR)$(PREFIX)/share/iopath/lib/
 
 clean:
 	rm -rf $(O)
@@ -141,6 +205,8 @@ help:
 	@echo "sudo make kselftest  the selftests through run_kselftest.sh (KSFT_ARGS=... passed on)"
 	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
 	@echo "sudo make vm-check KERNEL=<bzImage|.deb|package>  the selftests on another kernel under QEMU"
+	@echo "sudo make mutate [KSRC=dir]   kernel mutation campaign: the kill matrix (docs/efficacy.md)"
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
+	@echo "make fuzz          FUZZ_SECONDS=60: each libFuzzer target (tests/fuzz) for that long"
 	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."
 	@echo "variables: V=1 verbose, SANITIZE=1 ASan+UBSan, CC=clang, KSRC=/path/to/linux, KSFT_SRC=/usr/src/linux-source-6.1.tar.xz"

@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_check.h"
+#include "calibrate.h"
 #include "cli.h"
 #include "iopath.h"
 
@@ -80,21 +82,38 @@ static void own_free(void)
 	nowned = owned_cap = 0;
 }
 
+/* A scratch filesystem kept for the jobs that want the same one. */
+struct scratch_slot {
+	struct iop_scratch *s;
+	char fs[16];
+	char backing[PATH_MAX];
+};
+
+#define MAX_SCRATCH 4
+
 struct ctx {
 	bool json, quiet, vs_fio;
 	const char *fs_override, *backing_override;
 	const char *reps, *runtime;
+	const char *target_ci;	/* --target-ci: the target_ci= parameter */
 	char out[PATH_MAX];
 	bool out_started;
-	struct iop_scratch *scratch[4];	/* by fstype, created when first needed */
-	char scratch_fs[4][16];
-	char scratch_backing[4][PATH_MAX];
+	bool out_reserved;	/* an empty placeholder made for the name: removed if unused */
+	struct scratch_slot scratch[MAX_SCRATCH];	/* created when first needed */
 	int nscratch;
 	int failed, skipped, ran, untrusted;
 };
 
+/*
+ * More jobs than anyone runs: a few matrix axes in a small profile must not
+ * multiply into gigabytes of job table.
+ */
+#define MAX_JOBS 4096
+
 static int add_job(struct jobs *js, const struct job *j)
 {
+	if (js->n == MAX_JOBS)
+		return -E2BIG;
 	if (js->n == js->cap) {
 		int cap = js->cap ? js->cap * 2 : 16;
 		struct job *v = realloc(js->v, (size_t)cap * sizeof(*v));
@@ -206,41 +225,126 @@ static int section_flush(struct jobs *js, struct section *g, struct section *s)
 	return expand(js, &base, kv, n, 0);
 }
 
+/* Any benchmark (or the harness) takes @key: a [global] key must be one. */
+static bool any_bench_param(const char *key)
+{
+	for (const struct iop_bench *b = iop_bench_first(); b; b = b->next)
+		if (bench_param(b, key))
+			return true;
+	return false;
+}
+
+/* One "key = value" line of the current section; 0 or -errno with @why. */
+static int profile_setting(struct section *cur, char *l, const char *where, char *why, size_t len)
+{
+	char *eq = strchr(l, '='), *key, *val;
+
+	if (!eq) {
+		snprintf(why, len, "%s: expected key = value", where);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	key = trim(l);
+	val = trim(eq + 1);
+	if (!strcmp(key, "fs")) {
+		if (strlen(val) >= sizeof(cur->fs) || iop_fs_list_check(val, why, len)) {
+			snprintf(why, len, "%s: fs = %.64s: expected a list of ext4, xfs, none", where, val);
+			return -EINVAL;
+		}
+		snprintf(cur->fs, sizeof(cur->fs), "%s", val);
+		cur->has_fs = true;
+		return 0;
+	}
+	if (!strcmp(key, "backing")) {
+		struct iop_scratch_opts o = { 0 };
+		char what[256];
+
+		if (strlen(val) >= sizeof(cur->backing) || iop_parse_backing(val, &o, what, sizeof(what))) {
+			snprintf(why, len, "%s: backing = %.64s: expected zram, loop, dev:PATH or dir:PATH",
+				 where, val);
+			return -EINVAL;
+		}
+		snprintf(cur->backing, sizeof(cur->backing), "%s", val);
+		cur->has_backing = true;
+		return 0;
+	}
+	if (cur->b ? !bench_param(cur->b, key) : !any_bench_param(key)) {
+		if (cur->b)
+			snprintf(why, len, "%s: %s has no parameter '%.64s'", where, cur->b->name, key);
+		else
+			snprintf(why, len, "%s: no benchmark has a parameter '%.64s'", where, key);
+		return -EINVAL;
+	}
+	if (cur->nkv == MAX_KV) {
+		snprintf(why, len, "%s: more than %d settings in one section", where, MAX_KV);
+		return -EINVAL;
+	}
+	if (asprintf(&cur->kv[cur->nkv], "%s=%s", key, val) < 0 || !own(cur->kv[cur->nkv]))
+		return -ENOMEM;
+	cur->nkv++;
+	return 0;
+}
+
+static void flush_why(int ret, const char *where, char *why, size_t len)
+{
+	if (ret == -E2BIG)
+		snprintf(why, len, "%.280s: the matrix makes more than %d jobs", where, MAX_JOBS);
+	else
+		snprintf(why, len, "%.280s: %s", where, strerror(-ret));
+}
+
+/* Longest profile line: anything longer is an error, never split in two. */
+#define PROFILE_LINE_MAX 1024
+
 static int profile_load(const char *name, struct jobs *js, char *why, size_t len)
 {
 	struct section g = { 0 }, s = { 0 }, *cur = &g;
-	char path[PATH_MAX], line[1024];
-	int lineno = 0, ret = 0;
-	FILE *f;
+	char path[PATH_MAX], where[300], *line;
+	struct iop_input in;
+	bool terminated;
+	ssize_t n;
+	int ret = 0;
 
 	if (strchr(name, '/'))
 		snprintf(path, sizeof(path), "%s", name);
 	else
 		snprintf(path, sizeof(path), "%s/configs/bench/%s.conf", iop_src_dir(), name);
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(why, len, "profile %.256s: %s", path, strerror(errno));
-		return -errno;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *l = trim(line), *eq;
+	ret = iop_input_open(&in, path, PROFILE_LINE_MAX, why, len);
+	if (ret) {
+		/* "profile PATH: what" */
+		char what[512];
 
-		lineno++;
+		snprintf(what, sizeof(what), "%s", why);
+		snprintf(why, len, "profile %.400s", what);
+		return ret;
+	}
+	while ((n = iop_input_line(&in, &line, &terminated, why, len)) >= 0) {
+		char *l;
+
+		snprintf(where, sizeof(where), "%.256s:%zu", path, in.lineno);
+		if (memchr(line, '\0', (size_t)n)) {
+			snprintf(why, len, "%s: NUL byte in the line", where);
+			ret = -EINVAL;
+			break;
+		}
+		l = trim(line);
 		if (!*l || *l == '#' || *l == ';')
 			continue;
 		if (*l == '[') {
 			char *e = strchr(l, ']');
 
-			if (!e) {
-				snprintf(why, len, "%.256s:%d: unterminated section", path, lineno);
+			if (!e || *trim(e + 1)) {
+				snprintf(why, len, "%s: expected [section]", where);
 				ret = -EINVAL;
 				break;
 			}
 			*e = '\0';
 			if (cur == &s) {
 				ret = section_flush(js, &g, &s);
-				if (ret)
+				if (ret) {
+					flush_why(ret, where, why, len);
 					break;
+				}
 			}
 			memset(&s, 0, sizeof(s));
 			l = trim(l + 1);
@@ -250,77 +354,33 @@ static int profile_load(const char *name, struct jobs *js, char *why, size_t len
 			}
 			s.b = iop_bench_find(l);
 			if (!s.b) {
-				snprintf(why, len, "%.256s:%d: no benchmark '%s' (iopath bench --list)", path, lineno, l);
+				snprintf(why, len, "%s: no benchmark '%.64s' (iopath bench --list)", where, l);
 				ret = -EINVAL;
 				break;
 			}
 			cur = &s;
 			continue;
 		}
-		eq = strchr(l, '=');
-		if (!eq) {
-			snprintf(why, len, "%.256s:%d: expected key = value", path, lineno);
-			ret = -EINVAL;
+		ret = profile_setting(cur, l, where, why, len);
+		if (ret)
 			break;
-		}
-		*eq = '\0';
-		{
-			char *key = trim(l), *val = trim(eq + 1);
-
-			if (!strcmp(key, "fs")) {
-				snprintf(cur->fs, sizeof(cur->fs), "%s", val);
-				cur->has_fs = true;
-			} else if (!strcmp(key, "backing")) {
-				snprintf(cur->backing, sizeof(cur->backing), "%s", val);
-				cur->has_backing = true;
-			} else if (cur->nkv < MAX_KV) {
-				if (cur->b && !bench_param(cur->b, key)) {
-					snprintf(why, len, "%.256s:%d: %s has no parameter '%s'", path, lineno,
-						 cur->b->name, key);
-					ret = -EINVAL;
-					break;
-				}
-				if (asprintf(&cur->kv[cur->nkv], "%s=%s", key, val) < 0 ||
-				    !own(cur->kv[cur->nkv])) {
-					ret = -ENOMEM;
-					break;
-				}
-				cur->nkv++;
-			}
-		}
 	}
-	if (!ret && cur == &s)
+	if (!ret && n != -ENODATA)
+		ret = (int)n;
+	if (!ret && cur == &s) {
 		ret = section_flush(js, &g, &s);
+		if (ret)
+			flush_why(ret, path, why, len);
+	}
 	if (!ret && !js->n) {
 		snprintf(why, len, "profile %.256s: no [benchmark] sections", path);
 		ret = -EINVAL;
 	}
-	fclose(f);
+	iop_input_close(&in);
 	return ret;
 }
 
 /* ---- scratch filesystems ---------------------------------------------- */
-
-static int parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len)
-{
-	if (!s || !*s)
-		return 0;	/* the environment's or the default */
-	if (!strcmp(s, "zram")) {
-		o->backing = IOP_BACKING_ZRAM;
-	} else if (!strcmp(s, "loop")) {
-		o->backing = IOP_BACKING_LOOP;
-	} else if (!strncmp(s, "dev:", 4) && s[4]) {
-		o->backing = IOP_BACKING_DEVICE;
-		o->device = s + 4;
-	} else if (!strncmp(s, "dir:", 4) && s[4]) {
-		o->backing = IOP_BACKING_DIR;
-		o->dir = s + 4;
-	} else {
-		snprintf(why, len, "--backing %s: must be zram, loop, dev:PATH or dir:PATH", s);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 static const char *backing_name(enum iop_backing b)
 {
@@ -339,29 +399,29 @@ static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 	struct iop_scratch_opts o = { 0 };
 	int ret;
 
+	struct scratch_slot *slot;
+
 	for (int i = 0; i < c->nscratch; i++) {
-		if (!strcmp(c->scratch_fs[i], fstype) && !strcmp(c->scratch_backing[i], backing)) {
-			*out = c->scratch[i];
+		if (!strcmp(c->scratch[i].fs, fstype) && !strcmp(c->scratch[i].backing, backing)) {
+			*out = c->scratch[i].s;
 			return 0;
 		}
 	}
-	if (c->nscratch == 4) {	/* keep at most a few around */
-		iop_scratch_destroy(c->scratch[0]);
-		memmove(&c->scratch[0], &c->scratch[1], 3 * sizeof(c->scratch[0]));
-		memmove(&c->scratch_fs[0], &c->scratch_fs[1], 3 * sizeof(c->scratch_fs[0]));
-		memmove(&c->scratch_backing[0], &c->scratch_backing[1], 3 * sizeof(c->scratch_backing[0]));
+	if (c->nscratch == MAX_SCRATCH) {	/* keep at most a few around: drop the oldest */
+		iop_scratch_destroy(c->scratch[0].s);
+		memmove(&c->scratch[0], &c->scratch[1], (MAX_SCRATCH - 1) * sizeof(c->scratch[0]));
 		c->nscratch--;
 	}
 	ret = iop_scratch_opts_from_env(&o, why, len);
 	if (ret)
 		return ret;
-	ret = parse_backing(backing, &o, why, len);
+	ret = iop_parse_backing(backing, &o, why, len);
 	if (ret)
 		return ret;
 	o.fstype = fstype;
 	/* room for the default 1 GiB files; zram uses memory only for what is written */
 	if (!o.size)
-		o.size = 4ull << 30;
+		o.size = IOP_BENCH_SCRATCH_SIZE;
 	if (o.backing != IOP_BACKING_DIR && geteuid() != 0) {
 		snprintf(why, len, "%s scratch filesystem needs root", fstype);
 		return -EPERM;
@@ -371,17 +431,17 @@ static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 	ret = iop_scratch_create(&o, out, why, len);
 	if (ret)
 		return ret;
-	c->scratch[c->nscratch] = *out;
-	snprintf(c->scratch_fs[c->nscratch], sizeof(c->scratch_fs[0]), "%s", fstype);
-	snprintf(c->scratch_backing[c->nscratch], sizeof(c->scratch_backing[0]), "%s", backing);
-	c->nscratch++;
+	slot = &c->scratch[c->nscratch++];
+	slot->s = *out;
+	snprintf(slot->fs, sizeof(slot->fs), "%s", fstype);
+	snprintf(slot->backing, sizeof(slot->backing), "%s", backing);
 	return 0;
 }
 
 static void put_scratches(struct ctx *c)
 {
 	for (int i = 0; i < c->nscratch; i++)
-		iop_scratch_destroy(c->scratch[i]);
+		iop_scratch_destroy(c->scratch[i].s);
 	c->nscratch = 0;
 }
 
@@ -793,13 +853,104 @@ out:
 	return ret;
 }
 
+/* Parameters that options set besides --reps and --runtime: target_ci=. */
+static int option_kv(const struct ctx *c, char **kv, char *buf, size_t len)
+{
+	if (!c->target_ci)
+		return 0;
+	snprintf(buf, len, "target_ci=%s", c->target_ci);
+	kv[0] = buf;
+	return 1;
+}
+
+struct calib_arg {
+	struct ctx *c;
+	const struct job *j;
+	const char *fs;		/* NULL: the job needs none */
+};
+
+/* One side of a calibration: the job with the calibration's parameters, records to --out. */
+static int calib_side(void *arg, char **kv, int nkv, json_t *recs, char *why, size_t len)
+{
+	struct calib_arg *a = arg;
+	struct iop_harness_opts o = { .quiet = true };
+	struct iop_scratch *s;
+	struct iop_run *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	ret = iop_params_parse(a->j->b, r, kv, nkv, why, len);
+	if (!ret && a->fs) {
+		ret = get_scratch(a->c, a->fs, a->j->backing, &s, why, len);
+		if (!ret) {
+			snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
+			r->fstype = s->fstype;
+			r->dev = s->dev;
+			o.backing = backing_name(s->backing);
+			o.mkfs_opts = s->mkfs_opts;
+			o.mount_opts = s->mount_opts;
+		}
+	}
+	if (!ret)
+		ret = iop_bench_run(r, &o, recs, why, len);
+	if (ret == IOP_SKIPPED)
+		ret = -EOPNOTSUPP;
+	if (write_records(a->c, recs) && !ret) {
+		snprintf(why, len, "writing %s failed", a->c->out);
+		ret = -EIO;
+	}
+	free(r);
+	return ret;
+}
+
+/* --calibrate: one job, on the first filesystem of its list. */
+static int calibrate(struct ctx *c, const struct jobs *js, const struct iop_calib_opts *co)
+{
+	const struct job *j = &js->v[0];
+	struct calib_arg a = { .c = c, .j = j };
+	char *kv[MAX_KV + 3], why[512], fsl[64], reps[32], runtime[32], tci[48];
+	struct iop_run proto = { 0 };
+	int n = 0, ret;
+
+	if (js->n != 1)
+		return iop_usage_error("bench", "--calibrate takes one benchmark with single values, not %d jobs",
+				       js->n);
+	for (int k = 0; k < j->nkv; k++)
+		kv[n++] = j->kv[k];
+	if (c->reps) {
+		snprintf(reps, sizeof(reps), "reps=%s", c->reps);
+		kv[n++] = reps;
+	}
+	if (c->runtime) {
+		snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
+		kv[n++] = runtime;
+	}
+	n += option_kv(c, kv + n, tci, sizeof(tci));
+	if (iop_params_parse(j->b, &proto, kv, n, why, sizeof(why)))
+		return iop_usage_error("bench", "%s: %s", j->b->name, why);
+	snprintf(fsl, sizeof(fsl), "%s", c->fs_override ? c->fs_override : j->fs);
+	fsl[strcspn(fsl, ",")] = '\0';
+	a.fs = j->b->needs_fs(&proto) && strcmp(trim(fsl), "none") ? trim(fsl) : NULL;
+	ret = iop_calibrate(j->b, kv, n, co, calib_side, &a, stdout, why, sizeof(why));
+	if (ret == -EINVAL)
+		return iop_usage_error("bench", "--calibrate %s: %s", j->b->name, why);
+	if (ret) {
+		fprintf(stderr, "iopath: bench --calibrate %s: %s\n", j->b->name,
+			iop_interrupted ? "interrupted" : why[0] ? why : strerror(-ret));
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+}
+
 static int run_jobs(struct ctx *c, struct jobs *js)
 {
 	for (int i = 0; i < js->n && !iop_interrupted; i++) {
 		struct job *j = &js->v[i];
 		struct iop_run proto = { 0 };
-		char *kv[MAX_KV + 2], why[512], fsl[64], *save, *fs;
-		char reps[32], runtime[32];
+		char *kv[MAX_KV + 3], why[512], fsl[64], *save, *fs;
+		char reps[32], runtime[32], tci[48];
 		int n = 0, ret;
 
 		for (int k = 0; k < j->nkv; k++)
@@ -812,6 +963,7 @@ static int run_jobs(struct ctx *c, struct jobs *js)
 			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
 			kv[n++] = runtime;
 		}
+		n += option_kv(c, kv + n, tci, sizeof(tci));
 		ret = iop_params_parse(j->b, &proto, kv, n, why, sizeof(why));
 		if (ret)
 			return iop_usage_error("bench", "%s: %s", j->b->name, why);
@@ -857,11 +1009,130 @@ static void usage(FILE *f)
 		"  --vs-fio            after each repetition run the matching fio job on the same\n"
 		"                      file and CPUs (A B A B) and print the ratio\n"
 		"  --quiet             no progress on stderr\n"
-		"  --dry-run           validate and list the jobs, run nothing\n\n"
+		"  --dry-run           validate and list the jobs, run nothing\n"
+		"  --target-ci PCT     repeat until the main metric's 95%% CI is within +-PCT %%\n"
+		"                      (or time_budget= ends); --reps is then the minimum\n"
+		"  --calibrate         measure what comparisons of NAME can resolve: A/A pairs and\n"
+		"                      pairs with known effects (inject_ns), MDE at 95%% power\n"
+		"  --pairs N           calibration rounds (default 20)\n"
+		"  --effects LIST      known effects in %% (default 1,2,5)\n"
+		"  --side-time S       also state the MDE for S seconds per side (default 60)\n\n"
 		"Values with commas are matrix axes (bs=4k,64k). Parameters: iopath bench --help NAME.\n");
 }
 
+/*
+ * Everything that can be checked before a scratch filesystem exists: the
+ * parameters, the filesystems and backing each job names (a refused device
+ * is bad usage, not a SKIP), and whether bs= and size= fit that backing.
+ * Returns 0 or the exit status (2, one line on stderr).
+ */
+static int validate_jobs(const struct ctx *c, const struct jobs *js, bool calibrating)
+{
+	struct iop_backing_info bi;
+	const char *checked = NULL;
+	char why[512];
+
+	for (int i = 0; i < js->n; i++) {
+		const struct job *j = &js->v[i];
+		struct iop_run r = { 0 };
+		char *kv[MAX_KV + 3], reps[32], runtime[32], tci[48];
+		int n = 0;
+
+		for (int k = 0; k < j->nkv; k++)
+			kv[n++] = j->kv[k];
+		if (c->reps) {
+			snprintf(reps, sizeof(reps), "reps=%s", c->reps);
+			kv[n++] = reps;
+		}
+		if (c->runtime) {
+			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
+			kv[n++] = runtime;
+		}
+		n += option_kv(c, kv + n, tci, sizeof(tci));
+		if (iop_params_parse(j->b, &r, kv, n, why, sizeof(why)))
+			return iop_usage_error("bench", "%s: %s", j->b->name, why);
+		if (c->vs_fio && !j->b->fio)
+			return iop_usage_error("bench", "%s has no matching fio job", j->b->name);
+		if (calibrating && iop_calib_check(j->b, kv, n, why, sizeof(why)))
+			return iop_usage_error("bench", "--calibrate %s: %s", j->b->name, why);
+		if (!j->b->needs_fs(&r))
+			continue;
+		if (iop_fs_list_check(c->fs_override ? c->fs_override : j->fs, why, sizeof(why)))
+			return iop_usage_error("bench", "%s: %s", j->b->name, why);
+		/* one backing's checks (a device's are not free) serve every job on it */
+		if (!checked || strcmp(checked, j->backing)) {
+			if (iop_backing_check(j->backing, &bi, why, sizeof(why)))
+				return iop_usage_error("bench", "%s", why);
+			checked = j->backing;
+		}
+		if (iop_bench_fits(&r, &bi, why, sizeof(why)))
+			return iop_usage_error("bench", "%s: %s", j->b->name, why);
+	}
+	return 0;
+}
+
+/*
+ * Where records go: --out (checked with the jobs), none for '-' or --json,
+ * else a new results/<name>-<time>-<pid>.jsonl, created with O_EXCL so
+ * that runs started in the same second never share it.
+ */
+static int choose_out(struct ctx *c, const char *out, const char *name)
+{
+	char prefix[128];
+	int fd;
+
+	if (out && strcmp(out, "-")) {
+		snprintf(c->out, sizeof(c->out), "%s", out);
+		return 0;
+	}
+	if (out || c->json)
+		return 0;
+	if (mkdir("results", 0755) && errno != EEXIST) {
+		fprintf(stderr, "iopath: bench: results: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(prefix, sizeof(prefix), "%s", name);
+	for (char *p = prefix; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	fd = iop_out_unique("results", prefix, ".jsonl", c->out, sizeof(c->out));
+	if (fd < 0) {
+		fprintf(stderr, "iopath: bench: results/%s-*.jsonl: %s\n", prefix, strerror(-fd));
+		return 1;
+	}
+	close(fd);
+	c->out_reserved = true;
+	return 0;
+}
+
 static struct jobs js;
+
+/* --pairs, --effects, --side-time: 2 (after saying why) on a bad value. */
+static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
+{
+	char *end;
+	double d;
+
+	if (opt == 'E') {
+		if (iop_calib_parse_effects(co, val))
+			return iop_usage_error("bench", "--effects %s: must be up to %d percentages in (0, 50], e.g. 1,2,5",
+					       val, IOP_CALIB_MAX_EFFECTS);
+		return 0;
+	}
+	errno = 0;
+	d = strtod(val, &end);
+	if (opt == 'P') {
+		if (errno || end == val || *end || !(d >= 2 && d <= IOP_MAX_REPS) || d != floor(d))
+			return iop_usage_error("bench", "--pairs %s: must be an integer in 2..%d", val,
+					       IOP_MAX_REPS);
+		co->pairs = (int)d;
+		return 0;
+	}
+	if (errno || end == val || *end || !(d >= 1 && d <= 86400))
+		return iop_usage_error("bench", "--side-time %s: must be seconds in 1..86400", val);
+	co->side_time = d;
+	return 0;
+}
 
 static int bench_main(int argc, char **argv)
 {
@@ -878,16 +1149,23 @@ static int bench_main(int argc, char **argv)
 		{ "vs-fio", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "target-ci", required_argument, NULL, 'T' },
+		{ "calibrate", no_argument, NULL, 'C' },
+		{ "pairs", required_argument, NULL, 'P' },
+		{ "effects", required_argument, NULL, 'E' },
+		{ "side-time", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctx c = { 0 };
+	struct iop_calib_opts co = { .pairs = 20, .effects = { 0.01, 0.02, 0.05 }, .neffects = 3,
+				     .side_time = 60, .alpha = 0.05 };
 	const char *profile = NULL, *out = NULL;
-	bool do_list = false, do_help = false, dry_run = false;
+	bool do_list = false, do_help = false, dry_run = false, do_calibrate = false;
 	char why[512];
 	int opt, ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "bench", "", opts)) != -1) {
 		switch (opt) {
 		case 'l': do_list = true; break;
 		case 'h': do_help = true; break;
@@ -901,8 +1179,15 @@ static int bench_main(int argc, char **argv)
 		case 'v': c.vs_fio = true; break;
 		case 'q': c.quiet = true; break;
 		case 'n': dry_run = true; break;
+		case 'T': c.target_ci = optarg; break;
+		case 'C': do_calibrate = true; break;
+		case 'P':
+		case 'E':
+		case 'S':
+			if (calib_option(&co, opt, optarg))
+				return 2;
+			break;
 		default:
-			usage(stderr);
 			return 2;
 		}
 	}
@@ -922,19 +1207,12 @@ static int bench_main(int argc, char **argv)
 			list(stdout);
 		return 0;
 	}
-	if (c.fs_override) {
-		char tmp[256], *save, *t;
-
-		snprintf(tmp, sizeof(tmp), "%s", c.fs_override);
-		for (t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			if (strcmp(t, "ext4") && strcmp(t, "xfs") && strcmp(t, "none"))
-				return iop_usage_error("bench", "--fs %s: must be a list of ext4, xfs, none",
-						       c.fs_override);
-	}
+	if (c.fs_override && iop_fs_list_check(c.fs_override, why, sizeof(why)))
+		return iop_usage_error("bench", "--%s", why);
 	{
 		struct iop_scratch_opts o = { 0 };
 
-		if (c.backing_override && parse_backing(c.backing_override, &o, why, sizeof(why)))
+		if (c.backing_override && iop_parse_backing(c.backing_override, &o, why, sizeof(why)))
 			return iop_usage_error("bench", "%s", why);
 	}
 	if (profile && optind < argc)
@@ -959,6 +1237,8 @@ static int bench_main(int argc, char **argv)
 					return iop_usage_error("bench", "%s: expected name=value, got '%s'",
 							       base.b->name, argv[i]);
 		}
+		if (ret == -E2BIG)
+			return iop_usage_error("bench", "the matrix makes more than %d jobs", MAX_JOBS);
 		if (ret)
 			return iop_usage_error("bench", "%s", strerror(-ret));
 	} else {
@@ -969,26 +1249,11 @@ static int bench_main(int argc, char **argv)
 		for (int i = 0; i < js.n; i++)
 			snprintf(js.v[i].backing, sizeof(js.v[i].backing), "%s", c.backing_override);
 	/* validate every job before anything runs or touches a disk */
-	for (int i = 0; i < js.n; i++) {
-		struct iop_run r = { 0 };
-		char *kv[MAX_KV + 2], reps[32], runtime[32];
-		int n = 0;
-
-		for (int k = 0; k < js.v[i].nkv; k++)
-			kv[n++] = js.v[i].kv[k];
-		if (c.reps) {
-			snprintf(reps, sizeof(reps), "reps=%s", c.reps);
-			kv[n++] = reps;
-		}
-		if (c.runtime) {
-			snprintf(runtime, sizeof(runtime), "runtime=%s", c.runtime);
-			kv[n++] = runtime;
-		}
-		if (iop_params_parse(js.v[i].b, &r, kv, n, why, sizeof(why)))
-			return iop_usage_error("bench", "%s: %s", js.v[i].b->name, why);
-		if (c.vs_fio && !js.v[i].b->fio)
-			return iop_usage_error("bench", "%s has no matching fio job", js.v[i].b->name);
-	}
+	ret = validate_jobs(&c, &js, do_calibrate);
+	if (ret)
+		return ret;
+	if (out && strcmp(out, "-") && iop_out_check(out, why, sizeof(why)))
+		return iop_usage_error("bench", "--out %s", why);
 	if (dry_run) {
 		for (int i = 0; i < js.n; i++) {
 			struct iop_run r = { 0 };
@@ -1003,26 +1268,22 @@ static int bench_main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (out && strcmp(out, "-")) {
-		snprintf(c.out, sizeof(c.out), "%s", out);
-	} else if (!out && !c.json) {
-		char stamp[32];
-		time_t now = time(NULL);
-
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-		mkdir("results", 0755);
-		snprintf(c.out, sizeof(c.out), "results/%s-%s.jsonl", profile ? profile : js.v[0].b->name,
-			 stamp);
-		for (char *p = c.out + 8; *p; p++)
-			if (*p == '/')
-				*p = '_';
-	}
+	ret = choose_out(&c, out, profile ? profile : js.v[0].b->name);
+	if (ret)
+		return ret;
 	if (c.out[0] && !c.quiet)
 		fprintf(stderr, "iopath: bench: records go to %s\n", c.out);
 
 	iop_bench_signals();
+	if (do_calibrate) {
+		ret = calibrate(&c, &js, &co);
+		put_scratches(&c);
+		return iop_interrupted ? 128 + iop_interrupted : ret;
+	}
 	ret = run_jobs(&c, &js);
 	put_scratches(&c);
+	if (c.out_reserved && !c.out_started)
+		unlink(c.out);
 	if (iop_interrupted) {
 		fprintf(stderr, "iopath: bench: interrupted; cleaned up\n");
 		return 128 + iop_interrupted;
@@ -1032,7 +1293,7 @@ static int bench_main(int argc, char **argv)
 	if (!c.quiet || c.failed)
 		fprintf(stderr, "iopath: bench: %d job%s ran, %d failed, %d skipped, %d untrusted%s%s\n",
 			c.ran, c.ran == 1 ? "" : "s", c.failed, c.skipped, c.untrusted,
-			c.out[0] ? "; records in " : "", c.out);
+			c.out_started ? "; records in " : "", c.out_started ? c.out : "");
 	if (c.failed)
 		return 1;
 	if (!c.ran && c.skipped)

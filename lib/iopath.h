@@ -15,6 +15,8 @@
 #include "place.h"
 #include "scratch.h"
 #include "record.h"
+#include "input.h"
+#include "outfile.h"
 #include "tracefs.h"
 #include "kmsg.h"
 

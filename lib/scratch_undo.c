@@ -311,10 +311,10 @@ static int undo_dir(struct sstate *st, struct undo_ctx *c)
 
 	if (!st->dir[0])
 		return 0;
-	/* Only the subdirectory we made: ".../iopath-<id>". */
+	/* Only the subdirectory we made: ".../iopath-<id>", "/iopath-<id>" included. */
 	s_cat(want, sizeof(want), st->id);
 	w = strlen(want);
-	if (st->dir[0] != '/' || l <= w || strcmp(st->dir + l - w, want) || has_dotdot(st->dir))
+	if (st->dir[0] != '/' || l < w || strcmp(st->dir + l - w, want) || has_dotdot(st->dir))
 		goto gone;
 	if (access(st->dir, F_OK) && errno == ENOENT)
 		goto gone;
