@@ -15,8 +15,9 @@
 # that differs, or an error, makes the exit status 1.
 #
 # With --kernel K the same runs in a QEMU guest booting K (scripts/vm.sh
-# --repro), and the guest's lines are printed here. POSIX sh: the guest has
-# busybox, not bash.
+# --repro), and the guest's lines are printed here; in the guest,
+# --result-line ends the output with the result line scripts/vm.sh waits
+# for. POSIX sh: the guest has busybox, not bash.
 #
 # Exit: 0 every result as configs/known-failures expects, 1 a difference
 # or an error, 2 bad usage.
