@@ -267,6 +267,28 @@ static void append_program(FILE *all, FILE *tap, const struct step *s, int nr)
 			s->timed_out ? 124 : s->status < 0 ? 128 - s->status : s->status);
 }
 
+/*
+ * The kernel-log check of the whole run (@mark_ret: how the marker went),
+ * printed as the last line of the coverage block. 1 if it fails the run:
+ * a bug report in the log, or no check at all.
+ */
+static int kmsg_verdict(const struct iop_kmsg_mark *m, int mark_ret)
+{
+	char first[400] = "";
+	int ret = mark_ret ? mark_ret : iop_kmsg_scan(m, first, sizeof(first));
+
+	printf("# iopath run: coverage: kernel-log check of the whole run: ");
+	if (mark_ret)
+		printf("NOT RUN (marker: %s)\n\n", strerror(-mark_ret));
+	else if (ret < 0)
+		printf("NOT RUN (%s)\n\n", strerror(-ret));
+	else if (ret)
+		printf("FAIL: %d bug reports, first: %s\n\n", ret, first);
+	else
+		printf("ran, clean\n\n");
+	return ret != 0;
+}
+
 static int settings_timeout(const char *dir)
 {
 	char path[PATH_MAX + 16], line[256];
@@ -448,6 +470,8 @@ static int cmd_run(int argc, char **argv)
 	bool do_bench = true, do_tests = true, verbose = false;
 	char dir[PATH_MAX], logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
 	char features[PATH_MAX] = "", req[PATH_MAX + 32];
+	struct iop_kmsg_mark run_mark;
+	int kmsg_ret;
 	struct step *steps = NULL, bench = { .name = "bench" }, coverage = { .name = "coverage" };
 	FILE *all = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -508,6 +532,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* The kernel-log check of the whole run, outside every test's window too. */
+	kmsg_ret = iop_kmsg_mark(&run_mark, "run");
 
 	if (do_tests) {
 		n = find_selftests(iop_src_dir(), &steps, dir, sizeof(dir));
@@ -591,9 +617,9 @@ static int cmd_run(int argc, char **argv)
 		/* The coverage block: which seed paths and post-test checks ran. */
 		if (all && !interrupted) {
 			judge(&coverage, all, NULL, features[0] ? features : "/dev/null", req);
-			printf("\n");
 			total_fail += coverage.fail;
 		}
+		total_fail += kmsg_verdict(&run_mark, kmsg_ret);
 		if (known)
 			printf("known: failures that configs/known-failures lists as bugs of this\n"
 			       "       kernel; reported on stderr, they do not fail the run\n\n");
