@@ -46,6 +46,9 @@ CLI_HDRS := $(wildcard cli/*.h microbench/*.h)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
 UNIT_SRCS := $(wildcard tests/*_test.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(O)/tests/%)
+# Harness binaries the tests/*.sh scripts run (not run by make check itself).
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_BINS := $(HELPER_SRCS:tests/%.c=$(O)/tests/%)
 
 .PHONY: all deps lib cli selftests units run check kselftest kselftest-install \
 	kselftest-gen_tar bench install clean help fuzz fuzz-build fuzz-regress
@@ -77,7 +80,12 @@ $(O)/tests/%: tests/%.c $(O)/libiopath.a $(LIB_HDRS)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
 
-units: $(UNIT_BINS)
+$(O)/tests/helpers/%: tests/helpers/%.c $(O)/libiopath.a $(LIB_HDRS) $(wildcard selftests/*.h)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
+
+units: $(UNIT_BINS) $(HELPER_BINS)
 
 # ---- fuzzing ------------------------------------------------------------
 # tests/fuzz/<target>.c: libFuzzer targets (clang, -fsanitize=fuzzer with
@@ -151,8 +159,23 @@ vm-check: kselftest-install
 	$(Q)scripts/deps.sh vm
 	$(Q)scripts/vm.sh --build $(O) --kernel "$(KERNEL)" $(VM_ARGS)
 
+# The mutation campaign (docs/efficacy.md): build a small kernel from KSRC
+# (default: Debian unstable's newest linux-source-7.x), then each mutant of
+# configs/mutants/. MUTATE_ARGS go to scripts/mutate.sh, e.g.
+# MUTATE_ARGS="01-iter-fbatch-not-released --pristine-runs 1".
+.PHONY: mutate
+mutate: kselftest-install
+	$(Q)scripts/deps.sh vm mutate
+	$(Q)scripts/mutate.sh --build $(O) $(if $(KSRC),--ksrc "$(KSRC)") $(MUTATE_ARGS)
+
 run: all
 	$(Q)$(O)/iopath run $(RUN_ARGS)
+
+# The reproducers of the kernel bugs the selftests found (docs/kernel-bugs),
+# on the running kernel or, with KERNEL=..., in a QEMU guest booting it.
+.PHONY: repro
+repro: cli
+	$(Q)$(O)/iopath repro $(if $(KERNEL),--kernel "$(KERNEL)") $(REPRO_ARGS)
 
 check: all
 	$(Q)bash scripts/check.sh $(O)
@@ -166,8 +189,10 @@ install: all kselftest-install
 	cp -a $(KSFT_INSTALL) $(DESTDIR)$(PREFIX)/libexec/iopath/
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
-	install -m 0755 scripts/vm.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -d $(DESTDIR)$(PREFIX)/share/iopath/lib
+	install -m 0644 lib/kmsg_patterns.h $(DESTDIR)$(PREFIX)/share/iopath/lib/
 
 clean:
 	rm -rf $(O)
@@ -176,9 +201,11 @@ help:
 	@echo "make               build build/iopath, the selftests and the unit tests"
 	@echo "sudo make run      scratch ext4 and XFS, all selftests, the quick benchmarks, a summary"
 	@echo "sudo make check    the project's own tests (unit tests, selftests, benchmark smoke runs)"
+	@echo "sudo make repro    the reproducers of known kernel bugs, one line each (KERNEL=... in a VM)"
 	@echo "sudo make kselftest  the selftests through run_kselftest.sh (KSFT_ARGS=... passed on)"
 	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
 	@echo "sudo make vm-check KERNEL=<bzImage|.deb|package>  the selftests on another kernel under QEMU"
+	@echo "sudo make mutate [KSRC=dir]   kernel mutation campaign: the kill matrix (docs/efficacy.md)"
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
 	@echo "make fuzz          FUZZ_SECONDS=60: each libFuzzer target (tests/fuzz) for that long"
 	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."

@@ -33,6 +33,7 @@
 
 #include "bench.h"
 #include "bench_check.h"
+#include "calibrate.h"
 #include "cli.h"
 #include "iopath.h"
 
@@ -94,6 +95,7 @@ struct ctx {
 	bool json, quiet, vs_fio;
 	const char *fs_override, *backing_override;
 	const char *reps, *runtime;
+	const char *target_ci;	/* --target-ci: the target_ci= parameter */
 	char out[PATH_MAX];
 	bool out_started;
 	bool out_reserved;	/* an empty placeholder made for the name: removed if unused */
@@ -851,13 +853,104 @@ out:
 	return ret;
 }
 
+/* Parameters that options set besides --reps and --runtime: target_ci=. */
+static int option_kv(const struct ctx *c, char **kv, char *buf, size_t len)
+{
+	if (!c->target_ci)
+		return 0;
+	snprintf(buf, len, "target_ci=%s", c->target_ci);
+	kv[0] = buf;
+	return 1;
+}
+
+struct calib_arg {
+	struct ctx *c;
+	const struct job *j;
+	const char *fs;		/* NULL: the job needs none */
+};
+
+/* One side of a calibration: the job with the calibration's parameters, records to --out. */
+static int calib_side(void *arg, char **kv, int nkv, json_t *recs, char *why, size_t len)
+{
+	struct calib_arg *a = arg;
+	struct iop_harness_opts o = { .quiet = true };
+	struct iop_scratch *s;
+	struct iop_run *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	ret = iop_params_parse(a->j->b, r, kv, nkv, why, len);
+	if (!ret && a->fs) {
+		ret = get_scratch(a->c, a->fs, a->j->backing, &s, why, len);
+		if (!ret) {
+			snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
+			r->fstype = s->fstype;
+			r->dev = s->dev;
+			o.backing = backing_name(s->backing);
+			o.mkfs_opts = s->mkfs_opts;
+			o.mount_opts = s->mount_opts;
+		}
+	}
+	if (!ret)
+		ret = iop_bench_run(r, &o, recs, why, len);
+	if (ret == IOP_SKIPPED)
+		ret = -EOPNOTSUPP;
+	if (write_records(a->c, recs) && !ret) {
+		snprintf(why, len, "writing %s failed", a->c->out);
+		ret = -EIO;
+	}
+	free(r);
+	return ret;
+}
+
+/* --calibrate: one job, on the first filesystem of its list. */
+static int calibrate(struct ctx *c, const struct jobs *js, const struct iop_calib_opts *co)
+{
+	const struct job *j = &js->v[0];
+	struct calib_arg a = { .c = c, .j = j };
+	char *kv[MAX_KV + 3], why[512], fsl[64], reps[32], runtime[32], tci[48];
+	struct iop_run proto = { 0 };
+	int n = 0, ret;
+
+	if (js->n != 1)
+		return iop_usage_error("bench", "--calibrate takes one benchmark with single values, not %d jobs",
+				       js->n);
+	for (int k = 0; k < j->nkv; k++)
+		kv[n++] = j->kv[k];
+	if (c->reps) {
+		snprintf(reps, sizeof(reps), "reps=%s", c->reps);
+		kv[n++] = reps;
+	}
+	if (c->runtime) {
+		snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
+		kv[n++] = runtime;
+	}
+	n += option_kv(c, kv + n, tci, sizeof(tci));
+	if (iop_params_parse(j->b, &proto, kv, n, why, sizeof(why)))
+		return iop_usage_error("bench", "%s: %s", j->b->name, why);
+	snprintf(fsl, sizeof(fsl), "%s", c->fs_override ? c->fs_override : j->fs);
+	fsl[strcspn(fsl, ",")] = '\0';
+	a.fs = j->b->needs_fs(&proto) && strcmp(trim(fsl), "none") ? trim(fsl) : NULL;
+	ret = iop_calibrate(j->b, kv, n, co, calib_side, &a, stdout, why, sizeof(why));
+	if (ret == -EINVAL)
+		return iop_usage_error("bench", "--calibrate %s: %s", j->b->name, why);
+	if (ret) {
+		fprintf(stderr, "iopath: bench --calibrate %s: %s\n", j->b->name,
+			iop_interrupted ? "interrupted" : why[0] ? why : strerror(-ret));
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+}
+
 static int run_jobs(struct ctx *c, struct jobs *js)
 {
 	for (int i = 0; i < js->n && !iop_interrupted; i++) {
 		struct job *j = &js->v[i];
 		struct iop_run proto = { 0 };
-		char *kv[MAX_KV + 2], why[512], fsl[64], *save, *fs;
-		char reps[32], runtime[32];
+		char *kv[MAX_KV + 3], why[512], fsl[64], *save, *fs;
+		char reps[32], runtime[32], tci[48];
 		int n = 0, ret;
 
 		for (int k = 0; k < j->nkv; k++)
@@ -870,6 +963,7 @@ static int run_jobs(struct ctx *c, struct jobs *js)
 			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
 			kv[n++] = runtime;
 		}
+		n += option_kv(c, kv + n, tci, sizeof(tci));
 		ret = iop_params_parse(j->b, &proto, kv, n, why, sizeof(why));
 		if (ret)
 			return iop_usage_error("bench", "%s: %s", j->b->name, why);
@@ -915,7 +1009,14 @@ static void usage(FILE *f)
 		"  --vs-fio            after each repetition run the matching fio job on the same\n"
 		"                      file and CPUs (A B A B) and print the ratio\n"
 		"  --quiet             no progress on stderr\n"
-		"  --dry-run           validate and list the jobs, run nothing\n\n"
+		"  --dry-run           validate and list the jobs, run nothing\n"
+		"  --target-ci PCT     repeat until the main metric's 95%% CI is within +-PCT %%\n"
+		"                      (or time_budget= ends); --reps is then the minimum\n"
+		"  --calibrate         measure what comparisons of NAME can resolve: A/A pairs and\n"
+		"                      pairs with known effects (inject_ns), MDE at 95%% power\n"
+		"  --pairs N           calibration rounds (default 20)\n"
+		"  --effects LIST      known effects in %% (default 1,2,5)\n"
+		"  --side-time S       also state the MDE for S seconds per side (default 60)\n\n"
 		"Values with commas are matrix axes (bs=4k,64k). Parameters: iopath bench --help NAME.\n");
 }
 
@@ -925,7 +1026,7 @@ static void usage(FILE *f)
  * is bad usage, not a SKIP), and whether bs= and size= fit that backing.
  * Returns 0 or the exit status (2, one line on stderr).
  */
-static int validate_jobs(const struct ctx *c, const struct jobs *js)
+static int validate_jobs(const struct ctx *c, const struct jobs *js, bool calibrating)
 {
 	struct iop_backing_info bi;
 	const char *checked = NULL;
@@ -934,7 +1035,7 @@ static int validate_jobs(const struct ctx *c, const struct jobs *js)
 	for (int i = 0; i < js->n; i++) {
 		const struct job *j = &js->v[i];
 		struct iop_run r = { 0 };
-		char *kv[MAX_KV + 2], reps[32], runtime[32];
+		char *kv[MAX_KV + 3], reps[32], runtime[32], tci[48];
 		int n = 0;
 
 		for (int k = 0; k < j->nkv; k++)
@@ -947,10 +1048,13 @@ static int validate_jobs(const struct ctx *c, const struct jobs *js)
 			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
 			kv[n++] = runtime;
 		}
+		n += option_kv(c, kv + n, tci, sizeof(tci));
 		if (iop_params_parse(j->b, &r, kv, n, why, sizeof(why)))
 			return iop_usage_error("bench", "%s: %s", j->b->name, why);
 		if (c->vs_fio && !j->b->fio)
 			return iop_usage_error("bench", "%s has no matching fio job", j->b->name);
+		if (calibrating && iop_calib_check(j->b, kv, n, why, sizeof(why)))
+			return iop_usage_error("bench", "--calibrate %s: %s", j->b->name, why);
 		if (!j->b->needs_fs(&r))
 			continue;
 		if (iop_fs_list_check(c->fs_override ? c->fs_override : j->fs, why, sizeof(why)))
@@ -1003,6 +1107,33 @@ static int choose_out(struct ctx *c, const char *out, const char *name)
 
 static struct jobs js;
 
+/* --pairs, --effects, --side-time: 2 (after saying why) on a bad value. */
+static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
+{
+	char *end;
+	double d;
+
+	if (opt == 'E') {
+		if (iop_calib_parse_effects(co, val))
+			return iop_usage_error("bench", "--effects %s: must be up to %d percentages in (0, 50], e.g. 1,2,5",
+					       val, IOP_CALIB_MAX_EFFECTS);
+		return 0;
+	}
+	errno = 0;
+	d = strtod(val, &end);
+	if (opt == 'P') {
+		if (errno || end == val || *end || !(d >= 2 && d <= IOP_MAX_REPS) || d != floor(d))
+			return iop_usage_error("bench", "--pairs %s: must be an integer in 2..%d", val,
+					       IOP_MAX_REPS);
+		co->pairs = (int)d;
+		return 0;
+	}
+	if (errno || end == val || *end || !(d >= 1 && d <= 86400))
+		return iop_usage_error("bench", "--side-time %s: must be seconds in 1..86400", val);
+	co->side_time = d;
+	return 0;
+}
+
 static int bench_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1018,11 +1149,18 @@ static int bench_main(int argc, char **argv)
 		{ "vs-fio", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "target-ci", required_argument, NULL, 'T' },
+		{ "calibrate", no_argument, NULL, 'C' },
+		{ "pairs", required_argument, NULL, 'P' },
+		{ "effects", required_argument, NULL, 'E' },
+		{ "side-time", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctx c = { 0 };
+	struct iop_calib_opts co = { .pairs = 20, .effects = { 0.01, 0.02, 0.05 }, .neffects = 3,
+				     .side_time = 60, .alpha = 0.05 };
 	const char *profile = NULL, *out = NULL;
-	bool do_list = false, do_help = false, dry_run = false;
+	bool do_list = false, do_help = false, dry_run = false, do_calibrate = false;
 	char why[512];
 	int opt, ret;
 
@@ -1041,6 +1179,14 @@ static int bench_main(int argc, char **argv)
 		case 'v': c.vs_fio = true; break;
 		case 'q': c.quiet = true; break;
 		case 'n': dry_run = true; break;
+		case 'T': c.target_ci = optarg; break;
+		case 'C': do_calibrate = true; break;
+		case 'P':
+		case 'E':
+		case 'S':
+			if (calib_option(&co, opt, optarg))
+				return 2;
+			break;
 		default:
 			return 2;
 		}
@@ -1103,7 +1249,7 @@ static int bench_main(int argc, char **argv)
 		for (int i = 0; i < js.n; i++)
 			snprintf(js.v[i].backing, sizeof(js.v[i].backing), "%s", c.backing_override);
 	/* validate every job before anything runs or touches a disk */
-	ret = validate_jobs(&c, &js);
+	ret = validate_jobs(&c, &js, do_calibrate);
 	if (ret)
 		return ret;
 	if (out && strcmp(out, "-") && iop_out_check(out, why, sizeof(why)))
@@ -1129,6 +1275,11 @@ static int bench_main(int argc, char **argv)
 		fprintf(stderr, "iopath: bench: records go to %s\n", c.out);
 
 	iop_bench_signals();
+	if (do_calibrate) {
+		ret = calibrate(&c, &js, &co);
+		put_scratches(&c);
+		return iop_interrupted ? 128 + iop_interrupted : ret;
+	}
 	ret = run_jobs(&c, &js);
 	put_scratches(&c);
 	if (c.out_reserved && !c.out_started)

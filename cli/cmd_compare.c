@@ -60,6 +60,8 @@ struct side_stats {
 	double rsd;		/* relative stddev on the tested scale (fraction) */
 	double tmean;		/* mean on the tested scale (1/x for rates) */
 	double tvar;		/* variance of that mean: s^2 / n */
+	size_t boots;		/* distinct boot ids among the records (0: none recorded) */
+	bool by_boot;		/* the observations are per-boot means (2 or more boots) */
 };
 
 struct metric_cmp {
@@ -71,6 +73,7 @@ struct metric_cmp {
 	double change;		/* new / base - 1 */
 	double ci_lo, ci_hi;	/* of change; NAN unknown, +-INFINITY unbounded */
 	double t, df, p;
+	double mde;		/* smallest change found with IOP_MDE_POWER, relative to the base mean */
 	enum verdict v;
 	const char *why;	/* why not tested */
 };
@@ -102,6 +105,9 @@ struct opts {
 	enum { F_TEXT, F_COMMIT, F_JSON } format;
 	double alpha;
 };
+
+/* The power at which compare and iopath bench --calibrate state what could be seen. */
+#define IOP_MDE_POWER	0.95
 
 /*
  * The comparison of one metric. @xb and @xn are the per-repetition values
@@ -204,6 +210,26 @@ static void compare_metric(const double *xb, size_t nb, const double *xn, size_t
 out:
 	free(y[0]);
 	free(y[1]);
+}
+
+/*
+ * The smallest change this comparison finds with probability
+ * IOP_MDE_POWER: the MDE of the same Welch test from the two sides' spread
+ * and numbers of observations, relative to the base mean on the tested
+ * scale (time per operation for rates).
+ */
+static void metric_mde(struct metric_cmp *mc, double alpha)
+{
+	const struct side_stats *b = &mc->s[0], *n = &mc->s[1];
+
+	mc->mde = NAN;
+	if (mc->why || !(fabs(b->tmean) > 0))
+		return;
+	if (b->tvar + n->tvar == 0) {
+		mc->mde = 0;
+		return;
+	}
+	mc->mde = iop_mde(b->tvar, b->n, n->tvar, n->n, alpha, IOP_MDE_POWER) / fabs(b->tmean);
 }
 
 static int note(struct notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -363,6 +389,49 @@ static int metric_values(struct iop_rs_group *g, int side, const char *name, dou
 	return 0;
 }
 
+/*
+ * Repetitions nested in boots: with records from two or more boots on a
+ * side, the side's observations become one mean per boot (harmonic for
+ * rates), because repetitions within one boot share page placement,
+ * interrupt routing and frequency state and are not independent of each
+ * other the way two boots are. With one boot the repetitions stay the
+ * observations, and the between-boot variance is unknown (a note says so).
+ */
+static int boot_values(struct iop_rs_group *g, int side, const char *name, bool rate,
+		       double *v, size_t *n, struct side_stats *ss)
+{
+	const char **keys = calloc(g->n[side] ? g->n[side] : 1, sizeof(*keys));
+	size_t k = 0, nb;
+	double *means;
+
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n[side]; i++) {
+		const char *id = iop_rs_env_str(g->recs[side][i], "kernel.boot_id");
+
+		if (iop_rs_metric(g->recs[side][i], name))
+			keys[k++] = id ? id : "";
+	}
+	means = malloc((k ? k : 1) * sizeof(*means));
+	if (!means) {
+		free(keys);
+		return -ENOMEM;
+	}
+	nb = iop_group_means(v, keys, k, rate, means);
+	/* records without a boot id (older files) leave the number of boots unknown */
+	ss->boots = 0;
+	for (size_t i = 0; i < k && !ss->boots; i++)
+		ss->boots = *keys[i] ? nb : 0;
+	ss->by_boot = ss->boots >= 2;
+	if (ss->by_boot) {
+		memcpy(v, means, nb * sizeof(*v));
+		*n = nb;
+	}
+	free(means);
+	free(keys);
+	return 0;
+}
+
 static bool has_name(const char **names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -433,7 +502,14 @@ static int compare_group(struct comparison *c, struct group_cmp *gc, double alph
 		mc->unit = json_string_value(json_object_get(mb, "unit"));
 		mc->higher = !strcmp(json_string_value(json_object_get(mb, "better")), "higher");
 		mc->rate = !strcmp(json_string_value(json_object_get(mb, "agg")), "hmean");
+		if (boot_values(g, 0, names[i], mc->rate, vb, &nb, &mc->s[0]) ||
+		    boot_values(g, 1, names[i], mc->rate, vn, &nn, &mc->s[1])) {
+			free(vb);
+			free(vn);
+			goto out;
+		}
 		compare_metric(vb, nb, vn, nn, alpha, mc);
+		metric_mde(mc, alpha);
 		if (mc->why && (nb < 2 || nn < 2))
 			note(&c->notes, "not tested (%s): %s", label, mc->why);
 		else if (mc->why)
@@ -501,6 +577,63 @@ static void comparison_free(struct comparison *c)
 	notes_free(&c->notes);
 }
 
+/* The number of distinct boot ids among @f's records (0: none recorded), the first in @id. */
+static size_t file_boots(const struct iop_rs_file *f, const char **id)
+{
+	size_t nb = 0;
+
+	*id = NULL;
+	for (size_t i = 0; i < f->n; i++) {
+		const char *b = iop_rs_env_str(f->recs[i], "kernel.boot_id");
+		size_t j;
+
+		if (!b)
+			continue;
+		for (j = 0; j < i; j++) {
+			const char *o = iop_rs_env_str(f->recs[j], "kernel.boot_id");
+
+			if (o && !strcmp(o, b))
+				break;
+		}
+		if (j == i) {
+			if (!nb)
+				*id = b;
+			nb++;
+		}
+	}
+	return nb;
+}
+
+/* Say for each side whose spread lacks the between-boot part that its intervals are optimistic. */
+static void boot_notes(struct comparison *c)
+{
+	const struct iop_rs_file *f[2] = { c->base, c->new };
+	const char *path[2] = { c->base_path, c->new_path };
+
+	for (int s = 0; s < 2; s++) {
+		const char *id;
+		size_t nb = file_boots(f[s], &id);
+
+		if (nb == 1)
+			note(&c->notes, "%s: every record from one boot (%.8s): the between-boot variance is unknown and the intervals are optimistic (run each side on two or more boots)",
+			     path[s], id);
+		else if (!nb)
+			note(&c->notes, "%s: no boot ids in the records: the between-boot variance is unknown and the intervals are optimistic",
+			     path[s]);
+		for (size_t i = 0; nb >= 2 && i < c->ngc; i++) {
+			struct group_cmp *gc = &c->gc[i];
+			char *label;
+
+			if (!gc->nm || gc->m[0].s[s].by_boot)
+				continue;
+			label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
+			note(&c->notes, "%s: %s: records from one boot: the between-boot variance is unknown and the intervals are optimistic",
+			     path[s], label ? label : gc->g->bench);
+			free(label);
+		}
+	}
+}
+
 /* Pair, check and compute; -errno with @why for input that cannot be compared. */
 static int comparison_build(struct comparison *c, double alpha, char *why, size_t len)
 {
@@ -550,6 +683,7 @@ static int comparison_build(struct comparison *c, double alpha, char *why, size_
 			return ret;
 		}
 	}
+	boot_notes(c);
 	return 0;
 }
 
@@ -739,6 +873,41 @@ static void print_machine(FILE *out, json_t *rec)
 	fputc('\n', out);
 }
 
+/* The metric the runs chose for their verdict (run.main_metric), when both sides agree. */
+static const char *main_metric(const struct iop_rs_group *g)
+{
+	json_t *b = json_object_get(json_object_get(g->recs[0][0], "run"), "main_metric");
+	json_t *n = json_object_get(json_object_get(g->recs[1][0], "run"), "main_metric");
+
+	return json_is_string(b) && json_equal(b, n) ? json_string_value(b) : NULL;
+}
+
+/*
+ * "; tested over boots: 2 base, 3 new" where a side has several, and the
+ * main metric the runs chose for their verdict.
+ */
+static void print_boots(FILE *out, const struct group_cmp *gc)
+{
+	const struct side_stats *s = gc->nm ? gc->m[0].s : NULL;
+	const char *main = main_metric(gc->g);
+
+	if (main)
+		fprintf(out, "; verdict metric %s", main);
+	if (s && (s[0].by_boot || s[1].by_boot))
+		fprintf(out, "; tested over boots: %zu base, %zu new", s[0].by_boot ? s[0].boots : 1,
+			s[1].by_boot ? s[1].boots : 1);
+}
+
+/* "improvement", or "no significant change (could have seen >= 2.1%)" instead of a bare "-". */
+static void verdict_text(char *buf, size_t len, const struct metric_cmp *m, bool caveat)
+{
+	if (m->v == V_NONE && isfinite(m->mde))
+		snprintf(buf, len, "no significant change%s (could have seen >= %.1f%%)",
+			 caveat ? "?" : "", 100 * m->mde);
+	else
+		snprintf(buf, len, "%s%s", verdict_name[m->v], caveat ? "?" : "");
+}
+
 static void print_text(FILE *out, struct comparison *c, const struct opts *o)
 {
 	int conf = (int)lround(100 * (1 - o->alpha));
@@ -751,6 +920,8 @@ static void print_text(FILE *out, struct comparison *c, const struct opts *o)
 	fprintf(out, "test: Welch's t-test per metric at alpha %g over the repetitions; rates by\n"
 		     "      harmonic mean (tested as 1/x); %d%% CI of %%change by Fieller's method\n",
 		o->alpha, conf);
+	fprintf(out, "      over boots instead where a side has two or more; \"could have seen\":\n"
+		     "      the change the test finds with %.0f%% power\n", 100 * IOP_MDE_POWER);
 	print_notes(out, &c->notes);
 
 	snprintf(hdr_b, sizeof(hdr_b), "%s", kernel_of(c->base));
@@ -761,25 +932,52 @@ static void print_text(FILE *out, struct comparison *c, const struct opts *o)
 
 		fprintf(out, "\n=========================================================================================\n");
 		print_lkp_params(out, g);
-		fprintf(out, "\nruns: %zu base, %zu new%s%s\n\n", g->n[0], g->n[1],
+		fprintf(out, "\nruns: %zu base, %zu new%s%s", g->n[0], g->n[1],
 			gc->untrusted ? "; untrusted records, see notes" : "",
 			gc->env_differs ? "; environment differs, see notes" : "");
+		print_boots(out, gc);
+		fprintf(out, "\n\n");
 		fprintf(out, "%-16s %s\n", hdr_b, hdr_n);
 		fprintf(out, "---------------- --------------------------- \n");
 		fprintf(out, "         %%stddev     %%change         %%stddev  %20s  verdict\n", ci_hdr);
 		fprintf(out, "             \\          |                \\  \n");
 		for (size_t j = 0; j < gc->nm; j++) {
 			struct metric_cmp *m = &gc->m[j];
-			char b[32], n[32], rb[16], rn[16], ch[24], ci[48], vd[16];
+			char b[32], n[32], rb[16], rn[16], ch[24], ci[48], vd[80];
 
-			snprintf(vd, sizeof(vd), "%s%s", verdict_name[m->v],
-				 gc->untrusted || gc->env_differs ? "?" : "");
+			verdict_text(vd, sizeof(vd), m, gc->untrusted || gc->env_differs);
 			fprintf(out, "%10s%s%11s%11s%s  %20s  %-12s %s.%s\n",
 				fmt_num(b, sizeof(b), m->s[0].mean), fmt_rsd(rb, sizeof(rb), &m->s[0]),
 				fmt_pct(ch, sizeof(ch), m->change),
 				fmt_num(n, sizeof(n), m->s[1].mean), fmt_rsd(rn, sizeof(rn), &m->s[1]),
 				fmt_ci(ci, sizeof(ci), m), vd, g->bench, m->name);
 		}
+	}
+}
+
+/* What the unchanged metrics could have shown, one line per group. */
+static void print_commit_mde(FILE *out, struct comparison *c)
+{
+	fprintf(out, "Could have seen (%.0f%% power):\n", 100 * IOP_MDE_POWER);
+	for (size_t i = 0; i < c->ngc; i++) {
+		struct group_cmp *gc = &c->gc[i];
+		char *label = NULL;
+		int k = 0;
+
+		for (size_t j = 0; j < gc->nm; j++) {
+			struct metric_cmp *m = &gc->m[j];
+
+			if (m->v != V_NONE || !isfinite(m->mde))
+				continue;
+			if (!k++) {
+				label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
+				fprintf(out, "  %s:", label ? label : gc->g->bench);
+			}
+			fprintf(out, "%s %s >= %.1f%%", k > 1 ? "," : "", m->name, 100 * m->mde);
+		}
+		if (k)
+			fputc('\n', out);
+		free(label);
 	}
 }
 
@@ -829,9 +1027,11 @@ static void print_commit(FILE *out, struct comparison *c, const struct opts *o)
 			print_reproduce(out, gc->g);
 		}
 	}
-	if (changed < total)
+	if (changed < total) {
 		fprintf(out, "\nNo significant change in %s%zu metric%s.\n", changed ? "the other " : "",
 			total - changed, total - changed == 1 ? "" : "s");
+		print_commit_mde(out, c);
+	}
 	if (c->notes.n) {
 		fprintf(out, "\nCaveats ('?': untrusted records or another environment):\n");
 		for (size_t i = 0; i < c->notes.n; i++)
@@ -846,8 +1046,9 @@ static json_t *jnum(double v)
 
 static json_t *side_json(const struct side_stats *s)
 {
-	return json_pack("{s:I, s:o, s:o}", "n", (json_int_t)s->n, "mean", jnum(s->mean),
-			 "rsd", jnum(s->rsd));
+	return json_pack("{s:I, s:o, s:o, s:s, s:I}", "n", (json_int_t)s->n, "mean", jnum(s->mean),
+			 "rsd", jnum(s->rsd), "unit", s->by_boot ? "boots" : "repetitions",
+			 "boots", (json_int_t)s->boots);
 }
 
 static json_t *comparison_json(struct comparison *c)
@@ -872,15 +1073,17 @@ static json_t *comparison_json(struct comparison *c)
 					      "t", jnum(m->t), "df", jnum(m->df), "p", jnum(m->p),
 					      "verdict", verdict_json[m->v]);
 
+			if (o)
+				json_object_set_new(o, "mde", jnum(m->mde));
 			if (o && m->why)
 				json_object_set_new(o, "why_not_tested", json_string(m->why));
 			json_array_append_new(metrics, o);
 		}
-		json_array_append_new(groups, json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o}",
+		json_array_append_new(groups, json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o, s:s?}",
 			"bench", gc->g->bench, "params", gc->g->params,
 			"runs", "base", (json_int_t)gc->g->n[0], "new", (json_int_t)gc->g->n[1],
 			"untrusted", gc->untrusted, "env_differs", gc->env_differs,
-			"metrics", metrics));
+			"metrics", metrics, "main_metric", main_metric(gc->g)));
 	}
 	cmp = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:I}, s:o, s:o}",
 			"base", "file", c->base_path, "kernel", kernel_of(c->base), "records", (json_int_t)c->base->n,

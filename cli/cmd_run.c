@@ -58,22 +58,8 @@ static double elapsed(uint64_t t0)
 	return (double)(iop_now_ns() - t0) / 1e9;
 }
 
-/* Count the top-level TAP results in one line of a harness binary's output. */
-static void tap_count(const char *line, struct step *s)
-{
-	if (!strncmp(line, "ok ", 3)) {
-		if (strstr(line, "# SKIP"))
-			s->skip++;
-		else
-			s->pass++;
-	} else if (!strncmp(line, "not ok ", 7)) {
-		s->fail++;
-	}
-}
-
-/* Feed captured output to the logs, the terminal and the TAP counter. */
-static void take_output(struct step *s, const char *buf, size_t n, char *line, size_t *ll,
-			size_t cap, FILE *log, FILE *tap, bool echo)
+/* Feed captured output to the logs and the terminal. */
+static void take_output(const char *buf, size_t n, FILE *log, FILE *tap, bool echo)
 {
 	if (log)
 		fwrite(buf, 1, n, log);
@@ -81,29 +67,19 @@ static void take_output(struct step *s, const char *buf, size_t n, char *line, s
 		fwrite(buf, 1, n, tap);
 	if (echo)
 		fwrite(buf, 1, n, stderr);
-	for (size_t i = 0; i < n; i++) {
-		if (*ll + 1 < cap)
-			line[(*ll)++] = buf[i];
-		if (buf[i] == '\n') {
-			line[*ll] = '\0';
-			tap_count(line, s);
-			*ll = 0;
-		}
-	}
 }
 
 /*
  * Run argv in its own process group with stdout+stderr captured into @log
- * (and @tap, when given), counting TAP results; kill the whole group after
- * @timeout seconds, as kselftest's runner does.
+ * (and @tap, when given); kill the whole group after @timeout seconds, as
+ * kselftest's runner does. The results are counted by judge().
  */
 static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, FILE *tap,
 		    bool echo)
 {
 	uint64_t t0 = iop_now_ns();
-	char buf[4096], line[4096];
+	char buf[4096];
 	int pfd[2], status = 0;
-	size_t ll = 0;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC))
@@ -143,7 +119,7 @@ static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, 
 			continue;
 		if (r <= 0)
 			break;
-		take_output(s, buf, r, line, &ll, sizeof(line), log, tap, echo);
+		take_output(buf, r, log, tap, echo);
 	}
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -153,46 +129,57 @@ static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, 
 	running_child = 0;
 	s->secs = elapsed(t0);
 	s->status = WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
-	/* A crash or a timeout with no failed test reported still fails. */
-	if ((s->status != 0 || s->timed_out) && s->fail == 0)
-		s->fail = 1;
 	return 0;
 }
 
-/*
- * Judge a selftest's output (@tap) with scripts/tap-verdict.awk, the
- * verdict iopath vm, make kselftest and make check use: a failure that
- * configs/known-failures (or $IOPATH_KNOWN_FAILURES) lists for the running
- * kernel is a known kernel bug, counted apart and not failed on, when the
- * program otherwise ran to completion. The script's notes go to stderr.
- * Without the script or the list, the raw counts stand.
- */
-static void judge_known(struct step *s, FILE *tap)
+/* The value of " NAME=" in a tap-verdict.awk result line, or 0. */
+static int result_field(const char *line, const char *name)
 {
-	char script[PATH_MAX + 32], list[PATH_MAX + 32], kernel[128], program[160], status[32];
+	char key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=", name);
+	p = strstr(line, key);
+	return p ? atoi(p + strlen(key)) : 0;
+}
+
+/*
+ * Judge a selftest's output (@tap) with scripts/tap-verdict.awk, the one
+ * verdict of iopath vm, make kselftest and make check: it counts the
+ * results, excuses the failures configs/known-failures (or
+ * $IOPATH_KNOWN_FAILURES) lists for the running kernel, and fails a test
+ * of @req (selftests/requirements) that skipped on a kernel with the
+ * features in @features. With @program NULL, @tap is a whole run and the coverage
+ * block is printed. Its notes go to stderr (stdout for the coverage
+ * block). A verdict that cannot be had fails the step.
+ */
+static void judge(struct step *s, FILE *tap, const char *program, const char *features,
+		  const char *req)
+{
+	char script[PATH_MAX + 32], list[PATH_MAX + 32], kernel[128];
+	char prog[160], status[32], line[4096];
 	const char *env = getenv("IOPATH_KNOWN_FAILURES");
-	char line[4096], *p;
-	int pfd[2], known = 0, wst;
-	bool pass = false;
+	int pfd[2], wst;
+	bool have = false;
 	struct utsname u;
 	FILE *out;
 	pid_t pid;
 
+	s->fail = 1;
 	snprintf(script, sizeof(script), "%s/scripts/tap-verdict.awk", iop_src_dir());
 	if (env && *env)
 		snprintf(list, sizeof(list), "%s", env);
 	else
 		snprintf(list, sizeof(list), "%s/configs/known-failures", iop_src_dir());
-	if (access(script, R_OK) || access(list, R_OK) || uname(&u) || fflush(tap) ||
-	    fseek(tap, 0, SEEK_SET))
+	if (uname(&u) || fflush(tap) || fseek(tap, 0, SEEK_SET) || pipe2(pfd, O_CLOEXEC)) {
+		fprintf(stderr, "iopath: run: %s: no verdict: %s\n", s->name, strerror(errno));
 		return;
+	}
 	snprintf(kernel, sizeof(kernel), "kernel=%s", u.release);
-	snprintf(program, sizeof(program), "program=%s", s->name);
+	snprintf(prog, sizeof(prog), "program=%s", program ? program : "");
 	/* As the kselftest runner reports them: 124 for a timeout, 128+N for signal N. */
 	snprintf(status, sizeof(status), "exit_status=%d",
 		 s->timed_out ? 124 : s->status < 0 ? 128 - s->status : s->status);
-	if (pipe2(pfd, O_CLOEXEC))
-		return;
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
@@ -202,39 +189,82 @@ static void judge_known(struct step *s, FILE *tap)
 	if (pid == 0) {
 		dup2(fileno(tap), STDIN_FILENO);
 		dup2(pfd[1], STDOUT_FILENO);
-		execlp("awk", "awk", "-v", kernel, "-v", "tag=iopath run", "-v", program,
-		       "-v", status, "-f", script, list, "/dev/null", "/dev/stdin", (char *)NULL);
+		execlp("awk", "awk", "-v", kernel, "-v", "tag=iopath run", "-v", prog,
+		       "-v", status, "-v", program ? "coverage=0" : "coverage=1", "-f", script,
+		       list, req, features, "/dev/stdin", (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
 	out = fdopen(pfd[0], "r");
-	if (!out) {
-		close(pfd[0]);
-		waitpid(pid, &wst, 0);
-		return;
-	}
-	while (fgets(line, sizeof(line), out)) {
+	while (out && fgets(line, sizeof(line), out)) {
 		if (strncmp(line, "# IOPATH-RESULT: ", 17)) {
-			fputs(line, stderr);
+			if (program || strstr(line, ": coverage: "))
+				fputs(line, program ? stderr : stdout);
 			continue;
 		}
-		pass = strstr(line, " status=pass ") != NULL;
-		p = strstr(line, " known=");
-		known = p ? atoi(p + 7) : 0;
+		have = true;
+		s->pass = result_field(line, "passed");
+		s->fail = result_field(line, "failed");
+		s->skip = result_field(line, "skipped");
+		s->known = result_field(line, "known");
 	}
-	fclose(out);
+	if (out)
+		fclose(out);
+	else
+		close(pfd[0]);
 	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
 		;
-	/* A verdict that did not run (awk missing, a bad list) changes nothing. */
-	if (!WIFEXITED(wst) || WEXITSTATUS(wst) > 1)
-		return;
-	s->known = known;
-	if (pass)
-		s->fail = 0;
-	else if (s->fail > known)
-		s->fail -= known;
+	if (!have || !WIFEXITED(wst) || WEXITSTATUS(wst) > 1) {
+		fprintf(stderr, "iopath: run: %s: no verdict from %s (exit %d)\n", s->name, script,
+			WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
+		s->fail = s->fail ? s->fail : 1;
+	}
+}
+
+/*
+ * The features of the running kernel, from the collection's iopath_probe
+ * in @dir, into a new file whose name goes to @path. -1 if it failed.
+ */
+static int probe_features(const char *dir, char *path, size_t len)
+{
+	char prog[PATH_MAX + 32];
+	struct step probe = { .name = "iopath_probe" };
+	char *av[] = { prog, NULL };
+	FILE *f;
+	int fd;
+
+	snprintf(prog, sizeof(prog), "%s/iopath_probe", dir);
+	snprintf(path, len, "%s/iopath-features.XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "iopath: run: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (run_step(&probe, av, 60, NULL, f, false) || probe.status || fclose(f)) {
+		fprintf(stderr, "iopath: run: %s failed (exit %d): required coverage not judged\n",
+			prog, probe.status);
+		unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Append one program's output to @all as run_kselftest.sh would show it. */
+static void append_program(FILE *all, FILE *tap, const struct step *s, int nr)
+{
+	char line[4096];
+
+	fprintf(all, "# selftests: iopath: %s\n", s->name);
+	if (fseek(tap, 0, SEEK_SET) == 0)
+		while (fgets(line, sizeof(line), tap))
+			fprintf(all, "# %s%s", line, strchr(line, '\n') ? "" : "\n");
+	if (s->status == 0 && !s->timed_out)
+		fprintf(all, "ok %d selftests: iopath: %s\n", nr, s->name);
 	else
-		s->fail = 1;
+		fprintf(all, "not ok %d selftests: iopath: %s # exit=%d\n", nr, s->name,
+			s->timed_out ? 124 : s->status < 0 ? 128 - s->status : s->status);
 }
 
 static int settings_timeout(const char *dir)
@@ -417,7 +447,9 @@ static int cmd_run(int argc, char **argv)
 	const char *profile = "quick", *results = "results";
 	bool do_bench = true, do_tests = true, verbose = false;
 	char dir[PATH_MAX], logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
-	struct step *steps = NULL, bench = { .name = "bench" };
+	char features[PATH_MAX] = "", req[PATH_MAX + 32];
+	struct step *steps = NULL, bench = { .name = "bench" }, coverage = { .name = "coverage" };
+	FILE *all = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int n = 0, total_fail = 0, timeout, opt, ret, fd;
 	uint64_t t0 = iop_now_ns();
@@ -481,6 +513,18 @@ static int cmd_run(int argc, char **argv)
 		n = find_selftests(iop_src_dir(), &steps, dir, sizeof(dir));
 		if (n == 0)
 			fprintf(stderr, "iopath: run: no selftest binaries found (run make first)\n");
+		/* In a checkout, selftests/requirements; installed, next to the binaries. */
+		snprintf(req, sizeof(req), "%s/selftests/requirements", iop_src_dir());
+		if (access(req, R_OK))
+			snprintf(req, sizeof(req), "%s/requirements", dir);
+		/* Probed once per run: what the requirements are judged against. */
+		if (n && probe_features(dir, features, sizeof(features))) {
+			features[0] = '\0';
+			total_fail++;
+		}
+		all = n ? tmpfile() : NULL;
+		if (all)
+			fcntl(fileno(all), F_SETFD, FD_CLOEXEC);
 		/* Installed, settings sits with the binaries; in a checkout, in selftests/. */
 		snprintf(self, sizeof(self), "%s/settings", dir);
 		if (access(self, R_OK))
@@ -500,9 +544,13 @@ static int cmd_run(int argc, char **argv)
 		fprintf(log, "# ---- %s\n", steps[i].name);
 		run_step(&steps[i], av, timeout, log, tap, verbose);
 		if (tap && !interrupted)
-			judge_known(&steps[i], tap);
+			judge(&steps[i], tap, steps[i].name, features[0] ? features : "/dev/null", req);
+		if (tap && all)
+			append_program(all, tap, &steps[i], i + 1);
 		if (tap)
 			fclose(tap);
+		else
+			steps[i].fail = 1;
 		if (steps[i].known)
 			snprintf(kn, sizeof(kn), ", %d known", steps[i].known);
 		fprintf(stderr, "[%2d/%d %5.0fs] %s: %d passed, %d failed, %d skipped%s (%.1fs)%s\n",
@@ -540,6 +588,12 @@ static int cmd_run(int argc, char **argv)
 			known += steps[i].known;
 		}
 		printf("\n");
+		/* The coverage block: which seed paths and post-test checks ran. */
+		if (all && !interrupted) {
+			judge(&coverage, all, NULL, features[0] ? features : "/dev/null", req);
+			printf("\n");
+			total_fail += coverage.fail;
+		}
 		if (known)
 			printf("known: failures that configs/known-failures lists as bugs of this\n"
 			       "       kernel; reported on stderr, they do not fail the run\n\n");
@@ -557,6 +611,10 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 	printf("log: %s\n", logpath);
+	if (all)
+		fclose(all);
+	if (features[0])
+		unlink(features);
 	free(steps);
 	if (interrupted) {
 		fprintf(stderr, "iopath: run: interrupted\n");

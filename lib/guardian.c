@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The guardian of a scratch filesystem: a process in its own session, so a
- * harness timeout that SIGKILLs the test's process group does not reach it,
- * that undoes what the state file lists when the owner goes without
- * tearing the scratch down itself.
+ * The guardian of a scratch filesystem or a trace instance (see
+ * guardian.h): started with a handshake, released with "done" or by the
+ * owner's death.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "scratch_int.h"
+#include "guardian.h"
 #include "sys.h"
 
 static void close_fds_from(unsigned int first)
@@ -36,19 +35,45 @@ static void close_fds_from(unsigned int first)
 }
 
 /*
- * Runs in a grandchild of the creating process, in its own session. Waits
- * on its end of the lifeline; "done" means the owner tore the scratch down
- * itself, end-of-file without it means the owner is gone (exit, crash,
- * SIGKILL, or a destroy that could not finish): undo what the state file
- * still lists.
+ * Keep nothing of the owner's but the lifeline (made fd 3) and @keep_fd
+ * (made fd 4): above all not the owner's end of another guardian's
+ * lifeline, which would keep that guardian from ever seeing EOF, nor a pipe
+ * a harness waits on for end-of-output. Returns the new @keep_fd.
  */
-static void __attribute__((noreturn)) guardian_main(int sock, const char *id)
+static int keep_only(int sock, int keep_fd)
 {
-	static struct sstate st;
-	struct undo_ctx c = { .busy_tries = 600, .nap = 100, .lazy = true };
+	bool keep = keep_fd >= 0;
+	int null;
+
+	/* Out of the way of 0 to 4 first. */
+	sock = fcntl(sock, F_DUPFD, 5);
+	if (keep)
+		keep_fd = fcntl(keep_fd, F_DUPFD, 5);
+	null = open("/dev/null", O_RDWR);
+	if (sock < 0 || null < 0 || (keep && keep_fd < 0))
+		_exit(1);
+	dup2(null, 0);
+	dup2(null, 1);
+	dup2(null, 2);
+	dup2(sock, 3);
+	if (keep) {
+		dup2(keep_fd, 4);
+		keep_fd = 4;
+	}
+	close_fds_from(keep ? 5 : 4);
+	return keep_fd;
+}
+
+/*
+ * Runs in a grandchild of the owner, in its own session. Waits on its end
+ * of the lifeline; "done" means the owner undid everything itself,
+ * end-of-file without it means the owner is gone: run @undo.
+ */
+static void __attribute__((noreturn)) guardian_main(int sock, const char *name, int keep_fd,
+						    iop_guardian_undo undo, void *arg)
+{
 	char buf[64] = "ready ";
 	sigset_t none;
-	int null;
 
 	setsid();
 	sigemptyset(&none);
@@ -59,27 +84,9 @@ static void __attribute__((noreturn)) guardian_main(int sock, const char *id)
 	signal(SIGPIPE, SIG_IGN);
 	if (chdir("/"))
 		_exit(1);
-	/*
-	 * Hold nothing of the owner's: above all not the owner's end of another
-	 * scratch's lifeline, which would keep that guardian from ever seeing EOF,
-	 * nor a pipe a harness waits on for end-of-output.
-	 */
-	if (sock < 3)
-		sock = fcntl(sock, F_DUPFD, 3);
-	null = open("/dev/null", O_RDWR);
-	if (sock < 0 || null < 0)
-		_exit(1);
-	dup2(null, 0);
-	dup2(null, 1);
-	dup2(null, 2);
-	if (null > 2 && null != sock)
-		close(null);
-	if (sock != 3) {
-		dup2(sock, 3);
-		sock = 3;
-	}
-	close_fds_from(4);
-	prctl(PR_SET_NAME, "iopath-guardian", 0, 0, 0);
+	keep_fd = keep_only(sock, keep_fd);
+	sock = 3;
+	prctl(PR_SET_NAME, name, 0, 0, 0);
 
 	s_cat_u(buf, sizeof(buf), (unsigned long long)getpid());
 	s_cat(buf, sizeof(buf), "\n");
@@ -95,18 +102,44 @@ static void __attribute__((noreturn)) guardian_main(int sock, const char *id)
 		if (strstr(buf, "done"))
 			_exit(0);
 	}
-	if (state_read(id, &st) == 0)
-		undo_all(&st, &c, NULL);
+	undo(arg, keep_fd);
 	_exit(0);
 }
 
-int guardian_start(struct iop_scratch *s)
+/* The guardian's "ready <pid>" line: its pid, or -ECHILD if it never came. */
+static long read_ready(int fd)
 {
 	char buf[64] = "";
 	unsigned long long pid;
-	struct pollfd pfd;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	size_t got = 0;
+
+	while (got < sizeof(buf) - 1 && !memchr(buf, '\n', got)) {
+		ssize_t n;
+		int r = poll(&pfd, 1, 5000);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n = read(fd, buf + got, sizeof(buf) - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		buf[got] = '\0';
+	}
+	if (!s_prefix(buf, "ready ") || s_to_u(buf + 6, &pid) || !pid)
+		return -ECHILD;
+	return (long)pid;
+}
+
+int iop_guardian_start(const char *name, int keep_fd, iop_guardian_undo undo, void *arg,
+		       pid_t *pid, int *fd)
+{
 	int sv[2], status;
+	long ready;
 	pid_t mid;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
@@ -127,51 +160,29 @@ int guardian_start(struct iop_scratch *s)
 		close(sv[0]);
 		if (fork() != 0)
 			_exit(0);
-		guardian_main(sv[1], s->id);
+		guardian_main(sv[1], name, keep_fd, undo, arg);
 	}
 	close(sv[1]);
 	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
 		;
-	pfd.fd = sv[0];
-	pfd.events = POLLIN;
-	while (got < sizeof(buf) - 1 && !memchr(buf, '\n', got)) {
-		ssize_t n;
-		int r = poll(&pfd, 1, 5000);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n = read(sv[0], buf + got, sizeof(buf) - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-		buf[got] = '\0';
-	}
-	if (!s_prefix(buf, "ready ") || s_to_u(buf + 6, &pid)) {
+	ready = read_ready(sv[0]);
+	if (ready < 0) {
 		close(sv[0]);
-		return -ECHILD;
+		return (int)ready;
 	}
-	s->guardian = (pid_t)pid;
-	s->guardian_fd = sv[0];
+	*pid = (pid_t)ready;
+	*fd = sv[0];
 	return 0;
 }
 
-/*
- * Tell the guardian the scratch is gone and wait until it has exited (its
- * end of the lifeline closes). Without @done the guardian takes over the
- * teardown of whatever the state file still lists.
- */
-void guardian_release(struct iop_scratch *s, bool done)
+void iop_guardian_release(pid_t guardian, int *fd, bool done)
 {
-	struct pollfd pfd = { .fd = s->guardian_fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = *fd, .events = POLLIN };
 	char buf[64];
 
-	if (s->guardian_fd < 0)
+	if (*fd < 0)
 		return;
-	if (done && send(s->guardian_fd, "done\n", 5, MSG_NOSIGNAL) == 5) {
+	if (done && send(*fd, "done\n", 5, MSG_NOSIGNAL) == 5) {
 		for (int i = 0; i < 50; i++) {
 			int r = poll(&pfd, 1, 100);
 			ssize_t n;
@@ -180,19 +191,19 @@ void guardian_release(struct iop_scratch *s, bool done)
 				break;
 			if (r <= 0)
 				continue;
-			n = read(s->guardian_fd, buf, sizeof(buf));
+			n = read(*fd, buf, sizeof(buf));
 			if (n == 0 || (n < 0 && errno != EINTR))
 				break;
 		}
 		/* Reparented to us if we are a child subreaper: reap it then. */
 		for (int i = 0; i < 20; i++) {
-			pid_t r = waitpid(s->guardian, NULL, WNOHANG);
+			pid_t r = waitpid(guardian, NULL, WNOHANG);
 
 			if (r != 0)
 				break;
 			nap_ms(10);
 		}
 	}
-	close(s->guardian_fd);
-	s->guardian_fd = -1;
+	close(*fd);
+	*fd = -1;
 }

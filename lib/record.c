@@ -291,10 +291,15 @@ static json_t *env_kernel(void)
 
 	if (uname(&u))
 		return json_null();
-	return json_pack("{s:s, s:s, s:o}",
+	/*
+	 * boot_id: repetitions from one boot share page placement, interrupt
+	 * routing and frequency state; compare needs to know which did.
+	 */
+	return json_pack("{s:s, s:s, s:o, s:o}",
 			 "release", u.release,
 			 "version", u.version,
-			 "cmdline", json_file_str("/proc/cmdline"));
+			 "cmdline", json_file_str("/proc/cmdline"),
+			 "boot_id", json_file_str("/proc/sys/kernel/random/boot_id"));
 }
 
 static json_t *env_machine(void)

@@ -40,6 +40,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "guardian.h"
 #include "scratch_int.h"
 #include "sys.h"
 #include "why.h"
@@ -389,6 +390,17 @@ static void scratch_to_state(const struct iop_scratch *s, struct sstate *st)
 	}
 }
 
+/* In the guardian, once the owner is gone: undo what the state file of @id lists. */
+static void guardian_undo(void *id, int keep_fd)
+{
+	static struct sstate st;
+	struct undo_ctx c = { .busy_tries = 600, .nap = 100, .lazy = true };
+
+	(void)keep_fd;
+	if (state_read(id, &st) == 0)
+		undo_all(&st, &c, NULL);
+}
+
 /* Claim an id: the state file is created exclusively, so ids never collide. */
 static int claim_id(struct iop_scratch *s)
 {
@@ -517,7 +529,8 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 		iop_why(why, len, "state file: %s", strerror(-ret));
 		goto fail;
 	}
-	ret = guardian_start(s);
+	ret = iop_guardian_start("iopath-guardian", -1, guardian_undo, s->id, &s->guardian,
+				 &s->guardian_fd);
 	if (ret) {
 		iop_why(why, len, "cannot start the guardian process: %s", strerror(-ret));
 		goto fail;
@@ -568,7 +581,7 @@ fail:
 	if (loop_fd >= 0)
 		close(loop_fd);
 	/* Undo what exists; if that stalls, the guardian finishes from the state file. */
-	guardian_release(s, undo_all(&st, &c, NULL) == 0);
+	iop_guardian_release(s->guardian, &s->guardian_fd, undo_all(&st, &c, NULL) == 0);
 	free(s);
 	return ret;
 }
@@ -593,7 +606,7 @@ int iop_scratch_destroy(struct iop_scratch *s)
 		st.zram = -1;
 	ret = undo_all(&st, &c, &s->loop_fd);
 	/* Not finished (still busy): the guardian keeps at it from the state file. */
-	guardian_release(s, ret == 0);
+	iop_guardian_release(s->guardian, &s->guardian_fd, ret == 0);
 	free(s);
 	return ret;
 }

@@ -7,7 +7,7 @@
  *     CPU-bound, so results do not depend on a disk);
  *   - a loop device this process attached to a sparse file it created;
  *   - a block device the user named explicitly as scratch (IOPATH_SCRATCH_DEV
- *     or --scratch-dev), and only if it is not mounted, has no holders, is
+ *     or --backing dev:/dev/X), and only if it is not mounted, has no holders, is
  *     not (part of) the disk holding / and carries no filesystem or partition
  *     table. "force" (IOPATH_SCRATCH_FORCE_MKFS=yes-wipe-it) waives only the
  *     last check.
@@ -17,16 +17,12 @@
  * Every resource carries the iopath tag: mount points live under
  * IOP_RUN_DIR/mnt, loop backing files under IOP_RUN_DIR/img (the loop device
  * also has lo_file_name "iopath:<id>"), and each scratch writes a state file
- * IOP_RUN_DIR/state/<id> before touching anything. A guardian process (own
- * session, so a harness timeout that SIGKILLs the test's process group does
- * not reach it) undoes everything if the creating process dies without
- * calling iop_scratch_destroy(). iop_cleanup() removes what a crashed run
- * left, by state file and tag.
- *
- * The guardian is forked twice over, so it is not a child of the caller: a
- * caller's wait() for its own children never sees it. Its lifeline is a
- * close-on-exec socket; children the caller forks without exec inherit the
- * owner's end, and the guardian then waits for them too.
+ * IOP_RUN_DIR/state/<id> before touching anything. A guardian process
+ * (guardian.h: own session, so a harness timeout that SIGKILLs the test's
+ * process group does not reach it; not a child of the caller) undoes
+ * everything if the creating process dies without calling
+ * iop_scratch_destroy(). iop_cleanup() removes what a crashed run left, by
+ * state file and tag.
  *
  * mkfs details: ext4 is made with lazy_itable_init=0,lazy_journal_init=0
  * (no background zeroing after mount) unless the options carry their own

@@ -24,6 +24,7 @@
 
 #include "scratch_int.h"
 #include "sys.h"
+#include "tracefs.h"
 
 /* Leading "<pid>-" of an id, or 0. */
 static long id_pid(const char *id)
@@ -252,48 +253,9 @@ static int cleanup_images(bool all, struct undo_ctx *c)
 	return err;
 }
 
-static int first_tracefs(const struct mountent *m, void *arg)
-{
-	int *fd = arg;
-
-	if (strcmp(m->fstype, "tracefs"))
-		return 0;
-	*fd = open(m->target, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	return *fd >= 0;
-}
-
-/*
- * tracefs is one filesystem however often it is mounted: any mount shows
- * every instance. Without one, mount it privately and detach it at once
- * (as lib/tracefs.c does), so cleanup leaves no mount behind.
- */
-static int open_tracefs(void)
-{
-	char path[PATH_MAX];
-	int fd = -1, err;
-
-	for_each_mount(first_tracefs, &fd);
-	if (fd >= 0)
-		return fd;
-	snprintf(path, sizeof(path), IOP_RUN_DIR "/tracefs-cleanup-%d", (int)getpid());
-	err = mkdir_p(path, 0700);
-	if (err)
-		return err;
-	if (mount("nodev", path, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
-		err = -errno;
-		rmdir(path);
-		return err;
-	}
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	err = fd < 0 ? -errno : 0;
-	umount2(path, MNT_DETACH);
-	rmdir(path);
-	return err ? err : fd;
-}
-
 static int cleanup_trace(bool all, struct undo_ctx *c)
 {
-	int root = open_tracefs(), fd, err = 0;
+	int root = iop_tracefs_root(), fd, err = 0;
 	struct dirent *d;
 	DIR *dir;
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Internal to the scratch code (scratch*.c, guardian.c): the state file,
- * the undo steps and the guardian they share. See scratch.c for how they
- * fit together.
+ * Internal to the scratch code (scratch*.c): the state file and the undo
+ * steps they share. See scratch.c for how they fit together.
  */
 #ifndef IOPATH_SCRATCH_INT_H
 #define IOPATH_SCRATCH_INT_H
@@ -57,10 +56,6 @@ int state_read(const char *id, struct sstate *st);
 void undo_report(struct undo_ctx *c, const char *kind, const char *what);
 int umount_all(const char *mnt, struct undo_ctx *c);
 int undo_all(struct sstate *st, struct undo_ctx *c, int *loop_fd);
-
-/* guardian.c */
-int guardian_start(struct iop_scratch *s);
-void guardian_release(struct iop_scratch *s, bool done);
 
 /* scratch_fs.c */
 int do_mkfs(struct iop_scratch *s, char *why, size_t len);

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "probe.h"
 #include "iopath.h"
 
 /* ---- registry ---------------------------------------------------------- */
@@ -76,6 +77,16 @@ const struct iop_param iop_common_params[] = {
 	  "untrusted if the main metric's coefficient of variation across repetitions exceeds this (%)" },
 	{ "foreign_max", IOP_P_DOUBLE, "10", 0, 10000, NULL,
 	  "untrusted if other processes (or steal) used more than this share of one CPU during a repetition (%)" },
+	{ "main_metric", IOP_P_METRIC, "", 0, 0, NULL,
+	  "the metric the trust check, target_ci and calibration go by (default: the first)" },
+	{ "target_ci", IOP_P_DOUBLE, "0", 0, 100, NULL,
+	  "repeat until the main metric's 95% CI is within +-this % of its mean (reps: the minimum); 0: off" },
+	{ "time_budget", IOP_P_U64, "300", 1, 86400, NULL,
+	  "seconds after which target_ci stops repeating, reached or not" },
+	{ "inject_ns", IOP_P_U64, "0", 0, 100000000, NULL,
+	  "known extra work: busy-wait this many ns per operation in the timed loop (calibration)" },
+	{ "inject_clock", IOP_P_ENUM, "wall", 0, 0, "wall|cpu",
+	  "the clock inject_ns waits on: wall time (rates) or the worker's CPU time (CPU per op)" },
 	{ .name = NULL }
 };
 
@@ -139,6 +150,9 @@ static void param_allowed(const struct iop_param *p, char *buf, size_t len)
 	}
 	case IOP_P_DOUBLE:
 		snprintf(buf, len, "a number in %g..%g", p->min, p->max);
+		break;
+	case IOP_P_METRIC:
+		snprintf(buf, len, "a metric name (iopath bench --help NAME)");
 		break;
 	}
 }
@@ -257,6 +271,10 @@ static int parse_value(struct iop_value *v, const char *text, char *why, size_t 
 			bad = 1;
 		break;
 	}
+	case IOP_P_METRIC:	/* which names exist: iop_main_metric_check() */
+		if (strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(text))
+			bad = 1;
+		break;
 	}
 	if (bad) {
 		param_allowed(p, allowed, sizeof(allowed));
@@ -320,6 +338,9 @@ int iop_params_parse(const struct iop_bench *b, struct iop_run *r, char **kv, in
 		if (ret)
 			return ret;
 	}
+	ret = iop_main_metric_check(r, why, len);
+	if (ret)
+		return ret;
 	return b->validate ? b->validate(r, why, len) : 0;
 }
 
@@ -437,6 +458,7 @@ const struct iop_metric iop_common_metrics[] = {
 	{ "cpu_usr_ns_per_op", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "cpu_sys_ns_per_op", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "cpu_usr_share", "%", IOP_LOWER_IS_BETTER, false },
+	{ "cpu_ns_per_op", "ns", IOP_LOWER_IS_BETTER, false },
 	{ .name = NULL }
 };
 
@@ -667,6 +689,8 @@ static void *worker_main(void *arg)
 	} else if (b->worker_init) {
 		ret = b->worker_init(w, w->why, sizeof(w->why));
 	}
+	if (!ret)
+		ret = iop_inject_init(w);
 	{
 		struct iop_placement pl;
 
@@ -873,6 +897,27 @@ static int sleep_until(uint64_t t)
 	return iop_interrupted ? -EINTR : 0;
 }
 
+/*
+ * The workers' CPU time so far, read from the sampling thread through
+ * their CPU clocks: per-interval CPU time per operation, of which a
+ * repetition keeps the median, so that an interval disturbed by a
+ * co-tenant (cache and TLB refills after preemption) does not move it.
+ */
+static uint64_t workers_cpu_ns(const struct pool *pool, const struct iop_run *r)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < r->nworkers && i < pool->nthreads; i++) {
+		struct timespec ts;
+		clockid_t cid;
+
+		if (pthread_getcpuclockid(pool->th[i], &cid) || clock_gettime(cid, &ts))
+			continue;
+		sum += (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	return sum;
+}
+
 struct rep_result {
 	struct iop_rep rep;
 	double foreign_pct, steal_pct;
@@ -937,11 +982,12 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 	res->rep.nsamples = nsamples;
 	cpu_acct_read(&a0);
 	if (r->nphases == 1) {
-		uint64_t t0, t, prev_t, ops, prev_ops;
+		uint64_t t0, t, prev_t, ops, prev_ops, cpu, prev_cpu;
 
 		pool_command(pool, r, CMD_RUN, 0);
 		t0 = prev_t = iop_now_ns();
 		prev_ops = sum_ops(r);
+		prev_cpu = workers_cpu_ns(pool, r);
 		for (int s = 0; s < nsamples; s++) {
 			ret = sleep_until(t0 + (uint64_t)(s + 1) * interval);
 			if (ret || pool_ndone(pool))
@@ -951,6 +997,10 @@ static int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool prog
 			res->rep.rate[0][s] = (double)(ops - prev_ops) * 1e9 / (double)(t - prev_t);
 			res->rep.ns_per_op[0][s] = res->rep.rate[0][s] > 0 ?
 				1e9 * r->nworkers / res->rep.rate[0][s] : NAN;
+			cpu = workers_cpu_ns(pool, r);
+			res->rep.cpu_ns_per_op[0][s] = ops > prev_ops ?
+				(double)(cpu - prev_cpu) / (double)(ops - prev_ops) : NAN;
+			prev_cpu = cpu;
 			if (ops == prev_ops)
 				res->empty++;
 			prev_ops = ops;
@@ -1121,6 +1171,8 @@ static int make_record(struct iop_run *r, const struct iop_harness_opts *o, int 
 		iop_metric_add(r, rec, "cpu_usr_ns_per_op", &usr, 1);
 		iop_metric_add(r, rec, "cpu_sys_ns_per_op", &sys, 1);
 		iop_metric_add(r, rec, "cpu_usr_share", &share, 1);
+		iop_metric_add(r, rec, "cpu_ns_per_op", res->rep.cpu_ns_per_op[0],
+			       (size_t)res->rep.nsamples);
 	}
 	if (ret) {
 		json_decref(rec);
@@ -1166,6 +1218,11 @@ static int make_record(struct iop_run *r, const struct iop_harness_opts *o, int 
 	}
 	if (r->extra)
 		json_object_set(run, "facts", r->extra);
+	json_object_set_new(run, "main_metric", json_string(iop_main_metric(r)));
+	if (r->w[0] && r->w[0]->inject_ns)
+		json_object_set_new(run, "inject", json_pack("{s:I, s:s, s:f}",
+			"ns", (json_int_t)r->w[0]->inject_ns, "clock", iop_str(r, "inject_clock"),
+			"measured_ns", r->w[0]->inject_measured_ns));
 	json_object_set_new(rec, "run", run);
 	if (res->untrusted[0])
 		iop_record_untrusted(rec, res->untrusted);
@@ -1184,7 +1241,10 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 			     .cmd_cv = PTHREAD_COND_INITIALIZER,
 			     .done_cv = PTHREAD_COND_INITIALIZER };
 	struct worker_arg wa[IOP_MAX_WORKERS];
-	double primary[1000];
+	double primary[IOP_MAX_REPS], main[IOP_MAX_REPS];
+	struct iop_precision prec = { 0 };
+	uint64_t t_first = iop_now_ns();
+	int rep;
 	json_t *job_recs = json_array();
 	cpu_set_t cpus_set, old_affinity;
 	const char *cpus = iop_str(r, "cpus");
@@ -1282,7 +1342,7 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 			goto out_workers;
 	}
 
-	for (int rep = 0; rep < reps; rep++) {
+	for (rep = 0; iop_precision_more(r, main, rep, t_first, &prec); rep++) {
 		json_t *rec;
 
 		if (b->warm && rep > 0) {
@@ -1294,12 +1354,15 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 		if (ret)
 			goto out_rep;
 		drop_first(r, &res);
-		ret = make_record(r, o, rep, &res, &rec, &primary[rep < 1000 ? rep : 999]);
+		ret = make_record(r, o, rep, &res, &rec, &primary[rep]);
 		if (ret) {
 			snprintf(why, len, "%s: building the record: %s", b->name, strerror(-ret));
 			goto out_rep;
 		}
 		json_array_append_new(job_recs, rec);
+		main[rep] = iop_record_value(rec, iop_main_metric(r));
+		if (*iop_str(r, "main_metric"))
+			primary[rep] = main[rep];
 		if (!o->quiet)
 			fprintf(stderr, "iopath: bench %s: rep %d/%d: %s %s%s%s\n", b->name, rep + 1, reps,
 				human(primary[rep], hb, sizeof(hb)), b->metrics[0].unit,
@@ -1312,9 +1375,24 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 		rep_free(&res);
 	}
 
+	reps = rep;
+	if (prec.target_pct > 0) {
+		size_t i;
+		json_t *rec;
+
+		json_array_foreach(job_recs, i, rec)
+			json_object_set_new(json_object_get(rec, "run"), "precision",
+					    iop_precision_json(&prec));
+		if (!o->quiet)
+			fprintf(stderr, "iopath: bench %s: %d reps, 95%% CI of %s +-%.2f%% (target %g%%): %s\n",
+				b->name, reps, iop_main_metric(r), prec.ci_pct, prec.target_pct,
+				!strcmp(prec.stopped, "target") ? "reached" :
+				!strcmp(prec.stopped, "time_budget") ? "time budget ended first" :
+				"repetition limit reached first");
+	}
 	/* The spread of the main metric across repetitions. */
 	if (reps > 1) {
-		double cv = iop_cv(primary, (size_t)(reps < 1000 ? reps : 1000)) * 100.0;
+		double cv = iop_cv(primary, (size_t)reps) * 100.0;
 		size_t i;
 		json_t *rec;
 
@@ -1360,7 +1438,8 @@ out_skip:
 	json_decref(r->extra);
 	r->extra = NULL;
 	json_decref(job_recs);
-	if (ret == -EOPNOTSUPP || ret == -ENODEV || ret == -ENOENT || ret == -ENOSYS || ret == -EPERM)
+	/* The one skip policy (lib/probe.h): only what the kernel lacks. */
+	if (iop_errno_means_absent(-ret))
 		return IOP_SKIPPED;
 	return ret;
 }

@@ -463,8 +463,10 @@ static int ur_reap(struct iop_worker *w, struct ur_thread *t, const struct ur_jo
 	io_uring_cq_advance(&t->ring, n);	/* always, also on error: no livelock */
 	*inflight -= n;
 	t->reaped += n;
-	if (!err)
+	if (!err) {
 		iop_count(w, n);
+		iop_inject(w, n);
+	}
 	return err;
 }
 

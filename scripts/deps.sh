@@ -6,7 +6,8 @@
 # means nothing to do, so a machine that has everything pays a few stat()s.
 #
 # usage: deps.sh [--check] [GROUP...]
-#   GROUP: base (build and run, the default), vm (iopath vm), bench-extra (fio)
+#   GROUP: base (build and run, the default), vm (iopath vm), mutate
+#   (kernel builds for iopath mutate), bench-extra (fio)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
 # Otherwise the exact install command is printed and the exit status is 1.
 # --check only reports.
@@ -48,6 +49,15 @@ pkgs_clang="
 clang:/usr/bin/clang
 libclang-rt-dev:/usr/share/doc/libclang-rt-dev/copyright
 "
+# Building a kernel for iopath mutate.
+pkgs_mutate="
+flex:/usr/bin/flex
+bison:/usr/bin/bison
+bc:/usr/bin/bc
+libelf-dev:/usr/include/libelf.h
+libssl-dev:/usr/include/openssl/ssl.h
+patch:/usr/bin/patch
+"
 
 missing=""
 for g in $groups; do
@@ -55,7 +65,8 @@ for g in $groups; do
 	base) list=$pkgs_base ;;
 	vm) list=$pkgs_vm ;;
 	clang) list=$pkgs_clang ;;
-	*) echo "deps: unknown group '$g' (base, vm, clang)" >&2; exit 2 ;;
+	mutate) list=$pkgs_mutate ;;
+	*) echo "deps: unknown group '$g' (base, vm, clang, mutate)" >&2; exit 2 ;;
 	esac
 	for e in $list; do
 		pkg=${e%%:*}

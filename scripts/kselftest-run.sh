@@ -7,7 +7,9 @@
 # (6.1) exit 0 even when a test failed, so the verdict is read from the
 # TAP by scripts/tap-verdict.awk, which excuses only the kernel bugs
 # configs/known-failures lists for the running kernel
-# (IOPATH_KNOWN_FAILURES=/dev/null: excuse none).
+# (IOPATH_KNOWN_FAILURES=/dev/null: excuse none), and which fails the run
+# when a test skipped on a kernel that has every feature the collection's
+# `requirements` says it needs (iopath_probe, run once here).
 #
 # usage: kselftest-run.sh INSTALL_DIR [run_kselftest.sh options]
 set -uo pipefail
@@ -20,6 +22,12 @@ shift
 cd "$inst" || exit 1
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+features=$(mktemp)
+trap 'rm -f "$log" "$features"' EXIT
+if ! ./iopath/iopath_probe > "$features"; then
+	echo "kselftest-run: iopath/iopath_probe failed: the required coverage cannot be judged" >&2
+	exit 1
+fi
 ./run_kselftest.sh "$@" | tee "$log"
-awk -v kernel="$(uname -r)" -v tag=kselftest-run -f "$top/scripts/tap-verdict.awk" \
-	"$known" /dev/null "$log" >&2
+awk -v kernel="$(uname -r)" -v tag=kselftest-run -v coverage=1 -f "$top/scripts/tap-verdict.awk" \
+	"$known" iopath/requirements "$features" "$log" >&2

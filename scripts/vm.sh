@@ -27,9 +27,12 @@
 # is killed and the temporary directory removed on every exit path,
 # including SIGINT and SIGTERM.
 #
-# When the guest kernel has the iomap folio batch (iomap_fill_dirty_folios
-# in /proc/kallsyms), the folio-batch path test must pass there: a skip of
-# it fails the run (see FOLIO_BATCH_REQUIRE below).
+# The guest runs the collection's iopath_probe once and judges the run with
+# scripts/tap-verdict.awk against selftests/requirements: a test that skips
+# on a guest kernel that has every feature it needs fails the run (the
+# folio-batch path test included: it decides from its trace whether the
+# batch ran). The whole console log is checked for the kernel-log patterns
+# of lib/kmsg_patterns.h, which the guest prints at loglevel 5 (warnings).
 #
 # Exit: 0 all passed, 1 a test failed or the guest did not finish, 2 bad
 # usage or input.
@@ -38,9 +41,6 @@ set -u
 prog="iopath: vm"
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-# A test whose name matches this (inner kselftest result lines, "fixture.
-# variant.test") must pass, not skip, on a kernel that has the folio batch.
-FOLIO_BATCH_REQUIRE=${IOPATH_VM_FOLIO_BATCH_REQUIRE:-'^folio_batch[.]xfs[^.]*[.]batch_path_taken$'}
 # Modules the selftests need; their dependencies come from modules.dep.
 # crc32c-intel / crc32c_generic: 6.x ext4 and XFS get crc32c through the
 # crypto API, which would otherwise need request_module() in the guest.
@@ -84,6 +84,8 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   -v, --verbose  kernel console to stderr as it arrives
   --fetch-only   fetch and unpack the kernel into the cache, print the
                  kernel image's path, boot nothing
+  --repro        run the kernel bug reproducers (scripts/repro.sh, the
+                 arguments after -- go to it) instead of the selftests
   after --:      passed to run_kselftest.sh, e.g. -t iopath:folio_batch_test
 
 Packages are fetched from bookworm, bookworm-updates, bookworm-security and
@@ -118,6 +120,7 @@ append=""
 log_out=""
 verbose=0
 fetch_only=0
+repro=0
 guest_env=()
 known_failures=$top/configs/known-failures
 while [ $# -gt 0 ]; do
@@ -150,6 +153,7 @@ while [ $# -gt 0 ]; do
 	--timeout=*) timeout_s=${1#*=}; shift ;;
 	-v|--verbose) verbose=1; shift ;;
 	--fetch-only) fetch_only=1; shift ;;
+	--repro) repro=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage_error "unknown option '$1' (see --help)" ;;
@@ -170,7 +174,7 @@ case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, 
 [ -f "$known_failures" ] || [ "$known_failures" = /dev/null ] ||
 	usage_error "--known-failures $known_failures: no such file"
 # The guest reads it with the same awk script; a bad line is refused here.
-kf_err=$(awk -v kernel= -f "$top/scripts/tap-verdict.awk" "$known_failures" /dev/null /dev/null 2>&1 >/dev/null)
+kf_err=$(awk -v kernel= -f "$top/scripts/tap-verdict.awk" "$known_failures" /dev/null /dev/null /dev/null 2>&1 >/dev/null)
 [ $? = 2 ] && usage_error "--known-failures ${kf_err}"
 
 # Bad input is refused before anything is created or fetched.
@@ -480,7 +484,9 @@ stage_selftests() {
 			cp "$t" "$dst/iopath/"
 			echo "iopath:$(basename "$t")"
 		done > "$dst/kselftest-list.txt"
-		cp "$top/selftests/config" "$top/selftests/settings" "$dst/iopath/"
+		cp "$build/selftests/iopath_probe" "$dst/iopath/" ||
+			fail "no $build/selftests/iopath_probe (run 'make selftests')"
+		cp "$top/selftests/config" "$top/selftests/settings" "$top/selftests/requirements" "$dst/iopath/"
 	fi
 	for t in "$dst"/iopath/*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
@@ -492,6 +498,18 @@ stage_selftests() {
 		done
 	done
 	[ "$n" -gt 0 ] || fail "no selftest binaries in $dst/iopath (is the selftests build empty?)"
+}
+
+# iopath repro in the guest: the runner, the reproducers and the iopath
+# binary for its scratch filesystems, in a tree like the checkout's.
+stage_repro() {
+	local dst=/iopath/repro
+	[ -x "$build/iopath" ] || fail "no $build/iopath (run make)"
+	copy_with_libs "$build/iopath" "$dst/build/iopath"
+	mkdir -p "$root$dst/scripts" "$root$dst/reproducers"
+	cp "$top/scripts/repro.sh" "$root$dst/scripts/"
+	cp "$top"/reproducers/*.sh "$root$dst/reproducers/"
+	touch "$root/etc/iopath-vm/repro"
 }
 
 # The modules of VM_MODULES that exist, with their dependencies, dependencies
@@ -570,16 +588,26 @@ while read -r m; do
 		say "# iopath-vm: insmod $m: $(cat /tmp/insmod.err)"
 done < /etc/iopath-vm/modules
 
-require=$(cat /etc/iopath-vm/require 2>/dev/null)
-if grep -qw iomap_fill_dirty_folios /proc/kallsyms; then
-	say "# iopath-vm: iomap folio batch: present (iomap_fill_dirty_folios)"
-	if grep -q '^iopath:folio_batch_test$' /iopath/kselftest/kselftest-list.txt; then
-		require="$require
-$(cat /etc/iopath-vm/require-folio-batch)"
-	fi
-else
-	say "# iopath-vm: iomap folio batch: absent"
+if [ -f /etc/iopath-vm/repro ]; then
+	set --
+	while IFS= read -r a; do
+		set -- "$@" "$a"
+	done < /etc/iopath-vm/args
+	IOPATH_KNOWN_FAILURES=/etc/iopath-vm/known-failures \
+		/iopath/repro/scripts/repro.sh --result-line "$@" >&3 2>&1
+	sync
+	poweroff -f
+	echo o > /proc/sysrq-trigger
 fi
+
+# The kernel's features, probed once: what the requirements are judged by.
+if ! /iopath/kselftest/iopath/iopath_probe > /tmp/features 2>/tmp/probe.err; then
+	say "# iopath-vm: iopath_probe failed: $(cat /tmp/probe.err)"
+	echo "probe-failed no" > /tmp/features
+fi
+while read -r f; do
+	say "# iopath-vm: feature $f"
+done < /tmp/features
 
 . /etc/iopath-vm/env
 set --
@@ -593,10 +621,9 @@ end=$(cut -d' ' -f1 /proc/uptime)
 
 # The verdict: scripts/tap-verdict.awk, with the known kernel bugs of
 # configs/known-failures and the tests this kernel must not skip.
-printf '%s\n' "$require" | sed '/^$/d' > /tmp/require
-awk -v kernel="$(uname -r)" -v tag=iopath-vm -v result=IOPATH-VM-RESULT \
+awk -v kernel="$(uname -r)" -v tag=iopath-vm -v result=IOPATH-VM-RESULT -v coverage=1 \
 	-v start="$start" -v end="$end" -f /etc/iopath-vm/tap-verdict.awk \
-	/etc/iopath-vm/known-failures /tmp/require /tmp/tap >&3
+	/etc/iopath-vm/known-failures /iopath/kselftest/iopath/requirements /tmp/features /tmp/tap >&3
 sync
 poweroff -f
 echo o > /proc/sysrq-trigger
@@ -629,13 +656,17 @@ build_initramfs() {
 	[ -d /usr/share/xfsprogs ] && mkdir -p "$root/usr/share" && cp -a /usr/share/xfsprogs "$root/usr/share/"
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
 	echo 'root:x:0:' > "$root/etc/group"
-	stage_selftests
+	if [ "$repro" = 1 ]; then
+		stage_repro
+	else
+		stage_selftests
+	fi
 	stage_modules
 	# Everything runs several times slower under TCG than on hardware:
 	# stretch the collection's per-program timeout unless told otherwise.
 	local st dst=$root/iopath/kselftest o=()
 	if [[ " ${ksft_args[*]} " != *" -o "* && " ${ksft_args[*]} " != *" --override-timeout "* ]] &&
-	   grep -q -- '--override-timeout' "$dst/run_kselftest.sh"; then
+	   grep -qs -- '--override-timeout' "$dst/run_kselftest.sh"; then
 		st=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "$dst/iopath/settings" 2>/dev/null | tail -n 1)
 		o=(-o "${prog_timeout:-$(( ${st:-45} * 10 ))}")
 	elif [ -n "$prog_timeout" ]; then
@@ -647,8 +678,6 @@ build_initramfs() {
 		# export NAME='VALUE', single quotes escaped
 		printf "export %s='%s'\n" "${e%%=*}" "$(printf '%s' "${e#*=}" | sed "s/'/'\\\\''/g")"
 	done > "$root/etc/iopath-vm/env"
-	: > "$root/etc/iopath-vm/require"
-	echo "$FOLIO_BATCH_REQUIRE" > "$root/etc/iopath-vm/require-folio-batch"
 	cp "$top/scripts/tap-verdict.awk" "$root/etc/iopath-vm/tap-verdict.awk" || return 1
 	cp "$known_failures" "$root/etc/iopath-vm/known-failures" || return 1
 	write_init
@@ -701,7 +730,7 @@ qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" -m "$mem" -smp "$smp" \
 	-nodefaults -nographic -no-reboot -monitor none \
 	-serial "file:$console" -serial "file:$tap" \
 	-kernel "$vmlinuz" -initrd "$tmp/initrd.gz" \
-	-append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=4 $append" \
+	-append "console=ttyS0 panic=-1 rdinit=/init loglevel=5 $append" \
 	< /dev/null > "$tmp/qemu.out" 2>&1 &
 qpid=$!
 boot_start=$SECONDS
@@ -791,15 +820,51 @@ if [ -z "$result" ]; then
 fi
 
 field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p" <<< "$result"; }
+
+# The console lines lib/kmsg.c would call a kernel bug report: the same
+# list (lib/kmsg_patterns.h), the same rules (anywhere, at a word start,
+# at the line start), after the console's timestamp.
+kernel_log_findings() {
+	local patterns=$top/lib/kmsg_patterns.h
+	[ -r "$patterns" ] || { echo "$patterns: cannot read the kernel-log patterns"; return; }
+	tr -d '\r' | awk -v plist="$patterns" '
+		BEGIN {
+			while ((getline l < plist) > 0) {
+				if (l !~ /^IOP_KMSG_[A-Z_]+\("/)
+					continue
+				kind = l; sub(/\(.*/, "", kind)
+				text = l; sub(/^[^"]*"/, "", text); sub(/".*/, "", text)
+				n++; pk[n] = kind; pt[n] = text
+			}
+		}
+		{
+			line = $0
+			sub(/^<[0-9]+>/, "", line)
+			sub(/^\[ *[0-9]+\.[0-9]+\] /, "", line)
+			for (i = 1; i <= n; i++) {
+				at = index(line, pt[i])
+				if (!at)
+					continue
+				if (pk[i] == "IOP_KMSG_LINE_START" && at != 1)
+					continue
+				if (pk[i] == "IOP_KMSG_WORD" && at > 1 &&
+				    substr(line, at - 1, 1) ~ /[A-Za-z0-9_]/)
+					continue
+				print line
+				next
+			}
+		}'
+}
 status=$(field status)
 known=$(field known)
 kn=""
 [ "${known:-0}" != 0 ] && kn=" $known known,"
 echo "vm: $(field passed) passed, $(field failed) failed,$kn $(field skipped) skipped" \
 	"($(field programs) programs on $kdesc, $acc; prepare ${t_prep} s, boot+run ${elapsed} s)" >&2
-if grep -qE 'BUG:|Oops|WARNING:|Kernel panic' <(tr -d '\r' < "$console"); then
-	echo "$prog: the kernel console shows a BUG, Oops or WARNING:" >&2
-	tr -d '\r' < "$console" | grep -m5 -E 'BUG:|Oops|WARNING:|Kernel panic' | sed 's/^/  | /' >&2
+bad_console=$(kernel_log_findings < "$console")
+if [ -n "$bad_console" ]; then
+	echo "$prog: the kernel console shows a kernel bug report (lib/kmsg_patterns.h):" >&2
+	head -n 5 <<< "$bad_console" | sed 's/^/  | /' >&2
 	status=fail
 fi
 if [ "$status" = fail ] && [ "$(field required_missing)" != 0 ]; then

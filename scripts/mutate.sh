@@ -1,0 +1,734 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath mutate: what the selftests catch, measured. Builds a small kernel
+# (tinyconfig plus configs/kernel/iopath.config) from a kernel source tree,
+# then for each mutant of configs/mutants/ applies it, rebuilds
+# incrementally, boots the result with scripts/vm.sh running the selftest
+# programs the mutant's header names, reverts it and classifies it:
+#
+#   killed        a test that passes on the pristine kernel failed
+#   crash         the guest panicked, oopsed, BUGged or hung, on every run,
+#                 while the pristine kernel stayed clean over at least as
+#                 many runs ("killed by crash")
+#   survived      every test that passes on the pristine kernel passed
+#   equivalent    survived, and the header argues why no test can see it
+#   no-build      the mutated tree did not compile
+#   unstable      crashed on some runs only, or the pristine kernel is not
+#                 clean over as many runs: no verdict
+#
+# The state lives in WORK/state: one result file per mutant, written when
+# the mutant is done, so an interrupted campaign resumes where it stopped.
+# The source tree is always restored: the mutant in place is recorded
+# before it is applied, reverted on every exit path (EXIT, INT, TERM), and
+# reverted first thing by the next run if the last one was killed (-9);
+# each touched file is compared with its pristine copy afterwards.
+#
+# The kernel builder and the VM are commands (IOPATH_MUTATE_BUILDER,
+# IOPATH_MUTATE_VM), so tests/mutate.sh runs all of this with fakes.
+#
+# Exit: 0 the pristine kernel passed and every non-equivalent mutant was
+# killed, 1 otherwise, 2 bad usage or input.
+set -u
+
+prog="iopath: mutate"
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() {
+	cat <<EOF
+usage: iopath mutate [options] [MUTANT...]
+
+Build a small kernel, then for each mutant (a patch in configs/mutants/,
+by file name with or without .patch; default all) apply it, rebuild, run the
+selftests that can see it under QEMU, revert, and classify. Writes the kill
+matrix to WORK/matrix.md and WORK/matrix.json.
+
+  --ksrc DIR       kernel source tree to mutate (default \$KSRC, else Debian
+                   unstable's newest linux-source-7.x, fetched and unpacked
+                   into WORK/src with a private apt state)
+  --work DIR       source, build tree, state and results
+                   (default /var/cache/iopath/mutate)
+  --mutants DIR    the mutant patches (default configs/mutants)
+  --build DIR      iopath build directory holding the selftests (default build)
+  --pristine-runs N  runs of the pristine kernel (default 3)
+  --crash-runs N   runs of a mutant that crashed (default 2; at most the
+                   pristine runs)
+  --all-tests      run every selftest program for every mutant, unfiltered
+  --timeout S      limit for one VM run (default 1500)
+  --jobs N         make -j for the kernel (default 2)
+  --fresh          forget earlier results (default: resume)
+  --list           list the mutants with their function and tests, and exit
+  --matrix         only (re)write the matrix from the results so far
+
+Environment: KSRC, IOPATH_MUTATE_BUILDER (a command run as
+"BUILDER SRC OBJ JOBS": builds OBJ/arch/x86/boot/bzImage from SRC, exit
+status 0 on success), IOPATH_MUTATE_VM (a command taking scripts/vm.sh's
+arguments).
+EOF
+}
+
+usage_error() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+fail() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "$prog: $*" >&2
+}
+
+is_count() {
+	[[ $1 =~ ^[1-9][0-9]{0,3}$ ]]
+}
+
+ksrc=${KSRC:-}
+last_s=0
+child=""
+bg_pid=""
+bg_base=""
+vm_env=()	# --env NAME=VALUE for the next run_vm
+work=/var/cache/iopath/mutate
+mutants_dir=$top/configs/mutants
+build=$top/build
+pristine_runs=3
+crash_runs=2
+all_tests=0
+timeout_s=1500
+jobs=2
+fresh=0
+list_only=0
+matrix_only=0
+want=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--ksrc|--work|--mutants|--build|--pristine-runs|--crash-runs|--timeout|--jobs)
+		[ $# -ge 2 ] || usage_error "$1 needs a value"
+		case $1 in
+		--ksrc) ksrc=$2 ;;
+		--work) work=$2 ;;
+		--mutants) mutants_dir=$2 ;;
+		--build) build=$2 ;;
+		--pristine-runs) pristine_runs=$2 ;;
+		--crash-runs) crash_runs=$2 ;;
+		--timeout) timeout_s=$2 ;;
+		--jobs) jobs=$2 ;;
+		esac
+		shift 2 ;;
+	--all-tests) all_tests=1; shift ;;
+	--fresh) fresh=1; shift ;;
+	--list) list_only=1; shift ;;
+	--matrix) matrix_only=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	-*) usage_error "unknown option $1 (--help lists them)" ;;
+	*) want+=("${1%.patch}"); shift ;;
+	esac
+done
+
+# ---- bad input is refused before anything is created -----------------------
+
+for v in pristine_runs crash_runs timeout_s jobs; do
+	o=${v%_s}
+	is_count "${!v}" || usage_error "--${o//_/-}: '${!v}' is not a count from 1 to 9999"
+done
+[ "$jobs" -le 2 ] || usage_error "--jobs: at most 2 on a shared machine"
+[ "$crash_runs" -le "$pristine_runs" ] ||
+	usage_error "--crash-runs $crash_runs: a crash counts only against as many clean pristine runs (--pristine-runs $pristine_runs)"
+[ -d "$mutants_dir" ] || usage_error "--mutants: $mutants_dir is not a directory"
+if [ -n "$ksrc" ]; then
+	[ -f "$ksrc/Makefile" ] && [ -d "$ksrc/fs/iomap" ] ||
+		usage_error "--ksrc: $ksrc is not a kernel source tree (no Makefile or fs/iomap)"
+	ksrc=$(cd "$ksrc" && pwd)
+fi
+case $work in /*) ;; *) work=$PWD/$work ;; esac
+
+# The mutants: NAME -> patch file, in file name order.
+declare -A mfile=()
+mnames=()
+for f in "$mutants_dir"/*.patch; do
+	[ -f "$f" ] || continue
+	n=$(basename "$f" .patch)
+	[[ $n =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || usage_error "$f: a mutant's name is [A-Za-z0-9._-]"
+	mfile[$n]=$f
+	mnames+=("$n")
+done
+[ ${#mnames[@]} -gt 0 ] || usage_error "--mutants: no *.patch in $mutants_dir"
+
+# header FILE KEY: the value of "# KEY: ..." in a mutant's header.
+header() {
+	sed -n "/^--- /q; s/^# $2: //p" "$1" | head -n 1
+}
+
+for n in "${mnames[@]}"; do
+	f=${mfile[$n]}
+	[ -n "$(header "$f" Function)" ] && [ -n "$(header "$f" Bug)" ] && [ -n "$(header "$f" Tests)" ] ||
+		usage_error "$f: the header needs '# Function:', '# Bug:' and '# Tests:' lines"
+	for t in $(header "$f" Tests); do
+		[[ $t =~ ^[a-z0-9_]+_test$ ]] || usage_error "$f: '# Tests: $t' is not a selftest program name"
+	done
+	while IFS= read -r t; do
+		[[ $t =~ ^[a-z0-9_]+_test=-[A-Za-z] ]] ||
+			usage_error "$f: '# Filter: $t' is not 'program_test=harness options'"
+	done < <(sed -n '/^--- /q; s/^# Filter: //p' "$f")
+	grep -q '^+++ ' "$f" || usage_error "$f: no unified diff after the header"
+done
+if [ ${#want[@]} -gt 0 ]; then
+	for n in "${want[@]}"; do
+		[ -n "${mfile[$n]:-}" ] || usage_error "no mutant '$n' in $mutants_dir (--list shows them)"
+	done
+	mnames=("${want[@]}")
+fi
+
+if [ "$list_only" = 1 ]; then
+	for n in "${mnames[@]}"; do
+		f=${mfile[$n]}
+		printf '%-40s %-34s %s%s\n' "$n" "$(header "$f" Function)" "$(header "$f" Tests)" \
+			"$([ -n "$(header "$f" Equivalent)" ] && echo ' (equivalent)')"
+	done
+	exit 0
+fi
+
+state=$work/state
+logs=$work/logs
+mkdir -p "$state" "$logs" || fail "cannot create $work"
+exec 8> "$work/.lock"
+flock -n 8 || fail "another iopath mutate is running on $work"
+
+# ---- the kernel source ------------------------------------------------------
+
+apt_dir=$work/apt
+
+# The first URI of the machine's apt sources whose path ends in /debian.
+host_mirror() {
+	{
+		grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources |
+			awk '{ for (i = 2; i <= NF; i++) print $i }'
+		grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
+			sed 's/\[[^]]*\]//' | awk '{ print $2 }'
+	} | grep -E '/debian/?$' | head -n 1
+}
+
+# Debian unstable's newest linux-source-7.x, unpacked into WORK/src, through
+# a private apt state (the machine's apt configuration is never touched).
+fetch_source() {
+	local m key="" pkg deb tarball dir
+	local -a o
+	m=${IOPATH_VM_MIRROR:-$(host_mirror)}
+	[ -n "$m" ] || fail "no Debian mirror in /etc/apt sources; set IOPATH_VM_MIRROR=URL or KSRC=DIR"
+	[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] &&
+		key="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$work/debs"
+	echo "deb $key$m sid main" > "$apt_dir/sources.list"
+	o=(-q -o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
+	   -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+	   -o APT::Sandbox::User=root -o APT::Get::AllowUnauthenticated=false)
+	if [ -z "$(find "$apt_dir/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
+		note "updating the package lists of the private apt state in $apt_dir"
+		apt-get "${o[@]}" update > "$work/apt-update.log" 2>&1 ||
+			fail "apt-get update failed: $(grep -E '^(E|W):' "$work/apt-update.log" | head -n 1)"
+	fi
+	pkg=$(apt-cache "${o[@]}" pkgnames linux-source-7. 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$pkg" ] || fail "no linux-source-7.x in sid"
+	dir=$work/src/${pkg}
+	if [ ! -f "$dir/.iopath-unpacked" ]; then
+		deb=$(ls "$work/debs/${pkg}"_*.deb 2>/dev/null | head -n 1)
+		if [ -z "$deb" ]; then
+			note "downloading $pkg"
+			(cd "$work/debs" && apt-get "${o[@]}" download "$pkg" > "$work/apt-download.log" 2>&1) ||
+				fail "apt-get download $pkg failed: $(grep -E '^(E|W):' "$work/apt-download.log" | head -n 1)"
+			deb=$(ls "$work/debs/${pkg}"_*.deb | head -n 1)
+		fi
+		note "unpacking $(basename "$deb")"
+		rm -rf "$work/unpack" "$dir"
+		dpkg-deb -x "$deb" "$work/unpack" || fail "$deb: not a valid .deb"
+		tarball=$(ls "$work"/unpack/usr/src/linux-source-*.tar.* | head -n 1)
+		mkdir -p "$work/src"
+		tar -C "$work/src" -xaf "$tarball" || fail "cannot unpack $tarball"
+		rm -rf "$work/unpack"
+		touch "$dir/.iopath-unpacked"
+	fi
+	echo "$dir"
+}
+
+if [ "$matrix_only" = 0 ] && [ -z "$ksrc" ]; then
+	ksrc=$(fetch_source) || exit 1
+fi
+obj=$work/obj
+
+# ---- applying and reverting, with the tree always restored -----------------
+
+applied=$state/applied		# the mutant in the tree right now, if any
+backup=$state/pristine		# pristine copies of the files it touches
+
+patch_files() {
+	sed -n 's/^+++ b\/\([^[:space:]]*\).*/\1/p' "$1"
+}
+
+restore_tree() {
+	local n f p bad=0
+	[ -f "$applied" ] || return 0
+	n=$(cat "$applied")
+	p=${mfile[$n]:-}
+	if [ -n "$p" ] && patch -d "$ksrc" -p1 -R -s -f --dry-run < "$p" > /dev/null 2>&1; then
+		patch -d "$ksrc" -p1 -R -s -f --no-backup-if-mismatch < "$p" > /dev/null 2>&1
+	fi
+	# Whatever the patch did or did not undo, the pristine copies win. A
+	# plain copy gives the file a new mtime, so make rebuilds its objects.
+	while read -r f; do
+		[ -n "$f" ] || continue
+		if ! cmp -s "$backup/$f" "$ksrc/$f"; then
+			cp "$backup/$f" "$ksrc/$f" || bad=1
+		fi
+	done < "$state/applied.files"
+	[ "$bad" = 0 ] || { echo "$prog: cannot restore the source tree from $backup" >&2; return 1; }
+	rm -f "$applied" "$state/applied.files"
+	rm -rf "$backup"
+}
+
+apply_mutant() {
+	local n=$1 p=${mfile[$1]} f
+	restore_tree || return 1
+	patch -d "$ksrc" -p1 -s -f --dry-run < "$p" > "$state/patch.log" 2>&1 || return 2
+	rm -rf "$backup"
+	patch_files "$p" > "$state/applied.files.new"
+	while read -r f; do
+		mkdir -p "$backup/$(dirname "$f")"
+		cp -p "$ksrc/$f" "$backup/$f" || return 1
+	done < "$state/applied.files.new"
+	mv "$state/applied.files.new" "$state/applied.files"
+	# Recorded before the tree changes: any exit from here on reverts.
+	echo "$n" > "$applied.new" && mv "$applied.new" "$applied"
+	patch -d "$ksrc" -p1 -s -f --no-backup-if-mismatch < "$p" > "$state/patch.log" 2>&1 || return 2
+}
+
+on_exit() {
+	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
+	[ -n "$bg_pid" ] && kill -TERM "$bg_pid" 2>/dev/null && wait "$bg_pid"
+	restore_tree
+}
+trap on_exit EXIT
+trap 'note interrupted; exit 130' INT
+trap 'note terminated; exit 143' TERM
+
+# ---- building ---------------------------------------------------------------
+
+# configure: tinyconfig plus the fragment, again whenever the fragment
+# changes.
+configure() {
+	local frag=$top/configs/kernel/iopath.config sum
+	[ -n "${IOPATH_MUTATE_BUILDER:-}" ] && return 0
+	sum=$(md5sum < "$frag" | cut -c1-32)
+	[ -f "$obj/.config" ] && [ "$(cat "$obj/.iopath-config" 2>/dev/null)" = "$sum" ] && return 0
+	mkdir -p "$obj"
+	note "configuring $obj: tinyconfig + $(basename "$frag")"
+	{
+		make -s -C "$ksrc" O="$obj" tinyconfig &&
+		"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" &&
+		make -s -C "$ksrc" O="$obj" olddefconfig
+	} > "$logs/configure.log" 2>&1 || fail "kernel configuration failed ($logs/configure.log)"
+	echo "$sum" > "$obj/.iopath-config"
+}
+
+# run_child OUT ERR CMD...: CMD in the background, waited for, so that a
+# signal is handled at once (bash runs traps only between commands, and
+# "wait" is interruptible); the trap stops the child.
+run_child() {
+	local out=$1 err=$2 rc
+	shift 2
+	"$@" > "$out" 2> "$err" &
+	child=$!
+	wait "$child"
+	rc=$?
+	child=""
+	return $rc
+}
+
+# build_kernel LOG: the builder's exit status; the seconds taken in last_s.
+build_kernel() {
+	local log=$1 t0=$SECONDS rc
+	if [ -n "${IOPATH_MUTATE_BUILDER:-}" ]; then
+		run_child "$log" "$log.err" "$IOPATH_MUTATE_BUILDER" "$ksrc" "$obj" "$jobs"
+	else
+		run_child "$log" "$log.err" make -s -C "$ksrc" O="$obj" -j"$jobs" bzImage
+	fi
+	rc=$?
+	cat "$log.err" >> "$log" && rm -f "$log.err"
+	last_s=$((SECONDS - t0))
+	return $rc
+}
+
+# ---- running ----------------------------------------------------------------
+
+# run_vm LOGBASE KERNEL fg|bg PROGRAMS...: one VM run of KERNEL with those
+# programs (none: all). Writes LOGBASE.tap (TAP), .err (vm.sh's stderr),
+# .console, .rc. fg: waits, the seconds taken in last_s; bg: returns at
+# once, wait_bg waits.
+run_vm() {
+	local base=$1 kernel=$2 mode=$3 t0=$SECONDS p
+	shift 3
+	local -a args=(--kernel "$kernel" --build "$build"
+		       --timeout "$timeout_s" --log "$base.console")
+	for p in "${vm_env[@]}"; do
+		args+=(--env "$p")
+	done
+	if [ $# -gt 0 ]; then
+		args+=(--)
+		for p in "$@"; do
+			args+=(-t "iopath:$p")
+		done
+	fi
+	local -a cmd=("$top/scripts/vm.sh")
+	[ -n "${IOPATH_MUTATE_VM:-}" ] && cmd=("$IOPATH_MUTATE_VM")
+	if [ "$mode" = bg ]; then
+		"${cmd[@]}" "${args[@]}" > "$base.tap" 2> "$base.err" &
+		bg_pid=$!
+		bg_base=$base
+		return 0
+	fi
+	run_child "$base.tap" "$base.err" "${cmd[@]}" "${args[@]}"
+	echo "$?" > "$base.rc"
+	last_s=$((SECONDS - t0))
+}
+
+wait_bg() {
+	local rc
+	[ -n "$bg_pid" ] || return 0
+	wait "$bg_pid"
+	rc=$?
+	bg_pid=""
+	echo "$rc" > "$bg_base.rc"
+}
+
+# crash_of LOGBASE: how the guest died (panic, Oops, BUG, hang), empty if it
+# reached its result line. A WARNING or BUG that the guest survives is the
+# tests' to catch (they fail on a kernel log splat), not a crash.
+crash_of() {
+	local base=$1 c w
+	grep -q '^# IOPATH-VM-RESULT:' <(tr -d '\r' < "$base.tap") && return 0
+	c=$(tr -d '\r' < "$base.console" 2>/dev/null |
+		grep -m1 -oE 'Kernel panic - not syncing: .*|Oops: .*|kernel BUG at .*|BUG: .*|general protection fault.*')
+	w=$(grep -m1 -oE 'hung at boot\?|hung\?|no result within .*|panicked|without a result line|QEMU failed.*' "$base.err")
+	[ -z "$c" ] && [ -z "$w" ] && w="no result line"
+	case $w in
+	*hung*|*"no result within"*) c="hang: ${c:+$c, }$w" ;;
+	*) c=${c:-$w} ;;
+	esac
+	printf '%s' "$c" | tr '\t' ' ' | cut -c1-160
+}
+
+# results LOGBASE: "name<TAB>ok|fail|skip<TAB>program" per inner test.
+results() {
+	tr -d '\r' < "$1.tap" | awk '
+		/^# selftests: iopath: / { prog = $4; next }
+		/^# (not )?ok [0-9]+ / {
+			line = substr($0, 3); st = (line ~ /^not ok/) ? "fail" : "ok"
+			sub(/^(not )?ok [0-9]+ /, "", line)
+			if (line ~ /# *SKIP/) st = "skip"
+			sub(/ *#.*/, "", line)
+			print line "\t" st "\t" prog
+		}'
+}
+
+# diagnostic LOGBASE TEST: the harness's first message for a failed test.
+diagnostic() {
+	tr -d '\r' < "$1.tap" | awk -v t="$2" '
+		/^# #  RUN / { cur = $4; d = ""; next }
+		cur == t && d == "" && /^# # / && !/OK|FAIL|SKIP/ { d = substr($0, 5) }
+		$0 ~ ("^# not ok [0-9]+ " t "$") { print d; exit }' | cut -c1-200
+}
+
+# filters_of NAME: "--env KSELFTEST_<PROG>_ARGS=..." values from the
+# header's "# Filter: prog=harness options" lines, one a line.
+filters_of() {
+	[ "$all_tests" = 1 ] && return 0
+	sed -n '/^--- /q; s/^# Filter: //p' "${mfile[$1]}" | while IFS= read -r l; do
+		p=${l%%=*}
+		p=${p^^}
+		echo "KSELFTEST_${p}_ARGS=${l#*=}"
+	done
+}
+
+programs_of() {
+	if [ "$all_tests" = 1 ]; then
+		return 0
+	fi
+	header "${mfile[$1]}" Tests
+}
+
+# ---- the pristine kernel ----------------------------------------------------
+
+pristine_ok=$state/pristine.ok	# tests that passed on every pristine run
+
+run_pristine() {
+	local i s crash runs_done t
+	[ -f "$state/pristine.done" ] && [ "$fresh" = 0 ] && return 0
+	configure
+	note "building the pristine kernel"
+	build_kernel "$logs/pristine.build" ||
+		fail "the pristine kernel does not build ($logs/pristine.build)"
+	s=$last_s
+	echo "$s" > "$state/pristine.build_s"
+	note "pristine kernel built in ${s} s"
+	: > "$state/pristine.runs"
+	vm_env=()
+	for i in $(seq 1 "$pristine_runs"); do
+		run_vm "$logs/pristine.$i" "$obj/arch/x86/boot/bzImage" fg
+		t=$last_s
+		crash=$(crash_of "$logs/pristine.$i")
+		results "$logs/pristine.$i" > "$logs/pristine.$i.results"
+		printf '%s\t%s\t%s\t%s\n' "$i" "$t" "$(cat "$logs/pristine.$i.rc")" "$crash" >> "$state/pristine.runs"
+		note "pristine run $i/$pristine_runs: ${t} s, $(grep -c $'\tok\t' "$logs/pristine.$i.results") passed, $(grep -c $'\tfail\t' "$logs/pristine.$i.results") failed${crash:+, $crash}"
+	done
+	# A test counts for a kill only if it passed on every pristine run.
+	runs_done=$pristine_runs
+	sort -u "$logs"/pristine.*.results | cut -f1,3 > "$state/pristine.tests"
+	cat "$logs"/pristine.*.results | awk -F'\t' -v n="$runs_done" '
+		$2 == "ok" { ok[$1]++ } END { for (t in ok) if (ok[t] == n) print t }' |
+		sort > "$pristine_ok"
+	touch "$state/pristine.done"
+}
+
+pristine_clean_runs() {
+	awk -F'\t' '$4 == "" { n++ } END { print n + 0 }' "$state/pristine.runs"
+}
+
+# ---- one mutant ---------------------------------------------------------------
+
+json_str() {
+	printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g; s/\t/ /g' | tr -d '\000-\037'
+}
+
+# record NAME CLASS BUILD_S RUN_S DETAIL KILLERS: the mutant's result file.
+record() {
+	local f=$state/$1.result
+	printf 'class=%s\nbuild_s=%s\nrun_s=%s\ndetail=%s\nkillers=%s\n' \
+		"$2" "$3" "$4" "$5" "$6" > "$f.new" && mv "$f.new" "$f"
+}
+
+# build_mutant NAME: apply, build, keep the kernel as WORK/kernels/NAME,
+# revert. Records "did not build" itself; exit 0 if there is a kernel to run.
+build_mutant() {
+	local n=$1 rc b detail
+	if [ -f "$state/$n.built" ] && [ -f "$work/kernels/$n" ]; then
+		return 0
+	fi
+	note "$n: applying"
+	apply_mutant "$n"
+	rc=$?
+	if [ "$rc" = 2 ]; then
+		restore_tree || fail "cannot restore the source tree"
+		record "$n" no-build 0 0 "the patch does not apply: $(head -n 1 "$state/patch.log")" ""
+		return 1
+	fi
+	[ "$rc" = 0 ] || fail "$n: cannot apply or restore"
+	build_kernel "$logs/$n.build"
+	rc=$?
+	b=$last_s
+	if [ "$rc" = 0 ]; then
+		mkdir -p "$work/kernels"
+		cp "$obj/arch/x86/boot/bzImage" "$work/kernels/$n" || rc=1
+	fi
+	restore_tree || fail "cannot restore the source tree"
+	if [ "$rc" != 0 ]; then
+		detail=$(grep -m1 -E 'error:|Error [0-9]' "$logs/$n.build" | cut -c1-200)
+		record "$n" no-build "$b" 0 "${detail:-the build failed}" ""
+		note "$n: did not build (${b} s)"
+		return 1
+	fi
+	echo "$b" > "$state/$n.built"
+	note "$n: built in ${b} s"
+	return 0
+}
+
+# start_run NAME: its first VM run, in the background (bg_pid), so the next
+# mutant builds meanwhile.
+bg_t0=0
+start_run() {
+	local n=$1
+	local -a progs
+	read -r -a progs <<< "$(programs_of "$n")"
+	mapfile -t vm_env < <(filters_of "$n")
+	note "$n: running ${progs[*]:-every program}"
+	bg_t0=$SECONDS
+	run_vm "$logs/$n.1" "$work/kernels/$n" bg "${progs[@]}"
+}
+
+# finish_run NAME: wait for its first run, repeat a crash, classify.
+finish_run() {
+	local n=$1 f=${mfile[$1]} b s t crash i crashes=0 failed missing unfiltered killers detail equiv
+	local -a progs
+	read -r -a progs <<< "$(programs_of "$n")"
+	mapfile -t vm_env < <(filters_of "$n")
+	equiv=$(header "$f" Equivalent)
+	b=$(cat "$state/$n.built")
+	wait_bg
+	s=$((SECONDS - bg_t0))
+	for i in $(seq 1 "$crash_runs"); do
+		if [ "$i" -gt 1 ]; then
+			run_vm "$logs/$n.$i" "$work/kernels/$n" fg "${progs[@]}"
+			s=$((s + last_s))
+		fi
+		crash=$(crash_of "$logs/$n.$i")
+		[ -z "$crash" ] && break
+		crashes=$((crashes + 1))
+		echo "$crash" > "$logs/$n.$i.crash"
+		note "$n: run $i: $crash"
+	done
+	if [ "$crashes" -gt 0 ]; then
+		crash=$(cat "$logs/$n.1.crash")
+		if [ "$crashes" = "$crash_runs" ] && [ "$(pristine_clean_runs)" -ge "$crash_runs" ]; then
+			record "$n" crash "$b" "$s" "$crash (on $crashes of $crash_runs runs; pristine clean on $(pristine_clean_runs) of $pristine_runs)" ""
+		else
+			record "$n" unstable "$b" "$s" "$crash (on $crashes of $i runs; pristine clean on $(pristine_clean_runs) of $pristine_runs)" ""
+		fi
+		note "$n: $(field "$state/$n.result" class)"
+		return 0
+	fi
+	# Killed: a test that passed on every pristine run failed here, or
+	# never reported (its program crashed or timed out).
+	results "$logs/$n.$i" > "$logs/$n.$i.results"
+	failed=$(awk -F'\t' '$2 == "fail" { print $1 }' "$logs/$n.$i.results" | sort |
+		comm -12 - "$pristine_ok")
+	# (Only for programs run unfiltered: a filter leaves tests out.)
+	unfiltered=" "
+	for t in "${progs[@]}"; do
+		grep -q "^KSELFTEST_${t^^}_ARGS=" < <(printf '%s\n' "${vm_env[@]}") || unfiltered="$unfiltered$t "
+	done
+	[ ${#progs[@]} = 0 ] && unfiltered="  "
+	missing=$(awk -F'\t' -v p="$unfiltered" 'p == "  " || index(p, " " $3 " ") { print $1 }' \
+		"$state/pristine.tests" | sort | comm -12 - "$pristine_ok" |
+		comm -23 - <(cut -f1 "$logs/$n.$i.results" | sort))
+	if [ -n "$failed$missing" ]; then
+		killers=$(printf '%s\n%s\n' "$failed" "$missing" | sed '/^$/d' | tr '\n' ' ' | sed 's/ $//')
+		if [ -n "$failed" ]; then
+			detail=$(diagnostic "$logs/$n.$i" "$(echo "$failed" | head -n 1)")
+		else
+			detail="no result from $(echo "$missing" | head -n 1) (its program crashed or timed out)"
+		fi
+		record "$n" killed "$b" "$s" "${detail:-see $logs/$n.$i.tap}" "$killers"
+	elif ! grep -q $'\tok\t' "$logs/$n.$i.results"; then
+		# Nothing ran: not a survival, an infrastructure failure.
+		record "$n" unstable "$b" "$s" "no test passed or failed: $(tail -n 1 "$logs/$n.$i.err")" ""
+	elif [ -n "$equiv" ]; then
+		record "$n" equivalent "$b" "$s" "$equiv" ""
+	else
+		record "$n" survived "$b" "$s" "" ""
+	fi
+	rm -f "$work/kernels/$n"
+	note "$n: $(field "$state/$n.result" class)"
+}
+
+# ---- the matrix ---------------------------------------------------------------
+
+field() {
+	sed -n "s/^$2=//p" "$1"
+}
+
+write_matrix() {
+	local n f r cls nk=0 nn=0 first=1 e
+	{
+		echo "| mutant | function | class | killed by | build s | run s | detail |"
+		echo "|---|---|---|---|---:|---:|---|"
+		for n in "${mnames[@]}"; do
+			r=$state/$n.result
+			f=${mfile[$n]}
+			if [ -f "$r" ]; then
+				cls=$(field "$r" class)
+				printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(header "$f" Function)" "$cls" \
+					"$(field "$r" killers)" "$(field "$r" build_s)" "$(field "$r" run_s)" \
+					"$(field "$r" detail | sed 's/|/\\|/g')"
+			else
+				printf '| %s | %s | not run | | | | |\n' "$n" "$(header "$f" Function)"
+			fi
+		done
+	} > "$work/matrix.md"
+	{
+		echo "{"
+		printf '  "kernel_source": "%s",\n' "$(json_str "${ksrc:-}")"
+		if [ -f "$state/pristine.runs" ]; then
+			printf '  "pristine": {"build_s": %s, "runs": %s, "clean_runs": %s, "tests_passing": %s},\n' \
+				"$(cat "$state/pristine.build_s" 2>/dev/null || echo null)" \
+				"$(wc -l < "$state/pristine.runs")" "$(pristine_clean_runs)" \
+				"$(wc -l < "$pristine_ok" 2>/dev/null || echo 0)"
+		fi
+		echo '  "mutants": ['
+		for n in "${mnames[@]}"; do
+			r=$state/$n.result
+			f=${mfile[$n]}
+			[ "$first" = 1 ] || echo ","
+			first=0
+			if [ -f "$r" ]; then
+				cls=$(field "$r" class)
+				case $cls in killed|crash) nk=$((nk + 1)) ;; esac
+				[ "$cls" != equivalent ] && nn=$((nn + 1))
+				e=$(field "$r" killers)
+				printf '    {"name": "%s", "function": "%s", "class": "%s", "killed_by": [%s], "build_s": %s, "run_s": %s, "detail": "%s"}' \
+					"$n" "$(json_str "$(header "$f" Function)")" "$cls" \
+					"$(for t in $e; do printf '"%s",' "$(json_str "$t")"; done | sed 's/,$//')" \
+					"$(field "$r" build_s)" "$(field "$r" run_s)" "$(json_str "$(field "$r" detail)")"
+			else
+				printf '    {"name": "%s", "function": "%s", "class": "not run"}' \
+					"$n" "$(json_str "$(header "$f" Function)")"
+			fi
+		done
+		echo
+		echo "  ],"
+		printf '  "killed": %s, "non_equivalent": %s\n' "$nk" "$nn"
+		echo "}"
+	} > "$work/matrix.json"
+	echo "$nk $nn"
+}
+
+# ---- the campaign -----------------------------------------------------------
+
+if [ "$matrix_only" = 1 ]; then
+	read -r nk nn < <(write_matrix)
+	cat "$work/matrix.md"
+	exit 0
+fi
+
+if [ "$fresh" = 1 ]; then
+	restore_tree || fail "cannot restore the source tree"
+	rm -f "$state"/*.result "$state"/pristine.*
+fi
+# An earlier run killed outright may have left its mutant in place.
+if [ -f "$applied" ]; then
+	note "reverting $(cat "$applied"), left applied by an interrupted run"
+	restore_tree || fail "cannot restore the source tree"
+	# Its objects were built from the mutant: rebuild from the restored tree.
+	rm -f "$state/pristine.done"
+fi
+
+t_start=$SECONDS
+run_pristine
+# A pipeline: mutant N+1 is applied, built and reverted while N's kernel
+# runs in the VM.
+running=""
+for n in "${mnames[@]}"; do
+	if [ -f "$state/$n.result" ]; then
+		note "$n: $(field "$state/$n.result" class) (earlier run)"
+		continue
+	fi
+	build_mutant "$n"
+	built=$?
+	if [ -n "$running" ]; then
+		finish_run "$running"
+		running=""
+	fi
+	if [ "$built" = 0 ]; then
+		start_run "$n"
+		running=$n
+	fi
+done
+[ -n "$running" ] && finish_run "$running"
+# Leave the build tree matching the pristine source.
+build_kernel "$logs/restore.build" ||
+	note "the rebuild of the restored tree failed ($logs/restore.build)"
+read -r nk nn < <(write_matrix)
+cat "$work/matrix.md"
+echo "mutate: $nk of $nn non-equivalent mutants killed; pristine clean on $(pristine_clean_runs) of $pristine_runs runs; $((SECONDS - t_start)) s (matrix: $work/matrix.json)"
+[ "$nk" = "$nn" ] && [ "$(pristine_clean_runs)" = "$pristine_runs" ] && exit 0
+exit 1

@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Every kernel bug configs/known-failures lists has its report
+# (docs/kernel-bugs/NAME.md) and its minimal reproducer
+# (reproducers/NAME.sh); the reproducer mirrors a test that entry lists,
+# so iopath repro's expectation and the verdict's agree; the report quotes
+# the reproducer's commands; reproducers are POSIX sh, shellcheck-clean.
+# As root: iopath repro runs every reproducer on the running kernel and
+# each result must be what known-failures says of it, the ext4 O_DIRECT
+# bug must not reproduce on XFS (the reproducer can pass), and bad input
+# is refused before anything is created.
+set -u
+build=${1:-build}
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib/tap.sh
+
+kf=configs/known-failures
+
+# bug_name LINE: the bug an entry names (its BUG-NAME field), else the
+# name this table gives it by its test pattern.
+bug_name() {
+	local line=$1 n
+	n=$(sed -n 's/.*BUG-NAME[=:] *\([a-z0-9-]*\).*/\1/p' <<< "$line")
+	if [ -n "$n" ]; then
+		echo "$n"
+		return
+	fi
+	case $line in
+	*direct_write_past_eof_mmap_tail*) echo ext4-dio-extend-mmap-tail ;;
+	*unshare_maps_holes_without_shared_state*) echo xfs-unshare-hole-cow ;;
+	*folio_batch\\.ext4\\.*truncate_up_from_unaligned_eof*) echo ext4-eof-zero-on-extend ;;
+	*folio_batch\\.xfs_1k\\.*truncate_up_from_unaligned_eof*) echo xfs-1k-eof-zero-on-extend ;;
+	*folio_batch\\.xfs_1k\\.direct_write_past_eof*) echo xfs-1k-dio-extend-mmap-tail ;;
+	*) echo "?" ;;
+	esac
+}
+
+names=""
+e_names=()
+e_tests=()
+bad=()
+while IFS= read -r line; do
+	[[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+	bug=$(bug_name "$line")
+	read -r kre tre _ <<< "$line"
+	if [ "$bug" = "?" ]; then
+		bad+=("no bug name for the entry '$kre $tre'")
+		continue
+	fi
+	names="$names $bug"
+	e_names+=("$bug")
+	e_tests+=("$tre")
+	[ -f "docs/kernel-bugs/$bug.md" ] || bad+=("$bug: no docs/kernel-bugs/$bug.md")
+	[ -x "reproducers/$bug.sh" ] || bad+=("$bug: no executable reproducers/$bug.sh")
+done < "$kf"
+# A reproducer names its filesystem and the selftest it mirrors, which an
+# entry of its bug lists: iopath repro expects the bug where that entry does.
+for i in "${!e_names[@]}"; do
+	r=reproducers/${e_names[$i]}.sh
+	[ -f "$r" ] || continue
+	[ -n "$(sed -n 's/^# repro-fs: *//p' "$r")" ] || bad+=("$r: no '# repro-fs:' line")
+done
+for bug in $(tr ' ' '\n' <<< "$names" | sort -u); do
+	r=reproducers/$bug.sh
+	[ -f "$r" ] || continue
+	t=$(sed -n 's/^# repro-test: *//p' "$r")
+	hit=0
+	for i in "${!e_names[@]}"; do
+		[ "${e_names[$i]}" = "$bug" ] && [ -n "$t" ] && grep -qE -- "${e_tests[$i]}" <<< "$t" && hit=1
+	done
+	[ "$hit" = 1 ] || bad+=("$r: repro-test '$t' is no test an entry of $bug lists")
+done
+if [ ${#bad[@]} = 0 ]; then ok "kernel_bugs.every_known_failure_has_doc_and_reproducer"; else
+	not_ok "kernel_bugs.every_known_failure_has_doc_and_reproducer" "${bad[@]}"; fi
+
+bad=()
+for r in reproducers/*.sh; do
+	bug=$(basename "$r" .sh)
+	[[ " $names " == *" $bug "* ]] || bad+=("$r: no entry of configs/known-failures names it")
+	d=docs/kernel-bugs/$bug.md
+	[ -f "$d" ] || continue
+	for s in '## Kernels measured' '## Reproducer' '## Expected and actual' '## Mechanism' \
+		 '## Commits' '## Status' '## Draft report'; do
+		grep -qF -- "$s" "$d" || bad+=("$d: no '$s' section")
+	done
+	# The report carries the reproducer's steps (its top-level xfs_io
+	# lines) verbatim.
+	while IFS= read -r cmd; do
+		grep -qF -- "$cmd" "$d" || bad+=("$d: does not quote '$cmd' of $r")
+	done < <(grep -E '^xfs_io ' "$r")
+done
+if [ ${#bad[@]} = 0 ]; then ok "kernel_bugs.reports_quote_their_reproducers"; else
+	not_ok "kernel_bugs.reports_quote_their_reproducers" "${bad[@]}"; fi
+
+if command -v shellcheck >/dev/null 2>&1; then
+	if out=$(shellcheck -s sh reproducers/*.sh scripts/repro.sh 2>&1); then
+		ok "kernel_bugs.reproducers_shellcheck_clean_posix_sh"
+	else
+		not_ok "kernel_bugs.reproducers_shellcheck_clean_posix_sh" "$(head -n 20 <<< "$out")"
+	fi
+else
+	skip "kernel_bugs.reproducers_shellcheck_clean_posix_sh" "shellcheck not installed"
+fi
+
+iopath=$build/iopath
+out=$("$iopath" repro no-such-bug 2>&1)
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l <<< "$out")" = 1 ]; then ok "kernel_bugs.repro_refuses_an_unknown_name"; else
+	not_ok "kernel_bugs.repro_refuses_an_unknown_name" "exit $rc: $out"; fi
+
+if [ "$(id -u)" != 0 ]; then
+	skip "kernel_bugs.repro_matches_known_failures" "needs root"
+	skip "kernel_bugs.repro_ext4_dio_bug_absent_on_xfs" "needs root"
+	finish_tap
+fi
+
+out=$("$iopath" repro 2>&1)
+rc=$?
+while IFS= read -r l; do echo "# $l"; done <<< "$out"
+if [ "$rc" = 0 ] && ! grep -q ': error:' <<< "$out"; then ok "kernel_bugs.repro_matches_known_failures"; else
+	not_ok "kernel_bugs.repro_matches_known_failures" "iopath repro exit $rc"; fi
+
+out=$("$iopath" repro --fs xfs ext4-dio-extend-mmap-tail 2>/dev/null)
+if [ "$out" = "ext4-dio-extend-mmap-tail: not reproduced" ]; then ok "kernel_bugs.repro_ext4_dio_bug_absent_on_xfs"; else
+	not_ok "kernel_bugs.repro_ext4_dio_bug_absent_on_xfs" "got: $out"; fi
+
+finish_tap

@@ -1,0 +1,255 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath mutate (scripts/mutate.sh) without a kernel: a fake source tree,
+# a fake builder and a fake VM, so what is tested is the orchestration:
+# bad input refused before anything is created, apply and revert, each
+# classification (killed with its diagnostic, killed by crash, survived,
+# did not build, equivalent), the matrix as a table and as JSON, resuming
+# after an interruption without redoing finished mutants, and an
+# interrupted campaign (SIGTERM, and SIGKILL followed by the next run)
+# leaving the source tree exactly as it found it.
+#
+# usage: tests/mutate.sh BUILD_DIR   (TAP on stdout)
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+mutate=$top/scripts/mutate.sh
+work=$(mktemp -d "${TMPDIR:-/tmp}/iopath-mutate-test.XXXXXX") || exit 1
+bgpid=""
+cleanup() {
+	[ -n "$bgpid" ] && kill -KILL "$bgpid" 2>/dev/null
+	[ -n "${IOPATH_TEST_KEEP:-}" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+. "$top/tests/lib/tap.sh"
+
+# ---- the fakes --------------------------------------------------------------
+
+src=$work/src
+mkdir -p "$src/fs/iomap"
+echo 'all:' > "$src/Makefile"
+printf 'alpha\nbeta\ngamma\n' > "$src/fs/iomap/iter.c"
+printf 'one\ntwo\n' > "$src/fs/iomap/seek.c"
+cp -a "$src" "$work/pristine"
+
+# The builder "compiles" the tree into a bzImage holding its text; a tree
+# with BROKEN in it does not build, one with SLEEP waits to be interrupted.
+# Every build is counted.
+cat > "$work/builder" <<'EOF'
+#!/bin/bash
+src=$1 obj=$2
+echo build >> "${obj%/obj}/builds"
+grep -rq BROKEN "$src/fs" && { echo "fs/iomap/iter.c:2: error: BROKEN"; exit 1; }
+if grep -rq SLEEP "$src/fs"; then
+	echo $$ > "${obj%/obj}/build.pid"
+	exec sleep 60
+fi
+mkdir -p "$obj/arch/x86/boot"
+cat "$src"/fs/iomap/*.c > "$obj/arch/x86/boot/bzImage"
+EOF
+# The VM reads the bzImage: PANIC panics,
+# KILL_TWO fails a.x.two with a harness diagnostic. Programs a_test and
+# b_test, as filtered by -t iopath:PROG.
+cat > "$work/vm" <<'EOF'
+#!/bin/bash
+kernel="" log="" progs=() envs=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift ;;
+	--log) log=$2; shift ;;
+	-t) progs+=("${2#iopath:}"); shift ;;
+	--env) envs+=("$2"); shift ;;
+	esac
+	shift
+done
+[ ${#progs[@]} -gt 0 ] || progs=(a_test b_test)
+echo "$(basename "$log" .console) ${progs[*]}${envs[*]:+ env=${envs[*]}}" >> "$(dirname "$log")/../vm-calls"
+: > "$log"
+if grep -q PANIC "$kernel"; then
+	printf 'Oops: int3: 0000 [#1] SMP\nKernel panic - not syncing: Fatal exception\n' > "$log"
+	echo "iopath: vm: bzImage: the guest kernel panicked after 3 s: Fatal exception" >&2
+	exit 1
+fi
+n=0
+for p in "${progs[@]}"; do
+	echo "# selftests: iopath: $p"
+	for t in one two; do
+		n=$((n + 1))
+		echo "# #  RUN           ${p%_test}.x.$t ..."
+		if [ "$p.$t" = a_test.two ] && grep -q KILL_TWO "$kernel"; then
+			echo "# # a_test.c:10:two:Expected 4096 (4096) == got (4095)"
+			echo "# not ok $n ${p%_test}.x.$t"
+		else
+			echo "# ok $n ${p%_test}.x.$t"
+		fi
+	done
+	echo "ok 1 selftests: iopath: $p"
+done
+echo "# IOPATH-VM-RESULT: status=pass passed=$n failed=0"
+EOF
+chmod +x "$work/builder" "$work/vm"
+export IOPATH_MUTATE_BUILDER=$work/builder IOPATH_MUTATE_VM=$work/vm
+
+mutants=$work/mutants
+mkdir -p "$mutants"
+# mutant NAME TESTS FILE OLD NEW [EQUIVALENT [FILTER]]
+mutant() {
+	local f=$mutants/$1.patch
+	{
+		echo "# Mutant: $1"
+		echo "# Function: f()"
+		echo "# Bug: $4 becomes $5"
+		echo "# Tests: $2"
+		[ -n "${6:-}" ] && echo "# Equivalent: $6"
+		[ -n "${7:-}" ] && echo "# Filter: $7"
+		echo "--- a/fs/iomap/$3"
+		echo "+++ b/fs/iomap/$3"
+		diff -U1 "$src/fs/iomap/$3" <(sed "s/^$4\$/$5/" "$src/fs/iomap/$3") | tail -n +3
+	} > "$f"
+}
+mutant 01-killed a_test iter.c beta KILL_TWO "" "a_test=-t two"
+mutant 02-crash a_test iter.c gamma PANIC
+mutant 03-survived "a_test b_test" seek.c one ONE
+mutant 04-nobuild b_test iter.c alpha BROKEN
+mutant 05-equivalent b_test seek.c two TWO "the value is never read"
+mutant 06-sleep a_test iter.c beta SLEEP
+mkdir -p "$work/five"
+cp "$mutants"/0[1-5]-*.patch "$work/five/"
+
+run_mutate() {	# WORKDIR MUTANTS_DIR ARGS...
+	local w=$1 m=$2
+	shift 2
+	"$mutate" --ksrc "$src" --work "$w" --mutants "$m" --build "$work" \
+		--pristine-runs 2 --crash-runs 2 "$@"
+}
+
+# start_mutate WORKDIR MUTANTS_DIR ARGS...: in the background, bgpid its pid.
+start_mutate() {
+	local w=$1 m=$2
+	shift 2
+	"$mutate" --ksrc "$src" --work "$w" --mutants "$m" --build "$work" \
+		--pristine-runs 2 --crash-runs 2 "$@" > /dev/null 2>> "$work/err-bg" &
+	bgpid=$!
+}
+
+tree_pristine() {
+	diff -r "$work/pristine" "$src" > /dev/null
+}
+
+# ---- bad input --------------------------------------------------------------
+
+# expect_usage NAME ARGS...: exit 2, one line on stderr, nothing created.
+expect_usage() {
+	local name=$1 rc w=$work/usage
+	shift
+	rm -rf "$w"
+	"$mutate" --work "$w" --ksrc "$src" --mutants "$work/five" "$@" > /dev/null 2> "$work/err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l < "$work/err")" = 1 ] && [ ! -e "$w" ]; then
+		ok "usage.$name"
+	else
+		not_ok "usage.$name" "exit $rc, stderr: $(head -n 3 "$work/err")" "created: $(ls "$w" 2>/dev/null | head -n 3)"
+	fi
+}
+expect_usage unknown_option --frobnicate
+expect_usage zero_runs --pristine-runs 0
+expect_usage crash_runs_over_pristine --pristine-runs 1 --crash-runs 2
+expect_usage jobs_over_two --jobs 8
+expect_usage no_such_mutant 99-nothing
+expect_usage not_a_tree --ksrc "$work"
+mkdir -p "$work/badhdr"
+sed '/^# Tests:/d' "$mutants/01-killed.patch" > "$work/badhdr/x.patch"
+expect_usage header_without_tests --mutants "$work/badhdr"
+
+# ---- a whole campaign -------------------------------------------------------
+
+w=$work/w1
+out=$(run_mutate "$w" "$work/five" 2> "$work/err1")
+rc=$?
+check "$([ "$rc" = 1 ] && echo 0)" "campaign.exit_1_with_a_survivor"
+tree_pristine
+check $? "campaign.tree_restored"
+check "$([ ! -e "$w/state/applied" ] && echo 0)" "campaign.nothing_left_applied"
+cls() { sed -n 's/^class=//p' "$w/state/$1.result" 2>/dev/null; }
+for pair in 01-killed:killed 02-crash:crash 03-survived:survived 04-nobuild:no-build 05-equivalent:equivalent; do
+	got=$(cls "${pair%%:*}")
+	check "$([ "$got" = "${pair#*:}" ] && echo 0)" "classify.${pair%%:*}"
+	[ "$got" = "${pair#*:}" ] || echo "# got '$got'"
+done
+grep -q '^killers=a.x.two$' "$w/state/01-killed.result" &&
+	grep -q '^detail=a_test.c:10:two:Expected 4096' "$w/state/01-killed.result"
+check $? "classify.killed_names_test_and_diagnostic"
+grep -q '^detail=Oops: int3' "$w/state/02-crash.result" &&
+	[ "$(grep -c '^02-crash' "$w/vm-calls")" = 2 ]
+check $? "classify.crash_says_which_and_is_reproduced"
+grep -q '^01-killed.1 a_test env=KSELFTEST_A_TEST_ARGS=-t two$' "$w/vm-calls" &&
+	grep -q '^02-crash.1 a_test$' "$w/vm-calls" && grep -q '^03-survived.1 a_test b_test$' "$w/vm-calls" &&
+	grep -q '^pristine.1 a_test b_test$' "$w/vm-calls"
+check $? "run.only_the_programs_and_tests_the_header_names"
+grep -q '^detail=.*error: BROKEN' "$w/state/04-nobuild.result"
+check $? "classify.no_build_says_why"
+grep -q '^| 01-killed | f() | killed | a.x.two |' "$w/matrix.md" &&
+	[ "$(grep -c '^| 0' "$w/matrix.md")" = 5 ]
+check $? "matrix.table"
+if command -v jq > /dev/null; then
+	jq -e '.killed == 2 and .non_equivalent == 4 and (.mutants | length) == 5 and
+		.mutants[0].killed_by == ["a.x.two"] and (.mutants[2].build_s | type) == "number" and
+		.pristine.clean_runs == 2' "$w/matrix.json" > /dev/null
+	check $? "matrix.json"
+else
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["killed"] == 2 and d["non_equivalent"] == 4' \
+		"$w/matrix.json" 2> /dev/null
+	check $? "matrix.json"
+fi
+echo "$out" | tail -n 1 | grep -q '^mutate: 2 of 4 non-equivalent mutants killed; pristine clean on 2 of 2 runs'
+check $? "campaign.summary_line"
+
+# ---- resuming -----------------------------------------------------------------
+
+builds=$(wc -l < "$w/builds")
+run_mutate "$w" "$work/five" > /dev/null 2> "$work/err2"
+# Only the final rebuild of the restored tree: nothing is redone.
+check "$([ "$(wc -l < "$w/builds")" = $((builds + 1)) ] && grep -q '01-killed: killed (earlier run)' "$work/err2" && echo 0)" \
+	"resume.finished_mutants_not_redone"
+
+# ---- interrupted campaigns -----------------------------------------------------
+
+# SIGTERM while the mutant's kernel builds: reverted on the way out.
+w=$work/w2
+start_mutate "$w" "$mutants" 01-killed 03-survived 06-sleep
+for _ in $(seq 1 100); do
+	[ -s "$w/build.pid" ] && break
+	sleep 0.1
+done
+grep -q SLEEP "$src/fs/iomap/iter.c"
+check $? "interrupt.mutant_applied_while_building"
+kill -TERM "$bgpid"
+wait "$bgpid"
+bgpid=""
+kill -KILL "$(cat "$w/build.pid")" 2>/dev/null
+tree_pristine && [ ! -e "$w/state/applied" ]
+check $? "interrupt.sigterm_restores_tree"
+check "$([ -f "$w/state/01-killed.result" ] && [ ! -f "$w/state/06-sleep.result" ] && echo 0)" \
+	"interrupt.finished_mutant_kept_interrupted_one_not"
+
+# SIGKILL: nothing runs on the way out; the next run reverts first.
+w=$work/w3
+start_mutate "$w" "$mutants" 06-sleep
+for _ in $(seq 1 100); do
+	[ -s "$w/build.pid" ] && break
+	sleep 0.1
+done
+kill -KILL "$bgpid"
+wait "$bgpid" 2>/dev/null
+bgpid=""
+kill -KILL "$(cat "$w/build.pid")" 2>/dev/null
+grep -q SLEEP "$src/fs/iomap/iter.c" && [ -f "$w/state/applied" ]
+check $? "interrupt.sigkill_leaves_the_record"
+run_mutate "$w" "$mutants" 01-killed > /dev/null 2> "$work/err5"
+tree_pristine && grep -q 'reverting 06-sleep, left applied by an interrupted run' "$work/err5" &&
+	[ "$(cls 01-killed)" = killed ]
+check $? "interrupt.next_run_reverts_then_resumes"
+
+finish_tap
