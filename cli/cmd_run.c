@@ -397,6 +397,7 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 {
 	struct iop_backing_info bi;
 	char why[512], self[PATH_MAX];
+	const char *known;
 	struct stat st;
 	int status;
 	ssize_t sl;
@@ -404,6 +405,14 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 
 	if (iop_backing_check(NULL, &bi, why, sizeof(why)))
 		return iop_usage_error("run", "%s", why);
+	/* awk would read a FIFO or a device as the list forever */
+	known = getenv("IOPATH_KNOWN_FAILURES");
+	if (known && *known && strcmp(known, "/dev/null")) {
+		if (stat(known, &st))
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: %s", known, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: not a regular file", known);
+	}
 	if (do_bench) {
 		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		self[sl > 0 ? sl : 0] = '\0';

@@ -41,6 +41,8 @@ printf '#!/bin/sh\nexec "%s" -v ext4 -v ext4_1k "$@"\n' "$build/selftests/$test_
 	> "$src/build/selftests/$test_bin"
 chmod +x "$src/build/selftests/$test_bin"
 ln -s "$top/selftests/settings" "$src/selftests/settings"
+ln -s "$top/selftests/requirements" "$src/selftests/requirements"
+ln -s "$build/selftests/iopath_probe" "$src/build/selftests/iopath_probe"
 ln -s "$top/configs" "$src/configs"
 ln -s "$top/scripts" "$src/scripts"
 cat > "$tmp/short.conf" <<'EOF'
