@@ -464,6 +464,7 @@ static int cmd_run(int argc, char **argv)
 	uint64_t t0 = iop_now_ns();
 	struct bench_sum bs = { 0 };
 	time_t now = time(NULL);
+	struct stat st;
 	ssize_t sl;
 	FILE *log;
 
@@ -502,8 +503,8 @@ static int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret;
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-	/* run-<time>-<pid>.log, created with O_EXCL; the records file shares its stem */
-	fd = iop_out_unique(results, "run", ".log", logpath, sizeof(logpath));
+	/* run-<time>-<pid>.log and .jsonl, both created new with O_EXCL */
+	fd = iop_out_unique(results, "run", ".log", ".jsonl", logpath, sizeof(logpath));
 	if (fd < 0) {
 		fprintf(stderr, "iopath: run: %s/run-*.log: %s\n", results, strerror(-fd));
 		return 1;
@@ -619,6 +620,9 @@ static int cmd_run(int argc, char **argv)
 			printf("\nrecords: %s\n", out);
 		}
 	}
+	/* The records file was made with the log; without records it goes. */
+	if (!stat(out, &st) && S_ISREG(st.st_mode) && !st.st_size)
+		unlink(out);
 	printf("log: %s\n", logpath);
 	if (all)
 		fclose(all);
