@@ -178,6 +178,7 @@ repro: cli
 	$(Q)$(O)/iopath repro $(if $(KERNEL),--kernel "$(KERNEL)") $(REPRO_ARGS)
 
 check: all
+	$(Q)scripts/deps.sh check
 	$(Q)bash scripts/check.sh $(O)
 
 bench: all
