@@ -192,6 +192,7 @@ struct iop_run {
 	struct iop_worker *w[IOP_MAX_WORKERS];
 	int cpus[IOP_MAX_WORKERS];
 	int ncpus;
+	char invocation[48];	/* this run of the job, unique within a boot: run.invocation */
 };
 
 /* Look up a parameter of the current job (by name; a typo is a bug: abort()). */

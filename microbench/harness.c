@@ -1219,6 +1219,7 @@ static int make_record(struct iop_run *r, const struct iop_harness_opts *o, int 
 	if (r->extra)
 		json_object_set(run, "facts", r->extra);
 	json_object_set_new(run, "main_metric", json_string(iop_main_metric(r)));
+	json_object_set_new(run, "invocation", json_string(r->invocation));
 	if (r->w[0] && r->w[0]->inject_ns)
 		json_object_set_new(run, "inject", json_pack("{s:I, s:s, s:f}",
 			"ns", (json_int_t)r->w[0]->inject_ns, "clock", iop_str(r, "inject_clock"),
@@ -1253,6 +1254,9 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 	int ret;
 
 	memset(&res, 0, sizeof(res));
+	/* compare nests repetitions in runs of one boot: name this one */
+	snprintf(r->invocation, sizeof(r->invocation), "%d-%llu", (int)getpid(),
+		 (unsigned long long)t_first);
 	if (nsamples < 1)
 		nsamples = 1;
 	r->nworkers = 1;
