@@ -1380,20 +1380,7 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 	}
 
 	reps = rep;
-	if (prec.target_pct > 0) {
-		size_t i;
-		json_t *rec;
-
-		json_array_foreach(job_recs, i, rec)
-			json_object_set_new(json_object_get(rec, "run"), "precision",
-					    iop_precision_json(&prec));
-		if (!o->quiet)
-			fprintf(stderr, "iopath: bench %s: %d reps, 95%% CI of %s +-%.2f%% (target %g%%): %s\n",
-				b->name, reps, iop_main_metric(r), prec.ci_pct, prec.target_pct,
-				!strcmp(prec.stopped, "target") ? "reached" :
-				!strcmp(prec.stopped, "time_budget") ? "time budget ended first" :
-				"repetition limit reached first");
-	}
+	iop_precision_record(r, &prec, job_recs, o->quiet);
 	/* The spread of the main metric across repetitions. */
 	if (reps > 1) {
 		double cv = iop_cv(primary, (size_t)reps) * 100.0;
