@@ -311,6 +311,15 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 		fprintf(out, "  for %.0f s per side (%.0f reps): %.2f%% (between-side part %.2f%%)\n",
 			o->side_time, nt, 100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(2 * sb2 + 2 * wv / nt),
 			100 * sqrt(2 * sb2));
+	/*
+	 * The same time as k runs like these, tested over the runs (compare
+	 * does when a side's file holds several): each run's mean differs
+	 * from the next by the measured A/A spread, and k of them average it.
+	 */
+	nt = floor(o->side_time / side_s);
+	if (nt >= 2)
+		fprintf(out, "  for %.0f s per side as %.0f runs like these, tested over the runs: %.2f%%\n",
+			o->side_time, nt, 100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(d2 / nt));
 	fprintf(out, "(%s, tested as %s)\n", metric, rate ? "time per operation, 1/x" : "its mean");
 }
 
