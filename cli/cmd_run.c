@@ -318,7 +318,7 @@ static int find_selftests(const char *src, struct step **out, char *dir, size_t 
 	struct step *steps = NULL;
 	int n = 0;
 
-	for (size_t c = 0; c < sizeof(cands) / sizeof(cands[0]); c++) {
+	for (size_t c = 0; c < ARRAY_SIZE(cands); c++) {
 		struct dirent *de;
 		DIR *d;
 
@@ -383,7 +383,7 @@ static int bench_cb(json_t *rec, void *arg)
 		if (!strcmp(bs->rows[i].key, key))
 			r = &bs->rows[i];
 	if (!r) {
-		if (bs->n == (int)(sizeof(bs->rows) / sizeof(bs->rows[0])))
+		if (bs->n == (int)(ARRAY_SIZE(bs->rows)))
 			return 0;
 		r = &bs->rows[bs->n++];
 		memset(r, 0, sizeof(*r));
@@ -419,6 +419,7 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 {
 	struct iop_backing_info bi;
 	char why[512], self[PATH_MAX];
+	const char *known;
 	struct stat st;
 	int status;
 	ssize_t sl;
@@ -426,6 +427,14 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 
 	if (iop_backing_check(NULL, &bi, why, sizeof(why)))
 		return iop_usage_error("run", "%s", why);
+	/* awk would read a FIFO or a device as the list forever */
+	known = getenv("IOPATH_KNOWN_FAILURES");
+	if (known && *known && strcmp(known, "/dev/null")) {
+		if (stat(known, &st))
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: %s", known, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: not a regular file", known);
+	}
 	if (do_bench) {
 		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		self[sl > 0 ? sl : 0] = '\0';
@@ -588,6 +597,7 @@ static int cmd_run(int argc, char **argv)
 	uint64_t t0 = iop_now_ns();
 	struct bench_sum bs = { 0 };
 	time_t now = time(NULL);
+	struct stat st;
 	ssize_t sl;
 	FILE *log;
 
@@ -626,8 +636,8 @@ static int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret;
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-	/* run-<time>-<pid>.log, created with O_EXCL; the records file shares its stem */
-	fd = iop_out_unique(results, "run", ".log", logpath, sizeof(logpath));
+	/* run-<time>-<pid>.log and .jsonl, both created new with O_EXCL */
+	fd = iop_out_unique(results, "run", ".log", ".jsonl", logpath, sizeof(logpath));
 	if (fd < 0) {
 		fprintf(stderr, "iopath: run: %s/run-*.log: %s\n", results, strerror(-fd));
 		return 1;
@@ -680,6 +690,9 @@ static int cmd_run(int argc, char **argv)
 			printf("\nrecords: %s\n", out);
 		}
 	}
+	/* The records file was made with the log; without records it goes. */
+	if (!stat(out, &st) && S_ISREG(st.st_mode) && !st.st_size)
+		unlink(out);
 	printf("log: %s\n", logpath);
 	if (st.all)
 		fclose(st.all);

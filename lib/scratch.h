@@ -80,8 +80,25 @@ struct iop_scratch {
 };
 
 /*
- * A size in bytes with an optional k, m, g or t suffix (powers of 1024):
- * "1073741824", "512m", "1G". -EINVAL for anything else, zero included.
+ * The backing as a user writes it (--backing, a profile's backing=):
+ * "zram", "loop", "dev:/dev/X" or "dir:/path". Sets @o->backing and
+ * @o->device or @o->dir; NULL or "" leaves @o alone (the environment's
+ * choice or the default). -EINVAL with @why filled ("backing '<s>': ...")
+ * for anything else.
+ */
+int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len);
+
+/*
+ * The one name of a backing, in state files, records and messages: "zram",
+ * "loop", "dev", "dir" ("default" before the choice is made).
+ */
+const char *iop_backing_name(enum iop_backing b);
+
+/*
+ * A size in bytes with an optional k, m, g or t suffix (powers of 1024,
+ * also written KiB or KB): "1073741824", "512m", "1G", "4KiB". -EINVAL for
+ * anything else, zero included. The one size parser: scratch sizes and
+ * benchmark parameters alike.
  */
 int iop_parse_size(const char *s, uint64_t *out);
 

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "scratch_int.h"
 #include "sys.h"
 #include "why.h"
@@ -106,10 +107,10 @@ static void split_mount_opts(const char *opts, unsigned long *flags, char *data,
 	     tok = strtok_r(NULL, ",", &save)) {
 		size_t i;
 
-		for (i = 0; i < sizeof(mount_flags) / sizeof(mount_flags[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(mount_flags); i++)
 			if (!strcmp(tok, mount_flags[i].name))
 				break;
-		if (i < sizeof(mount_flags) / sizeof(mount_flags[0])) {
+		if (i < ARRAY_SIZE(mount_flags)) {
 			if (mount_flags[i].set)
 				*flags |= mount_flags[i].flag;
 			else

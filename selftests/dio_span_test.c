@@ -40,7 +40,7 @@ static const struct iop_region layout[] = {
 	{ 2 * R64, R64, IOP_REGION_UNWRITTEN },
 	{ 3 * R64, R64, IOP_REGION_WRITTEN },
 };
-#define NLAYOUT (sizeof(layout) / sizeof(layout[0]))
+#define NLAYOUT (ARRAY_SIZE(layout))
 
 FIXTURE(dio_span) {
 	struct iop_test_fs fs;
