@@ -589,7 +589,7 @@ static int cmd_run(int argc, char **argv)
 	const char *profile = "quick", *results = "results";
 	bool do_bench = true, do_tests = true, verbose = false;
 	char logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
-	struct selftests st = { 0 };
+	struct selftests tests = { 0 };
 	struct iop_kmsg_mark run_mark;
 	struct step bench = { .name = "bench" };
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -655,15 +655,15 @@ static int cmd_run(int argc, char **argv)
 	kmsg_ret = iop_kmsg_mark(&run_mark, "run");
 
 	if (do_tests)
-		total_fail += selftests_prepare(&st);
-	total_fail += selftests_run(&st, log, t0, st.n + do_bench, verbose);
+		total_fail += selftests_prepare(&tests);
+	total_fail += selftests_run(&tests, log, t0, tests.n + do_bench, verbose);
 
 	if (do_bench && !interrupted) {
 		char *av[] = { self, "bench", "--profile", (char *)profile, "--out", out, NULL };
 
 		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		self[sl > 0 ? sl : 0] = '\0';
-		fprintf(stderr, "[%2d/%d %5.0fs] benchmarks, profile %s ...\n", st.n + 1, st.n + 1,
+		fprintf(stderr, "[%2d/%d %5.0fs] benchmarks, profile %s ...\n", tests.n + 1, tests.n + 1,
 			elapsed(t0), profile);
 		fprintf(log, "# ---- bench --profile %s\n", profile);
 		/* The bench command shows its own progress: let it through. */
@@ -676,8 +676,8 @@ static int cmd_run(int argc, char **argv)
 	fclose(log);
 
 	printf("\niopath run on %s, %.0f s\n\n", stamp, elapsed(t0));
-	if (st.n)
-		total_fail += selftests_summary(&st, &run_mark, kmsg_ret);
+	if (tests.n)
+		total_fail += selftests_summary(&tests, &run_mark, kmsg_ret);
 	if (do_bench && access(out, R_OK) == 0) {
 		char why[256];
 
@@ -694,11 +694,11 @@ static int cmd_run(int argc, char **argv)
 	if (!stat(out, &st) && S_ISREG(st.st_mode) && !st.st_size)
 		unlink(out);
 	printf("log: %s\n", logpath);
-	if (st.all)
-		fclose(st.all);
-	if (st.features[0])
-		unlink(st.features);
-	free(st.steps);
+	if (tests.all)
+		fclose(tests.all);
+	if (tests.features[0])
+		unlink(tests.features);
+	free(tests.steps);
 	if (interrupted) {
 		fprintf(stderr, "iopath: run: interrupted\n");
 		return 128 + interrupted;
