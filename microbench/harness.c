@@ -633,7 +633,8 @@ static long thread_migrations(void)
 		return -1;
 	buf[n] = '\0';
 	p = strstr(buf, "se.nr_migrations");
-	if (!p || !(p = strchr(p, ':')))
+	p = p ? strchr(p, ':') : NULL;
+	if (!p)
 		return -1;
 	return strtol(p + 1, NULL, 10);
 }
