@@ -260,7 +260,7 @@ static int profile_setting(struct section *cur, char *l, const char *where, char
 		char what[256];
 
 		if (strlen(val) >= sizeof(cur->backing) || iop_parse_backing(val, &o, what, sizeof(what))) {
-			snprintf(why, len, "%s: backing = %.64s: expected zram, loop, dev:PATH or dir:PATH",
+			snprintf(why, len, "%s: backing = %.64s: expected zram, loop, dev:/dev/X or dir:/path",
 				 where, val);
 			return -EINVAL;
 		}
@@ -382,17 +382,6 @@ static int profile_load(const char *name, struct jobs *js, char *why, size_t len
 
 /* ---- scratch filesystems ---------------------------------------------- */
 
-static const char *backing_name(enum iop_backing b)
-{
-	switch (b) {
-	case IOP_BACKING_ZRAM: return "zram";
-	case IOP_BACKING_LOOP: return "loop";
-	case IOP_BACKING_DEVICE: return "device";
-	case IOP_BACKING_DIR: return "dir";
-	default: return "default";
-	}
-}
-
 static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 		       struct iop_scratch **out, char *why, size_t len)
 {
@@ -427,7 +416,7 @@ static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 		return -EPERM;
 	}
 	if (!c->quiet)
-		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype, backing_name(o.backing));
+		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype, iop_backing_name(o.backing));
 	ret = iop_scratch_create(&o, out, why, len);
 	if (ret)
 		return ret;
@@ -800,7 +789,7 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 		snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
 		r->fstype = s->fstype;
 		r->dev = s->dev;
-		o.backing = backing_name(s->backing);
+		o.backing = iop_backing_name(s->backing);
 		o.mkfs_opts = s->mkfs_opts;
 		o.mount_opts = s->mount_opts;
 	}
@@ -887,7 +876,7 @@ static int calib_side(void *arg, char **kv, int nkv, json_t *recs, char *why, si
 			snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
 			r->fstype = s->fstype;
 			r->dev = s->dev;
-			o.backing = backing_name(s->backing);
+			o.backing = iop_backing_name(s->backing);
 			o.mkfs_opts = s->mkfs_opts;
 			o.mount_opts = s->mount_opts;
 		}
@@ -1095,7 +1084,7 @@ static int choose_out(struct ctx *c, const char *out, const char *name)
 	for (char *p = prefix; *p; p++)
 		if (*p == '/')
 			*p = '_';
-	fd = iop_out_unique("results", prefix, ".jsonl", c->out, sizeof(c->out));
+	fd = iop_out_unique("results", prefix, ".jsonl", NULL, c->out, sizeof(c->out));
 	if (fd < 0) {
 		fprintf(stderr, "iopath: bench: results/%s-*.jsonl: %s\n", prefix, strerror(-fd));
 		return 1;

@@ -347,7 +347,7 @@ static int env_diff(struct notes *nt, json_t *b, json_t *n, const char *what)
 {
 	int diffs = 0;
 
-	for (size_t i = 0; i < sizeof(env_fields) / sizeof(env_fields[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(env_fields); i++) {
 		json_t *vb = env_get(b, env_fields[i]), *vn = env_get(n, env_fields[i]);
 		bool same = (!vb || json_is_null(vb)) && (!vn || json_is_null(vn));
 		char *sb, *sn;
@@ -872,7 +872,7 @@ static void print_reproduce(FILE *out, struct iop_rs_group *g)
 	fprintf(out, "iopath bench --fs %s", fs ? fs : "none");
 	if (backing && !strcmp(backing, "loop"))
 		fprintf(out, " --backing loop");
-	else if (backing && !strcmp(backing, "device") && dev)
+	else if (backing && !strcmp(backing, iop_backing_name(IOP_BACKING_DEVICE)) && dev)
 		fprintf(out, " --backing dev:/dev/%s", dev);
 	else if (backing && !strcmp(backing, "dir") && mnt)
 		fprintf(out, " --backing 'dir:%s'", mnt);

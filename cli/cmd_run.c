@@ -267,6 +267,28 @@ static void append_program(FILE *all, FILE *tap, const struct step *s, int nr)
 			s->timed_out ? 124 : s->status < 0 ? 128 - s->status : s->status);
 }
 
+/*
+ * The kernel-log check of the whole run (@mark_ret: how the marker went),
+ * printed as the last line of the coverage block. 1 if it fails the run:
+ * a bug report in the log, or no check at all.
+ */
+static int kmsg_verdict(const struct iop_kmsg_mark *m, int mark_ret)
+{
+	char first[400] = "";
+	int ret = mark_ret ? mark_ret : iop_kmsg_scan(m, first, sizeof(first));
+
+	printf("# iopath run: coverage: kernel-log check of the whole run: ");
+	if (mark_ret)
+		printf("NOT RUN (marker: %s)\n\n", strerror(-mark_ret));
+	else if (ret < 0)
+		printf("NOT RUN (%s)\n\n", strerror(-ret));
+	else if (ret)
+		printf("FAIL: %d bug reports, first: %s\n\n", ret, first);
+	else
+		printf("ran, clean\n\n");
+	return ret != 0;
+}
+
 static int settings_timeout(const char *dir)
 {
 	char path[PATH_MAX + 16], line[256];
@@ -296,7 +318,7 @@ static int find_selftests(const char *src, struct step **out, char *dir, size_t 
 	struct step *steps = NULL;
 	int n = 0;
 
-	for (size_t c = 0; c < sizeof(cands) / sizeof(cands[0]); c++) {
+	for (size_t c = 0; c < ARRAY_SIZE(cands); c++) {
 		struct dirent *de;
 		DIR *d;
 
@@ -361,7 +383,7 @@ static int bench_cb(json_t *rec, void *arg)
 		if (!strcmp(bs->rows[i].key, key))
 			r = &bs->rows[i];
 	if (!r) {
-		if (bs->n == (int)(sizeof(bs->rows) / sizeof(bs->rows[0])))
+		if (bs->n == (int)(ARRAY_SIZE(bs->rows)))
 			return 0;
 		r = &bs->rows[bs->n++];
 		memset(r, 0, sizeof(*r));
@@ -397,6 +419,7 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 {
 	struct iop_backing_info bi;
 	char why[512], self[PATH_MAX];
+	const char *known;
 	struct stat st;
 	int status;
 	ssize_t sl;
@@ -404,6 +427,14 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 
 	if (iop_backing_check(NULL, &bi, why, sizeof(why)))
 		return iop_usage_error("run", "%s", why);
+	/* awk would read a FIFO or a device as the list forever */
+	known = getenv("IOPATH_KNOWN_FAILURES");
+	if (known && *known && strcmp(known, "/dev/null")) {
+		if (stat(known, &st))
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: %s", known, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: not a regular file", known);
+	}
 	if (do_bench) {
 		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		self[sl > 0 ? sl : 0] = '\0';
@@ -448,6 +479,8 @@ static int cmd_run(int argc, char **argv)
 	bool do_bench = true, do_tests = true, verbose = false;
 	char dir[PATH_MAX], logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
 	char features[PATH_MAX] = "", req[PATH_MAX + 32];
+	struct iop_kmsg_mark run_mark;
+	int kmsg_ret;
 	struct step *steps = NULL, bench = { .name = "bench" }, coverage = { .name = "coverage" };
 	FILE *all = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -455,6 +488,7 @@ static int cmd_run(int argc, char **argv)
 	uint64_t t0 = iop_now_ns();
 	struct bench_sum bs = { 0 };
 	time_t now = time(NULL);
+	struct stat st;
 	ssize_t sl;
 	FILE *log;
 
@@ -493,8 +527,8 @@ static int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret;
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-	/* run-<time>-<pid>.log, created with O_EXCL; the records file shares its stem */
-	fd = iop_out_unique(results, "run", ".log", logpath, sizeof(logpath));
+	/* run-<time>-<pid>.log and .jsonl, both created new with O_EXCL */
+	fd = iop_out_unique(results, "run", ".log", ".jsonl", logpath, sizeof(logpath));
 	if (fd < 0) {
 		fprintf(stderr, "iopath: run: %s/run-*.log: %s\n", results, strerror(-fd));
 		return 1;
@@ -508,6 +542,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* The kernel-log check of the whole run, outside every test's window too. */
+	kmsg_ret = iop_kmsg_mark(&run_mark, "run");
 
 	if (do_tests) {
 		n = find_selftests(iop_src_dir(), &steps, dir, sizeof(dir));
@@ -591,9 +627,9 @@ static int cmd_run(int argc, char **argv)
 		/* The coverage block: which seed paths and post-test checks ran. */
 		if (all && !interrupted) {
 			judge(&coverage, all, NULL, features[0] ? features : "/dev/null", req);
-			printf("\n");
 			total_fail += coverage.fail;
 		}
+		total_fail += kmsg_verdict(&run_mark, kmsg_ret);
 		if (known)
 			printf("known: failures that configs/known-failures lists as bugs of this\n"
 			       "       kernel; reported on stderr, they do not fail the run\n\n");
@@ -610,6 +646,9 @@ static int cmd_run(int argc, char **argv)
 			printf("\nrecords: %s\n", out);
 		}
 	}
+	/* The records file was made with the log; without records it goes. */
+	if (!stat(out, &st) && S_ISREG(st.st_mode) && !st.st_size)
+		unlink(out);
 	printf("log: %s\n", logpath);
 	if (all)
 		fclose(all);

@@ -37,7 +37,9 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "place.h"
 #include "record.h"
+#include "stats.h"
 
 enum iop_param_type {
 	IOP_P_U64,	/* integer in [min, max] */

@@ -187,34 +187,16 @@ static int parse_value(struct iop_value *v, const char *text, char *why, size_t 
 	switch (p->type) {
 	case IOP_P_U64:
 	case IOP_P_SIZE: {
-		unsigned long long u;
+		uint64_t u = 0;
 
-		errno = 0;
-		u = strtoull(text, &end, 10);
-		if (end == text || errno || text[0] == '-') {
-			bad = 1;
-			break;
+		if (p->type == IOP_P_SIZE) {
+			bad |= iop_parse_size(text, &u) != 0;
+		} else {
+			errno = 0;
+			u = strtoull(text, &end, 10);
+			bad |= end == text || *end || errno || text[0] == '-';
 		}
-		if (p->type == IOP_P_SIZE && *end) {
-			int shift = 0;
-
-			switch (*end | 0x20) {
-			case 'k': shift = 10; break;
-			case 'm': shift = 20; break;
-			case 'g': shift = 30; break;
-			case 't': shift = 40; break;
-			default: bad = 1;
-			}
-			end++;
-			if (*end == 'i' || *end == 'I')
-				end++;
-			if (*end == 'b' || *end == 'B')
-				end++;
-			if (!bad && u > (UINT64_MAX >> shift))
-				bad = 1;
-			u <<= shift;
-		}
-		if (*end || (double)u < p->min || (double)u > p->max)
+		if ((double)u < p->min || (double)u > p->max)
 			bad = 1;
 		v->u = u;
 		v->d = (double)u;

@@ -15,8 +15,9 @@
 # that differs, or an error, makes the exit status 1.
 #
 # With --kernel K the same runs in a QEMU guest booting K (scripts/vm.sh
-# --repro), and the guest's lines are printed here. POSIX sh: the guest has
-# busybox, not bash.
+# --repro), and the guest's lines are printed here; in the guest,
+# --result-line ends the output with the result line scripts/vm.sh waits
+# for. POSIX sh: the guest has busybox, not bash.
 #
 # Exit: 0 every result as configs/known-failures expects, 1 a difference
 # or an error, 2 bad usage.
@@ -44,8 +45,8 @@ reproduced", "not reproduced", "skip: REASON" or "error: REASON".
   --list       print the bug names and exit
   --kernel K   run in a QEMU guest booting K (a bzImage, a Debian kernel
                .deb or package name, as for iopath vm)
-  --vm OPTION  pass OPTION to iopath vm (repeatable; an option with a value
-               is one word: --vm --timeout=900)
+  --vm WORD    pass WORD to iopath vm (repeatable, one word each:
+               --vm --timeout=900, --vm --mem --vm 4096)
 
 Exit: 0 every result matches configs/known-failures for the kernel, 1 a
 result differs or a reproducer could not run, 2 bad usage.
@@ -116,12 +117,14 @@ if [ -n "$kernel" ]; then
 	# shellcheck disable=SC2086 # one option a line, split on newlines
 	set -- --kernel "$kernel" --repro $vm_opts "$@"
 	IFS=$old_ifs
-	# The guest's lines, without the runner's comment lines.
-	{ "$top/scripts/vm.sh" "$@"; echo "$?" > "${TMPDIR:-/tmp}/iopath-repro.$$"; } |
-		grep -v '^#'
-	rc=$(cat "${TMPDIR:-/tmp}/iopath-repro.$$" 2>/dev/null || echo 1)
-	rm -f "${TMPDIR:-/tmp}/iopath-repro.$$"
-	exit "$rc"
+	# The guest's lines, without the runner's comment lines; vm.sh's
+	# exit status through a file, as a pipeline has the last one's.
+	st=$(mktemp "${TMPDIR:-/tmp}/iopath-repro.XXXXXX") ||
+		{ echo "$prog: cannot create a temporary file" >&2; exit 1; }
+	{ "$top/scripts/vm.sh" "$@"; echo "$?" > "$st"; } | grep -v '^#'
+	rc=$(cat "$st")
+	rm -f "$st"
+	exit "${rc:-1}"
 fi
 
 [ -x "$iopath" ] || { echo "$prog: $iopath not found (run make)" >&2; exit 1; }
@@ -139,11 +142,23 @@ fs_supported() {
 }
 
 # expected TEST: "reproduced" when configs/known-failures lists TEST as
-# failing on this kernel, else "not reproduced".
+# failing on this kernel, else "not reproduced". Its first two fields,
+# KERNEL-ERE and TEST-ERE, split as scripts/tap-verdict.awk (the owner of
+# the format) splits them: two or more blanks or a tab.
 expected() {
 	if awk -v k="$(uname -r)" -v t="$1" '
-		/^[[:space:]]*(#|$)/ { next }
-		NF >= 2 && k ~ $1 && t ~ $2 { found = 1 }
+		/^[ \t]*(#|$)/ { next }
+		{
+			line = $0
+			sub(/^[ \t]+/, "", line)
+			nf = 0
+			while (nf < 2 && match(line, /(  +|\t)[ \t]*/)) {
+				f[++nf] = substr(line, 1, RSTART - 1)
+				line = substr(line, RSTART + RLENGTH)
+			}
+			if (nf == 2 && k ~ f[1] && t ~ f[2])
+				found = 1
+		}
 		END { exit !found }' "$known"; then
 		echo reproduced
 	else

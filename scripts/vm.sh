@@ -178,6 +178,10 @@ kf_err=$(awk -v kernel= -f "$top/scripts/tap-verdict.awk" "$known_failures" /dev
 [ $? = 2 ] && usage_error "--known-failures ${kf_err}"
 
 # Bad input is refused before anything is created or fetched.
+case ${IOPATH_VM_TCG_THREAD:-single} in
+single|multi) ;;
+*) usage_error "IOPATH_VM_TCG_THREAD=$IOPATH_VM_TCG_THREAD: single or multi" ;;
+esac
 check_kernel_arg() {
 	local k=$1
 	if [ -f "$k" ]; then
@@ -725,7 +729,12 @@ tap=$tmp/tap
 : > "$console"
 : > "$tap"
 accel_opt=$acc
-[ "$acc" = tcg ] && accel_opt=tcg,thread=multi
+# One host thread for all guest CPUs. With a thread per vCPU (MTTCG), a
+# vCPU can execute a stale INT3 that x86 text patching (jump labels,
+# static calls) planted and already removed on another vCPU: "Oops: int3"
+# at a tracepoint site (__schedule, trace_sched_wakeup) when tracing is
+# switched on, then a panic. docs/efficacy.md has the measurements.
+[ "$acc" = tcg ] && accel_opt=tcg,thread=${IOPATH_VM_TCG_THREAD:-single}
 qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" -m "$mem" -smp "$smp" \
 	-nodefaults -nographic -no-reboot -monitor none \
 	-serial "file:$console" -serial "file:$tap" \
@@ -868,7 +877,8 @@ if [ -n "$bad_console" ]; then
 	status=fail
 fi
 if [ "$status" = fail ] && [ "$(field required_missing)" != 0 ]; then
-	echo "$prog: $(field required_missing) required test(s) skipped on a kernel that has what they need" >&2
+	echo "$prog: $(field required_missing) required test(s) skipped on a kernel that has what they need:" >&2
+	tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: \(required: .*\)/  \1/p' >&2
 fi
 if [ "${known:-0}" != 0 ]; then
 	echo "$prog: known kernel bugs of this kernel (configs/known-failures) failed as expected:" >&2
@@ -877,5 +887,8 @@ fi
 if [ "$(field stale_known)" != 0 ] && [ -n "$(field stale_known)" ]; then
 	tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: \(known failure did not reproduce: .*\)/'"$prog"': \1/p' >&2
 fi
+# The summary ends with the coverage block: the guest's, then the console.
+tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: coverage: /coverage: /p' >&2
+echo "coverage: kernel console of the whole run (loglevel=5): $([ -n "$bad_console" ] && echo FAIL || echo "ran, clean")" >&2
 [ "$status" = pass ] && exit 0
 exit 1
