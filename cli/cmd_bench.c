@@ -1156,20 +1156,48 @@ static int bench_main(int argc, char **argv)
 	optind = 0;
 	while ((opt = iop_getopt(argc, argv, "bench", "", opts)) != -1) {
 		switch (opt) {
-		case 'l': do_list = true; break;
-		case 'h': do_help = true; break;
-		case 'p': profile = optarg; break;
-		case 'f': c.fs_override = optarg; break;
-		case 'b': c.backing_override = optarg; break;
-		case 'r': c.reps = optarg; break;
-		case 't': c.runtime = optarg; break;
-		case 'o': out = optarg; break;
-		case 'j': c.json = true; break;
-		case 'v': c.vs_fio = true; break;
-		case 'q': c.quiet = true; break;
-		case 'n': dry_run = true; break;
-		case 'T': c.target_ci = optarg; break;
-		case 'C': do_calibrate = true; break;
+		case 'l':
+			do_list = true;
+			break;
+		case 'h':
+			do_help = true;
+			break;
+		case 'p':
+			profile = optarg;
+			break;
+		case 'f':
+			c.fs_override = optarg;
+			break;
+		case 'b':
+			c.backing_override = optarg;
+			break;
+		case 'r':
+			c.reps = optarg;
+			break;
+		case 't':
+			c.runtime = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'j':
+			c.json = true;
+			break;
+		case 'v':
+			c.vs_fio = true;
+			break;
+		case 'q':
+			c.quiet = true;
+			break;
+		case 'n':
+			dry_run = true;
+			break;
+		case 'T':
+			c.target_ci = optarg;
+			break;
+		case 'C':
+			do_calibrate = true;
+			break;
 		case 'P':
 		case 'E':
 		case 'S':

@@ -236,7 +236,8 @@ static int probe_features(const char *dir, char *path, size_t len)
 	snprintf(prog, sizeof(prog), "%s/iopath_probe", dir);
 	snprintf(path, len, "%s/iopath-features.XXXXXX", getenv("TMPDIR") ?: "/tmp");
 	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
 		if (fd >= 0)
 			close(fd);
 		fprintf(stderr, "iopath: run: %s: %s\n", path, strerror(errno));

@@ -394,7 +394,7 @@ static int dir_check(const struct iop_scratch_opts *o, char *real, char *why, si
 		return -EINVAL;
 	}
 	f.path = real;
-	for_each_mount(find_fstype, &f);
+	walk_mounts(find_fstype, &f);
 	if (strcmp(f.fstype, o->fstype)) {
 		iop_why(why, len, "%s is on %s, not %s", o->dir, f.fstype[0] ? f.fstype : "an unknown filesystem",
 			o->fstype);
@@ -518,10 +518,16 @@ static int create_check(const struct iop_scratch_opts *o, enum iop_backing *back
 
 static int run_dirs(char *why, size_t len)
 {
-	int ret;
+	static const struct {
+		const char *path;
+		mode_t mode;
+	} dirs[] = { { STATE_DIR, 0755 }, { MNT_DIR, 0755 }, { IMG_DIR, 0700 } };
 
-	if ((ret = mkdir_p(STATE_DIR, 0755)) || (ret = mkdir_p(MNT_DIR, 0755)) ||
-	    (ret = mkdir_p(IMG_DIR, 0700))) {
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int ret = mkdir_p(dirs[i].path, dirs[i].mode);
+
+		if (!ret)
+			continue;
 		iop_why(why, len, "%s: %s%s", IOP_RUN_DIR, strerror(-ret),
 			ret == -EACCES || ret == -EPERM ? " (needs root)" : "");
 		return ret == -EPERM ? -EACCES : ret;

@@ -155,7 +155,7 @@ static void root_disks(struct names *out)
 	struct blk b;
 
 	out->n = 0;
-	for_each_mount(find_root_mount, &r);
+	walk_mounts(find_root_mount, &r);
 	if (r.found && !blk_by_devt(r.devt, &b))
 		disks_below(b.name, out, 0);
 }
@@ -322,7 +322,7 @@ static int device_in_use(const char *dev, const struct blk *b, char *why, size_t
 		if (!blk_by_name(parts.v[i], &p) && busy.n < MAX_NAMES)
 			busy.devs[busy.n++] = p.devt;
 	}
-	if (for_each_mount(find_mounted, &busy) > 0 || find_swap(&busy)) {
+	if (walk_mounts(find_mounted, &busy) > 0 || find_swap(&busy)) {
 		iop_why(why, len, "%s: %s%s%s", dev,
 			busy.n > 1 ? "it or a partition of it " : "", busy.what, "; refusing to format it");
 		return -EBUSY;

@@ -241,6 +241,12 @@ struct iop_bench {
 	const struct iop_metric *metrics; /* terminated by { .name = NULL } */
 	/* this benchmark's defaults for common parameters ("interval_ms=200 runtime=2") */
 	const char *common_defaults;
+	/*
+	 * Parameters added after records existed ("calls"): left out of a
+	 * record's params at their defaults, so records still pair with
+	 * those of older runs.
+	 */
+	const char *added_later;
 	/* parameters that are valid alone but not together: -EINVAL and why */
 	int (*validate)(const struct iop_run *r, char *why, size_t len);
 	/* true if the job needs a scratch filesystem (given its parameters) */

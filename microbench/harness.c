@@ -382,6 +382,23 @@ bool iop_is(const struct iop_run *r, const char *name, const char *choice)
 	return !strcmp(value_find(r, name)->text, choice);
 }
 
+/* Whether @name came after records existed: the resolution settings, and the benchmark's own. */
+static bool added_later(const struct iop_bench *b, const char *name)
+{
+	static const char common[] = " main_metric target_ci time_budget inject_ns inject_clock ";
+	char word[64];
+	const char *p;
+	size_t n = strlen(name);
+
+	snprintf(word, sizeof(word), " %s ", name);
+	if (strstr(common, word))
+		return true;
+	for (p = b->added_later; p && (p = strstr(p, name)); p += n)
+		if ((p == b->added_later || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
 json_t *iop_params_json(const struct iop_run *r)
 {
 	json_t *o = json_object();
@@ -389,6 +406,9 @@ json_t *iop_params_json(const struct iop_run *r)
 	for (int i = 0; i < r->nval; i++) {
 		const struct iop_value *v = &r->val[i];
 		json_t *j;
+
+		if (added_later(r->bench, v->p->name) && !strcmp(v->text, v->p->def))
+			continue;
 
 		switch (v->p->type) {
 		case IOP_P_U64:
@@ -633,7 +653,8 @@ static long thread_migrations(void)
 		return -1;
 	buf[n] = '\0';
 	p = strstr(buf, "se.nr_migrations");
-	if (!p || !(p = strchr(p, ':')))
+	p = p ? strchr(p, ':') : NULL;
+	if (!p)
 		return -1;
 	return strtol(p + 1, NULL, 10);
 }

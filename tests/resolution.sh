@@ -217,6 +217,11 @@ ok = (len(recs) == 2 and pr.get("stopped") == "target" and pr.get("reps") == 2
       and math.isclose(pr["ci_pct"], ci_pct(vals), rel_tol=1e-6) and ci_pct(vals) <= 50)
 result(ok, "resolution.target_ci.stops_when_reached", repr(pr))
 
+# New settings at their defaults stay out of params (records pair with older ones).
+keys = set(recs[0]["params"]) if recs else set()
+result("target_ci" in keys and "calls" in keys and not keys & {"main_metric", "time_budget", "inject_ns", "inject_clock"},
+       "resolution.params.new_settings_at_defaults_left_out", repr(sorted(keys)))
+
 recs, vals = precision(tmp + "/budget.jsonl")
 pr = recs[-1]["run"]["precision"] if recs else {}
 ok = (len(recs) >= 2 and pr.get("stopped") == "time_budget" and pr.get("reps") == len(recs)

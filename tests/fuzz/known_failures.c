@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Fuzz target: the known-failures list parser, which is the awk verdict
- * (scripts/tap-verdict.awk), run as make check and iopath run run it on
- * one harness binary's output with a known failure in it. The input is
+ * (scripts/tap-verdict.awk), called the way make check and iopath run call
+ * it, on one harness binary's output with a known failure in it. The input is
  * the list. awk must end with its verdict (0 pass, 1 fail) or its
  * malformed-input status (2) within seconds; awk killed by a signal, any
  * other status or a run past the deadline aborts (a crash for libFuzzer).
@@ -40,8 +40,6 @@ static const char tap[] =
 	"not ok 2 fb.xfs_1k.dio_past_eof\n"
 	"ok 3 fb.ext4.two # SKIP no loop device\n"
 	"# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0\n";
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
