@@ -21,28 +21,6 @@
 
 #include "bench_check.h"
 
-int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len)
-{
-	if (!s || !*s)
-		return 0;	/* the environment's or the default */
-	o->device = o->dir = NULL;
-	if (!strcmp(s, "zram")) {
-		o->backing = IOP_BACKING_ZRAM;
-	} else if (!strcmp(s, "loop")) {
-		o->backing = IOP_BACKING_LOOP;
-	} else if (!strncmp(s, "dev:", 4) && s[4]) {
-		o->backing = IOP_BACKING_DEVICE;
-		o->device = s + 4;
-	} else if (!strncmp(s, "dir:", 4) && s[4]) {
-		o->backing = IOP_BACKING_DIR;
-		o->dir = s + 4;
-	} else {
-		snprintf(why, len, "--backing %s: must be zram, loop, dev:PATH or dir:PATH", s);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static uint64_t sysfs_u64(const char *path)
 {
 	unsigned long long v = 0;

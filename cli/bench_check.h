@@ -19,9 +19,6 @@
 /* The size of a zram or loop scratch for benchmarks: room for 1 GiB files. */
 #define IOP_BENCH_SCRATCH_SIZE (4ull << 30)
 
-/* "zram", "loop", "dev:PATH", "dir:PATH" or ""/NULL (the environment's). */
-int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len);
-
 struct iop_backing_info {
 	struct iop_scratch_opts o;	/* environment, then the --backing/profile value */
 	unsigned int align;		/* O_DIRECT alignment, bytes */

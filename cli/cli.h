@@ -13,6 +13,9 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "record.h"
+#include "stats.h"
+
 struct iop_cmd {
 	const char *name;
 	const char *summary;	/* one line for `iopath help` */

@@ -55,17 +55,6 @@ struct ctx {
 
 /* ---- scratch filesystems ---------------------------------------------- */
 
-static const char *backing_name(enum iop_backing b)
-{
-	switch (b) {
-	case IOP_BACKING_ZRAM: return "zram";
-	case IOP_BACKING_LOOP: return "loop";
-	case IOP_BACKING_DEVICE: return "device";
-	case IOP_BACKING_DIR: return "dir";
-	default: return "default";
-	}
-}
-
 static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 		       struct iop_scratch **out, char *why, size_t len)
 {
@@ -100,7 +89,7 @@ static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 		return -EPERM;
 	}
 	if (!c->quiet)
-		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype, backing_name(o.backing));
+		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype, iop_backing_name(o.backing));
 	ret = iop_scratch_create(&o, out, why, len);
 	if (ret)
 		return ret;
@@ -473,7 +462,7 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 		snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
 		r->fstype = s->fstype;
 		r->dev = s->dev;
-		o.backing = backing_name(s->backing);
+		o.backing = iop_backing_name(s->backing);
 		o.mkfs_opts = s->mkfs_opts;
 		o.mount_opts = s->mount_opts;
 	}
@@ -560,7 +549,7 @@ static int calib_side(void *arg, char **kv, int nkv, json_t *recs, char *why, si
 			snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
 			r->fstype = s->fstype;
 			r->dev = s->dev;
-			o.backing = backing_name(s->backing);
+			o.backing = iop_backing_name(s->backing);
 			o.mkfs_opts = s->mkfs_opts;
 			o.mount_opts = s->mount_opts;
 		}
@@ -840,20 +829,48 @@ static int bench_main(int argc, char **argv)
 	optind = 0;
 	while ((opt = iop_getopt(argc, argv, "bench", "", opts)) != -1) {
 		switch (opt) {
-		case 'l': do_list = true; break;
-		case 'h': do_help = true; break;
-		case 'p': profile = optarg; break;
-		case 'f': c.fs_override = optarg; break;
-		case 'b': c.backing_override = optarg; break;
-		case 'r': c.reps = optarg; break;
-		case 't': c.runtime = optarg; break;
-		case 'o': out = optarg; break;
-		case 'j': c.json = true; break;
-		case 'v': c.vs_fio = true; break;
-		case 'q': c.quiet = true; break;
-		case 'n': dry_run = true; break;
-		case 'T': c.target_ci = optarg; break;
-		case 'C': do_calibrate = true; break;
+		case 'l':
+			do_list = true;
+			break;
+		case 'h':
+			do_help = true;
+			break;
+		case 'p':
+			profile = optarg;
+			break;
+		case 'f':
+			c.fs_override = optarg;
+			break;
+		case 'b':
+			c.backing_override = optarg;
+			break;
+		case 'r':
+			c.reps = optarg;
+			break;
+		case 't':
+			c.runtime = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'j':
+			c.json = true;
+			break;
+		case 'v':
+			c.vs_fio = true;
+			break;
+		case 'q':
+			c.quiet = true;
+			break;
+		case 'n':
+			dry_run = true;
+			break;
+		case 'T':
+			c.target_ci = optarg;
+			break;
+		case 'C':
+			do_calibrate = true;
+			break;
 		case 'P':
 		case 'E':
 		case 'S':

@@ -183,7 +183,7 @@ static int scratch_create(int argc, char **argv)
 		case 's':
 			if (iop_parse_size(optarg, &o.size))
 				return iop_usage_error("scratch create",
-						       "--size %s: expected bytes with an optional k, m or g suffix",
+						       "--size %s: expected bytes with an optional k, m, g or t suffix",
 						       optarg);
 			break;
 		default:
@@ -201,24 +201,8 @@ static int scratch_create(int argc, char **argv)
 		return iop_usage_error("scratch create", "--fs %s: expected ext4 or xfs", o.fstype);
 	if (!cmd || !cmd[0])
 		return iop_usage_error("scratch create", "no command given after --");
-	if (backing) {
-		o.device = o.dir = NULL;
-		if (!strcmp(backing, "zram")) {
-			o.backing = IOP_BACKING_ZRAM;
-		} else if (!strcmp(backing, "loop")) {
-			o.backing = IOP_BACKING_LOOP;
-		} else if (!strncmp(backing, "dev:", 4) && backing[4] == '/') {
-			o.backing = IOP_BACKING_DEVICE;
-			o.device = backing + 4;
-		} else if (!strncmp(backing, "dir:", 4) && backing[4] == '/') {
-			o.backing = IOP_BACKING_DIR;
-			o.dir = backing + 4;
-		} else {
-			return iop_usage_error("scratch create",
-					       "--backing %s: expected zram, loop, dev:/dev/X or dir:/path",
-					       backing);
-		}
-	}
+	if (backing && iop_parse_backing(backing, &o, why, sizeof(why)))
+		return iop_usage_error("scratch create", "%s", why);
 
 	/*
 	 * From here on the stop signals are only ever taken synchronously; a
@@ -245,7 +229,7 @@ static int scratch_create(int argc, char **argv)
 		sigset_t pending;
 
 		sigpending(&pending);
-		for (size_t k = 0; k < sizeof(stops) / sizeof(stops[0]) && !stop_sig; k++)
+		for (size_t k = 0; k < ARRAY_SIZE(stops) && !stop_sig; k++)
 			if (sigismember(&pending, stops[k]))
 				stop_sig = stops[k];
 	}

@@ -200,7 +200,7 @@ static int profile_setting(struct section *cur, char *l, const char *where, char
 		char what[256];
 
 		if (strlen(val) >= sizeof(cur->backing) || iop_parse_backing(val, &o, what, sizeof(what))) {
-			snprintf(why, len, "%s: backing = %.64s: expected zram, loop, dev:PATH or dir:PATH",
+			snprintf(why, len, "%s: backing = %.64s: expected zram, loop, dev:/dev/X or dir:/path",
 				 where, val);
 			return -EINVAL;
 		}

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "kmsg.h"
 
 /* Larger than any record (the kernel's limit is 1024 text + dict). */
@@ -74,10 +75,10 @@ int iop_kmsg_line_is_bad(const char *line)
 
 	if (!line)
 		return 0;
-	for (i = 0; i < sizeof(bad_patterns) / sizeof(bad_patterns[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad_patterns); i++)
 		if (strstr(line, bad_patterns[i]))
 			return 1;
-	for (i = 0; i < sizeof(bad_words) / sizeof(bad_words[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad_words); i++)
 		for (at = strstr(line, bad_words[i]); at; at = strstr(at + 1, bad_words[i]))
 			if (word_start(line, at))
 				return 1;

@@ -32,6 +32,9 @@
 #include "input.h"
 #include "iopath.h"
 #include "outfile.h"
+#include "place.h"
+#include "record.h"
+#include "stats.h"
 #include "why.h"
 
 #ifndef IOPATH_GIT
@@ -396,6 +399,16 @@ json_t *iop_env_collect(const struct iop_env_info *info)
  * What every reader relies on. On failure, @what says what is wrong in
  * words that follow "<path>:<line>: ".
  */
+/* Older records named a user's device "device": iop_backing_name() says "dev". */
+static void backing_spelling(json_t *rec)
+{
+	json_t *b = json_object_get(json_object_get(json_object_get(rec, "env"), "device"),
+				    "backing");
+
+	if (json_is_string(b) && !strcmp(json_string_value(b), "device"))
+		json_string_set(b, iop_backing_name(IOP_BACKING_DEVICE));
+}
+
 static int record_check(json_t *rec, char *what, size_t len)
 {
 	json_t *schema, *metrics, *m, *samples, *s;
@@ -658,6 +671,7 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 			break;
 		}
 		records++;
+		backing_spelling(rec);
 		/* The callback borrows @rec: json_incref() it to keep it. */
 		ret = cb(rec, arg);
 		json_decref(rec);

@@ -40,6 +40,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "guardian.h"
 #include "scratch_int.h"
 #include "sys.h"
@@ -80,10 +81,57 @@ int iop_parse_size(const char *s, uint64_t *out)
 	default:
 		return -EINVAL;
 	}
+	if (mult > 1 && (*end == 'i' || *end == 'I'))
+		end++;
+	if (mult > 1 && (*end == 'b' || *end == 'B'))
+		end++;
 	if (*end || !v || v > UINT64_MAX / mult)
 		return -EINVAL;
 	*out = v * mult;
 	return 0;
+}
+
+static const char *const backing_names[] = {
+	[IOP_BACKING_DEFAULT] = "default",
+	[IOP_BACKING_ZRAM] = "zram",
+	[IOP_BACKING_LOOP] = "loop",
+	[IOP_BACKING_DEVICE] = "dev",
+	[IOP_BACKING_DIR] = "dir",
+};
+
+const char *iop_backing_name(enum iop_backing b)
+{
+	return (size_t)b < ARRAY_SIZE(backing_names) ? backing_names[b] : "default";
+}
+
+int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len)
+{
+	const char *path = s ? strchr(s, ':') : NULL;
+	size_t n = path ? (size_t)(path - s) : 0;
+
+	if (!s || !*s)
+		return 0;
+	if ((!strcmp(s, "zram") || !strcmp(s, "loop"))) {
+		o->backing = strcmp(s, "zram") ? IOP_BACKING_LOOP : IOP_BACKING_ZRAM;
+		o->device = o->dir = NULL;
+		return 0;
+	}
+	if (path && path[1] == '/' && !strchr(path, '\n')) {
+		if (n == 3 && !strncmp(s, "dev", 3)) {
+			o->backing = IOP_BACKING_DEVICE;
+			o->device = path + 1;
+			o->dir = NULL;
+			return 0;
+		}
+		if (n == 3 && !strncmp(s, "dir", 3)) {
+			o->backing = IOP_BACKING_DIR;
+			o->dir = path + 1;
+			o->device = NULL;
+			return 0;
+		}
+	}
+	iop_why(why, len, "backing '%s': expected zram, loop, dev:/dev/X or dir:/path", s);
+	return -EINVAL;
 }
 
 static const char *env(const char *name)
@@ -107,11 +155,9 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 		return -EINVAL;
 	}
 	if (backing) {
-		if (!strcmp(backing, "zram")) {
-			n.backing = IOP_BACKING_ZRAM;
-		} else if (!strcmp(backing, "loop")) {
-			n.backing = IOP_BACKING_LOOP;
-		} else {
+		/* A device or directory has a variable of its own. */
+		if (iop_parse_backing(backing, &n, NULL, 0) ||
+		    (n.backing != IOP_BACKING_ZRAM && n.backing != IOP_BACKING_LOOP)) {
 			iop_why(why, len, "IOPATH_BACKING=%s: expected zram or loop", backing);
 			return -EINVAL;
 		}
@@ -348,7 +394,7 @@ static int dir_check(const struct iop_scratch_opts *o, char *real, char *why, si
 		return -EINVAL;
 	}
 	f.path = real;
-	for_each_mount(find_fstype, &f);
+	walk_mounts(find_fstype, &f);
 	if (strcmp(f.fstype, o->fstype)) {
 		iop_why(why, len, "%s is on %s, not %s", o->dir, f.fstype[0] ? f.fstype : "an unknown filesystem",
 			o->fstype);
@@ -369,7 +415,7 @@ static void scratch_to_state(const struct iop_scratch *s, struct sstate *st)
 {
 	memset(st, 0, sizeof(*st));
 	s_cpy(st->id, sizeof(st->id), s->id);
-	s_cpy(st->backing, sizeof(st->backing), backing_name(s->backing));
+	s_cpy(st->backing, sizeof(st->backing), iop_backing_name(s->backing));
 	s_cpy(st->fstype, sizeof(st->fstype), s->fstype);
 	st->owner = getpid();
 	proc_stat(st->owner, &st->owner_start, NULL);
@@ -424,20 +470,16 @@ static int claim_id(struct iop_scratch *s)
 	return -EEXIST;
 }
 
-int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **out,
-		       char *why, size_t len)
+/*
+ * Everything about @o that can be refused before anything exists: the
+ * filesystem, the option lengths, the backing (the default resolved) and
+ * what it names. @real gets the resolved directory of IOP_BACKING_DIR.
+ */
+static int create_check(const struct iop_scratch_opts *o, enum iop_backing *backing,
+			uint64_t size, char *real, char *why, size_t len)
 {
-	enum iop_backing backing = o->backing;
-	uint64_t size = o->size ? o->size : IOP_SCRATCH_DEFAULT_SIZE;
-	char real[PATH_MAX] = "";
-	struct iop_scratch *s;
-	struct sstate st;
-	struct undo_ctx c = { .busy_tries = 20, .nap = 50, .lazy = true };
-	int ret, loop_fd = -1;
+	const struct iop_scratch *s = NULL;
 
-	*out = NULL;
-	if (why && len)
-		why[0] = '\0';
 	if (!o->fstype || (strcmp(o->fstype, "ext4") && strcmp(o->fstype, "xfs"))) {
 		iop_why(why, len, "filesystem '%s': expected ext4 or xfs", o->fstype ? o->fstype : "");
 		return -EINVAL;
@@ -447,48 +489,59 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 		iop_why(why, len, "mkfs or mount options too long");
 		return -EINVAL;
 	}
-	if (backing == IOP_BACKING_DEFAULT)
-		backing = access(ZRAM_CONTROL "/hot_add", W_OK) == 0 ? IOP_BACKING_ZRAM : IOP_BACKING_LOOP;
-	if ((backing == IOP_BACKING_ZRAM || backing == IOP_BACKING_LOOP) &&
+	if (*backing == IOP_BACKING_DEFAULT)
+		*backing = access(ZRAM_CONTROL "/hot_add", W_OK) == 0 ? IOP_BACKING_ZRAM :
+									IOP_BACKING_LOOP;
+	if ((*backing == IOP_BACKING_ZRAM || *backing == IOP_BACKING_LOOP) &&
 	    !strcmp(o->fstype, "xfs") && size < XFS_MIN_SIZE) {
 		iop_why(why, len, "XFS needs at least 300 MiB, not %llu bytes", (unsigned long long)size);
 		return -EINVAL;
 	}
-	size = (size + 4095) & ~4095ull;
-
-	switch (backing) {
+	switch (*backing) {
 	case IOP_BACKING_DEVICE:
-		ret = iop_scratch_check_device(o->device, o->force, why, len);
-		if (ret)
-			return ret;
-		break;
+		return iop_scratch_check_device(o->device, o->force, why, len);
 	case IOP_BACKING_DIR:
-		ret = dir_check(o, real, why, len);
-		if (ret)
-			return ret;
-		break;
+		return dir_check(o, real, why, len);
 	case IOP_BACKING_ZRAM:
 		if (access(ZRAM_CONTROL "/hot_add", F_OK)) {
 			iop_why(why, len, "no zram in this kernel (%s missing)", ZRAM_CONTROL);
 			return -ENODEV;
 		}
-		break;
+		return 0;
 	case IOP_BACKING_LOOP:
-		break;
+		return 0;
 	default:
-		iop_why(why, len, "unknown backing %d", (int)backing);
+		iop_why(why, len, "unknown backing %d", (int)*backing);
 		return -EINVAL;
 	}
+}
 
-	if ((ret = mkdir_p(STATE_DIR, 0755)) || (ret = mkdir_p(MNT_DIR, 0755)) ||
-	    (ret = mkdir_p(IMG_DIR, 0700))) {
+static int run_dirs(char *why, size_t len)
+{
+	static const struct {
+		const char *path;
+		mode_t mode;
+	} dirs[] = { { STATE_DIR, 0755 }, { MNT_DIR, 0755 }, { IMG_DIR, 0700 } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int ret = mkdir_p(dirs[i].path, dirs[i].mode);
+
+		if (!ret)
+			continue;
 		iop_why(why, len, "%s: %s%s", IOP_RUN_DIR, strerror(-ret),
 			ret == -EACCES || ret == -EPERM ? " (needs root)" : "");
 		return ret == -EPERM ? -EACCES : ret;
 	}
-	s = calloc(1, sizeof(*s));
+	return 0;
+}
+
+/* A new struct iop_scratch with the options as they will be used. */
+static struct iop_scratch *scratch_new(const struct iop_scratch_opts *o, enum iop_backing backing)
+{
+	struct iop_scratch *s = calloc(1, sizeof(*s));
+
 	if (!s)
-		return -ENOMEM;
+		return NULL;
 	s->backing = backing;
 	s->zram_id = -1;
 	s->loop_fd = -1;
@@ -506,7 +559,84 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 			 o->mkfs_opts && *o->mkfs_opts ? " " : "", o->mkfs_opts ? o->mkfs_opts : "");
 	else
 		snprintf(s->mkfs_opts, sizeof(s->mkfs_opts), "%s", o->mkfs_opts ? o->mkfs_opts : "");
+	return s;
+}
 
+/* The first state file, then the guardian that acts on it, then its pid in it. */
+static int state_begin(struct iop_scratch *s, struct sstate *st, char *why, size_t len)
+{
+	int ret;
+
+	scratch_to_state(s, st);
+	/* The device, loop and zram fields are recorded once they exist. */
+	st->dev[0] = st->loop[0] = st->img[0] = '\0';
+	if (s->backing == IOP_BACKING_DEVICE)
+		s_cpy(st->dev, sizeof(st->dev), s->dev);
+	ret = state_write(st);
+	if (ret) {
+		iop_why(why, len, "state file: %s", strerror(-ret));
+		return ret;
+	}
+	ret = iop_guardian_start("iopath-guardian", -1, guardian_undo, s->id, &s->guardian,
+				 &s->guardian_fd);
+	if (ret) {
+		iop_why(why, len, "cannot start the guardian process: %s", strerror(-ret));
+		return ret;
+	}
+	st->guardian = s->guardian;
+	ret = state_write(st);
+	if (ret)
+		iop_why(why, len, "state file: %s", strerror(-ret));
+	return ret;
+}
+
+/* The block device (zram, loop) or directory; a loop device's fd in *@loop_fd. */
+static int backing_make(struct iop_scratch *s, struct sstate *st, uint64_t size, int *loop_fd,
+			char *why, size_t len)
+{
+	int ret = 0;
+
+	switch (s->backing) {
+	case IOP_BACKING_ZRAM:
+		return zram_add(s, st, size, why, len);
+	case IOP_BACKING_LOOP:
+		ret = *loop_fd = loop_attach(s, st, size, why, len);
+		return ret > 0 ? 0 : ret;
+	case IOP_BACKING_DIR:
+		if (mkdir(s->mnt, 0755)) {
+			ret = -errno;
+			iop_why(why, len, "mkdir %s: %s", s->mnt, strerror(-ret));
+		}
+		return ret;
+	default:
+		return 0;
+	}
+}
+
+int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **out,
+		       char *why, size_t len)
+{
+	enum iop_backing backing = o->backing;
+	uint64_t size = o->size ? o->size : IOP_SCRATCH_DEFAULT_SIZE;
+	char real[PATH_MAX] = "";
+	struct iop_scratch *s;
+	struct sstate st;
+	struct undo_ctx c = { .busy_tries = 20, .nap = 50, .lazy = true };
+	int ret, loop_fd = -1;
+
+	*out = NULL;
+	if (why && len)
+		why[0] = '\0';
+	ret = create_check(o, &backing, size, real, why, len);
+	if (ret)
+		return ret;
+	size = (size + 4095) & ~4095ull;
+	ret = run_dirs(why, len);
+	if (ret)
+		return ret;
+	s = scratch_new(o, backing);
+	if (!s)
+		return -ENOMEM;
 	ret = claim_id(s);
 	if (ret) {
 		iop_why(why, len, "state file in %s: %s", STATE_DIR, strerror(-ret));
@@ -519,56 +649,17 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 		snprintf(s->mnt, sizeof(s->mnt), MNT_DIR "/%s", s->id);
 	if (backing == IOP_BACKING_DEVICE)
 		snprintf(s->dev, sizeof(s->dev), "%s", o->device);
-	scratch_to_state(s, &st);
-	/* The device, loop and zram fields are recorded once they exist. */
-	st.dev[0] = st.loop[0] = st.img[0] = '\0';
-	if (backing == IOP_BACKING_DEVICE)
-		s_cpy(st.dev, sizeof(st.dev), s->dev);
-	ret = state_write(&st);
-	if (ret) {
-		iop_why(why, len, "state file: %s", strerror(-ret));
-		goto fail;
-	}
-	ret = iop_guardian_start("iopath-guardian", -1, guardian_undo, s->id, &s->guardian,
-				 &s->guardian_fd);
-	if (ret) {
-		iop_why(why, len, "cannot start the guardian process: %s", strerror(-ret));
-		goto fail;
-	}
-	st.guardian = s->guardian;
-	ret = state_write(&st);
-	if (ret) {
-		iop_why(why, len, "state file: %s", strerror(-ret));
-		goto fail;
-	}
 
-	switch (backing) {
-	case IOP_BACKING_ZRAM:
-		ret = zram_add(s, &st, size, why, len);
-		break;
-	case IOP_BACKING_LOOP:
-		ret = loop_fd = loop_attach(s, &st, size, why, len);
-		if (ret > 0)
-			ret = 0;
-		break;
-	case IOP_BACKING_DIR:
-		if (mkdir(s->mnt, 0755)) {
-			ret = -errno;
-			iop_why(why, len, "mkdir %s: %s", s->mnt, strerror(-ret));
-		}
-		break;
-	default:
-		break;
-	}
-	if (ret)
-		goto fail;
-	if (backing != IOP_BACKING_DIR) {
+	ret = state_begin(s, &st, why, len);
+	if (!ret)
+		ret = backing_make(s, &st, size, &loop_fd, why, len);
+	if (!ret && backing != IOP_BACKING_DIR) {
 		ret = do_mkfs(s, why, len);
 		if (!ret)
 			ret = do_mount(s, why, len);
-		if (ret)
-			goto fail;
 	}
+	if (ret)
+		goto undo;
 	/*
 	 * Hold the loop device: autoclear would detach it at every umount
 	 * (remount, fsck). Closed at destroy, or by the kernel if we die.
@@ -577,7 +668,7 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 	*out = s;
 	return 0;
 
-fail:
+undo:
 	if (loop_fd >= 0)
 		close(loop_fd);
 	/* Undo what exists; if that stalls, the guardian finishes from the state file. */

@@ -80,8 +80,25 @@ struct iop_scratch {
 };
 
 /*
- * A size in bytes with an optional k, m, g or t suffix (powers of 1024):
- * "1073741824", "512m", "1G". -EINVAL for anything else, zero included.
+ * The backing as a user writes it (--backing, a profile's backing=):
+ * "zram", "loop", "dev:/dev/X" or "dir:/path". Sets @o->backing and
+ * @o->device or @o->dir; NULL or "" leaves @o alone (the environment's
+ * choice or the default). -EINVAL with @why filled ("backing '<s>': ...")
+ * for anything else.
+ */
+int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len);
+
+/*
+ * The one name of a backing, in state files, records and messages: "zram",
+ * "loop", "dev", "dir" ("default" before the choice is made).
+ */
+const char *iop_backing_name(enum iop_backing b);
+
+/*
+ * A size in bytes with an optional k, m, g or t suffix (powers of 1024,
+ * also written KiB or KB): "1073741824", "512m", "1G", "4KiB". -EINVAL for
+ * anything else, zero included. The one size parser: scratch sizes and
+ * benchmark parameters alike.
  */
 int iop_parse_size(const char *s, uint64_t *out);
 
@@ -98,9 +115,11 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 
 /*
  * Make a scratch filesystem. On failure nothing is left behind and @why
- * says what went wrong in one line (-ENODEV/-EOPNOTSUPP/-ENOENT mean a
- * missing feature or tool: callers skip; -EBUSY/-EEXIST/-EPERM on a named
- * device mean refused as unsafe).
+ * says what went wrong in one line. -EOPNOTSUPP: the kernel has no such
+ * filesystem, or IOP_BACKING_DIR is of another type; -ENODEV: no zram in
+ * the kernel; -EINVAL: mkfs or mount refused the options; -ENOENT: a tool
+ * is missing; -EBUSY/-EEXIST/-EPERM on a named device: refused as unsafe.
+ * Whether to skip is the caller's to probe (lib/probe.h), not the errno's.
  */
 int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **out,
 		       char *why, size_t len);
@@ -113,6 +132,19 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
  */
 int iop_scratch_destroy(struct iop_scratch *s);
 
+/*
+ * Move the calling process into a mount namespace of its own, once, whose
+ * mounts do not propagate back (the host's still propagate in): scratch
+ * filesystems mounted afterwards are invisible to the rest of the
+ * machine. A process that copies the host's mount namespace while one is
+ * mounted (unshare -m, a systemd service with PrivateTmp=, a container
+ * start) would otherwise hold a reference to it and keep its superblock
+ * alive after our umount, log dirty, and the checker would report
+ * corruption that is not there. The mounts also vanish with the run if it
+ * is killed. Single-threaded callers only (unshare(2) refuses otherwise).
+ */
+int iop_scratch_private_mounts(char *why, size_t len);
+
 /* Unmount and mount again (drops the page cache, replays the log). */
 int iop_scratch_remount(struct iop_scratch *s);
 
@@ -120,7 +152,8 @@ int iop_scratch_remount(struct iop_scratch *s);
  * Run the filesystem checker read-only on the unmounted device
  * (e2fsck -fn / xfs_repair -n), remounting afterwards. 0 if clean,
  * -EUCLEAN with the first complaint in @why if not, -EOPNOTSUPP for
- * IOP_BACKING_DIR.
+ * IOP_BACKING_DIR (or a missing checker, named in @why), -EBUSY if the
+ * superblock outlives the umount (mounted elsewhere: nothing is checked).
  */
 int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len);
 

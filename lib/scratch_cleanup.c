@@ -140,7 +140,7 @@ static int cleanup_mounts(bool all, struct undo_ctx *c)
 	if (!o)
 		return -ENOMEM;
 	o->all = all;
-	for_each_mount(find_orphan_mount, o);
+	walk_mounts(find_orphan_mount, o);
 	for (int i = 0; i < o->n; i++) {
 		r = umount_all(o->mnt[i], c);
 		if (r > 0)
@@ -262,7 +262,8 @@ static int cleanup_trace(bool all, struct undo_ctx *c)
 	if (root < 0)
 		return 0;	/* no tracefs: no instances */
 	fd = openat(root, "instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || !(dir = fdopendir(fd))) {
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
 		if (fd >= 0)
 			close(fd);
 		close(root);

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "scratch.h"
 #include "sys.h"
 #include "why.h"
@@ -154,7 +155,7 @@ static void root_disks(struct names *out)
 	struct blk b;
 
 	out->n = 0;
-	for_each_mount(find_root_mount, &r);
+	walk_mounts(find_root_mount, &r);
 	if (r.found && !blk_by_devt(r.devt, &b))
 		disks_below(b.name, out, 0);
 }
@@ -281,7 +282,7 @@ static const char *magic_signature(const unsigned char *b, size_t have)
 		return "an ISO 9660 filesystem";
 	if (at(b, have, 4096, "\xfc\x4e\x2b\xa9", 4) || at(b, have, 0, "\xfc\x4e\x2b\xa9", 4))
 		return "an md RAID superblock";
-	for (size_t i = 0; i < sizeof(swap_off) / sizeof(swap_off[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(swap_off); i++)
 		if (at(b, have, swap_off[i] - 10, "SWAPSPACE2", 10) ||
 		    at(b, have, swap_off[i] - 10, "SWAP-SPACE", 10))
 			return "a swap signature";
@@ -295,44 +296,16 @@ static const char *magic_signature(const unsigned char *b, size_t have)
 	return NULL;
 }
 
-int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
+/* -EPERM if @b is (on) the disk holding /, -EBUSY if it or a partition is in use. */
+static int device_in_use(const char *dev, const struct blk *b, char *why, size_t len)
 {
-	const size_t buf_len = 128 << 10;
-	unsigned char *buf;
-	char holder[NAME_MAX + 1], out[1024], line[256];
+	char holder[NAME_MAX + 1];
 	struct names roots, below, parts;
 	struct busy_find busy = { .n = 0 };
-	const char *sig;
-	struct stat sb;
-	struct blk b;
-	uint64_t size = 0;
-	ssize_t have;
-	int fd, ret;
-
-	if (why && len)
-		why[0] = '\0';
-	if (!dev || !*dev) {
-		iop_why(why, len, "no scratch device named");
-		return -EINVAL;
-	}
-	if (stat(dev, &sb)) {
-		ret = -errno;
-		iop_why(why, len, "%s: %s", dev, strerror(-ret));
-		return ret;
-	}
-	if (!S_ISBLK(sb.st_mode)) {
-		iop_why(why, len, "%s: not a block device", dev);
-		return -ENOTBLK;
-	}
-	ret = blk_by_devt(sb.st_rdev, &b);
-	if (ret) {
-		iop_why(why, len, "%s: not in /sys/dev/block: %s", dev, strerror(-ret));
-		return ret;
-	}
 
 	root_disks(&roots);
 	below.n = 0;
-	disks_below(b.name, &below, 0);
+	disks_below(b->name, &below, 0);
 	for (int i = 0; i < below.n; i++) {
 		if (names_has(&roots, below.v[i])) {
 			iop_why(why, len, "%s: %s holds the root filesystem; refusing to format it",
@@ -341,20 +314,20 @@ int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
 		}
 	}
 
-	partitions_of(&b, &parts);
-	busy.devs[busy.n++] = b.devt;
+	partitions_of(b, &parts);
+	busy.devs[busy.n++] = b->devt;
 	for (int i = 0; i < parts.n; i++) {
 		struct blk p;
 
 		if (!blk_by_name(parts.v[i], &p) && busy.n < MAX_NAMES)
 			busy.devs[busy.n++] = p.devt;
 	}
-	if (for_each_mount(find_mounted, &busy) > 0 || find_swap(&busy)) {
+	if (walk_mounts(find_mounted, &busy) > 0 || find_swap(&busy)) {
 		iop_why(why, len, "%s: %s%s%s", dev,
 			busy.n > 1 ? "it or a partition of it " : "", busy.what, "; refusing to format it");
 		return -EBUSY;
 	}
-	names_add(&parts, b.name);
+	names_add(&parts, b->name);
 	for (int i = 0; i < parts.n; i++) {
 		if (find_holder(parts.v[i], holder, sizeof(holder))) {
 			iop_why(why, len, "%s: %s is held by %s; refusing to format it",
@@ -362,11 +335,23 @@ int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
 			return -EBUSY;
 		}
 	}
+	return 0;
+}
 
-	/*
-	 * An exclusive open fails while anything has the device claimed, also a
-	 * mount in another mount namespace. Opened read-only: nothing is written.
-	 */
+/*
+ * The signature at the start of @dev by its magic bytes, read through an
+ * exclusive open: it fails while anything has the device claimed, also a
+ * mount in another mount namespace. Opened read-only: nothing is written.
+ * 0 with *@sig NULL if there is none we know.
+ */
+static int device_magic(const char *dev, const char **sig, char *why, size_t len)
+{
+	const size_t buf_len = 128 << 10;
+	unsigned char *buf;
+	uint64_t size = 0;
+	ssize_t have;
+	int fd, ret;
+
 	fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
@@ -390,44 +375,78 @@ int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
 	have = pread(fd, buf, buf_len, 0);
 	ret = have < 0 ? -errno : 0;
 	close(fd);
-	sig = ret ? NULL : magic_signature(buf, (size_t)have);
+	*sig = ret ? NULL : magic_signature(buf, (size_t)have);
 	free(buf);
-	if (ret) {
+	if (ret)
 		iop_why(why, len, "%s: cannot read it: %s", dev, strerror(-ret));
+	return ret;
+}
+
+/* blkid -p knows many more signatures; without blkid the magic check stands. */
+static int device_blkid(const char *dev, char *why, size_t len)
+{
+	char *argv[] = { "blkid", "-p", "-o", "export", (char *)dev, NULL };
+	char out[1024], line[256];
+	const char *t = NULL;
+	int ret;
+
+	ret = run_tool(argv, out, sizeof(out));
+	if (ret != 0 && ret != 8)
+		return 0;
+	/* "TYPE=ext4" (a filesystem) before "PTTYPE=gpt" (a partition table). */
+	for (const char *p = out; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		if (s_prefix(p, "TYPE=")) {
+			t = p;
+			break;
+		}
+		if (!t && s_prefix(p, "PTTYPE="))
+			t = p;
+	}
+	if (t)
+		first_line(t, line, sizeof(line));
+	else
+		snprintf(line, sizeof(line), "%s", ret == 8 ? "several signatures" : "a signature");
+	iop_why(why, len, "%s: blkid finds %s; IOPATH_SCRATCH_FORCE_MKFS=%s formats it anyway",
+		dev, line, IOP_FORCE_MKFS_WORD);
+	return -EEXIST;
+}
+
+int iop_scratch_check_device(const char *dev, bool force, char *why, size_t len)
+{
+	const char *sig = NULL;
+	struct stat sb;
+	struct blk b;
+	int ret;
+
+	if (why && len)
+		why[0] = '\0';
+	if (!dev || !*dev) {
+		iop_why(why, len, "no scratch device named");
+		return -EINVAL;
+	}
+	if (stat(dev, &sb)) {
+		ret = -errno;
+		iop_why(why, len, "%s: %s", dev, strerror(-ret));
 		return ret;
 	}
-	if (force)
-		return 0;
+	if (!S_ISBLK(sb.st_mode)) {
+		iop_why(why, len, "%s: not a block device", dev);
+		return -ENOTBLK;
+	}
+	ret = blk_by_devt(sb.st_rdev, &b);
+	if (ret) {
+		iop_why(why, len, "%s: not in /sys/dev/block: %s", dev, strerror(-ret));
+		return ret;
+	}
+	ret = device_in_use(dev, &b, why, len);
+	if (!ret)
+		ret = device_magic(dev, &sig, why, len);
+	if (ret || force)
+		return ret;
 	if (sig) {
 		iop_why(why, len, "%s: carries %s; IOPATH_SCRATCH_FORCE_MKFS=%s formats it anyway",
 			dev, sig, IOP_FORCE_MKFS_WORD);
 		return -EEXIST;
 	}
-	/* blkid -p knows many more signatures; without blkid the magic check stands. */
-	{
-		char *argv[] = { "blkid", "-p", "-o", "export", (char *)dev, NULL };
-
-		ret = run_tool(argv, out, sizeof(out));
-	}
-	if (ret == 0 || ret == 8) {
-		const char *t = NULL;
-
-		/* "TYPE=ext4" (a filesystem) before "PTTYPE=gpt" (a partition table). */
-		for (const char *p = out; *p; p += strcspn(p, "\n"), p += *p == '\n') {
-			if (s_prefix(p, "TYPE=")) {
-				t = p;
-				break;
-			}
-			if (!t && s_prefix(p, "PTTYPE="))
-				t = p;
-		}
-		if (t)
-			first_line(t, line, sizeof(line));
-		else
-			snprintf(line, sizeof(line), "%s", ret == 8 ? "several signatures" : "a signature");
-		iop_why(why, len, "%s: blkid finds %s; IOPATH_SCRATCH_FORCE_MKFS=%s formats it anyway",
-			dev, line, IOP_FORCE_MKFS_WORD);
-		return -EEXIST;
-	}
-	return 0;
+	return device_blkid(dev, why, len);
 }

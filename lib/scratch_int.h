@@ -23,7 +23,7 @@
 
 struct sstate {
 	char id[64];
-	char backing[8];	/* zram, loop, dev, dir */
+	char backing[8];	/* iop_backing_name() */
 	char fstype[16];
 	long owner;
 	unsigned long long owner_start;
@@ -47,7 +47,6 @@ struct undo_ctx {
 };
 
 /* scratch_state.c */
-const char *backing_name(enum iop_backing b);
 void state_path(char *buf, size_t len, const char *id, bool tmp);
 int state_write(const struct sstate *st);
 int state_read(const char *id, struct sstate *st);

@@ -19,22 +19,6 @@
 #include "scratch_int.h"
 #include "sys.h"
 
-const char *backing_name(enum iop_backing b)
-{
-	switch (b) {
-	case IOP_BACKING_ZRAM:
-		return "zram";
-	case IOP_BACKING_LOOP:
-		return "loop";
-	case IOP_BACKING_DEVICE:
-		return "dev";
-	case IOP_BACKING_DIR:
-		return "dir";
-	default:
-		return "default";
-	}
-}
-
 void state_path(char *buf, size_t len, const char *id, bool tmp)
 {
 	s_cpy(buf, len, STATE_DIR "/");

@@ -271,7 +271,7 @@ void unescape(char *s)
 }
 
 /* Call @fn for each line of /proc/self/mountinfo; stops when @fn returns non-zero. */
-int for_each_mount(int (*fn)(const struct mountent *m, void *arg), void *arg)
+int walk_mounts(int (*fn)(const struct mountent *m, void *arg), void *arg)
 {
 	static const char sep[] = " - ";
 	struct mountent m;

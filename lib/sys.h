@@ -47,7 +47,7 @@ struct mountent {
 };
 
 /* Call @fn for each line of /proc/self/mountinfo; stops when @fn returns non-zero. */
-int for_each_mount(int (*fn)(const struct mountent *m, void *arg), void *arg);
+int walk_mounts(int (*fn)(const struct mountent *m, void *arg), void *arg);
 /*
  * Run a tool with stdout and stderr collected in @out: its exit status
  * (128+signal if killed) or -errno, -ENOENT if it is not installed.

@@ -73,7 +73,7 @@ static int open_mounted_tracefs(void)
 {
 	int fd = -ENOENT, ret;
 
-	ret = for_each_mount(find_tracefs, &fd);
+	ret = walk_mounts(find_tracefs, &fd);
 	return ret < 0 ? ret : fd;
 }
 

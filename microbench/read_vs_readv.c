@@ -251,8 +251,11 @@ static int rv_run(struct iop_worker *w)
 	case PH_READ:
 		while (!iop_stopping(w)) {
 			n = read(t->fd, t->buf, j->bs);
-			if (__builtin_expect(n != bs, 0) && (ret = rv_short(w, t, j, n, "read")))
-				return ret;
+			if (__builtin_expect(n != bs, 0)) {
+				ret = rv_short(w, t, j, n, "read");
+				if (ret)
+					return ret;
+			}
 			iop_count(w, 1);
 			iop_inject(w, 1);
 		}
@@ -261,8 +264,11 @@ static int rv_run(struct iop_worker *w)
 	case PH_READV:
 		while (!iop_stopping(w)) {
 			n = readv(t->fd, &iov, 1);
-			if (__builtin_expect(n != bs, 0) && (ret = rv_short(w, t, j, n, "readv")))
-				return ret;
+			if (__builtin_expect(n != bs, 0)) {
+				ret = rv_short(w, t, j, n, "readv");
+				if (ret)
+					return ret;
+			}
 			iop_count(w, 1);
 			iop_inject(w, 1);
 		}
@@ -271,8 +277,11 @@ static int rv_run(struct iop_worker *w)
 	case PH_PREADV2:
 		while (!iop_stopping(w)) {
 			n = preadv2(t->fd, &iov, 1, -1, 0);
-			if (__builtin_expect(n != bs, 0) && (ret = rv_short(w, t, j, n, "preadv2")))
-				return ret;
+			if (__builtin_expect(n != bs, 0)) {
+				ret = rv_short(w, t, j, n, "preadv2");
+				if (ret)
+					return ret;
+			}
 			iop_count(w, 1);
 			iop_inject(w, 1);
 		}
@@ -297,8 +306,11 @@ static int rv_run(struct iop_worker *w)
 
 		for (uint64_t i = 0; i < iters; i++) {
 			n = read(t->fd, t->buf, j->bs);
-			if (__builtin_expect(n != bs, 0) && (ret = rv_short(w, t, j, n, "read")))
-				return ret;
+			if (__builtin_expect(n != bs, 0)) {
+				ret = rv_short(w, t, j, n, "read");
+				if (ret)
+					return ret;
+			}
 			iop_inject(w, 1);
 		}
 		w->ops += iters;
@@ -309,8 +321,11 @@ static int rv_run(struct iop_worker *w)
 
 		for (uint64_t i = 0; i < iters; i++) {
 			n = readv(t->fd, &iov, 1);
-			if (__builtin_expect(n != bs, 0) && (ret = rv_short(w, t, j, n, "readv")))
-				return ret;
+			if (__builtin_expect(n != bs, 0)) {
+				ret = rv_short(w, t, j, n, "readv");
+				if (ret)
+					return ret;
+			}
 			iop_inject(w, 1);
 		}
 		w->ops += iters;
@@ -415,6 +430,7 @@ static struct iop_bench read_vs_readv = {
 	.params = rv_params,
 	.metrics = rv_metrics,
 	.common_defaults = "interval_ms=200 runtime=2",
+	.added_later = "calls",
 	.validate = rv_validate,
 	.needs_fs = rv_needs_fs,
 	.setup = rv_setup,

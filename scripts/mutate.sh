@@ -432,12 +432,14 @@ results() {
 		}'
 }
 
-# diagnostic LOGBASE TEST: the harness's first message for a failed test.
+# diagnostic LOGBASE TEST: the harness's first two messages for a failed
+# test (the check that failed, then usually its TH_LOG explanation).
 diagnostic() {
 	tr -d '\r' < "$1.tap" | awk -v t="$2" '
-		/^# #  RUN / { cur = $4; d = ""; next }
-		cur == t && d == "" && /^# # / && !/OK|FAIL|SKIP/ { d = substr($0, 5) }
-		$0 ~ ("^# not ok [0-9]+ " t "$") { print d; exit }' | cut -c1-200
+		/^# #  RUN / { cur = $4; d = ""; nd = 0; next }
+		cur == t && nd < 2 && /^# # / && !/ OK | FAIL | SKIP |Test terminated/ {
+			d = d (nd ? " / " : "") substr($0, 5); nd++ }
+		$0 ~ ("^# not ok [0-9]+ " t "$") { print d; exit }' | cut -c1-300
 }
 
 # filters_of NAME: "--env KSELFTEST_<PROG>_ARGS=..." values from the

@@ -595,7 +595,7 @@ static void run_vcase(struct __test_metadata *_metadata, FIXTURE_DATA(iov_single
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ms); i++) {
 		ASSERT_EQ(0, reset_source(self, variant, &c));
 		errno = 0;
 		switch (ms[i]) {

@@ -23,10 +23,6 @@
 #include "kselftest_harness.h"
 #include "kmsg.h"
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
-
 FIXTURE(kmsg) {
 	char skip[128];
 };

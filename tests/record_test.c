@@ -30,10 +30,7 @@
 
 #include "kselftest_harness.h"
 #include "iopath.h"
-
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
+#include "record.h"
 
 /*
  * Every fixture works in its own directory under one per-run directory.

@@ -21,10 +21,6 @@
 #include "kselftest_harness.h"
 #include "stats.h"
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
-
 /* Relative closeness for values computed along different paths. */
 static int close_to(double got, double want)
 {
