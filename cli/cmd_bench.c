@@ -733,40 +733,6 @@ static int validate_jobs(const struct ctx *c, const struct jobs *js, bool calibr
 	return 0;
 }
 
-/*
- * Where records go: --out (checked with the jobs), none for '-' or --json,
- * else a new results/<name>-<time>-<pid>.jsonl, created with O_EXCL so
- * that runs started in the same second never share it.
- */
-static int choose_out(struct ctx *c, const char *out, const char *name)
-{
-	char prefix[128];
-	int fd;
-
-	if (out && strcmp(out, "-")) {
-		snprintf(c->out, sizeof(c->out), "%s", out);
-		return 0;
-	}
-	if (out || c->json)
-		return 0;
-	if (mkdir("results", 0755) && errno != EEXIST) {
-		fprintf(stderr, "iopath: bench: results: %s\n", strerror(errno));
-		return 1;
-	}
-	snprintf(prefix, sizeof(prefix), "%s", name);
-	for (char *p = prefix; *p; p++)
-		if (*p == '/')
-			*p = '_';
-	fd = iop_out_unique("results", prefix, ".jsonl", NULL, c->out, sizeof(c->out));
-	if (fd < 0) {
-		fprintf(stderr, "iopath: bench: results/%s-*.jsonl: %s\n", prefix, strerror(-fd));
-		return 1;
-	}
-	close(fd);
-	c->out_reserved = true;
-	return 0;
-}
-
 static struct jobs js;
 
 /* --pairs, --effects, --side-time: 2 (after saying why) on a bad value. */
@@ -958,7 +924,8 @@ static int bench_main(int argc, char **argv)
 		}
 		return 0;
 	}
-	ret = choose_out(&c, out, profile ? profile : js.v[0].b->name);
+	ret = iop_bench_out(out, c.json, profile ? profile : js.v[0].b->name, c.out, sizeof(c.out),
+			    &c.out_reserved);
 	if (ret)
 		return ret;
 	if (c.out[0] && !c.quiet)
