@@ -89,11 +89,11 @@ units: $(UNIT_BINS) $(HELPER_BINS)
 
 # ---- fuzzing ------------------------------------------------------------
 # tests/fuzz/<target>.c: libFuzzer targets (clang, -fsanitize=fuzzer with
-# ASan and UBSan) over the records reader and compare's output, and the
-# profile parser. `make fuzz FUZZ_SECONDS=N` runs each for N seconds from
+# ASan and UBSan) over the records reader and compare's output, the
+# profile parser and the known-failures list (through the awk verdict). `make fuzz FUZZ_SECONDS=N` runs each for N seconds from
 # seeds made of tests/fixtures; the same targets built with a plain main()
 # (tests/fuzz/driver.c) run every corpus once in make check.
-FUZZ_TARGETS ?= records profile
+FUZZ_TARGETS ?= records profile known_failures
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_O := $(O)/fuzz
@@ -112,12 +112,12 @@ $(FUZZ_O)/obj/%.o: %.c $(LIB_HDRS) $(CLI_HDRS) tests/fuzz/fuzz.h
 $(FUZZ_O)/bin/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZLD  $@")
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ $(LIBS) -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_TOP='"$(CURDIR)"' -fsanitize=fuzzer $^ $(LIBS) -o $@
 
 $(O)/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_HDRS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -Itests/fuzz -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/fuzz -DFUZZ_TOP='"$(CURDIR)"' -c $< -o $@
 
 $(O)/fuzz-regress/%: $(O)/tests/fuzz/%.o $(REGRESS_OBJS)
 	@mkdir -p $(dir $@)

@@ -35,6 +35,7 @@
 
 #include "calibrate.h"
 #include "iopath.h"
+#include "recset.h"
 
 #define MAX_KV	96
 
@@ -44,6 +45,7 @@ struct side {
 	double inject_measured;	/* per operation, from the record */
 	int workers;
 	double seconds;		/* wall time the side took */
+	json_t *recs;		/* A and A' sides: the records, for every metric's spread */
 };
 
 int iop_calib_parse_effects(struct iop_calib_opts *o, const char *list)
@@ -120,6 +122,7 @@ static int run_side(char **kv, int nkv, uint64_t inject_ns, const char *clock, c
 	all[n++] = a2;
 	ret = fn(arg, all, n, recs, why, len);
 	s->seconds = (double)(iop_now_ns() - t0) / 1e9;
+	s->recs = inject_ns ? NULL : json_incref(recs);
 	s->n = 0;
 	s->workers = 1;
 	s->inject_measured = 0;
@@ -208,6 +211,64 @@ static void tally_pair(struct tally *t, const struct side *a, const struct side 
 	}
 }
 
+/* One metric's values in @recs on the tested scale (1/x for rates). */
+static size_t metric_vals(json_t *recs, const char *name, double *v)
+{
+	size_t i, n = 0;
+	json_t *rec;
+
+	json_array_foreach(recs, i, rec) {
+		json_t *m = iop_rs_metric(rec, name);
+		double x = json_number_value(json_object_get(m, "value"));
+		bool rate = !strcmp(json_string_value(json_object_get(m, "agg")) ?: "", "hmean");
+
+		if (m && isfinite(x) && (!rate || x > 0) && n < IOP_MAX_REPS)
+			v[n++] = rate ? 1 / x : x;
+	}
+	return n;
+}
+
+/*
+ * Which metric varies least here: for every metric of the A sides, the
+ * median within-side cv, the rms of the A/A relative differences and how
+ * many A/A pairs Welch's test called a change.
+ */
+static void report_spread(FILE *out, const struct side *a, const struct side *a2, int pairs,
+			  double alpha)
+{
+	double *x = malloc(2 * IOP_MAX_REPS * sizeof(*x)), *y = x + IOP_MAX_REPS;
+	double *cv = calloc((size_t)pairs, sizeof(*cv));
+	json_t *m;
+	size_t j;
+
+	if (!x || !cv)
+		goto out;
+	fprintf(out, "spread of every metric over the A/A pairs (cv within a side, median; rms of the\n"
+		     "A/A differences; A/A pairs flagged):\n");
+	json_array_foreach(json_object_get(json_array_get(a[0].recs, 0), "metrics"), j, m) {
+		const char *name = json_string_value(json_object_get(m, "name"));
+		double d2 = 0, rel;
+		int flagged = 0, k = 0;
+
+		for (int i = 0; i < pairs; i++) {
+			size_t nx = metric_vals(a[i].recs, name, x), ny = metric_vals(a2[i].recs, name, y);
+			double p = iop_welch_p(x, nx, y, ny, false, &rel);
+
+			if (nx < 2 || ny < 2 || !isfinite(rel))
+				continue;
+			cv[k++] = iop_cv(x, nx);
+			d2 += rel * rel;
+			flagged += p < alpha;
+		}
+		if (k)
+			fprintf(out, "  %-24s cv %6.2f%%  A/A rms %7.2f%%  flagged %d of %d\n", name,
+				100 * iop_median(cv, (size_t)k), 100 * sqrt(d2 / k), flagged, k);
+	}
+out:
+	free(x);
+	free(cv);
+}
+
 static void report(FILE *out, const struct iop_calib_opts *o, const char *metric, bool rate,
 		   const struct side *a, int nsides, const struct tally *aa, const struct tally *eff,
 		   const uint64_t *inject, double t_base, double side_s)
@@ -250,6 +311,15 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 		fprintf(out, "  for %.0f s per side (%.0f reps): %.2f%% (between-side part %.2f%%)\n",
 			o->side_time, nt, 100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(2 * sb2 + 2 * wv / nt),
 			100 * sqrt(2 * sb2));
+	/*
+	 * The same time as k runs like these, tested over the runs (compare
+	 * does when a side's file holds several): each run's mean differs
+	 * from the next by the measured A/A spread, and k of them average it.
+	 */
+	nt = floor(o->side_time / side_s);
+	if (nt >= 2)
+		fprintf(out, "  for %.0f s per side as %.0f runs like these, tested over the runs: %.2f%%\n",
+			o->side_time, nt, 100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(d2 / nt));
 	fprintf(out, "(%s, tested as %s)\n", metric, rate ? "time per operation, 1/x" : "its mean");
 }
 
@@ -279,7 +349,7 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 	struct iop_run proto = { 0 };
 	const struct iop_metric *m;
 	const char *metric, *clock;
-	struct side *a = NULL, *a2 = NULL, *bs = NULL, probe;
+	struct side *a = NULL, *a2 = NULL, *bs = NULL, probe = { 0 };
 	struct tally *aa = NULL, *eff = NULL;
 	uint64_t inject[IOP_CALIB_MAX_EFFECTS];
 	double t_probe, t_base = 0, side_s = 0;
@@ -333,7 +403,13 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 		b->name, metric, o->pairs, o->neffects, o->neffects == 1 ? "" : "s", o->alpha);
 	fprintf(out, "load average: %s at the start, %s at the end\n", load0, load1);
 	report(out, o, metric, m->is_rate, a, o->pairs, aa, eff, inject, t_base, side_s);
+	report_spread(out, a, a2, o->pairs, o->alpha);
 out:
+	for (int i = 0; a && a2 && i < o->pairs; i++) {
+		json_decref(a[i].recs);
+		json_decref(a2[i].recs);
+	}
+	json_decref(probe.recs);
 	free(a);
 	free(a2);
 	free(bs);

@@ -1084,7 +1084,7 @@ static int choose_out(struct ctx *c, const char *out, const char *name)
 	for (char *p = prefix; *p; p++)
 		if (*p == '/')
 			*p = '_';
-	fd = iop_out_unique("results", prefix, ".jsonl", c->out, sizeof(c->out));
+	fd = iop_out_unique("results", prefix, ".jsonl", NULL, c->out, sizeof(c->out));
 	if (fd < 0) {
 		fprintf(stderr, "iopath: bench: results/%s-*.jsonl: %s\n", prefix, strerror(-fd));
 		return 1;

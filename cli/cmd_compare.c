@@ -62,6 +62,8 @@ struct side_stats {
 	double tvar;		/* variance of that mean: s^2 / n */
 	size_t boots;		/* distinct boot ids among the records (0: none recorded) */
 	bool by_boot;		/* the observations are per-boot means (2 or more boots) */
+	size_t runs;		/* distinct invocations of iopath bench (0: none recorded) */
+	bool by_run;		/* one boot, 2 or more runs: the observations are per-run means */
 };
 
 struct metric_cmp {
@@ -389,43 +391,75 @@ static int metric_values(struct iop_rs_group *g, int side, const char *name, dou
 	return 0;
 }
 
+static const char *rec_boot(json_t *rec)
+{
+	return iop_rs_env_str(rec, "kernel.boot_id");
+}
+
+static const char *rec_run(json_t *rec)
+{
+	return json_string_value(json_object_get(json_object_get(rec, "run"), "invocation"));
+}
+
+/*
+ * The means of @v (the values of metric @name, in record order) per
+ * distinct @key of their records into @means; returns how many, 0 when no
+ * record has a key.
+ */
+static size_t unit_means(struct iop_rs_group *g, int side, const char *name, bool rate,
+			 const char *(*key)(json_t *), const double *v, const char **keys,
+			 double *means)
+{
+	size_t k = 0;
+	bool known = false;
+
+	for (size_t i = 0; i < g->n[side]; i++) {
+		const char *id = key(g->recs[side][i]);
+
+		if (!iop_rs_metric(g->recs[side][i], name))
+			continue;
+		known |= id && *id;
+		keys[k++] = id ? id : "";
+	}
+	return known ? iop_group_means(v, keys, k, rate, means) : 0;
+}
+
 /*
  * Repetitions nested in boots: with records from two or more boots on a
  * side, the side's observations become one mean per boot (harmonic for
  * rates), because repetitions within one boot share page placement,
  * interrupt routing and frequency state and are not independent of each
- * other the way two boots are. With one boot the repetitions stay the
- * observations, and the between-boot variance is unknown (a note says so).
+ * other the way two boots are. With one boot but two or more runs of
+ * iopath bench, the runs are the unit: separate runs of one boot differ
+ * by more than their repetitions do (docs/benchmarks.md, "Resolution").
+ * Otherwise the repetitions stay the observations. Either way short of
+ * two boots, the between-boot variance is unknown (a note says so).
  */
 static int boot_values(struct iop_rs_group *g, int side, const char *name, bool rate,
 		       double *v, size_t *n, struct side_stats *ss)
 {
 	const char **keys = calloc(g->n[side] ? g->n[side] : 1, sizeof(*keys));
-	size_t k = 0, nb;
-	double *means;
+	double *means = malloc((g->n[side] ? g->n[side] : 1) * sizeof(*means));
+	size_t nu;
 
-	if (!keys)
-		return -ENOMEM;
-	for (size_t i = 0; i < g->n[side]; i++) {
-		const char *id = iop_rs_env_str(g->recs[side][i], "kernel.boot_id");
-
-		if (iop_rs_metric(g->recs[side][i], name))
-			keys[k++] = id ? id : "";
-	}
-	means = malloc((k ? k : 1) * sizeof(*means));
-	if (!means) {
+	if (!keys || !means) {
 		free(keys);
+		free(means);
 		return -ENOMEM;
 	}
-	nb = iop_group_means(v, keys, k, rate, means);
-	/* records without a boot id (older files) leave the number of boots unknown */
-	ss->boots = 0;
-	for (size_t i = 0; i < k && !ss->boots; i++)
-		ss->boots = *keys[i] ? nb : 0;
+	ss->boots = unit_means(g, side, name, rate, rec_boot, v, keys, means);
 	ss->by_boot = ss->boots >= 2;
-	if (ss->by_boot) {
-		memcpy(v, means, nb * sizeof(*v));
-		*n = nb;
+	ss->runs = 0;
+	ss->by_run = false;
+	nu = ss->boots;
+	if (!ss->by_boot) {
+		ss->runs = unit_means(g, side, name, rate, rec_run, v, keys, means);
+		ss->by_run = ss->runs >= 2;
+		nu = ss->runs;
+	}
+	if (ss->by_boot || ss->by_run) {
+		memcpy(v, means, nu * sizeof(*v));
+		*n = nu;
 	}
 	free(means);
 	free(keys);
@@ -893,9 +927,13 @@ static void print_boots(FILE *out, const struct group_cmp *gc)
 
 	if (main)
 		fprintf(out, "; verdict metric %s", main);
-	if (s && (s[0].by_boot || s[1].by_boot))
-		fprintf(out, "; tested over boots: %zu base, %zu new", s[0].by_boot ? s[0].boots : 1,
-			s[1].by_boot ? s[1].boots : 1);
+	if (!s || !(s[0].by_boot || s[1].by_boot || s[0].by_run || s[1].by_run))
+		return;
+	fprintf(out, "; tested over");
+	for (int i = 0; i < 2; i++)
+		fprintf(out, "%s %zu %s (%s)", i ? " and" : "", s[i].n,
+			s[i].by_boot ? "boots" : s[i].by_run ? "runs" : "repetitions",
+			i ? "new" : "base");
 }
 
 /* "improvement", or "no significant change (could have seen >= 2.1%)" instead of a bare "-". */
@@ -920,8 +958,8 @@ static void print_text(FILE *out, struct comparison *c, const struct opts *o)
 	fprintf(out, "test: Welch's t-test per metric at alpha %g over the repetitions; rates by\n"
 		     "      harmonic mean (tested as 1/x); %d%% CI of %%change by Fieller's method\n",
 		o->alpha, conf);
-	fprintf(out, "      over boots instead where a side has two or more; \"could have seen\":\n"
-		     "      the change the test finds with %.0f%% power\n", 100 * IOP_MDE_POWER);
+	fprintf(out, "      over boots (else runs) where a side has two or more; \"could have\n"
+		     "      seen\": the change the test finds with %.0f%% power\n", 100 * IOP_MDE_POWER);
 	print_notes(out, &c->notes);
 
 	snprintf(hdr_b, sizeof(hdr_b), "%s", kernel_of(c->base));
@@ -1046,9 +1084,14 @@ static json_t *jnum(double v)
 
 static json_t *side_json(const struct side_stats *s)
 {
-	return json_pack("{s:I, s:o, s:o, s:s, s:I}", "n", (json_int_t)s->n, "mean", jnum(s->mean),
-			 "rsd", jnum(s->rsd), "unit", s->by_boot ? "boots" : "repetitions",
-			 "boots", (json_int_t)s->boots);
+	json_t *o = json_pack("{s:I, s:o, s:o, s:s, s:I}", "n", (json_int_t)s->n,
+			      "mean", jnum(s->mean), "rsd", jnum(s->rsd),
+			      "unit", s->by_boot ? "boots" : s->by_run ? "runs" : "repetitions",
+			      "boots", (json_int_t)s->boots);
+
+	if (o)
+		json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
+	return o;
 }
 
 static json_t *comparison_json(struct comparison *c)

@@ -232,7 +232,8 @@ out:
 	return ret;
 }
 
-static int cmd_plot(int argc, char **argv)
+/* Options and the two files into @o and @paths; -1 to go on, else the exit status. */
+static int parse_opts(int argc, char **argv, struct plot_opts *o, const char *paths[2])
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -241,15 +242,9 @@ static int cmd_plot(int argc, char **argv)
 		{ "where", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct plot_opts o = { 0 };
-	const char *paths[2];
-	struct iop_rs_file f[2] = { 0 };
-	struct iop_rs_group *groups = NULL, *pick = NULL;
-	const char *metric = NULL;
-	size_t ngroups = 0, npaths = 0, matches = 0, paired = 0;
-	char why[512], tmp[PATH_MAX];
-	int loaded = 0, ret = 2, fd, opt;
+	char why[PATH_MAX + 128];
 	const char *ext;
+	int opt;
 
 	optind = 0;
 	while ((opt = iop_getopt(argc, argv, "plot", "ho:", longopts)) != -1) {
@@ -258,17 +253,17 @@ static int cmd_plot(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'o':
-			o.out = optarg;
+			o->out = optarg;
 			break;
 		case 'm':
-			o.metric = optarg;
+			o->metric = optarg;
 			break;
 		case 'w':
-			if (o.nwhere == MAX_WHERE)
+			if (o->nwhere == MAX_WHERE)
 				return iop_usage_error("plot", "at most %d --where filters", MAX_WHERE);
 			if (!strchr(optarg, '='))
 				return iop_usage_error("plot", "--where wants KEY=VALUE, not '%s'", optarg);
-			o.where[o.nwhere++] = optarg;
+			o->where[o->nwhere++] = optarg;
 			break;
 		default:
 			return 2;
@@ -276,20 +271,37 @@ static int cmd_plot(int argc, char **argv)
 	}
 	if (argc - optind > 2)
 		return iop_usage_error("plot", "takes exactly two record files, BASE and NEW");
-	for (; optind < argc; optind++)
-		paths[npaths++] = argv[optind];
-	if (npaths != 2)
+	if (argc - optind != 2)
 		return iop_usage_error("plot", "need BASE and NEW record files (iopath plot --help)");
-	if (!o.out)
+	paths[0] = argv[optind];
+	paths[1] = argv[optind + 1];
+	if (!o->out)
 		return iop_usage_error("plot", "need -o OUT.svg or -o OUT.png");
-	ext = strrchr(o.out, '.');
+	ext = strrchr(o->out, '.');
 	if (ext && !strcasecmp(ext, ".png"))
-		o.png = true;
+		o->png = true;
 	else if (!ext || strcasecmp(ext, ".svg"))
-		return iop_usage_error("plot", "output '%s' must end in .svg or .png", o.out);
-	if (iop_out_check(o.out, why, sizeof(why)))
+		return iop_usage_error("plot", "output '%s' must end in .svg or .png", o->out);
+	if (iop_out_check(o->out, why, sizeof(why)))
 		return iop_usage_error("plot", "%s", why);
+	return -1;
+}
 
+static int cmd_plot(int argc, char **argv)
+{
+	struct plot_opts o = { 0 };
+	const char *paths[2] = { NULL, NULL };
+	struct iop_rs_file f[2] = { 0 };
+	struct iop_rs_group *groups = NULL, *pick = NULL;
+	const char *metric = NULL;
+	size_t ngroups = 0, matches = 0, paired = 0;
+	char why[512], tmp[PATH_MAX];
+	int loaded = 0, ret, fd;
+
+	ret = parse_opts(argc, argv, &o, paths);
+	if (ret >= 0)
+		return ret;
+	ret = 2;
 	for (; loaded < 2; loaded++) {
 		if (iop_rs_load(&f[loaded], paths[loaded], why, sizeof(why)) < 0) {
 			fprintf(stderr, "iopath: plot: %s\n", why);

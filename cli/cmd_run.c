@@ -268,6 +268,28 @@ static void append_program(FILE *all, FILE *tap, const struct step *s, int nr)
 			s->timed_out ? 124 : s->status < 0 ? 128 - s->status : s->status);
 }
 
+/*
+ * The kernel-log check of the whole run (@mark_ret: how the marker went),
+ * printed as the last line of the coverage block. 1 if it fails the run:
+ * a bug report in the log, or no check at all.
+ */
+static int kmsg_verdict(const struct iop_kmsg_mark *m, int mark_ret)
+{
+	char first[400] = "";
+	int ret = mark_ret ? mark_ret : iop_kmsg_scan(m, first, sizeof(first));
+
+	printf("# iopath run: coverage: kernel-log check of the whole run: ");
+	if (mark_ret)
+		printf("NOT RUN (marker: %s)\n\n", strerror(-mark_ret));
+	else if (ret < 0)
+		printf("NOT RUN (%s)\n\n", strerror(-ret));
+	else if (ret)
+		printf("FAIL: %d bug reports, first: %s\n\n", ret, first);
+	else
+		printf("ran, clean\n\n");
+	return ret != 0;
+}
+
 static int settings_timeout(const char *dir)
 {
 	char path[PATH_MAX + 16], line[256];
@@ -398,6 +420,7 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 {
 	struct iop_backing_info bi;
 	char why[512], self[PATH_MAX];
+	const char *known;
 	struct stat st;
 	int status;
 	ssize_t sl;
@@ -405,6 +428,14 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 
 	if (iop_backing_check(NULL, &bi, why, sizeof(why)))
 		return iop_usage_error("run", "%s", why);
+	/* awk would read a FIFO or a device as the list forever */
+	known = getenv("IOPATH_KNOWN_FAILURES");
+	if (known && *known && strcmp(known, "/dev/null")) {
+		if (stat(known, &st))
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: %s", known, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: not a regular file", known);
+	}
 	if (do_bench) {
 		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		self[sl > 0 ? sl : 0] = '\0';
@@ -434,6 +465,117 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 	return 0;
 }
 
+/* The selftest half of a run. */
+struct selftests {
+	struct step *steps;
+	int n;
+	char dir[PATH_MAX];		/* the binaries */
+	char req[PATH_MAX + 32];	/* selftests/requirements */
+	char features[PATH_MAX];	/* iopath_probe's output, "" if none */
+	FILE *all;			/* every program's output, as run_kselftest.sh shows it */
+	int timeout;
+};
+
+/* Find the binaries, their requirements and settings; probe the kernel once. */
+static int selftests_prepare(struct selftests *st)
+{
+	char settings[PATH_MAX + 16], sdir[PATH_MAX];
+	int fail = 0;
+
+	st->n = find_selftests(iop_src_dir(), &st->steps, st->dir, sizeof(st->dir));
+	if (st->n == 0)
+		fprintf(stderr, "iopath: run: no selftest binaries found (run make first)\n");
+	/* In a checkout, selftests/requirements; installed, next to the binaries. */
+	snprintf(st->req, sizeof(st->req), "%s/selftests/requirements", iop_src_dir());
+	if (access(st->req, R_OK))
+		snprintf(st->req, sizeof(st->req), "%s/requirements", st->dir);
+	/* Probed once per run: what the requirements are judged against. */
+	if (st->n && probe_features(st->dir, st->features, sizeof(st->features))) {
+		st->features[0] = '\0';
+		fail++;
+	}
+	st->all = st->n ? tmpfile() : NULL;
+	if (st->all)
+		fcntl(fileno(st->all), F_SETFD, FD_CLOEXEC);
+	/* Installed, settings sits with the binaries; in a checkout, in selftests/. */
+	snprintf(settings, sizeof(settings), "%s/settings", st->dir);
+	if (access(settings, R_OK))
+		snprintf(sdir, sizeof(sdir), "%s/selftests", iop_src_dir());
+	else
+		snprintf(sdir, sizeof(sdir), "%s", st->dir);
+	st->timeout = settings_timeout(sdir);
+	return fail;
+}
+
+/* Run each selftest binary and judge it; the number of failures. */
+static int selftests_run(struct selftests *st, FILE *log, uint64_t t0, int nsteps, bool verbose)
+{
+	const char *features = st->features[0] ? st->features : "/dev/null";
+	int fail = 0;
+
+	for (int i = 0; i < st->n && !interrupted; i++) {
+		struct step *s = &st->steps[i];
+		char *av[] = { s->path, NULL };
+		FILE *tap = tmpfile();
+		char kn[48] = "";
+
+		/* The selftest must not inherit it; the verdict gets it by dup2. */
+		if (tap)
+			fcntl(fileno(tap), F_SETFD, FD_CLOEXEC);
+
+		fprintf(stderr, "[%2d/%d %5.0fs] %s ...\n", i + 1, nsteps, elapsed(t0), s->name);
+		fprintf(log, "# ---- %s\n", s->name);
+		run_step(s, av, st->timeout, log, tap, verbose);
+		if (tap && !interrupted)
+			judge(s, tap, s->name, features, st->req);
+		if (tap && st->all)
+			append_program(st->all, tap, s, i + 1);
+		if (tap)
+			fclose(tap);
+		else
+			s->fail = 1;
+		if (s->known)
+			snprintf(kn, sizeof(kn), ", %d known", s->known);
+		fprintf(stderr, "[%2d/%d %5.0fs] %s: %d passed, %d failed, %d skipped%s (%.1fs)%s\n",
+			i + 1, nsteps, elapsed(t0), s->name, s->pass, s->fail, s->skip, kn, s->secs,
+			s->timed_out ? " TIMEOUT" : "");
+		fail += s->fail;
+	}
+	return fail;
+}
+
+/*
+ * The selftest table, then the coverage block: which seed paths and
+ * post-test checks ran, and the kernel-log check of the whole run. The
+ * number of failures the block adds.
+ */
+static int selftests_summary(struct selftests *st, const struct iop_kmsg_mark *run_mark,
+			     int mark_ret)
+{
+	struct step coverage = { .name = "coverage" };
+	int known = 0, fail = 0;
+
+	printf("%-28s %7s %7s %7s %7s %8s\n", "selftest", "passed", "failed", "known", "skipped",
+	       "seconds");
+	for (int i = 0; i < st->n; i++) {
+		struct step *s = &st->steps[i];
+
+		printf("%-28s %7d %7d %7d %7d %8.1f%s\n", s->name, s->pass, s->fail, s->known,
+		       s->skip, s->secs, s->timed_out ? "  TIMEOUT" : "");
+		known += s->known;
+	}
+	printf("\n");
+	if (st->all && !interrupted) {
+		judge(&coverage, st->all, NULL, st->features[0] ? st->features : "/dev/null", st->req);
+		fail += coverage.fail;
+	}
+	fail += kmsg_verdict(run_mark, mark_ret);
+	if (known)
+		printf("known: failures that configs/known-failures lists as bugs of this\n"
+		       "       kernel; reported on stderr, they do not fail the run\n\n");
+	return fail;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -447,15 +589,16 @@ static int cmd_run(int argc, char **argv)
 	};
 	const char *profile = "quick", *results = "results";
 	bool do_bench = true, do_tests = true, verbose = false;
-	char dir[PATH_MAX], logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
-	char features[PATH_MAX] = "", req[PATH_MAX + 32];
-	struct step *steps = NULL, bench = { .name = "bench" }, coverage = { .name = "coverage" };
-	FILE *all = NULL;
+	char logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
+	struct selftests tests = { 0 };
+	struct iop_kmsg_mark run_mark;
+	struct step bench = { .name = "bench" };
 	struct sigaction sa = { .sa_handler = on_signal };
-	int n = 0, total_fail = 0, timeout, opt, ret, fd;
+	int total_fail = 0, opt, ret, fd, kmsg_ret;
 	uint64_t t0 = iop_now_ns();
 	struct bench_sum bs = { 0 };
 	time_t now = time(NULL);
+	struct stat st;
 	ssize_t sl;
 	FILE *log;
 
@@ -494,8 +637,8 @@ static int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret;
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-	/* run-<time>-<pid>.log, created with O_EXCL; the records file shares its stem */
-	fd = iop_out_unique(results, "run", ".log", logpath, sizeof(logpath));
+	/* run-<time>-<pid>.log and .jsonl, both created new with O_EXCL */
+	fd = iop_out_unique(results, "run", ".log", ".jsonl", logpath, sizeof(logpath));
 	if (fd < 0) {
 		fprintf(stderr, "iopath: run: %s/run-*.log: %s\n", results, strerror(-fd));
 		return 1;
@@ -509,63 +652,20 @@ static int cmd_run(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* The kernel-log check of the whole run, outside every test's window too. */
+	kmsg_ret = iop_kmsg_mark(&run_mark, "run");
 
-	if (do_tests) {
-		n = find_selftests(iop_src_dir(), &steps, dir, sizeof(dir));
-		if (n == 0)
-			fprintf(stderr, "iopath: run: no selftest binaries found (run make first)\n");
-		/* In a checkout, selftests/requirements; installed, next to the binaries. */
-		snprintf(req, sizeof(req), "%s/selftests/requirements", iop_src_dir());
-		if (access(req, R_OK))
-			snprintf(req, sizeof(req), "%s/requirements", dir);
-		/* Probed once per run: what the requirements are judged against. */
-		if (n && probe_features(dir, features, sizeof(features))) {
-			features[0] = '\0';
-			total_fail++;
-		}
-		all = n ? tmpfile() : NULL;
-		if (all)
-			fcntl(fileno(all), F_SETFD, FD_CLOEXEC);
-		/* Installed, settings sits with the binaries; in a checkout, in selftests/. */
-		snprintf(self, sizeof(self), "%s/settings", dir);
-		if (access(self, R_OK))
-			snprintf(dir, sizeof(dir), "%s/selftests", iop_src_dir());
-		timeout = settings_timeout(dir);
-	}
-	for (int i = 0; i < n && !interrupted; i++) {
-		char *av[] = { steps[i].path, NULL };
-		FILE *tap = tmpfile();
-		char kn[48] = "";
-
-		/* The selftest must not inherit it; the verdict gets it by dup2. */
-		if (tap)
-			fcntl(fileno(tap), F_SETFD, FD_CLOEXEC);
-
-		fprintf(stderr, "[%2d/%d %5.0fs] %s ...\n", i + 1, n + do_bench, elapsed(t0), steps[i].name);
-		fprintf(log, "# ---- %s\n", steps[i].name);
-		run_step(&steps[i], av, timeout, log, tap, verbose);
-		if (tap && !interrupted)
-			judge(&steps[i], tap, steps[i].name, features[0] ? features : "/dev/null", req);
-		if (tap && all)
-			append_program(all, tap, &steps[i], i + 1);
-		if (tap)
-			fclose(tap);
-		else
-			steps[i].fail = 1;
-		if (steps[i].known)
-			snprintf(kn, sizeof(kn), ", %d known", steps[i].known);
-		fprintf(stderr, "[%2d/%d %5.0fs] %s: %d passed, %d failed, %d skipped%s (%.1fs)%s\n",
-			i + 1, n + do_bench, elapsed(t0), steps[i].name, steps[i].pass, steps[i].fail,
-			steps[i].skip, kn, steps[i].secs, steps[i].timed_out ? " TIMEOUT" : "");
-		total_fail += steps[i].fail;
-	}
+	if (do_tests)
+		total_fail += selftests_prepare(&tests);
+	total_fail += selftests_run(&tests, log, t0, tests.n + do_bench, verbose);
 
 	if (do_bench && !interrupted) {
 		char *av[] = { self, "bench", "--profile", (char *)profile, "--out", out, NULL };
 
 		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		self[sl > 0 ? sl : 0] = '\0';
-		fprintf(stderr, "[%2d/%d %5.0fs] benchmarks, profile %s ...\n", n + 1, n + 1, elapsed(t0), profile);
+		fprintf(stderr, "[%2d/%d %5.0fs] benchmarks, profile %s ...\n", tests.n + 1, tests.n + 1,
+			elapsed(t0), profile);
 		fprintf(log, "# ---- bench --profile %s\n", profile);
 		/* The bench command shows its own progress: let it through. */
 		run_step(&bench, av, 1800, log, NULL, true);
@@ -577,28 +677,8 @@ static int cmd_run(int argc, char **argv)
 	fclose(log);
 
 	printf("\niopath run on %s, %.0f s\n\n", stamp, elapsed(t0));
-	if (n) {
-		int known = 0;
-
-		printf("%-28s %7s %7s %7s %7s %8s\n", "selftest", "passed", "failed", "known", "skipped",
-		       "seconds");
-		for (int i = 0; i < n; i++) {
-			printf("%-28s %7d %7d %7d %7d %8.1f%s\n", steps[i].name, steps[i].pass,
-			       steps[i].fail, steps[i].known, steps[i].skip, steps[i].secs,
-			       steps[i].timed_out ? "  TIMEOUT" : "");
-			known += steps[i].known;
-		}
-		printf("\n");
-		/* The coverage block: which seed paths and post-test checks ran. */
-		if (all && !interrupted) {
-			judge(&coverage, all, NULL, features[0] ? features : "/dev/null", req);
-			printf("\n");
-			total_fail += coverage.fail;
-		}
-		if (known)
-			printf("known: failures that configs/known-failures lists as bugs of this\n"
-			       "       kernel; reported on stderr, they do not fail the run\n\n");
-	}
+	if (tests.n)
+		total_fail += selftests_summary(&tests, &run_mark, kmsg_ret);
 	if (do_bench && access(out, R_OK) == 0) {
 		char why[256];
 
@@ -611,12 +691,15 @@ static int cmd_run(int argc, char **argv)
 			printf("\nrecords: %s\n", out);
 		}
 	}
+	/* The records file was made with the log; without records it goes. */
+	if (!stat(out, &st) && S_ISREG(st.st_mode) && !st.st_size)
+		unlink(out);
 	printf("log: %s\n", logpath);
-	if (all)
-		fclose(all);
-	if (features[0])
-		unlink(features);
-	free(steps);
+	if (tests.all)
+		fclose(tests.all);
+	if (tests.features[0])
+		unlink(tests.features);
+	free(tests.steps);
 	if (interrupted) {
 		fprintf(stderr, "iopath: run: interrupted\n");
 		return 128 + interrupted;

@@ -257,6 +257,9 @@ static json_t *effective_params(json_t *rec, bool *fs_from_env)
 	const char *fs = iop_rs_env_str(rec, "fs.type");
 
 	*fs_from_env = false;
+	/* which metric a run is judged by does not change what it measured */
+	if (p)
+		json_object_del(p, "main_metric");
 	if (p && !json_object_get(p, "fs")) {
 		json_object_set_new(p, "fs", json_string(fs ? fs : "none"));
 		*fs_from_env = true;

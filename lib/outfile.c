@@ -171,31 +171,46 @@ int iop_out_check(const char *final, char *why, size_t len)
 	return 0;
 }
 
-int iop_out_unique(const char *dir, const char *prefix, const char *suffix,
+int iop_out_unique(const char *dir, const char *prefix, const char *suffix, const char *also,
 		   char *out, size_t len)
 {
-	char stamp[32];
+	char stamp[32], other[PATH_MAX];
 	time_t now = time(NULL);
 	struct tm tm;
-	int fd;
+	int fd, ofd, err;
 
 	if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
 		return -EINVAL;
 	for (int n = 1; n < 1000; n++) {
+		char num[16] = "";
 		int w;
 
-		if (n == 1)
-			w = snprintf(out, len, "%s/%s-%s-%d%s", dir, prefix, stamp, (int)getpid(), suffix);
-		else
-			w = snprintf(out, len, "%s/%s-%s-%d-%d%s", dir, prefix, stamp, (int)getpid(), n,
-				     suffix);
-		if (w < 0 || (size_t)w >= len)
+		if (n > 1)
+			snprintf(num, sizeof(num), "-%d", n);
+		w = snprintf(out, len, "%s/%s-%s-%d%s%s", dir, prefix, stamp, (int)getpid(), num, suffix);
+		if (w < 0 || (size_t)w >= len || (size_t)w - strlen(suffix) + (also ? strlen(also) : 0) >=
+		    sizeof(other))
 			return -ENAMETOOLONG;
 		fd = open(out, CREATE_FLAGS, 0644);
-		if (fd >= 0)
+		if (fd < 0) {
+			if (errno != EEXIST)
+				return -errno;
+			continue;
+		}
+		if (!also)
 			return fd;
-		if (errno != EEXIST)
-			return -errno;
+		/* The companion file must be new too, or neither name is taken. */
+		snprintf(other, sizeof(other), "%.*s%s", w - (int)strlen(suffix), out, also);
+		ofd = open(other, CREATE_FLAGS, 0644);
+		if (ofd >= 0) {
+			close(ofd);
+			return fd;
+		}
+		err = errno;
+		close(fd);
+		unlink(out);
+		if (err != EEXIST)
+			return -err;
 	}
 	return -EEXIST;
 }

@@ -47,10 +47,11 @@ int iop_out_check(const char *final, char *why, size_t len);
 /*
  * Create a new file "<dir>/<prefix>-<UTC time>-<pid><suffix>" with
  * O_EXCL|O_NOFOLLOW, adding "-2", "-3"... before @suffix while the name is
- * taken: two runs started in the same second never share a file. The name
- * goes to @out. Returns the fd or -errno.
+ * taken: two runs started in the same second never share a file. With
+ * @also, the same name with that suffix is created (empty) as well, and
+ * both must be new. The name goes to @out. Returns the fd or -errno.
  */
-int iop_out_unique(const char *dir, const char *prefix, const char *suffix,
+int iop_out_unique(const char *dir, const char *prefix, const char *suffix, const char *also,
 		   char *out, size_t len);
 
 #endif

@@ -115,9 +115,11 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 
 /*
  * Make a scratch filesystem. On failure nothing is left behind and @why
- * says what went wrong in one line (-ENODEV/-EOPNOTSUPP/-ENOENT mean a
- * missing feature or tool: callers skip; -EBUSY/-EEXIST/-EPERM on a named
- * device mean refused as unsafe).
+ * says what went wrong in one line. -EOPNOTSUPP: the kernel has no such
+ * filesystem, or IOP_BACKING_DIR is of another type; -ENODEV: no zram in
+ * the kernel; -EINVAL: mkfs or mount refused the options; -ENOENT: a tool
+ * is missing; -EBUSY/-EEXIST/-EPERM on a named device: refused as unsafe.
+ * Whether to skip is the caller's to probe (lib/probe.h), not the errno's.
  */
 int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **out,
 		       char *why, size_t len);
@@ -130,6 +132,19 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
  */
 int iop_scratch_destroy(struct iop_scratch *s);
 
+/*
+ * Move the calling process into a mount namespace of its own, once, whose
+ * mounts do not propagate back (the host's still propagate in): scratch
+ * filesystems mounted afterwards are invisible to the rest of the
+ * machine. A process that copies the host's mount namespace while one is
+ * mounted (unshare -m, a systemd service with PrivateTmp=, a container
+ * start) would otherwise hold a reference to it and keep its superblock
+ * alive after our umount, log dirty, and the checker would report
+ * corruption that is not there. The mounts also vanish with the run if it
+ * is killed. Single-threaded callers only (unshare(2) refuses otherwise).
+ */
+int iop_scratch_private_mounts(char *why, size_t len);
+
 /* Unmount and mount again (drops the page cache, replays the log). */
 int iop_scratch_remount(struct iop_scratch *s);
 
@@ -137,7 +152,8 @@ int iop_scratch_remount(struct iop_scratch *s);
  * Run the filesystem checker read-only on the unmounted device
  * (e2fsck -fn / xfs_repair -n), remounting afterwards. 0 if clean,
  * -EUCLEAN with the first complaint in @why if not, -EOPNOTSUPP for
- * IOP_BACKING_DIR.
+ * IOP_BACKING_DIR (or a missing checker, named in @why), -EBUSY if the
+ * superblock outlives the umount (mounted elsewhere: nothing is checked).
  */
 int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len);
 

@@ -194,6 +194,7 @@ struct iop_run {
 	struct iop_worker *w[IOP_MAX_WORKERS];
 	int cpus[IOP_MAX_WORKERS];
 	int ncpus;
+	char invocation[48];	/* this run of the job, unique within a boot: run.invocation */
 };
 
 /* Look up a parameter of the current job (by name; a typo is a bug: abort()). */
@@ -240,6 +241,12 @@ struct iop_bench {
 	const struct iop_metric *metrics; /* terminated by { .name = NULL } */
 	/* this benchmark's defaults for common parameters ("interval_ms=200 runtime=2") */
 	const char *common_defaults;
+	/*
+	 * Parameters added after records existed ("calls"): left out of a
+	 * record's params at their defaults, so records still pair with
+	 * those of older runs.
+	 */
+	const char *added_later;
 	/* parameters that are valid alone but not together: -EINVAL and why */
 	int (*validate)(const struct iop_run *r, char *why, size_t len);
 	/* true if the job needs a scratch filesystem (given its parameters) */
@@ -343,7 +350,9 @@ struct iop_precision {
  */
 bool iop_precision_more(const struct iop_run *r, const double *main, int done, uint64_t t0,
 			struct iop_precision *p);
-json_t *iop_precision_json(const struct iop_precision *p);
+/* With target_ci: run.precision in each of the job's @recs, and a line on stderr. */
+void iop_precision_record(const struct iop_run *r, const struct iop_precision *p, json_t *recs,
+			  bool quiet);
 
 /* Set from SIGINT/SIGTERM: stop at the next interval and clean up. */
 extern volatile int iop_interrupted;

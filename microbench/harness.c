@@ -382,6 +382,23 @@ bool iop_is(const struct iop_run *r, const char *name, const char *choice)
 	return !strcmp(value_find(r, name)->text, choice);
 }
 
+/* Whether @name came after records existed: the resolution settings, and the benchmark's own. */
+static bool added_later(const struct iop_bench *b, const char *name)
+{
+	static const char common[] = " main_metric target_ci time_budget inject_ns inject_clock ";
+	char word[64];
+	const char *p;
+	size_t n = strlen(name);
+
+	snprintf(word, sizeof(word), " %s ", name);
+	if (strstr(common, word))
+		return true;
+	for (p = b->added_later; p && (p = strstr(p, name)); p += n)
+		if ((p == b->added_later || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
 json_t *iop_params_json(const struct iop_run *r)
 {
 	json_t *o = json_object();
@@ -389,6 +406,9 @@ json_t *iop_params_json(const struct iop_run *r)
 	for (int i = 0; i < r->nval; i++) {
 		const struct iop_value *v = &r->val[i];
 		json_t *j;
+
+		if (added_later(r->bench, v->p->name) && !strcmp(v->text, v->p->def))
+			continue;
 
 		switch (v->p->type) {
 		case IOP_P_U64:
@@ -1202,6 +1222,7 @@ static int make_record(struct iop_run *r, const struct iop_harness_opts *o, int 
 	if (r->extra)
 		json_object_set(run, "facts", r->extra);
 	json_object_set_new(run, "main_metric", json_string(iop_main_metric(r)));
+	json_object_set_new(run, "invocation", json_string(r->invocation));
 	if (r->w[0] && r->w[0]->inject_ns)
 		json_object_set_new(run, "inject", json_pack("{s:I, s:s, s:f}",
 			"ns", (json_int_t)r->w[0]->inject_ns, "clock", iop_str(r, "inject_clock"),
@@ -1236,6 +1257,9 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 	int ret;
 
 	memset(&res, 0, sizeof(res));
+	/* compare nests repetitions in runs of one boot: name this one */
+	snprintf(r->invocation, sizeof(r->invocation), "%d-%llu", (int)getpid(),
+		 (unsigned long long)t_first);
 	if (nsamples < 1)
 		nsamples = 1;
 	r->nworkers = 1;
@@ -1359,20 +1383,7 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 	}
 
 	reps = rep;
-	if (prec.target_pct > 0) {
-		size_t i;
-		json_t *rec;
-
-		json_array_foreach(job_recs, i, rec)
-			json_object_set_new(json_object_get(rec, "run"), "precision",
-					    iop_precision_json(&prec));
-		if (!o->quiet)
-			fprintf(stderr, "iopath: bench %s: %d reps, 95%% CI of %s +-%.2f%% (target %g%%): %s\n",
-				b->name, reps, iop_main_metric(r), prec.ci_pct, prec.target_pct,
-				!strcmp(prec.stopped, "target") ? "reached" :
-				!strcmp(prec.stopped, "time_budget") ? "time budget ended first" :
-				"repetition limit reached first");
-	}
+	iop_precision_record(r, &prec, job_recs, o->quiet);
 	/* The spread of the main metric across repetitions. */
 	if (reps > 1) {
 		double cv = iop_cv(primary, (size_t)reps) * 100.0;

@@ -430,6 +430,7 @@ static struct iop_bench read_vs_readv = {
 	.params = rv_params,
 	.metrics = rv_metrics,
 	.common_defaults = "interval_ms=200 runtime=2",
+	.added_later = "calls",
 	.validate = rv_validate,
 	.needs_fs = rv_needs_fs,
 	.setup = rv_setup,

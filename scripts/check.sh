@@ -54,7 +54,7 @@ field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<< "$2"; }
 # lists for this kernel are counted apart, and a selftest that skipped
 # although the kernel has what selftests/requirements says it needs fails.
 run() {
-	local name=$1 tmo=$2 log rc res p f s k kf req feat
+	local name=$1 tmo=$2 log rc res p f s k kf req feat t0=$SECONDS
 	shift 2
 	[[ $name =~ $filter ]] || return 0
 	log=$log_dir/$(echo "$name" | tr '/ ' '__').log
@@ -92,11 +92,17 @@ run() {
 	fail=$((fail + f))
 	known=$((known + k))
 	[ "$f" != 0 ] && failed_list+=("$name")
-	printf '# %-40s %3d passed, %d failed, %d skipped%s\n' "$name" "$p" "$f" "$s" \
-		"$([ "$k" != 0 ] && echo ", $k known")" >&2
+	printf '# %-40s %3d passed, %d failed, %d skipped%s (%d s)\n' "$name" "$p" "$f" "$s" \
+		"$([ "$k" != 0 ] && echo ", $k known")" $((SECONDS - t0)) >&2
 }
 
 before=$(leftovers | sort)
+# The kernel-log check of the whole run: a WARNING between two tests'
+# windows, or after a test's own check, is seen here.
+if ! run_mark=$("$build/iopath" kmsg mark 2> "$log_dir/kmsg-mark.err"); then
+	echo "# kernel-log check of the run: NOT DONE: $(head -n 1 "$log_dir/kmsg-mark.err")" >&2
+	run_mark=""
+fi
 
 for t in "$build"/tests/*; do
 	[ -x "$t" ] && [ -f "$t" ] || continue
@@ -111,6 +117,16 @@ for t in "$build"/selftests/*_test; do
 	run "selftest/$(basename "$t")" 300 "$t"
 done
 
+if [ -z "$run_mark" ]; then
+	fail=$((fail + 1))
+	failed_list+=("kernel-log")
+elif ! "$build/iopath" kmsg check "$run_mark" > "$log_dir/kmsg-run.txt" 2>&1; then
+	echo "# kernel log of the run: $(head -n 1 "$log_dir/kmsg-run.txt")" >&2
+	fail=$((fail + 1))
+	failed_list+=("kernel-log")
+else
+	pass=$((pass + 1))
+fi
 after=$(leftovers | sort)
 new=$(comm -13 <(echo "$before") <(echo "$after") | sed '/^$/d')
 if [ -n "$new" ]; then
@@ -127,6 +143,8 @@ if [ "$nprog" != 0 ]; then
 	awk -v kernel="$(uname -r)" -v tag=check -v coverage=1 -f "$top/scripts/tap-verdict.awk" \
 		"$known_list" "$requirements" "$features" "$selftests_tap" | grep '^# check: coverage: ' >&2
 fi
+echo "# check: coverage: kernel-log check of the whole run: $([ -n "$run_mark" ] && echo ran || echo NOT RUN)" >&2
+echo "# check: $SECONDS s in all" >&2
 if [ "${#failed_list[@]}" != 0 ]; then
 	echo "# failed: ${failed_list[*]} (logs in $log_dir)" >&2
 fi

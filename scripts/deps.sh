@@ -7,8 +7,8 @@
 #
 # usage: deps.sh [--check] [GROUP...]
 #   GROUP: base (build and run, the default), vm (iopath vm), mutate
-#   (kernel builds for iopath mutate), clang (fuzzing), check (make check:
-#   shellcheck)
+#   (kernel builds for iopath mutate), clang (fuzzing), check (the linter
+#   make check runs)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
 # Otherwise the exact install command is printed and the exit status is 1.
 # --check only reports.

@@ -19,6 +19,8 @@ known=${IOPATH_KNOWN_FAILURES:-$top/configs/known-failures}
 inst=${1:?usage: kselftest-run.sh INSTALL_DIR [options]}
 shift
 [ -r "$known" ] || { echo "kselftest-run: $known: cannot read the known-failures list" >&2; exit 2; }
+# build/iopath, next to the installed tree, for the whole-run kernel-log check
+iopath=$(cd "$(dirname "$inst")" && pwd)/iopath
 cd "$inst" || exit 1
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -28,6 +30,17 @@ if ! ./iopath/iopath_probe > "$features"; then
 	echo "kselftest-run: iopath/iopath_probe failed: the required coverage cannot be judged" >&2
 	exit 1
 fi
+# The kernel-log check of the whole run (build/iopath kmsg, next to the
+# installed tree): a WARNING outside every test's own window counts too.
+mark=""
+[ -x "$iopath" ] && mark=$("$iopath" kmsg mark)
 ./run_kselftest.sh "$@" | tee "$log"
+if [ -z "$mark" ]; then
+	echo "kselftest-run: kernel-log check of the run: NOT RUN (no $iopath, or no marker)" >&2
+	kmsg_rc=1
+else
+	"$iopath" kmsg check "$mark" >&2
+	kmsg_rc=$?
+fi
 awk -v kernel="$(uname -r)" -v tag=kselftest-run -v coverage=1 -f "$top/scripts/tap-verdict.awk" \
-	"$known" iopath/requirements "$features" "$log" >&2
+	"$known" iopath/requirements "$features" "$log" >&2 && [ "$kmsg_rc" = 0 ]

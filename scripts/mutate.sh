@@ -432,12 +432,14 @@ results() {
 		}'
 }
 
-# diagnostic LOGBASE TEST: the harness's first message for a failed test.
+# diagnostic LOGBASE TEST: the harness's first two messages for a failed
+# test (the check that failed, then usually its TH_LOG explanation).
 diagnostic() {
 	tr -d '\r' < "$1.tap" | awk -v t="$2" '
-		/^# #  RUN / { cur = $4; d = ""; next }
-		cur == t && d == "" && /^# # / && !/OK|FAIL|SKIP/ { d = substr($0, 5) }
-		$0 ~ ("^# not ok [0-9]+ " t "$") { print d; exit }' | cut -c1-200
+		/^# #  RUN / { cur = $4; d = ""; nd = 0; next }
+		cur == t && nd < 2 && /^# # / && !/ OK | FAIL | SKIP |Test terminated/ {
+			d = d (nd ? " / " : "") substr($0, 5); nd++ }
+		$0 ~ ("^# not ok [0-9]+ " t "$") { print d; exit }' | cut -c1-300
 }
 
 # filters_of NAME: "--env KSELFTEST_<PROG>_ARGS=..." values from the
@@ -463,8 +465,20 @@ programs_of() {
 pristine_ok=$state/pristine.ok	# tests that passed on every pristine run
 
 run_pristine() {
-	local i s crash runs_done t
-	[ -f "$state/pristine.done" ] && [ "$fresh" = 0 ] && return 0
+	local i s crash runs_done t n
+	local -a union=()
+	# The programs the selected mutants name (for the whole collection of
+	# mutants, every program).
+	if [ "$all_tests" = 0 ]; then
+		mapfile -t union < <(for n in "${mnames[@]}"; do
+			header "${mfile[$n]}" Tests | tr ' ' '\n'; done | sed '/^$/d' | sort -u)
+	fi
+	# Done already, over every program needed now?
+	if [ -f "$state/pristine.done" ] && [ "$fresh" = 0 ]; then
+		[ "$(cat "$state/pristine.programs")" = all ] && return 0
+		[ ${#union[@]} -gt 0 ] && [ -z "$(printf '%s\n' "${union[@]}" |
+			comm -23 - "$state/pristine.programs")" ] && return 0
+	fi
 	configure
 	note "building the pristine kernel"
 	build_kernel "$logs/pristine.build" ||
@@ -475,7 +489,7 @@ run_pristine() {
 	: > "$state/pristine.runs"
 	vm_env=()
 	for i in $(seq 1 "$pristine_runs"); do
-		run_vm "$logs/pristine.$i" "$obj/arch/x86/boot/bzImage" fg
+		run_vm "$logs/pristine.$i" "$obj/arch/x86/boot/bzImage" fg "${union[@]}"
 		t=$last_s
 		crash=$(crash_of "$logs/pristine.$i")
 		results "$logs/pristine.$i" > "$logs/pristine.$i.results"
@@ -488,6 +502,11 @@ run_pristine() {
 	cat "$logs"/pristine.*.results | awk -F'\t' -v n="$runs_done" '
 		$2 == "ok" { ok[$1]++ } END { for (t in ok) if (ok[t] == n) print t }' |
 		sort > "$pristine_ok"
+	if [ ${#union[@]} -gt 0 ]; then
+		printf '%s\n' "${union[@]}" > "$state/pristine.programs"
+	else
+		echo all > "$state/pristine.programs"
+	fi
 	touch "$state/pristine.done"
 }
 

@@ -160,7 +160,7 @@ function have_features(r,	n, f, i, have) {
 }
 
 # One "ok"/"not ok" line of the harness, without the runner's "# ".
-function test_result(line,	notok, skip, name, k, i, reason, have) {
+function test_result(line,	notok, skip, name, k, i, reason, have, excused) {
 	notok = (line ~ /^not ok/)
 	sub(/^(not )?ok [0-9]+ ?/, "", line)
 	skip = (line ~ /# *SKIP/)
@@ -170,6 +170,7 @@ function test_result(line,	notok, skip, name, k, i, reason, have) {
 	sub(/.*# *SKIP */, "", reason)
 	if (notok) {
 		k = excuse(name)
+		excused = k
 		if (k) {
 			tknown++
 			pknown++
@@ -195,7 +196,9 @@ function test_result(line,	notok, skip, name, k, i, reason, have) {
 		if (name !~ rtest[i])
 			continue
 		seed = rseed[i]
-		if (notok)
+		if (notok && excused)
+			seed_known[seed]++
+		else if (notok)
 			seed_fail[seed]++
 		else if (skip) {
 			seed_skip[seed]++
@@ -247,8 +250,9 @@ function coverage_block(	i, s, seen, line) {
 		if (s in seen)
 			continue
 		seen[s] = 1
-		if (seed_pass[s] + seed_fail[s] > 0)
+		if (seed_pass[s] + seed_fail[s] + seed_known[s] > 0)
 			line = "ran (" seed_pass[s] + 0 " passed, " seed_fail[s] + 0 " failed" \
+			       (seed_known[s] ? ", " seed_known[s] " known" : "") \
 			       (seed_skip[s] ? ", " seed_skip[s] " skipped" : "") ")"
 		else if (seed_skip[s] > 0 && seed_absent[s] == seed_skip[s])
 			line = "absent by kernel (" seed_why[s] ")"

@@ -145,6 +145,12 @@ static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
 	o.mkfs_opts = mkfs_opts;
 	o.mount_opts = mount_opts;
 	iop_test_kmsg_mark(fs);
+	/* Out of reach of mount namespace copies (see scratch.h). */
+	ret = iop_scratch_private_mounts(why, sizeof(why));
+	if (ret) {
+		snprintf(fs->error, sizeof(fs->error), "%s scratch: %s", fstype, why);
+		return;
+	}
 	ret = iop_scratch_create(&o, &fs->scratch, why, sizeof(why));
 	if (!ret)
 		return;
@@ -178,8 +184,12 @@ static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
 		int __n;							\
 		/* A failed ASSERT leaves trigger set: the next TH_LOG would print. */ \
 		_metadata->trigger = 0;						\
-		if ((fs)->skip[0] || !(fs)->kmsg_tried)				\
+		if ((fs)->skip[0] || !(fs)->kmsg_tried) {			\
+			/* skipped: nothing ran to check */			\
+			iop_scratch_destroy((fs)->scratch);			\
+			(fs)->scratch = NULL;					\
 			break;							\
+		}								\
 		if ((fs)->scratch) {						\
 			__n = iop_scratch_fsck((fs)->scratch, __why, sizeof(__why)); \
 			if ((fs)->scratch->backing == IOP_BACKING_DIR) {	\

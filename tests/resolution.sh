@@ -7,8 +7,9 @@
 #   alpha 0.05 and 0.01), in the JSON and in the text;
 # - repetitions nested in boots (tests/fixtures/resolution/): a side with
 #   two or more boots is tested on its per-boot means (harmonic for rates),
-#   a side from one boot keeps its repetitions and gets the note that its
-#   interval is optimistic;
+#   one with one boot but two or more runs of iopath bench on its per-run
+#   means, a side from one boot gets the note that its interval is
+#   optimistic;
 # - precision stopping: read_vs_readv (no scratch filesystem) with
 #   target_ci met at once and with target_ci out of reach, the CI each
 #   record states recomputed from the records, and the reason for stopping
@@ -39,6 +40,7 @@ cd "$fix" || exit 1
 "$iopath" compare resolution/base-2boots.jsonl resolution/new-2boots.jsonl --format json > "$tmp/boots.json"
 "$iopath" compare resolution/base-2boots.jsonl resolution/new-1boot.jsonl --format json > "$tmp/1boot.json"
 "$iopath" compare resolution/base-2boots.jsonl resolution/new-1boot.jsonl > "$tmp/1boot.txt"
+"$iopath" compare resolution/base-2boots.jsonl resolution/new-2runs.jsonl --format json > "$tmp/2runs.json"
 "$iopath" compare compare/base.jsonl compare/new-same.jsonl --format json > "$tmp/same.json"
 "$iopath" compare compare/base.jsonl compare/new-5pct.jsonl --format json --alpha 0.01 > "$tmp/alpha01.json"
 "$iopath" compare compare/base.jsonl compare/new-same.jsonl > "$tmp/same.txt"
@@ -53,7 +55,7 @@ cd "$fix" || exit 1
 "$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
 	reps=1 inject_ns=200 inject_clock=cpu --json 2> "$tmp/inject.err" > "$tmp/inject.jsonl"
 
-python3 - "$tmp" <<'EOF'
+python3 - "$tmp" <<'EOF' | tee "$tmp/py.out"
 import json, math, re, sys
 
 tmp = sys.argv[1]
@@ -111,7 +113,7 @@ def var(x):
     return sum((v - mu) ** 2 for v in x) / (len(x) - 1)
 
 def load(path):
-    """per (bench, params+fs, metric): [(value, boot_id)] and agg"""
+    """per (bench, params+fs, metric): [(value, boot_id, invocation)] and agg"""
     out = {}
     for line in open(path):
         if not line.strip(): continue
@@ -119,21 +121,27 @@ def load(path):
         params = dict(r.get("params", {}))
         params.setdefault("fs", ((r.get("env") or {}).get("fs") or {}).get("type") or "none")
         boot = ((r.get("env") or {}).get("kernel") or {}).get("boot_id")
+        inv = (r.get("run") or {}).get("invocation")
         key = (r["bench"], json.dumps(params, sort_keys=True))
         for m in r["metrics"]:
             g = out.setdefault((key, m["name"]), {"agg": m["agg"], "v": []})
-            g["v"].append((m["value"], boot))
+            g["v"].append((m["value"], boot, inv))
     return out
 
 def observations(vals, rate):
-    """the tested scale; per-boot means when two or more boots"""
-    boots = []
-    for _, b in vals:
-        if b not in boots: boots.append(b)
-    y = [1 / v if rate else v for v, _ in vals]
-    if len(boots) >= 2 and any(boots):
-        y = [mean([1 / v if rate else v for v, b in vals if b == bb]) for bb in boots]
-    return y, len(boots) if any(boots) else 0
+    """the tested scale; per-boot means with two or more boots, else
+    per-run means with two or more runs, else the repetitions"""
+    def units(i):
+        u = []
+        for x in vals:
+            if x[i] not in u: u.append(x[i])
+        return u if any(u) else []
+    y = [1 / x[0] if rate else x[0] for x in vals]
+    boots, runs = units(1), units(2)
+    for i, u in ((1, boots), (2, runs)):
+        if len(u) >= 2:
+            return [mean([1 / x[0] if rate else x[0] for x in vals if x[i] == uu]) for uu in u], len(boots), len(u) if i == 2 else 0
+    return y, len(boots), len(runs)
 
 def check_mde(jf, basef, newf, alpha, name):
     doc = json.load(open(jf))
@@ -145,8 +153,8 @@ def check_mde(jf, basef, newf, alpha, name):
         key = (g["bench"], json.dumps(params, sort_keys=True))
         for m in g["metrics"]:
             rate = m["mean"] == "harmonic"
-            yb, kb = observations(base[(key, m["name"])]["v"], rate)
-            yn, kn = observations(new[(key, m["name"])]["v"], rate)
+            yb, kb, rb = observations(base[(key, m["name"])]["v"], rate)
+            yn, kn, rn = observations(new[(key, m["name"])]["v"], rate)
             if m["base"]["n"] != len(yb) or m["new"]["n"] != len(yn):
                 bad.append("%s n %d/%d, expected %d/%d" % (m["name"], m["base"]["n"], m["new"]["n"], len(yb), len(yn)))
                 continue
@@ -162,9 +170,9 @@ def check_mde(jf, basef, newf, alpha, name):
                 bad.append("%s mde %r, independent %r" % (m["name"], m["mde"], mde))
             if not math.isclose(m["p"], p, rel_tol=1e-6, abs_tol=1e-12) or not math.isclose(m["df"], df, rel_tol=1e-6):
                 bad.append("%s p/df %r/%r, independent %r/%r" % (m["name"], m["p"], m["df"], p, df))
-            for side, k in (("base", kb), ("new", kn)):
-                want = "boots" if k >= 2 else "repetitions"
-                if m[side]["unit"] != want or m[side]["boots"] != k:
+            for side, k, r in (("base", kb, rb), ("new", kn, rn)):
+                want = "boots" if k >= 2 else "runs" if r >= 2 else "repetitions"
+                if m[side]["unit"] != want or m[side]["boots"] != k or (r >= 2 and m[side]["runs"] != r):
                     bad.append("%s %s unit %s/%d, expected %s/%d" % (m["name"], side, m[side]["unit"], m[side]["boots"], want, k))
     result(not bad and checked > 0, name, "; ".join(bad[:4]) or "nothing checked")
 
@@ -172,6 +180,8 @@ check_mde(tmp + "/boots.json", "resolution/base-2boots.jsonl", "resolution/new-2
           "resolution.nested_boots.tested_on_boot_means_mde_p_df_match_independent")
 check_mde(tmp + "/1boot.json", "resolution/base-2boots.jsonl", "resolution/new-1boot.jsonl", 0.05,
           "resolution.one_boot_side.keeps_repetitions_mde_matches_independent")
+check_mde(tmp + "/2runs.json", "resolution/base-2boots.jsonl", "resolution/new-2runs.jsonl", 0.05,
+          "resolution.runs_of_one_boot.tested_on_run_means_mde_matches_independent")
 check_mde(tmp + "/same.json", "compare/base.jsonl", "compare/new-same.jsonl", 0.05,
           "resolution.mde.alpha_005_matches_independent")
 check_mde(tmp + "/alpha01.json", "compare/base.jsonl", "compare/new-5pct.jsonl", 0.01,
@@ -207,6 +217,11 @@ ok = (len(recs) == 2 and pr.get("stopped") == "target" and pr.get("reps") == 2
       and math.isclose(pr["ci_pct"], ci_pct(vals), rel_tol=1e-6) and ci_pct(vals) <= 50)
 result(ok, "resolution.target_ci.stops_when_reached", repr(pr))
 
+# New settings at their defaults stay out of params (records pair with older ones).
+keys = set(recs[0]["params"]) if recs else set()
+result("target_ci" in keys and "calls" in keys and not keys & {"main_metric", "time_budget", "inject_ns", "inject_clock"},
+       "resolution.params.new_settings_at_defaults_left_out", repr(sorted(keys)))
+
 recs, vals = precision(tmp + "/budget.jsonl")
 pr = recs[-1]["run"]["precision"] if recs else {}
 ok = (len(recs) >= 2 and pr.get("stopped") == "time_budget" and pr.get("reps") == len(recs)
@@ -218,9 +233,11 @@ recs = [json.loads(l) for l in open(tmp + "/inject.jsonl") if l.strip()]
 inj = recs[0]["run"].get("inject", {}) if recs else {}
 result(inj.get("ns") == 200 and inj.get("clock") == "cpu" and abs(inj.get("measured_ns", 0) - 200) < 20,
        "resolution.inject.measured_per_operation_within_10pct", repr(inj))
-open(tmp + "/n", "w").write("%d\n" % n)
 EOF
-n=$(cat "$tmp/n" 2> /dev/null || echo 0)
+rc=${PIPESTATUS[0]}
+n=$(grep -cE '^(not )?ok ' "$tmp/py.out")
+# a crash of the checks above is a failure, never a shorter plan
+[ "$rc" = 0 ] || not_ok "resolution.independent_checks_ran # python exit status $rc"
 
 # A busy-wait has no known effect on a ratio: refused before anything runs.
 "$iopath" bench --calibrate read_vs_readv main_metric=readv_read_ratio > "$tmp/out" 2> "$tmp/err"

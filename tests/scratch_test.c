@@ -40,6 +40,7 @@
 
 #include "kselftest_harness.h"
 #include "iopath.h"
+#include "probe.h"
 
 #define MIB (1u << 20)
 
@@ -168,9 +169,10 @@ static bool one_line(const char *s)
 	return s[0] && !strchr(s, '\n');
 }
 
+/* The one skip policy (lib/probe.h): only what the kernel lacks. */
 static bool skip_errno(int err)
 {
-	return err == ENODEV || err == EOPNOTSUPP || err == ENOENT;
+	return iop_errno_means_absent(err);
 }
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

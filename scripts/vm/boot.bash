@@ -31,7 +31,12 @@ boot_guest() {
 	: > "$console"
 	: > "$tap"
 	accel_opt=$acc
-	[ "$acc" = tcg ] && accel_opt=tcg,thread=multi
+	# One host thread for all guest CPUs. With a thread per vCPU (MTTCG), a
+	# vCPU can execute a stale INT3 that x86 text patching (jump labels,
+	# static calls) planted and already removed on another vCPU: "Oops: int3"
+	# at a tracepoint site (__schedule, trace_sched_wakeup) when tracing is
+	# switched on, then a panic. docs/efficacy.md has the measurements.
+	[ "$acc" = tcg ] && accel_opt=tcg,thread=${IOPATH_VM_TCG_THREAD:-single}
 	qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" -m "$mem" -smp "$smp" \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-serial "file:$console" -serial "file:$tap" \

@@ -135,6 +135,7 @@ check_args() {
 	# The guest reads it with the same awk script; a bad line is refused here.
 	kf_err=$(awk -v kernel= -f "$top/scripts/tap-verdict.awk" "$known_failures" /dev/null /dev/null /dev/null 2>&1 >/dev/null)
 	[ $? = 2 ] && usage_error "--known-failures ${kf_err}"
+	check_tcg_thread
 	check_kernel_arg "$kernel"
 	build=$(mkdir -p "$build" && cd "$build" && pwd) || usage_error "--build $build: cannot use that directory"
 
@@ -151,6 +152,13 @@ check_args() {
 }
 
 # Bad input is refused before anything is created or fetched.
+check_tcg_thread() {
+	case ${IOPATH_VM_TCG_THREAD:-single} in
+	single|multi) ;;
+	*) usage_error "IOPATH_VM_TCG_THREAD=$IOPATH_VM_TCG_THREAD: single or multi" ;;
+	esac
+}
+
 check_kernel_arg() {
 	local k=$1
 	if [ -f "$k" ]; then

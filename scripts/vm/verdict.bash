@@ -75,7 +75,8 @@ report_result() {
 		status=fail
 	fi
 	if [ "$status" = fail ] && [ "$(field required_missing)" != 0 ]; then
-		echo "$prog: $(field required_missing) required test(s) skipped on a kernel that has what they need" >&2
+		echo "$prog: $(field required_missing) required test(s) skipped on a kernel that has what they need:" >&2
+		tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: \(required: .*\)/  \1/p' >&2
 	fi
 	if [ "${known:-0}" != 0 ]; then
 		echo "$prog: known kernel bugs of this kernel (configs/known-failures) failed as expected:" >&2
@@ -84,6 +85,9 @@ report_result() {
 	if [ "$(field stale_known)" != 0 ] && [ -n "$(field stale_known)" ]; then
 		tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: \(known failure did not reproduce: .*\)/'"$prog"': \1/p' >&2
 	fi
+	# The summary ends with the coverage block: the guest's, then the console.
+	tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: coverage: /coverage: /p' >&2
+	echo "coverage: kernel console of the whole run (loglevel=5): $([ -n "$bad_console" ] && echo FAIL || echo "ran, clean")" >&2
 	[ "$status" = pass ] && exit 0
 	exit 1
 }

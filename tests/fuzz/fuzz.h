@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The target: called once per input (libFuzzer's entry point). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 /* A memfd holding @data; its path "/proc/self/fd/N" goes to @path. -1 on failure. */
 int fuzz_file(const uint8_t *data, size_t size, char *path, size_t len);
 

@@ -22,8 +22,6 @@ static const char fallback[] =
 	"\"metrics\":[{\"name\":\"iops\",\"unit\":\"ops/s\",\"better\":\"higher\","
 	"\"agg\":\"hmean\",\"value\":1,\"samples\":[1,2]}]}\n";
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const formats[] = { "text", "commit", "json" };
