@@ -46,11 +46,14 @@ CLI_HDRS := $(wildcard cli/*.h microbench/*.h)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
 UNIT_SRCS := $(wildcard tests/*_test.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(O)/tests/%)
+# Harness binaries the tests/*.sh scripts run (not run by make check itself).
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_BINS := $(HELPER_SRCS:tests/%.c=$(O)/tests/%)
 
 .PHONY: all deps lib cli selftests units run check kselftest kselftest-install \
-	kselftest-gen_tar bench install clean help
+	kselftest-gen_tar bench install clean help fuzz fuzz-build fuzz-regress
 
-all: deps cli selftests units
+all: deps cli selftests units fuzz-regress
 
 deps:
 	$(Q)scripts/deps.sh
@@ -77,7 +80,57 @@ $(O)/tests/%: tests/%.c $(O)/libiopath.a $(LIB_HDRS)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
 
-units: $(UNIT_BINS)
+$(O)/tests/helpers/%: tests/helpers/%.c $(O)/libiopath.a $(LIB_HDRS) $(wildcard selftests/*.h)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
+
+units: $(UNIT_BINS) $(HELPER_BINS)
+
+# ---- fuzzing ------------------------------------------------------------
+# tests/fuzz/<target>.c: libFuzzer targets (clang, -fsanitize=fuzzer with
+# ASan and UBSan) over the records reader and compare's output, the
+# profile parser and the known-failures list (through the awk verdict). `make fuzz FUZZ_SECONDS=N` runs each for N seconds from
+# seeds made of tests/fixtures; the same targets built with a plain main()
+# (tests/fuzz/driver.c) run every corpus once in make check.
+FUZZ_TARGETS ?= records profile known_failures
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_O := $(O)/fuzz
+FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Ilib -Icli -Imicrobench -Itests/fuzz \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRCS := $(LIB_SRCS) $(filter-out cli/main.c,$(CLI_SRCS)) tests/fuzz/fuzz_common.c
+FUZZ_OBJS := $(FUZZ_SRCS:%.c=$(FUZZ_O)/obj/%.o)
+REGRESS_OBJS := $(filter-out $(O)/cli/main.o,$(CLI_OBJS)) $(O)/tests/fuzz/fuzz_common.o \
+	$(O)/tests/fuzz/driver.o $(O)/libiopath.a
+
+$(FUZZ_O)/obj/%.o: %.c $(LIB_HDRS) $(CLI_HDRS) tests/fuzz/fuzz.h
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DIOPATH_GIT='"fuzz"' -c $< -o $@
+
+$(FUZZ_O)/bin/%: tests/fuzz/%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZLD  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_TOP='"$(CURDIR)"' -fsanitize=fuzzer $^ $(LIBS) -o $@
+
+$(O)/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -Itests/fuzz -DFUZZ_TOP='"$(CURDIR)"' -c $< -o $@
+
+$(O)/fuzz-regress/%: $(O)/tests/fuzz/%.o $(REGRESS_OBJS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+
+fuzz-regress: $(FUZZ_TARGETS:%=$(O)/fuzz-regress/%)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_O)/bin/%)
+
+fuzz: fuzz-build
+	$(Q)scripts/deps.sh clang
+	$(Q)scripts/fuzz.sh $(FUZZ_O) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 selftests:
 	@mkdir -p $(O)/selftests
@@ -118,7 +171,14 @@ mutate: kselftest-install
 run: all
 	$(Q)$(O)/iopath run $(RUN_ARGS)
 
+# The reproducers of the kernel bugs the selftests found (docs/kernel-bugs),
+# on the running kernel or, with KERNEL=..., in a QEMU guest booting it.
+.PHONY: repro
+repro: cli
+	$(Q)$(O)/iopath repro $(if $(KERNEL),--kernel "$(KERNEL)") $(REPRO_ARGS)
+
 check: all
+	$(Q)scripts/deps.sh check
 	$(Q)bash scripts/check.sh $(O)
 
 bench: all
@@ -131,7 +191,11 @@ install: all kselftest-install
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
 	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm
+	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -d $(DESTDIR)$(PREFIX)/share/iopath/lib
+	install -m 0644 lib/kmsg_patterns.h $(DESTDIR)$(PREFIX)/share/iopath/lib/
 
 clean:
 	rm -rf $(O)
@@ -140,10 +204,12 @@ help:
 	@echo "make               build build/iopath, the selftests and the unit tests"
 	@echo "sudo make run      scratch ext4 and XFS, all selftests, the quick benchmarks, a summary"
 	@echo "sudo make check    the project's own tests (unit tests, selftests, benchmark smoke runs)"
+	@echo "sudo make repro    the reproducers of known kernel bugs, one line each (KERNEL=... in a VM)"
 	@echo "sudo make kselftest  the selftests through run_kselftest.sh (KSFT_ARGS=... passed on)"
 	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
 	@echo "sudo make vm-check KERNEL=<bzImage|.deb|package>  the selftests on another kernel under QEMU"
 	@echo "sudo make mutate [KSRC=dir]   kernel mutation campaign: the kill matrix (docs/efficacy.md)"
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
+	@echo "make fuzz          FUZZ_SECONDS=60: each libFuzzer target (tests/fuzz) for that long"
 	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."
 	@echo "variables: V=1 verbose, SANITIZE=1 ASan+UBSan, CC=clang, KSRC=/path/to/linux, KSFT_SRC=/usr/src/linux-source-6.1.tar.xz"

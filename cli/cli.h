@@ -10,7 +10,11 @@
 #ifndef IOPATH_CLI_H
 #define IOPATH_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
+
+#include "record.h"
+#include "stats.h"
 
 struct iop_cmd {
 	const char *name;
@@ -20,6 +24,9 @@ struct iop_cmd {
 };
 
 void iop_cmd_register(struct iop_cmd *cmd);
+/* The registered commands, sorted by name; one by name, or NULL. */
+const struct iop_cmd *iop_cmd_first(void);
+const struct iop_cmd *iop_cmd_find(const char *name);
 
 #define IOP_COMMAND(_name, _summary, _fn)				\
 	static struct iop_cmd iop_cmd_##_fn = {				\
@@ -33,6 +40,17 @@ void iop_cmd_register(struct iop_cmd *cmd);
 /* "iopath: <subcommand>: <message>" on stderr; returns 2 (bad usage). */
 int iop_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * getopt_long() for a subcommand, with its own error lines: "iopath: CMD:
+ * unknown option '--x'" and "iopath: CMD: --x needs a value". Set optind
+ * to 0 before the first call. Options and operands mix in any order unless
+ * @shortopts starts with '+' (stop at the first operand); "--" ends the
+ * options. Returns the option, -1 at the end, or '?' after printing the
+ * error (the caller returns 2).
+ */
+int iop_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
+	       const struct option *longopts);
 
 /* Directory of the running binary's project (for configs/, scripts/). */
 const char *iop_src_dir(void);

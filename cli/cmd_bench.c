@@ -4,14 +4,7 @@
  * profile (configs/bench/NAME.conf), each on scratch ext4 and/or XFS, and
  * write one JSON Lines record per repetition. --vs-fio runs the matching
  * fio job on the same file and CPU after each repetition (A B A B ...) and
- * prints the ratio.
- *
- * Profile format (INI): "[global]" then one "[benchmark]" section per job
- * (a name may repeat); "key = value" lines; '#' comments. A value with
- * commas is a matrix axis (cpus= axes are separated by spaces instead, as a
- * CPU list has commas). Keys: fs (ext4, xfs, none), backing, and any
- * parameter of the benchmark; [global] keys apply to every job whose
- * benchmark has that parameter.
+ * prints the ratio. Jobs and profiles: jobs.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -32,306 +25,35 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_check.h"
+#include "calibrate.h"
 #include "cli.h"
 #include "iopath.h"
+#include "jobs.h"
 
-#define MAX_KV 64
-
-struct job {
-	const struct iop_bench *b;
-	char *kv[MAX_KV];	/* name=value, single values (the matrix is expanded) */
-	int nkv;
-	char fs[64];		/* "ext4,xfs", "none" */
+/* A scratch filesystem kept for the jobs that want the same one. */
+struct scratch_slot {
+	struct iop_scratch *s;
+	char fs[16];
 	char backing[PATH_MAX];
 };
 
-struct jobs {
-	struct job *v;
-	int n, cap;
-};
-
-/* Strings jobs point at (expanded axes, profile lines): freed on return. */
-static char **owned;
-static int nowned, owned_cap;
-
-static char *own(char *s)
-{
-	if (nowned == owned_cap) {
-		int cap = owned_cap ? owned_cap * 2 : 64;
-		char **v = realloc(owned, (size_t)cap * sizeof(*v));
-
-		if (!v) {
-			free(s);
-			return NULL;
-		}
-		owned = v;
-		owned_cap = cap;
-	}
-	owned[nowned++] = s;
-	return s;
-}
-
-static void own_free(void)
-{
-	for (int i = 0; i < nowned; i++)
-		free(owned[i]);
-	free(owned);
-	owned = NULL;
-	nowned = owned_cap = 0;
-}
+#define MAX_SCRATCH 4
 
 struct ctx {
 	bool json, quiet, vs_fio;
 	const char *fs_override, *backing_override;
 	const char *reps, *runtime;
+	const char *target_ci;	/* --target-ci: the target_ci= parameter */
 	char out[PATH_MAX];
 	bool out_started;
-	struct iop_scratch *scratch[4];	/* by fstype, created when first needed */
-	char scratch_fs[4][16];
-	char scratch_backing[4][PATH_MAX];
+	bool out_reserved;	/* an empty placeholder made for the name: removed if unused */
+	struct scratch_slot scratch[MAX_SCRATCH];	/* created when first needed */
 	int nscratch;
 	int failed, skipped, ran, untrusted;
 };
 
-static int add_job(struct jobs *js, const struct job *j)
-{
-	if (js->n == js->cap) {
-		int cap = js->cap ? js->cap * 2 : 16;
-		struct job *v = realloc(js->v, (size_t)cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		js->v = v;
-		js->cap = cap;
-	}
-	js->v[js->n++] = *j;
-	return 0;
-}
-
-static const struct iop_param *bench_param(const struct iop_bench *b, const char *name)
-{
-	for (const struct iop_param *p = b->params; p && p->name; p++)
-		if (!strcmp(p->name, name))
-			return p;
-	for (const struct iop_param *p = iop_common_params; p->name; p++)
-		if (!strcmp(p->name, name))
-			return p;
-	return NULL;
-}
-
-/*
- * Expand the axes of @kv (values with commas, or spaces for cpus=) into
- * one job per point.
- */
-static int expand(struct jobs *js, struct job *base, char **kv, int nkv, int i)
-{
-	char *eq, *val, *save, *tok, *copy, key[128];
-	const char *sep;
-	int ret = 0;
-
-	if (i == nkv)
-		return add_job(js, base);
-	eq = strchr(kv[i], '=');
-	if (!eq)
-		return -EINVAL;
-	snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
-	val = eq + 1;
-	sep = !strcmp(key, "cpus") ? " \t" : ",";
-	if (!strpbrk(val, sep)) {
-		base->kv[base->nkv++] = kv[i];
-		ret = expand(js, base, kv, nkv, i + 1);
-		base->nkv--;
-		return ret;
-	}
-	copy = strdup(val);
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, sep, &save); tok && !ret; tok = strtok_r(NULL, sep, &save)) {
-		char *one;
-
-		while (isspace((unsigned char)*tok))
-			tok++;
-		if (asprintf(&one, "%s=%s", key, tok) < 0 || !own(one)) {
-			ret = -ENOMEM;
-			break;
-		}
-		/* the string lives as long as the command: jobs point at it */
-		base->kv[base->nkv++] = one;
-		ret = expand(js, base, kv, nkv, i + 1);
-		base->nkv--;
-	}
-	free(copy);
-	return ret;
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-struct section {
-	const struct iop_bench *b;	/* NULL for [global] */
-	char *kv[MAX_KV];
-	int nkv;
-	char fs[64], backing[PATH_MAX];
-	bool has_fs, has_backing;
-};
-
-static int section_flush(struct jobs *js, struct section *g, struct section *s)
-{
-	struct job base = { .b = s->b };
-	char *kv[MAX_KV];
-	int n = 0;
-
-	snprintf(base.fs, sizeof(base.fs), "%s", s->has_fs ? s->fs : g->has_fs ? g->fs : "ext4,xfs");
-	snprintf(base.backing, sizeof(base.backing), "%s",
-		 s->has_backing ? s->backing : g->has_backing ? g->backing : "");
-	/* global keys the benchmark has, then the section's own (later wins) */
-	for (int i = 0; i < g->nkv; i++) {
-		char key[128];
-
-		snprintf(key, sizeof(key), "%.*s", (int)strcspn(g->kv[i], "="), g->kv[i]);
-		if (bench_param(s->b, key) && n < MAX_KV)
-			kv[n++] = g->kv[i];
-	}
-	for (int i = 0; i < s->nkv && n < MAX_KV; i++)
-		kv[n++] = s->kv[i];
-	return expand(js, &base, kv, n, 0);
-}
-
-static int profile_load(const char *name, struct jobs *js, char *why, size_t len)
-{
-	struct section g = { 0 }, s = { 0 }, *cur = &g;
-	char path[PATH_MAX], line[1024];
-	int lineno = 0, ret = 0;
-	FILE *f;
-
-	if (strchr(name, '/'))
-		snprintf(path, sizeof(path), "%s", name);
-	else
-		snprintf(path, sizeof(path), "%s/configs/bench/%s.conf", iop_src_dir(), name);
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(why, len, "profile %.256s: %s", path, strerror(errno));
-		return -errno;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *l = trim(line), *eq;
-
-		lineno++;
-		if (!*l || *l == '#' || *l == ';')
-			continue;
-		if (*l == '[') {
-			char *e = strchr(l, ']');
-
-			if (!e) {
-				snprintf(why, len, "%.256s:%d: unterminated section", path, lineno);
-				ret = -EINVAL;
-				break;
-			}
-			*e = '\0';
-			if (cur == &s) {
-				ret = section_flush(js, &g, &s);
-				if (ret)
-					break;
-			}
-			memset(&s, 0, sizeof(s));
-			l = trim(l + 1);
-			if (!strcmp(l, "global")) {
-				cur = &g;
-				continue;
-			}
-			s.b = iop_bench_find(l);
-			if (!s.b) {
-				snprintf(why, len, "%.256s:%d: no benchmark '%s' (iopath bench --list)", path, lineno, l);
-				ret = -EINVAL;
-				break;
-			}
-			cur = &s;
-			continue;
-		}
-		eq = strchr(l, '=');
-		if (!eq) {
-			snprintf(why, len, "%.256s:%d: expected key = value", path, lineno);
-			ret = -EINVAL;
-			break;
-		}
-		*eq = '\0';
-		{
-			char *key = trim(l), *val = trim(eq + 1);
-
-			if (!strcmp(key, "fs")) {
-				snprintf(cur->fs, sizeof(cur->fs), "%s", val);
-				cur->has_fs = true;
-			} else if (!strcmp(key, "backing")) {
-				snprintf(cur->backing, sizeof(cur->backing), "%s", val);
-				cur->has_backing = true;
-			} else if (cur->nkv < MAX_KV) {
-				if (cur->b && !bench_param(cur->b, key)) {
-					snprintf(why, len, "%.256s:%d: %s has no parameter '%s'", path, lineno,
-						 cur->b->name, key);
-					ret = -EINVAL;
-					break;
-				}
-				if (asprintf(&cur->kv[cur->nkv], "%s=%s", key, val) < 0 ||
-				    !own(cur->kv[cur->nkv])) {
-					ret = -ENOMEM;
-					break;
-				}
-				cur->nkv++;
-			}
-		}
-	}
-	if (!ret && cur == &s)
-		ret = section_flush(js, &g, &s);
-	if (!ret && !js->n) {
-		snprintf(why, len, "profile %.256s: no [benchmark] sections", path);
-		ret = -EINVAL;
-	}
-	fclose(f);
-	return ret;
-}
-
 /* ---- scratch filesystems ---------------------------------------------- */
-
-static int parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len)
-{
-	if (!s || !*s)
-		return 0;	/* the environment's or the default */
-	if (!strcmp(s, "zram")) {
-		o->backing = IOP_BACKING_ZRAM;
-	} else if (!strcmp(s, "loop")) {
-		o->backing = IOP_BACKING_LOOP;
-	} else if (!strncmp(s, "dev:", 4) && s[4]) {
-		o->backing = IOP_BACKING_DEVICE;
-		o->device = s + 4;
-	} else if (!strncmp(s, "dir:", 4) && s[4]) {
-		o->backing = IOP_BACKING_DIR;
-		o->dir = s + 4;
-	} else {
-		snprintf(why, len, "--backing %s: must be zram, loop, dev:PATH or dir:PATH", s);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static const char *backing_name(enum iop_backing b)
-{
-	switch (b) {
-	case IOP_BACKING_ZRAM: return "zram";
-	case IOP_BACKING_LOOP: return "loop";
-	case IOP_BACKING_DEVICE: return "device";
-	case IOP_BACKING_DIR: return "dir";
-	default: return "default";
-	}
-}
 
 static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 		       struct iop_scratch **out, char *why, size_t len)
@@ -339,49 +61,49 @@ static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 	struct iop_scratch_opts o = { 0 };
 	int ret;
 
+	struct scratch_slot *slot;
+
 	for (int i = 0; i < c->nscratch; i++) {
-		if (!strcmp(c->scratch_fs[i], fstype) && !strcmp(c->scratch_backing[i], backing)) {
-			*out = c->scratch[i];
+		if (!strcmp(c->scratch[i].fs, fstype) && !strcmp(c->scratch[i].backing, backing)) {
+			*out = c->scratch[i].s;
 			return 0;
 		}
 	}
-	if (c->nscratch == 4) {	/* keep at most a few around */
-		iop_scratch_destroy(c->scratch[0]);
-		memmove(&c->scratch[0], &c->scratch[1], 3 * sizeof(c->scratch[0]));
-		memmove(&c->scratch_fs[0], &c->scratch_fs[1], 3 * sizeof(c->scratch_fs[0]));
-		memmove(&c->scratch_backing[0], &c->scratch_backing[1], 3 * sizeof(c->scratch_backing[0]));
+	if (c->nscratch == MAX_SCRATCH) {	/* keep at most a few around: drop the oldest */
+		iop_scratch_destroy(c->scratch[0].s);
+		memmove(&c->scratch[0], &c->scratch[1], (MAX_SCRATCH - 1) * sizeof(c->scratch[0]));
 		c->nscratch--;
 	}
 	ret = iop_scratch_opts_from_env(&o, why, len);
 	if (ret)
 		return ret;
-	ret = parse_backing(backing, &o, why, len);
+	ret = iop_parse_backing(backing, &o, why, len);
 	if (ret)
 		return ret;
 	o.fstype = fstype;
 	/* room for the default 1 GiB files; zram uses memory only for what is written */
 	if (!o.size)
-		o.size = 4ull << 30;
+		o.size = IOP_BENCH_SCRATCH_SIZE;
 	if (o.backing != IOP_BACKING_DIR && geteuid() != 0) {
 		snprintf(why, len, "%s scratch filesystem needs root", fstype);
 		return -EPERM;
 	}
 	if (!c->quiet)
-		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype, backing_name(o.backing));
+		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype, iop_backing_name(o.backing));
 	ret = iop_scratch_create(&o, out, why, len);
 	if (ret)
 		return ret;
-	c->scratch[c->nscratch] = *out;
-	snprintf(c->scratch_fs[c->nscratch], sizeof(c->scratch_fs[0]), "%s", fstype);
-	snprintf(c->scratch_backing[c->nscratch], sizeof(c->scratch_backing[0]), "%s", backing);
-	c->nscratch++;
+	slot = &c->scratch[c->nscratch++];
+	slot->s = *out;
+	snprintf(slot->fs, sizeof(slot->fs), "%s", fstype);
+	snprintf(slot->backing, sizeof(slot->backing), "%s", backing);
 	return 0;
 }
 
 static void put_scratches(struct ctx *c)
 {
 	for (int i = 0; i < c->nscratch; i++)
-		iop_scratch_destroy(c->scratch[i]);
+		iop_scratch_destroy(c->scratch[i].s);
 	c->nscratch = 0;
 }
 
@@ -740,7 +462,7 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 		snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
 		r->fstype = s->fstype;
 		r->dev = s->dev;
-		o.backing = backing_name(s->backing);
+		o.backing = iop_backing_name(s->backing);
 		o.mkfs_opts = s->mkfs_opts;
 		o.mount_opts = s->mount_opts;
 	}
@@ -793,13 +515,104 @@ out:
 	return ret;
 }
 
+/* Parameters that options set besides --reps and --runtime: target_ci=. */
+static int option_kv(const struct ctx *c, char **kv, char *buf, size_t len)
+{
+	if (!c->target_ci)
+		return 0;
+	snprintf(buf, len, "target_ci=%s", c->target_ci);
+	kv[0] = buf;
+	return 1;
+}
+
+struct calib_arg {
+	struct ctx *c;
+	const struct job *j;
+	const char *fs;		/* NULL: the job needs none */
+};
+
+/* One side of a calibration: the job with the calibration's parameters, records to --out. */
+static int calib_side(void *arg, char **kv, int nkv, json_t *recs, char *why, size_t len)
+{
+	struct calib_arg *a = arg;
+	struct iop_harness_opts o = { .quiet = true };
+	struct iop_scratch *s;
+	struct iop_run *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	ret = iop_params_parse(a->j->b, r, kv, nkv, why, len);
+	if (!ret && a->fs) {
+		ret = get_scratch(a->c, a->fs, a->j->backing, &s, why, len);
+		if (!ret) {
+			snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
+			r->fstype = s->fstype;
+			r->dev = s->dev;
+			o.backing = iop_backing_name(s->backing);
+			o.mkfs_opts = s->mkfs_opts;
+			o.mount_opts = s->mount_opts;
+		}
+	}
+	if (!ret)
+		ret = iop_bench_run(r, &o, recs, why, len);
+	if (ret == IOP_SKIPPED)
+		ret = -EOPNOTSUPP;
+	if (write_records(a->c, recs) && !ret) {
+		snprintf(why, len, "writing %s failed", a->c->out);
+		ret = -EIO;
+	}
+	free(r);
+	return ret;
+}
+
+/* --calibrate: one job, on the first filesystem of its list. */
+static int calibrate(struct ctx *c, const struct jobs *js, const struct iop_calib_opts *co)
+{
+	const struct job *j = &js->v[0];
+	struct calib_arg a = { .c = c, .j = j };
+	char *kv[MAX_KV + 3], why[512], fsl[64], reps[32], runtime[32], tci[48];
+	struct iop_run proto = { 0 };
+	int n = 0, ret;
+
+	if (js->n != 1)
+		return iop_usage_error("bench", "--calibrate takes one benchmark with single values, not %d jobs",
+				       js->n);
+	for (int k = 0; k < j->nkv; k++)
+		kv[n++] = j->kv[k];
+	if (c->reps) {
+		snprintf(reps, sizeof(reps), "reps=%s", c->reps);
+		kv[n++] = reps;
+	}
+	if (c->runtime) {
+		snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
+		kv[n++] = runtime;
+	}
+	n += option_kv(c, kv + n, tci, sizeof(tci));
+	if (iop_params_parse(j->b, &proto, kv, n, why, sizeof(why)))
+		return iop_usage_error("bench", "%s: %s", j->b->name, why);
+	snprintf(fsl, sizeof(fsl), "%s", c->fs_override ? c->fs_override : j->fs);
+	fsl[strcspn(fsl, ",")] = '\0';
+	a.fs = j->b->needs_fs(&proto) && strcmp(iop_trim(fsl), "none") ? iop_trim(fsl) : NULL;
+	ret = iop_calibrate(j->b, kv, n, co, calib_side, &a, stdout, why, sizeof(why));
+	if (ret == -EINVAL)
+		return iop_usage_error("bench", "--calibrate %s: %s", j->b->name, why);
+	if (ret) {
+		fprintf(stderr, "iopath: bench --calibrate %s: %s\n", j->b->name,
+			iop_interrupted ? "interrupted" : why[0] ? why : strerror(-ret));
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+}
+
 static int run_jobs(struct ctx *c, struct jobs *js)
 {
 	for (int i = 0; i < js->n && !iop_interrupted; i++) {
 		struct job *j = &js->v[i];
 		struct iop_run proto = { 0 };
-		char *kv[MAX_KV + 2], why[512], fsl[64], *save, *fs;
-		char reps[32], runtime[32];
+		char *kv[MAX_KV + 3], why[512], fsl[64], *save, *fs;
+		char reps[32], runtime[32], tci[48];
 		int n = 0, ret;
 
 		for (int k = 0; k < j->nkv; k++)
@@ -812,6 +625,7 @@ static int run_jobs(struct ctx *c, struct jobs *js)
 			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
 			kv[n++] = runtime;
 		}
+		n += option_kv(c, kv + n, tci, sizeof(tci));
 		ret = iop_params_parse(j->b, &proto, kv, n, why, sizeof(why));
 		if (ret)
 			return iop_usage_error("bench", "%s: %s", j->b->name, why);
@@ -823,7 +637,7 @@ static int run_jobs(struct ctx *c, struct jobs *js)
 		}
 		snprintf(fsl, sizeof(fsl), "%s", c->fs_override ? c->fs_override : j->fs);
 		for (fs = strtok_r(fsl, ",", &save); fs && !iop_interrupted; fs = strtok_r(NULL, ",", &save)) {
-			fs = trim(fs);
+			fs = iop_trim(fs);
 			if (!strcmp(fs, "none"))
 				continue;
 			ret = run_one(c, j, fs, &proto);
@@ -857,11 +671,96 @@ static void usage(FILE *f)
 		"  --vs-fio            after each repetition run the matching fio job on the same\n"
 		"                      file and CPUs (A B A B) and print the ratio\n"
 		"  --quiet             no progress on stderr\n"
-		"  --dry-run           validate and list the jobs, run nothing\n\n"
+		"  --dry-run           validate and list the jobs, run nothing\n"
+		"  --target-ci PCT     repeat until the main metric's 95%% CI is within +-PCT %%\n"
+		"                      (or time_budget= ends); --reps is then the minimum\n"
+		"  --calibrate         measure what comparisons of NAME can resolve: A/A pairs and\n"
+		"                      pairs with known effects (inject_ns), MDE at 95%% power\n"
+		"  --pairs N           calibration rounds (default 20)\n"
+		"  --effects LIST      known effects in %% (default 1,2,5)\n"
+		"  --side-time S       also state the MDE for S seconds per side (default 60)\n\n"
 		"Values with commas are matrix axes (bs=4k,64k). Parameters: iopath bench --help NAME.\n");
 }
 
+/*
+ * Everything that can be checked before a scratch filesystem exists: the
+ * parameters, the filesystems and backing each job names (a refused device
+ * is bad usage, not a SKIP), and whether bs= and size= fit that backing.
+ * Returns 0 or the exit status (2, one line on stderr).
+ */
+static int validate_jobs(const struct ctx *c, const struct jobs *js, bool calibrating)
+{
+	struct iop_backing_info bi;
+	const char *checked = NULL;
+	char why[512];
+
+	for (int i = 0; i < js->n; i++) {
+		const struct job *j = &js->v[i];
+		struct iop_run r = { 0 };
+		char *kv[MAX_KV + 3], reps[32], runtime[32], tci[48];
+		int n = 0;
+
+		for (int k = 0; k < j->nkv; k++)
+			kv[n++] = j->kv[k];
+		if (c->reps) {
+			snprintf(reps, sizeof(reps), "reps=%s", c->reps);
+			kv[n++] = reps;
+		}
+		if (c->runtime) {
+			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
+			kv[n++] = runtime;
+		}
+		n += option_kv(c, kv + n, tci, sizeof(tci));
+		if (iop_params_parse(j->b, &r, kv, n, why, sizeof(why)))
+			return iop_usage_error("bench", "%s: %s", j->b->name, why);
+		if (c->vs_fio && !j->b->fio)
+			return iop_usage_error("bench", "%s has no matching fio job", j->b->name);
+		if (calibrating && iop_calib_check(j->b, kv, n, why, sizeof(why)))
+			return iop_usage_error("bench", "--calibrate %s: %s", j->b->name, why);
+		if (!j->b->needs_fs(&r))
+			continue;
+		if (iop_fs_list_check(c->fs_override ? c->fs_override : j->fs, why, sizeof(why)))
+			return iop_usage_error("bench", "%s: %s", j->b->name, why);
+		/* one backing's checks (a device's are not free) serve every job on it */
+		if (!checked || strcmp(checked, j->backing)) {
+			if (iop_backing_check(j->backing, &bi, why, sizeof(why)))
+				return iop_usage_error("bench", "%s", why);
+			checked = j->backing;
+		}
+		if (iop_bench_fits(&r, &bi, why, sizeof(why)))
+			return iop_usage_error("bench", "%s: %s", j->b->name, why);
+	}
+	return 0;
+}
+
 static struct jobs js;
+
+/* --pairs, --effects, --side-time: 2 (after saying why) on a bad value. */
+static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
+{
+	char *end;
+	double d;
+
+	if (opt == 'E') {
+		if (iop_calib_parse_effects(co, val))
+			return iop_usage_error("bench", "--effects %s: must be up to %d percentages in (0, 50], e.g. 1,2,5",
+					       val, IOP_CALIB_MAX_EFFECTS);
+		return 0;
+	}
+	errno = 0;
+	d = strtod(val, &end);
+	if (opt == 'P') {
+		if (errno || end == val || *end || !(d >= 2 && d <= IOP_MAX_REPS) || d != floor(d))
+			return iop_usage_error("bench", "--pairs %s: must be an integer in 2..%d", val,
+					       IOP_MAX_REPS);
+		co->pairs = (int)d;
+		return 0;
+	}
+	if (errno || end == val || *end || !(d >= 1 && d <= 86400))
+		return iop_usage_error("bench", "--side-time %s: must be seconds in 1..86400", val);
+	co->side_time = d;
+	return 0;
+}
 
 static int bench_main(int argc, char **argv)
 {
@@ -878,31 +777,73 @@ static int bench_main(int argc, char **argv)
 		{ "vs-fio", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "target-ci", required_argument, NULL, 'T' },
+		{ "calibrate", no_argument, NULL, 'C' },
+		{ "pairs", required_argument, NULL, 'P' },
+		{ "effects", required_argument, NULL, 'E' },
+		{ "side-time", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctx c = { 0 };
+	struct iop_calib_opts co = { .pairs = 20, .effects = { 0.01, 0.02, 0.05 }, .neffects = 3,
+				     .side_time = 60, .alpha = 0.05 };
 	const char *profile = NULL, *out = NULL;
-	bool do_list = false, do_help = false, dry_run = false;
+	bool do_list = false, do_help = false, dry_run = false, do_calibrate = false;
 	char why[512];
 	int opt, ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "bench", "", opts)) != -1) {
 		switch (opt) {
-		case 'l': do_list = true; break;
-		case 'h': do_help = true; break;
-		case 'p': profile = optarg; break;
-		case 'f': c.fs_override = optarg; break;
-		case 'b': c.backing_override = optarg; break;
-		case 'r': c.reps = optarg; break;
-		case 't': c.runtime = optarg; break;
-		case 'o': out = optarg; break;
-		case 'j': c.json = true; break;
-		case 'v': c.vs_fio = true; break;
-		case 'q': c.quiet = true; break;
-		case 'n': dry_run = true; break;
+		case 'l':
+			do_list = true;
+			break;
+		case 'h':
+			do_help = true;
+			break;
+		case 'p':
+			profile = optarg;
+			break;
+		case 'f':
+			c.fs_override = optarg;
+			break;
+		case 'b':
+			c.backing_override = optarg;
+			break;
+		case 'r':
+			c.reps = optarg;
+			break;
+		case 't':
+			c.runtime = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'j':
+			c.json = true;
+			break;
+		case 'v':
+			c.vs_fio = true;
+			break;
+		case 'q':
+			c.quiet = true;
+			break;
+		case 'n':
+			dry_run = true;
+			break;
+		case 'T':
+			c.target_ci = optarg;
+			break;
+		case 'C':
+			do_calibrate = true;
+			break;
+		case 'P':
+		case 'E':
+		case 'S':
+			if (calib_option(&co, opt, optarg))
+				return 2;
+			break;
 		default:
-			usage(stderr);
 			return 2;
 		}
 	}
@@ -922,25 +863,18 @@ static int bench_main(int argc, char **argv)
 			list(stdout);
 		return 0;
 	}
-	if (c.fs_override) {
-		char tmp[256], *save, *t;
-
-		snprintf(tmp, sizeof(tmp), "%s", c.fs_override);
-		for (t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			if (strcmp(t, "ext4") && strcmp(t, "xfs") && strcmp(t, "none"))
-				return iop_usage_error("bench", "--fs %s: must be a list of ext4, xfs, none",
-						       c.fs_override);
-	}
+	if (c.fs_override && iop_fs_list_check(c.fs_override, why, sizeof(why)))
+		return iop_usage_error("bench", "--%s", why);
 	{
 		struct iop_scratch_opts o = { 0 };
 
-		if (c.backing_override && parse_backing(c.backing_override, &o, why, sizeof(why)))
+		if (c.backing_override && iop_parse_backing(c.backing_override, &o, why, sizeof(why)))
 			return iop_usage_error("bench", "%s", why);
 	}
 	if (profile && optind < argc)
 		return iop_usage_error("bench", "give either --profile or a benchmark name, not both");
 	if (profile) {
-		ret = profile_load(profile, &js, why, sizeof(why));
+		ret = iop_profile_load(profile, &js, why, sizeof(why));
 		if (ret)
 			return iop_usage_error("bench", "%s", why);
 	} else if (optind < argc) {
@@ -952,13 +886,15 @@ static int bench_main(int argc, char **argv)
 		snprintf(base.fs, sizeof(base.fs), "ext4,xfs");
 		if (argc - optind - 1 > MAX_KV)
 			return iop_usage_error("bench", "too many parameters");
-		ret = expand(&js, &base, argv + optind + 1, argc - optind - 1, 0);
+		ret = iop_jobs_expand(&js, &base, argv + optind + 1, argc - optind - 1);
 		if (ret == -EINVAL) {
 			for (int i = optind + 1; i < argc; i++)
 				if (!strchr(argv[i], '='))
 					return iop_usage_error("bench", "%s: expected name=value, got '%s'",
 							       base.b->name, argv[i]);
 		}
+		if (ret == -E2BIG)
+			return iop_usage_error("bench", "the matrix makes more than %d jobs", MAX_JOBS);
 		if (ret)
 			return iop_usage_error("bench", "%s", strerror(-ret));
 	} else {
@@ -969,26 +905,11 @@ static int bench_main(int argc, char **argv)
 		for (int i = 0; i < js.n; i++)
 			snprintf(js.v[i].backing, sizeof(js.v[i].backing), "%s", c.backing_override);
 	/* validate every job before anything runs or touches a disk */
-	for (int i = 0; i < js.n; i++) {
-		struct iop_run r = { 0 };
-		char *kv[MAX_KV + 2], reps[32], runtime[32];
-		int n = 0;
-
-		for (int k = 0; k < js.v[i].nkv; k++)
-			kv[n++] = js.v[i].kv[k];
-		if (c.reps) {
-			snprintf(reps, sizeof(reps), "reps=%s", c.reps);
-			kv[n++] = reps;
-		}
-		if (c.runtime) {
-			snprintf(runtime, sizeof(runtime), "runtime=%s", c.runtime);
-			kv[n++] = runtime;
-		}
-		if (iop_params_parse(js.v[i].b, &r, kv, n, why, sizeof(why)))
-			return iop_usage_error("bench", "%s: %s", js.v[i].b->name, why);
-		if (c.vs_fio && !js.v[i].b->fio)
-			return iop_usage_error("bench", "%s has no matching fio job", js.v[i].b->name);
-	}
+	ret = validate_jobs(&c, &js, do_calibrate);
+	if (ret)
+		return ret;
+	if (out && strcmp(out, "-") && iop_out_check(out, why, sizeof(why)))
+		return iop_usage_error("bench", "--out %s", why);
 	if (dry_run) {
 		for (int i = 0; i < js.n; i++) {
 			struct iop_run r = { 0 };
@@ -1003,26 +924,23 @@ static int bench_main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (out && strcmp(out, "-")) {
-		snprintf(c.out, sizeof(c.out), "%s", out);
-	} else if (!out && !c.json) {
-		char stamp[32];
-		time_t now = time(NULL);
-
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-		mkdir("results", 0755);
-		snprintf(c.out, sizeof(c.out), "results/%s-%s.jsonl", profile ? profile : js.v[0].b->name,
-			 stamp);
-		for (char *p = c.out + 8; *p; p++)
-			if (*p == '/')
-				*p = '_';
-	}
+	ret = iop_bench_out(out, c.json, profile ? profile : js.v[0].b->name, c.out, sizeof(c.out),
+			    &c.out_reserved);
+	if (ret)
+		return ret;
 	if (c.out[0] && !c.quiet)
 		fprintf(stderr, "iopath: bench: records go to %s\n", c.out);
 
 	iop_bench_signals();
+	if (do_calibrate) {
+		ret = calibrate(&c, &js, &co);
+		put_scratches(&c);
+		return iop_interrupted ? 128 + iop_interrupted : ret;
+	}
 	ret = run_jobs(&c, &js);
 	put_scratches(&c);
+	if (c.out_reserved && !c.out_started)
+		unlink(c.out);
 	if (iop_interrupted) {
 		fprintf(stderr, "iopath: bench: interrupted; cleaned up\n");
 		return 128 + iop_interrupted;
@@ -1032,7 +950,7 @@ static int bench_main(int argc, char **argv)
 	if (!c.quiet || c.failed)
 		fprintf(stderr, "iopath: bench: %d job%s ran, %d failed, %d skipped, %d untrusted%s%s\n",
 			c.ran, c.ran == 1 ? "" : "s", c.failed, c.skipped, c.untrusted,
-			c.out[0] ? "; records in " : "", c.out);
+			c.out_started ? "; records in " : "", c.out_started ? c.out : "");
 	if (c.failed)
 		return 1;
 	if (!c.ran && c.skipped)
@@ -1044,9 +962,7 @@ static int cmd_bench(int argc, char **argv)
 {
 	int ret = bench_main(argc, argv);
 
-	free(js.v);
-	memset(&js, 0, sizeof(js));
-	own_free();
+	iop_jobs_free(&js);
 	return ret;
 }
 

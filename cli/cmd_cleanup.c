@@ -24,20 +24,30 @@ static void report(const char *what, void *arg)
 
 static int cmd_cleanup(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	bool all = false;
-	int n;
+	int n, opt;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--all")) {
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "cleanup", "h", longopts)) != -1) {
+		switch (opt) {
+		case 'a':
 			all = true;
-		} else if (!strcmp(argv[i], "--help")) {
+			break;
+		case 'h':
 			printf("usage: iopath cleanup [--all]\n"
 			       "Remove leftovers of dead iopath runs; --all also those of live runs.\n");
 			return 0;
-		} else {
-			return iop_usage_error("cleanup", "unknown option '%s'", argv[i]);
+		default:
+			return 2;
 		}
 	}
+	if (optind < argc)
+		return iop_usage_error("cleanup", "takes no operands ('%s')", argv[optind]);
 	if (geteuid() != 0) {
 		fprintf(stderr, "iopath: cleanup: must run as root\n");
 		return 1;

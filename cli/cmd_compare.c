@@ -60,6 +60,10 @@ struct side_stats {
 	double rsd;		/* relative stddev on the tested scale (fraction) */
 	double tmean;		/* mean on the tested scale (1/x for rates) */
 	double tvar;		/* variance of that mean: s^2 / n */
+	size_t boots;		/* distinct boot ids among the records (0: none recorded) */
+	bool by_boot;		/* the observations are per-boot means (2 or more boots) */
+	size_t runs;		/* distinct invocations of iopath bench (0: none recorded) */
+	bool by_run;		/* one boot, 2 or more runs: the observations are per-run means */
 };
 
 struct metric_cmp {
@@ -71,6 +75,7 @@ struct metric_cmp {
 	double change;		/* new / base - 1 */
 	double ci_lo, ci_hi;	/* of change; NAN unknown, +-INFINITY unbounded */
 	double t, df, p;
+	double mde;		/* smallest change found with IOP_MDE_POWER, relative to the base mean */
 	enum verdict v;
 	const char *why;	/* why not tested */
 };
@@ -102,6 +107,9 @@ struct opts {
 	enum { F_TEXT, F_COMMIT, F_JSON } format;
 	double alpha;
 };
+
+/* The power at which compare and iopath bench --calibrate state what could be seen. */
+#define IOP_MDE_POWER	0.95
 
 /*
  * The comparison of one metric. @xb and @xn are the per-repetition values
@@ -206,6 +214,26 @@ out:
 	free(y[1]);
 }
 
+/*
+ * The smallest change this comparison finds with probability
+ * IOP_MDE_POWER: the MDE of the same Welch test from the two sides' spread
+ * and numbers of observations, relative to the base mean on the tested
+ * scale (time per operation for rates).
+ */
+static void metric_mde(struct metric_cmp *mc, double alpha)
+{
+	const struct side_stats *b = &mc->s[0], *n = &mc->s[1];
+
+	mc->mde = NAN;
+	if (mc->why || !(fabs(b->tmean) > 0))
+		return;
+	if (b->tvar + n->tvar == 0) {
+		mc->mde = 0;
+		return;
+	}
+	mc->mde = iop_mde(b->tvar, b->n, n->tvar, n->n, alpha, IOP_MDE_POWER) / fabs(b->tmean);
+}
+
 static int note(struct notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int note(struct notes *nt, const char *fmt, ...)
@@ -260,20 +288,26 @@ static const char *const env_fields[] = {
  */
 static char *cmdline_norm(const char *cmdline)
 {
-	char *copy = strdup(cmdline), *out = calloc(1, strlen(cmdline) + 1), *tok, *save;
+	char *copy = strdup(cmdline), *out = calloc(1, strlen(cmdline) + 1), *tok, *save, *end;
 
 	if (!copy || !out) {
 		free(copy);
 		free(out);
 		return NULL;
 	}
+	/* Appending at @end, not strcat(): a long cmdline is linear, not quadratic. */
+	end = out;
 	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		size_t l = strlen(tok);
+
 		if (!strncmp(tok, "BOOT_IMAGE=", 11) || !strncmp(tok, "initrd=", 7))
 			continue;
-		if (*out)
-			strcat(out, " ");
-		strcat(out, tok);
+		if (end != out)
+			*end++ = ' ';
+		memcpy(end, tok, l);
+		end += l;
 	}
+	*end = '\0';
 	free(copy);
 	return out;
 }
@@ -313,7 +347,7 @@ static int env_diff(struct notes *nt, json_t *b, json_t *n, const char *what)
 {
 	int diffs = 0;
 
-	for (size_t i = 0; i < sizeof(env_fields) / sizeof(env_fields[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(env_fields); i++) {
 		json_t *vb = env_get(b, env_fields[i]), *vn = env_get(n, env_fields[i]);
 		bool same = (!vb || json_is_null(vb)) && (!vn || json_is_null(vn));
 		char *sb, *sn;
@@ -354,6 +388,81 @@ static int metric_values(struct iop_rs_group *g, int side, const char *name, dou
 	}
 	*out = v;
 	*n = k;
+	return 0;
+}
+
+static const char *rec_boot(json_t *rec)
+{
+	return iop_rs_env_str(rec, "kernel.boot_id");
+}
+
+static const char *rec_run(json_t *rec)
+{
+	return json_string_value(json_object_get(json_object_get(rec, "run"), "invocation"));
+}
+
+/*
+ * The means of @v (the values of metric @name, in record order) per
+ * distinct @key of their records into @means; returns how many, 0 when no
+ * record has a key.
+ */
+static size_t unit_means(struct iop_rs_group *g, int side, const char *name, bool rate,
+			 const char *(*key)(json_t *), const double *v, const char **keys,
+			 double *means)
+{
+	size_t k = 0;
+	bool known = false;
+
+	for (size_t i = 0; i < g->n[side]; i++) {
+		const char *id = key(g->recs[side][i]);
+
+		if (!iop_rs_metric(g->recs[side][i], name))
+			continue;
+		known |= id && *id;
+		keys[k++] = id ? id : "";
+	}
+	return known ? iop_group_means(v, keys, k, rate, means) : 0;
+}
+
+/*
+ * Repetitions nested in boots: with records from two or more boots on a
+ * side, the side's observations become one mean per boot (harmonic for
+ * rates), because repetitions within one boot share page placement,
+ * interrupt routing and frequency state and are not independent of each
+ * other the way two boots are. With one boot but two or more runs of
+ * iopath bench, the runs are the unit: separate runs of one boot differ
+ * by more than their repetitions do (docs/benchmarks.md, "Resolution").
+ * Otherwise the repetitions stay the observations. Either way short of
+ * two boots, the between-boot variance is unknown (a note says so).
+ */
+static int boot_values(struct iop_rs_group *g, int side, const char *name, bool rate,
+		       double *v, size_t *n, struct side_stats *ss)
+{
+	const char **keys = calloc(g->n[side] ? g->n[side] : 1, sizeof(*keys));
+	double *means = malloc((g->n[side] ? g->n[side] : 1) * sizeof(*means));
+	size_t nu;
+
+	if (!keys || !means) {
+		free(keys);
+		free(means);
+		return -ENOMEM;
+	}
+	ss->boots = unit_means(g, side, name, rate, rec_boot, v, keys, means);
+	ss->by_boot = ss->boots >= 2;
+	ss->runs = 0;
+	ss->by_run = false;
+	nu = ss->boots;
+	if (!ss->by_boot) {
+		ss->runs = unit_means(g, side, name, rate, rec_run, v, keys, means);
+		ss->by_run = ss->runs >= 2;
+		nu = ss->runs;
+	}
+	if (ss->by_boot || ss->by_run) {
+		memcpy(v, means, nu * sizeof(*v));
+		*n = nu;
+	}
+	free(means);
+	free(keys);
 	return 0;
 }
 
@@ -427,7 +536,14 @@ static int compare_group(struct comparison *c, struct group_cmp *gc, double alph
 		mc->unit = json_string_value(json_object_get(mb, "unit"));
 		mc->higher = !strcmp(json_string_value(json_object_get(mb, "better")), "higher");
 		mc->rate = !strcmp(json_string_value(json_object_get(mb, "agg")), "hmean");
+		if (boot_values(g, 0, names[i], mc->rate, vb, &nb, &mc->s[0]) ||
+		    boot_values(g, 1, names[i], mc->rate, vn, &nn, &mc->s[1])) {
+			free(vb);
+			free(vn);
+			goto out;
+		}
 		compare_metric(vb, nb, vn, nn, alpha, mc);
+		metric_mde(mc, alpha);
 		if (mc->why && (nb < 2 || nn < 2))
 			note(&c->notes, "not tested (%s): %s", label, mc->why);
 		else if (mc->why)
@@ -495,6 +611,63 @@ static void comparison_free(struct comparison *c)
 	notes_free(&c->notes);
 }
 
+/* The number of distinct boot ids among @f's records (0: none recorded), the first in @id. */
+static size_t file_boots(const struct iop_rs_file *f, const char **id)
+{
+	size_t nb = 0;
+
+	*id = NULL;
+	for (size_t i = 0; i < f->n; i++) {
+		const char *b = iop_rs_env_str(f->recs[i], "kernel.boot_id");
+		size_t j;
+
+		if (!b)
+			continue;
+		for (j = 0; j < i; j++) {
+			const char *o = iop_rs_env_str(f->recs[j], "kernel.boot_id");
+
+			if (o && !strcmp(o, b))
+				break;
+		}
+		if (j == i) {
+			if (!nb)
+				*id = b;
+			nb++;
+		}
+	}
+	return nb;
+}
+
+/* Say for each side whose spread lacks the between-boot part that its intervals are optimistic. */
+static void boot_notes(struct comparison *c)
+{
+	const struct iop_rs_file *f[2] = { c->base, c->new };
+	const char *path[2] = { c->base_path, c->new_path };
+
+	for (int s = 0; s < 2; s++) {
+		const char *id;
+		size_t nb = file_boots(f[s], &id);
+
+		if (nb == 1)
+			note(&c->notes, "%s: every record from one boot (%.8s): the between-boot variance is unknown and the intervals are optimistic (run each side on two or more boots)",
+			     path[s], id);
+		else if (!nb)
+			note(&c->notes, "%s: no boot ids in the records: the between-boot variance is unknown and the intervals are optimistic",
+			     path[s]);
+		for (size_t i = 0; nb >= 2 && i < c->ngc; i++) {
+			struct group_cmp *gc = &c->gc[i];
+			char *label;
+
+			if (!gc->nm || gc->m[0].s[s].by_boot)
+				continue;
+			label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
+			note(&c->notes, "%s: %s: records from one boot: the between-boot variance is unknown and the intervals are optimistic",
+			     path[s], label ? label : gc->g->bench);
+			free(label);
+		}
+	}
+}
+
 /* Pair, check and compute; -errno with @why for input that cannot be compared. */
 static int comparison_build(struct comparison *c, double alpha, char *why, size_t len)
 {
@@ -506,6 +679,9 @@ static int comparison_build(struct comparison *c, double alpha, char *why, size_
 		snprintf(why, len, "%s", strerror(-ret));
 		return ret;
 	}
+	ret = iop_rs_check(c->groups, c->ngroups, c->base_path, c->new_path, why, len);
+	if (ret)
+		return ret;
 	c->gc = calloc(c->ngroups ? c->ngroups : 1, sizeof(*c->gc));
 	if (!c->gc) {
 		snprintf(why, len, "%s", strerror(ENOMEM));
@@ -541,6 +717,7 @@ static int comparison_build(struct comparison *c, double alpha, char *why, size_
 			return ret;
 		}
 	}
+	boot_notes(c);
 	return 0;
 }
 
@@ -695,7 +872,7 @@ static void print_reproduce(FILE *out, struct iop_rs_group *g)
 	fprintf(out, "iopath bench --fs %s", fs ? fs : "none");
 	if (backing && !strcmp(backing, "loop"))
 		fprintf(out, " --backing loop");
-	else if (backing && !strcmp(backing, "device") && dev)
+	else if (backing && !strcmp(backing, iop_backing_name(IOP_BACKING_DEVICE)) && dev)
 		fprintf(out, " --backing dev:/dev/%s", dev);
 	else if (backing && !strcmp(backing, "dir") && mnt)
 		fprintf(out, " --backing 'dir:%s'", mnt);
@@ -730,6 +907,45 @@ static void print_machine(FILE *out, json_t *rec)
 	fputc('\n', out);
 }
 
+/* The metric the runs chose for their verdict (run.main_metric), when both sides agree. */
+static const char *main_metric(const struct iop_rs_group *g)
+{
+	json_t *b = json_object_get(json_object_get(g->recs[0][0], "run"), "main_metric");
+	json_t *n = json_object_get(json_object_get(g->recs[1][0], "run"), "main_metric");
+
+	return json_is_string(b) && json_equal(b, n) ? json_string_value(b) : NULL;
+}
+
+/*
+ * "; tested over boots: 2 base, 3 new" where a side has several, and the
+ * main metric the runs chose for their verdict.
+ */
+static void print_boots(FILE *out, const struct group_cmp *gc)
+{
+	const struct side_stats *s = gc->nm ? gc->m[0].s : NULL;
+	const char *main = main_metric(gc->g);
+
+	if (main)
+		fprintf(out, "; verdict metric %s", main);
+	if (!s || !(s[0].by_boot || s[1].by_boot || s[0].by_run || s[1].by_run))
+		return;
+	fprintf(out, "; tested over");
+	for (int i = 0; i < 2; i++)
+		fprintf(out, "%s %zu %s (%s)", i ? " and" : "", s[i].n,
+			s[i].by_boot ? "boots" : s[i].by_run ? "runs" : "repetitions",
+			i ? "new" : "base");
+}
+
+/* "improvement", or "no significant change (could have seen >= 2.1%)" instead of a bare "-". */
+static void verdict_text(char *buf, size_t len, const struct metric_cmp *m, bool caveat)
+{
+	if (m->v == V_NONE && isfinite(m->mde))
+		snprintf(buf, len, "no significant change%s (could have seen >= %.1f%%)",
+			 caveat ? "?" : "", 100 * m->mde);
+	else
+		snprintf(buf, len, "%s%s", verdict_name[m->v], caveat ? "?" : "");
+}
+
 static void print_text(FILE *out, struct comparison *c, const struct opts *o)
 {
 	int conf = (int)lround(100 * (1 - o->alpha));
@@ -742,6 +958,8 @@ static void print_text(FILE *out, struct comparison *c, const struct opts *o)
 	fprintf(out, "test: Welch's t-test per metric at alpha %g over the repetitions; rates by\n"
 		     "      harmonic mean (tested as 1/x); %d%% CI of %%change by Fieller's method\n",
 		o->alpha, conf);
+	fprintf(out, "      over boots (else runs) where a side has two or more; \"could have\n"
+		     "      seen\": the change the test finds with %.0f%% power\n", 100 * IOP_MDE_POWER);
 	print_notes(out, &c->notes);
 
 	snprintf(hdr_b, sizeof(hdr_b), "%s", kernel_of(c->base));
@@ -752,25 +970,52 @@ static void print_text(FILE *out, struct comparison *c, const struct opts *o)
 
 		fprintf(out, "\n=========================================================================================\n");
 		print_lkp_params(out, g);
-		fprintf(out, "\nruns: %zu base, %zu new%s%s\n\n", g->n[0], g->n[1],
+		fprintf(out, "\nruns: %zu base, %zu new%s%s", g->n[0], g->n[1],
 			gc->untrusted ? "; untrusted records, see notes" : "",
 			gc->env_differs ? "; environment differs, see notes" : "");
+		print_boots(out, gc);
+		fprintf(out, "\n\n");
 		fprintf(out, "%-16s %s\n", hdr_b, hdr_n);
 		fprintf(out, "---------------- --------------------------- \n");
 		fprintf(out, "         %%stddev     %%change         %%stddev  %20s  verdict\n", ci_hdr);
 		fprintf(out, "             \\          |                \\  \n");
 		for (size_t j = 0; j < gc->nm; j++) {
 			struct metric_cmp *m = &gc->m[j];
-			char b[32], n[32], rb[16], rn[16], ch[24], ci[48], vd[16];
+			char b[32], n[32], rb[16], rn[16], ch[24], ci[48], vd[80];
 
-			snprintf(vd, sizeof(vd), "%s%s", verdict_name[m->v],
-				 gc->untrusted || gc->env_differs ? "?" : "");
+			verdict_text(vd, sizeof(vd), m, gc->untrusted || gc->env_differs);
 			fprintf(out, "%10s%s%11s%11s%s  %20s  %-12s %s.%s\n",
 				fmt_num(b, sizeof(b), m->s[0].mean), fmt_rsd(rb, sizeof(rb), &m->s[0]),
 				fmt_pct(ch, sizeof(ch), m->change),
 				fmt_num(n, sizeof(n), m->s[1].mean), fmt_rsd(rn, sizeof(rn), &m->s[1]),
 				fmt_ci(ci, sizeof(ci), m), vd, g->bench, m->name);
 		}
+	}
+}
+
+/* What the unchanged metrics could have shown, one line per group. */
+static void print_commit_mde(FILE *out, struct comparison *c)
+{
+	fprintf(out, "Could have seen (%.0f%% power):\n", 100 * IOP_MDE_POWER);
+	for (size_t i = 0; i < c->ngc; i++) {
+		struct group_cmp *gc = &c->gc[i];
+		char *label = NULL;
+		int k = 0;
+
+		for (size_t j = 0; j < gc->nm; j++) {
+			struct metric_cmp *m = &gc->m[j];
+
+			if (m->v != V_NONE || !isfinite(m->mde))
+				continue;
+			if (!k++) {
+				label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
+				fprintf(out, "  %s:", label ? label : gc->g->bench);
+			}
+			fprintf(out, "%s %s >= %.1f%%", k > 1 ? "," : "", m->name, 100 * m->mde);
+		}
+		if (k)
+			fputc('\n', out);
+		free(label);
 	}
 }
 
@@ -820,9 +1065,11 @@ static void print_commit(FILE *out, struct comparison *c, const struct opts *o)
 			print_reproduce(out, gc->g);
 		}
 	}
-	if (changed < total)
+	if (changed < total) {
 		fprintf(out, "\nNo significant change in %s%zu metric%s.\n", changed ? "the other " : "",
 			total - changed, total - changed == 1 ? "" : "s");
+		print_commit_mde(out, c);
+	}
 	if (c->notes.n) {
 		fprintf(out, "\nCaveats ('?': untrusted records or another environment):\n");
 		for (size_t i = 0; i < c->notes.n; i++)
@@ -837,8 +1084,14 @@ static json_t *jnum(double v)
 
 static json_t *side_json(const struct side_stats *s)
 {
-	return json_pack("{s:I, s:o, s:o}", "n", (json_int_t)s->n, "mean", jnum(s->mean),
-			 "rsd", jnum(s->rsd));
+	json_t *o = json_pack("{s:I, s:o, s:o, s:s, s:I}", "n", (json_int_t)s->n,
+			      "mean", jnum(s->mean), "rsd", jnum(s->rsd),
+			      "unit", s->by_boot ? "boots" : s->by_run ? "runs" : "repetitions",
+			      "boots", (json_int_t)s->boots);
+
+	if (o)
+		json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
+	return o;
 }
 
 static json_t *comparison_json(struct comparison *c)
@@ -863,15 +1116,17 @@ static json_t *comparison_json(struct comparison *c)
 					      "t", jnum(m->t), "df", jnum(m->df), "p", jnum(m->p),
 					      "verdict", verdict_json[m->v]);
 
+			if (o)
+				json_object_set_new(o, "mde", jnum(m->mde));
 			if (o && m->why)
 				json_object_set_new(o, "why_not_tested", json_string(m->why));
 			json_array_append_new(metrics, o);
 		}
-		json_array_append_new(groups, json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o}",
+		json_array_append_new(groups, json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o, s:s?}",
 			"bench", gc->g->bench, "params", gc->g->params,
 			"runs", "base", (json_int_t)gc->g->n[0], "new", (json_int_t)gc->g->n[1],
 			"untrusted", gc->untrusted, "env_differs", gc->env_differs,
-			"metrics", metrics));
+			"metrics", metrics, "main_metric", main_metric(gc->g)));
 	}
 	cmp = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:I}, s:o, s:o}",
 			"base", "file", c->base_path, "kernel", kernel_of(c->base), "records", (json_int_t)c->base->n,
@@ -894,69 +1149,70 @@ static void usage(FILE *f)
 		   "  --fail-on-regression  exit 1 if any metric regressed\n");
 }
 
+/* Options into @o; -1 to go on, else the exit status. Operands from optind. */
+static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regression)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "fail-on-regression", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *end;
+	int opt;
+
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "compare", "h", longopts)) != -1) {
+		switch (opt) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				o->format = F_TEXT;
+			else if (!strcmp(optarg, "commit"))
+				o->format = F_COMMIT;
+			else if (!strcmp(optarg, "json"))
+				o->format = F_JSON;
+			else
+				return iop_usage_error("compare", "--format must be text, commit or json, not '%s'",
+						       optarg);
+			break;
+		case 'a':
+			errno = 0;
+			o->alpha = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->alpha > 0 && o->alpha < 0.5))
+				return iop_usage_error("compare", "--alpha must be a number in (0, 0.5), not '%s'",
+						       optarg);
+			break;
+		case 'r':
+			*fail_on_regression = true;
+			break;
+		default:
+			return 2;
+		}
+	}
+	return -1;
+}
+
 static int cmd_compare(int argc, char **argv)
 {
 	struct opts o = { .format = F_TEXT, .alpha = 0.05 };
 	bool fail_on_regression = false, regressed = false;
-	const char **paths = NULL;
+	const char **paths;
 	struct iop_rs_file *files = NULL;
 	struct comparison *cmps = NULL;
 	size_t npaths = 0, nloaded = 0, ncmp = 0;
 	char why[512];
 	int ret = 2;
 
-	paths = calloc(argc, sizeof(*paths));
-	if (!paths)
-		return 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			ret = 0;
-			goto out;
-		}
-		if (!strncmp(a, "--format", 8) || !strncmp(a, "--alpha", 7)) {
-			const char *eq = strchr(a, '=');
-
-			if (eq) {
-				val = eq + 1;
-			} else if (i + 1 < argc) {
-				val = argv[++i];
-			} else {
-				ret = iop_usage_error("compare", "%s needs a value", a);
-				goto out;
-			}
-		}
-		if (!strncmp(a, "--format", 8) && (a[8] == '\0' || a[8] == '=')) {
-			if (!strcmp(val, "text"))
-				o.format = F_TEXT;
-			else if (!strcmp(val, "commit"))
-				o.format = F_COMMIT;
-			else if (!strcmp(val, "json"))
-				o.format = F_JSON;
-			else {
-				ret = iop_usage_error("compare", "--format must be text, commit or json, not '%s'", val);
-				goto out;
-			}
-		} else if (!strncmp(a, "--alpha", 7) && (a[7] == '\0' || a[7] == '=')) {
-			char *end;
-
-			errno = 0;
-			o.alpha = strtod(val, &end);
-			if (errno || end == val || *end || !(o.alpha > 0 && o.alpha < 0.5)) {
-				ret = iop_usage_error("compare", "--alpha must be a number in (0, 0.5), not '%s'", val);
-				goto out;
-			}
-		} else if (!strcmp(a, "--fail-on-regression")) {
-			fail_on_regression = true;
-		} else if (a[0] == '-' && a[1]) {
-			ret = iop_usage_error("compare", "unknown option '%s' (iopath compare --help)", a);
-			goto out;
-		} else {
-			paths[npaths++] = a;
-		}
-	}
+	ret = parse_opts(argc, argv, &o, &fail_on_regression);
+	if (ret >= 0)
+		return ret;
+	ret = 2;
+	paths = (const char **)argv + optind;
+	npaths = (size_t)(argc - optind);
 	if (npaths < 2) {
 		ret = iop_usage_error("compare", "need a BASE and at least one NEW file (iopath compare --help)");
 		goto out;
@@ -1028,7 +1284,6 @@ out:
 		iop_rs_free(&files[i]);
 	free(cmps);
 	free(files);
-	free(paths);
 	return ret;
 }
 

@@ -14,6 +14,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -120,8 +121,38 @@ static void gp_data(FILE *gp, const char *name, struct iop_rs_group *g, int side
 	*count = x;
 }
 
+/* gnuplot reading its script from the returned stream, its stdout on @out. */
+static FILE *spawn_gnuplot(int out, pid_t *pid)
+{
+	int pfd[2];
+	FILE *gp;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return NULL;
+	*pid = fork();
+	if (*pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return NULL;
+	}
+	if (!*pid) {
+		dup2(pfd[0], STDIN_FILENO);
+		dup2(out, STDOUT_FILENO);
+		execlp("gnuplot", "gnuplot", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[0]);
+	gp = fdopen(pfd[1], "w");
+	if (!gp) {
+		close(pfd[1]);
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
+	return gp;
+}
+
 static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t ngroups,
-		struct iop_rs_group *g, const char *metric, const char *paths[2], const char *tmp)
+		struct iop_rs_group *g, const char *metric, const char *paths[2], int fd)
 {
 	json_t *m = iop_rs_metric(g->recs[0][0], metric);
 	const char *unit = json_string_value(json_object_get(m, "unit"));
@@ -129,9 +160,10 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t n
 	const char *kn = iop_rs_env_str(g->recs[1][0], "kernel.release");
 	char *label = iop_rs_group_label(groups, ngroups, g), *title = NULL, *lb = NULL, *ln = NULL;
 	size_t nb = 0, nn = 0;
-	void (*old)(int);
+	void (*old)(int sig);
 	FILE *gp;
-	int fd, st, ret = -ENOMEM;
+	int st, ret = -ENOMEM;
+	pid_t pid;
 
 	if (!label || asprintf(&title, "%s: %s", label, metric) < 0 ||
 	    asprintf(&lb, "base: %s (%s)", paths[0], kb ? kb : "?") < 0 ||
@@ -139,19 +171,13 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t n
 		goto out;
 
 	/*
-	 * gnuplot writes the image to its stdout when it cannot open the
-	 * output: create the file here first, and never let gnuplot's stdout
-	 * into ours. It may die on a bad script: report that, not SIGPIPE.
+	 * gnuplot writes the image to its stdout, which is @fd: it never opens
+	 * a path itself, so nothing it does can follow a symlink or create a
+	 * file after a signal removed ours. It may die on a bad script: report
+	 * that, not SIGPIPE.
 	 */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		fprintf(stderr, "iopath: plot: cannot write %s: %s\n", o->out, strerror(errno));
-		goto out;
-	}
-	close(fd);
 	old = signal(SIGPIPE, SIG_IGN);
-	gp = popen("exec gnuplot >/dev/null", "w");
+	gp = spawn_gnuplot(fd, &pid);
 	if (!gp) {
 		ret = -errno;
 		signal(SIGPIPE, old);
@@ -161,9 +187,6 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t n
 		fprintf(gp, "set terminal pngcairo size 1200,480 font 'sans,10' noenhanced\n");
 	else
 		fprintf(gp, "set terminal svg size 1200,480 dynamic font 'sans,11' noenhanced background rgb 'white'\n");
-	fprintf(gp, "set output ");
-	gp_str(gp, tmp);
-	fprintf(gp, "\n");
 	gp_data(gp, "base", g, 0, metric, &nb);
 	gp_data(gp, "new", g, 1, metric, &nn);
 	fprintf(gp, "set multiplot layout 1,2 title ");
@@ -186,12 +209,12 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t n
 		    "     $new using (2):2 with boxplot lc rgb '#d62728' notitle, \\\n"
 		    "     $base using (1):2 with points pt 7 ps 0.4 lc rgb '#1f77b4' notitle, \\\n"
 		    "     $new using (2):2 with points pt 7 ps 0.4 lc rgb '#d62728' notitle\n"
-		    "unset multiplot\nset output\n");
-	st = pclose(gp);
+		    "unset multiplot\n");
+	fclose(gp);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
 	signal(SIGPIPE, old);
-	if (st == -1) {
-		ret = -errno;
-	} else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
 		fprintf(stderr, "iopath: plot: gnuplot not found (Debian: apt-get install gnuplot-nox)\n");
 		ret = -ENOENT;
 	} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
@@ -209,56 +232,76 @@ out:
 	return ret;
 }
 
+/* Options and the two files into @o and @paths; -1 to go on, else the exit status. */
+static int parse_opts(int argc, char **argv, struct plot_opts *o, const char *paths[2])
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "where", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char why[PATH_MAX + 128];
+	const char *ext;
+	int opt;
+
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "plot", "ho:", longopts)) != -1) {
+		switch (opt) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'm':
+			o->metric = optarg;
+			break;
+		case 'w':
+			if (o->nwhere == MAX_WHERE)
+				return iop_usage_error("plot", "at most %d --where filters", MAX_WHERE);
+			if (!strchr(optarg, '='))
+				return iop_usage_error("plot", "--where wants KEY=VALUE, not '%s'", optarg);
+			o->where[o->nwhere++] = optarg;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (argc - optind > 2)
+		return iop_usage_error("plot", "takes exactly two record files, BASE and NEW");
+	if (argc - optind != 2)
+		return iop_usage_error("plot", "need BASE and NEW record files (iopath plot --help)");
+	paths[0] = argv[optind];
+	paths[1] = argv[optind + 1];
+	if (!o->out)
+		return iop_usage_error("plot", "need -o OUT.svg or -o OUT.png");
+	ext = strrchr(o->out, '.');
+	if (ext && !strcasecmp(ext, ".png"))
+		o->png = true;
+	else if (!ext || strcasecmp(ext, ".svg"))
+		return iop_usage_error("plot", "output '%s' must end in .svg or .png", o->out);
+	if (iop_out_check(o->out, why, sizeof(why)))
+		return iop_usage_error("plot", "%s", why);
+	return -1;
+}
+
 static int cmd_plot(int argc, char **argv)
 {
 	struct plot_opts o = { 0 };
-	const char *paths[2];
+	const char *paths[2] = { NULL, NULL };
 	struct iop_rs_file f[2] = { 0 };
 	struct iop_rs_group *groups = NULL, *pick = NULL;
 	const char *metric = NULL;
-	size_t ngroups = 0, npaths = 0, matches = 0, paired = 0;
-	char why[512], *tmp = NULL;
-	int loaded = 0, ret = 2;
-	const char *ext;
+	size_t ngroups = 0, matches = 0, paired = 0;
+	char why[512], tmp[PATH_MAX];
+	int loaded = 0, ret, fd;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--metric") || !strcmp(a, "--where")) {
-			if (i + 1 >= argc)
-				return iop_usage_error("plot", "%s needs a value", a);
-			if (!strcmp(a, "-o")) {
-				o.out = argv[++i];
-			} else if (!strcmp(a, "--metric")) {
-				o.metric = argv[++i];
-			} else {
-				if (o.nwhere == MAX_WHERE)
-					return iop_usage_error("plot", "at most %d --where filters", MAX_WHERE);
-				if (!strchr(argv[i + 1], '='))
-					return iop_usage_error("plot", "--where wants KEY=VALUE, not '%s'", argv[i + 1]);
-				o.where[o.nwhere++] = argv[++i];
-			}
-		} else if (a[0] == '-' && a[1]) {
-			return iop_usage_error("plot", "unknown option '%s' (iopath plot --help)", a);
-		} else if (npaths < 2) {
-			paths[npaths++] = a;
-		} else {
-			return iop_usage_error("plot", "takes exactly two record files, BASE and NEW");
-		}
-	}
-	if (npaths != 2)
-		return iop_usage_error("plot", "need BASE and NEW record files (iopath plot --help)");
-	if (!o.out)
-		return iop_usage_error("plot", "need -o OUT.svg or -o OUT.png");
-	ext = strrchr(o.out, '.');
-	if (ext && !strcasecmp(ext, ".png"))
-		o.png = true;
-	else if (!ext || strcasecmp(ext, ".svg"))
-		return iop_usage_error("plot", "output '%s' must end in .svg or .png", o.out);
-
+	ret = parse_opts(argc, argv, &o, paths);
+	if (ret >= 0)
+		return ret;
+	ret = 2;
 	for (; loaded < 2; loaded++) {
 		if (iop_rs_load(&f[loaded], paths[loaded], why, sizeof(why)) < 0) {
 			fprintf(stderr, "iopath: plot: %s\n", why);
@@ -268,6 +311,10 @@ static int cmd_plot(int argc, char **argv)
 	if (iop_rs_pair(&f[0], &f[1], &groups, &ngroups)) {
 		fprintf(stderr, "iopath: plot: out of memory\n");
 		ret = 1;
+		goto out;
+	}
+	if (iop_rs_check(groups, ngroups, paths[0], paths[1], why, sizeof(why))) {
+		fprintf(stderr, "iopath: plot: %s\n", why);
 		goto out;
 	}
 	for (size_t i = 0; i < ngroups; i++) {
@@ -314,25 +361,28 @@ static int cmd_plot(int argc, char **argv)
 			matches, o.metric);
 
 	/* Draw into a temporary file: a failed plot leaves OUT as it was. */
-	if (asprintf(&tmp, "%s.tmp.%d", o.out, (int)getpid()) < 0) {
+	fd = iop_tmp_create(o.out, 0644, tmp, sizeof(tmp));
+	if (fd < 0) {
+		fprintf(stderr, "iopath: plot: cannot write %s: %s\n", o.out, strerror(-fd));
 		ret = 1;
 		goto out;
 	}
-	ret = draw(&o, groups, ngroups, pick, metric, paths, tmp);
-	if (!ret && rename(tmp, o.out)) {
-		fprintf(stderr, "iopath: plot: %s: %s\n", o.out, strerror(errno));
-		ret = -errno;
-	}
+	iop_tmp_cleanup_signals();
+	ret = draw(&o, groups, ngroups, pick, metric, paths, fd);
+	close(fd);
 	if (ret) {
-		/* EEXIST: the name was taken, and not by this run. */
-		if (ret != -EEXIST)
-			unlink(tmp);
+		iop_tmp_discard(tmp);
 		if (ret == -ENOMEM)
 			fprintf(stderr, "iopath: plot: out of memory\n");
 		ret = 1;
+		goto out;
+	}
+	ret = iop_tmp_commit(tmp, o.out);
+	if (ret) {
+		fprintf(stderr, "iopath: plot: %s: %s\n", o.out, strerror(-ret));
+		ret = 1;
 	}
 out:
-	free(tmp);
 	iop_rs_groups_free(groups, ngroups);
 	for (int i = 0; i < loaded; i++)
 		iop_rs_free(&f[i]);

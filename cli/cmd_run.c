@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_check.h"
 #include "cli.h"
 #include "iopath.h"
 
@@ -57,22 +58,8 @@ static double elapsed(uint64_t t0)
 	return (double)(iop_now_ns() - t0) / 1e9;
 }
 
-/* Count the top-level TAP results in one line of a harness binary's output. */
-static void tap_count(const char *line, struct step *s)
-{
-	if (!strncmp(line, "ok ", 3)) {
-		if (strstr(line, "# SKIP"))
-			s->skip++;
-		else
-			s->pass++;
-	} else if (!strncmp(line, "not ok ", 7)) {
-		s->fail++;
-	}
-}
-
-/* Feed captured output to the logs, the terminal and the TAP counter. */
-static void take_output(struct step *s, const char *buf, size_t n, char *line, size_t *ll,
-			size_t cap, FILE *log, FILE *tap, bool echo)
+/* Feed captured output to the logs and the terminal. */
+static void take_output(const char *buf, size_t n, FILE *log, FILE *tap, bool echo)
 {
 	if (log)
 		fwrite(buf, 1, n, log);
@@ -80,29 +67,19 @@ static void take_output(struct step *s, const char *buf, size_t n, char *line, s
 		fwrite(buf, 1, n, tap);
 	if (echo)
 		fwrite(buf, 1, n, stderr);
-	for (size_t i = 0; i < n; i++) {
-		if (*ll + 1 < cap)
-			line[(*ll)++] = buf[i];
-		if (buf[i] == '\n') {
-			line[*ll] = '\0';
-			tap_count(line, s);
-			*ll = 0;
-		}
-	}
 }
 
 /*
  * Run argv in its own process group with stdout+stderr captured into @log
- * (and @tap, when given), counting TAP results; kill the whole group after
- * @timeout seconds, as kselftest's runner does.
+ * (and @tap, when given); kill the whole group after @timeout seconds, as
+ * kselftest's runner does. The results are counted by judge().
  */
 static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, FILE *tap,
 		    bool echo)
 {
 	uint64_t t0 = iop_now_ns();
-	char buf[4096], line[4096];
+	char buf[4096];
 	int pfd[2], status = 0;
-	size_t ll = 0;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC))
@@ -142,7 +119,7 @@ static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, 
 			continue;
 		if (r <= 0)
 			break;
-		take_output(s, buf, r, line, &ll, sizeof(line), log, tap, echo);
+		take_output(buf, r, log, tap, echo);
 	}
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -152,46 +129,57 @@ static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, 
 	running_child = 0;
 	s->secs = elapsed(t0);
 	s->status = WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
-	/* A crash or a timeout with no failed test reported still fails. */
-	if ((s->status != 0 || s->timed_out) && s->fail == 0)
-		s->fail = 1;
 	return 0;
 }
 
-/*
- * Judge a selftest's output (@tap) with scripts/tap-verdict.awk, the
- * verdict iopath vm, make kselftest and make check use: a failure that
- * configs/known-failures (or $IOPATH_KNOWN_FAILURES) lists for the running
- * kernel is a known kernel bug, counted apart and not failed on, when the
- * program otherwise ran to completion. The script's notes go to stderr.
- * Without the script or the list, the raw counts stand.
- */
-static void judge_known(struct step *s, FILE *tap)
+/* The value of " NAME=" in a tap-verdict.awk result line, or 0. */
+static int result_field(const char *line, const char *name)
 {
-	char script[PATH_MAX + 32], list[PATH_MAX + 32], kernel[128], program[160], status[32];
+	char key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=", name);
+	p = strstr(line, key);
+	return p ? atoi(p + strlen(key)) : 0;
+}
+
+/*
+ * Judge a selftest's output (@tap) with scripts/tap-verdict.awk, the one
+ * verdict of iopath vm, make kselftest and make check: it counts the
+ * results, excuses the failures configs/known-failures (or
+ * $IOPATH_KNOWN_FAILURES) lists for the running kernel, and fails a test
+ * of @req (selftests/requirements) that skipped on a kernel with the
+ * features in @features. With @program NULL, @tap is a whole run and the coverage
+ * block is printed. Its notes go to stderr (stdout for the coverage
+ * block). A verdict that cannot be had fails the step.
+ */
+static void judge(struct step *s, FILE *tap, const char *program, const char *features,
+		  const char *req)
+{
+	char script[PATH_MAX + 32], list[PATH_MAX + 32], kernel[128];
+	char prog[160], status[32], line[4096];
 	const char *env = getenv("IOPATH_KNOWN_FAILURES");
-	char line[4096], *p;
-	int pfd[2], known = 0, wst;
-	bool pass = false;
+	int pfd[2], wst;
+	bool have = false;
 	struct utsname u;
 	FILE *out;
 	pid_t pid;
 
+	s->fail = 1;
 	snprintf(script, sizeof(script), "%s/scripts/tap-verdict.awk", iop_src_dir());
 	if (env && *env)
 		snprintf(list, sizeof(list), "%s", env);
 	else
 		snprintf(list, sizeof(list), "%s/configs/known-failures", iop_src_dir());
-	if (access(script, R_OK) || access(list, R_OK) || uname(&u) || fflush(tap) ||
-	    fseek(tap, 0, SEEK_SET))
+	if (uname(&u) || fflush(tap) || fseek(tap, 0, SEEK_SET) || pipe2(pfd, O_CLOEXEC)) {
+		fprintf(stderr, "iopath: run: %s: no verdict: %s\n", s->name, strerror(errno));
 		return;
+	}
 	snprintf(kernel, sizeof(kernel), "kernel=%s", u.release);
-	snprintf(program, sizeof(program), "program=%s", s->name);
+	snprintf(prog, sizeof(prog), "program=%s", program ? program : "");
 	/* As the kselftest runner reports them: 124 for a timeout, 128+N for signal N. */
 	snprintf(status, sizeof(status), "exit_status=%d",
 		 s->timed_out ? 124 : s->status < 0 ? 128 - s->status : s->status);
-	if (pipe2(pfd, O_CLOEXEC))
-		return;
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
@@ -201,39 +189,105 @@ static void judge_known(struct step *s, FILE *tap)
 	if (pid == 0) {
 		dup2(fileno(tap), STDIN_FILENO);
 		dup2(pfd[1], STDOUT_FILENO);
-		execlp("awk", "awk", "-v", kernel, "-v", "tag=iopath run", "-v", program,
-		       "-v", status, "-f", script, list, "/dev/null", "/dev/stdin", (char *)NULL);
+		execlp("awk", "awk", "-v", kernel, "-v", "tag=iopath run", "-v", prog,
+		       "-v", status, "-v", program ? "coverage=0" : "coverage=1", "-f", script,
+		       list, req, features, "/dev/stdin", (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
 	out = fdopen(pfd[0], "r");
-	if (!out) {
-		close(pfd[0]);
-		waitpid(pid, &wst, 0);
-		return;
-	}
-	while (fgets(line, sizeof(line), out)) {
+	while (out && fgets(line, sizeof(line), out)) {
 		if (strncmp(line, "# IOPATH-RESULT: ", 17)) {
-			fputs(line, stderr);
+			if (program || strstr(line, ": coverage: "))
+				fputs(line, program ? stderr : stdout);
 			continue;
 		}
-		pass = strstr(line, " status=pass ") != NULL;
-		p = strstr(line, " known=");
-		known = p ? atoi(p + 7) : 0;
+		have = true;
+		s->pass = result_field(line, "passed");
+		s->fail = result_field(line, "failed");
+		s->skip = result_field(line, "skipped");
+		s->known = result_field(line, "known");
 	}
-	fclose(out);
+	if (out)
+		fclose(out);
+	else
+		close(pfd[0]);
 	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
 		;
-	/* A verdict that did not run (awk missing, a bad list) changes nothing. */
-	if (!WIFEXITED(wst) || WEXITSTATUS(wst) > 1)
-		return;
-	s->known = known;
-	if (pass)
-		s->fail = 0;
-	else if (s->fail > known)
-		s->fail -= known;
+	if (!have || !WIFEXITED(wst) || WEXITSTATUS(wst) > 1) {
+		fprintf(stderr, "iopath: run: %s: no verdict from %s (exit %d)\n", s->name, script,
+			WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
+		s->fail = s->fail ? s->fail : 1;
+	}
+}
+
+/*
+ * The features of the running kernel, from the collection's iopath_probe
+ * in @dir, into a new file whose name goes to @path. -1 if it failed.
+ */
+static int probe_features(const char *dir, char *path, size_t len)
+{
+	char prog[PATH_MAX + 32];
+	struct step probe = { .name = "iopath_probe" };
+	char *av[] = { prog, NULL };
+	FILE *f;
+	int fd;
+
+	snprintf(prog, sizeof(prog), "%s/iopath_probe", dir);
+	snprintf(path, len, "%s/iopath-features.XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	fd = mkostemp(path, O_CLOEXEC);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "iopath: run: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (run_step(&probe, av, 60, NULL, f, false) || probe.status || fclose(f)) {
+		fprintf(stderr, "iopath: run: %s failed (exit %d): required coverage not judged\n",
+			prog, probe.status);
+		unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Append one program's output to @all as run_kselftest.sh would show it. */
+static void append_program(FILE *all, FILE *tap, const struct step *s, int nr)
+{
+	char line[4096];
+
+	fprintf(all, "# selftests: iopath: %s\n", s->name);
+	if (fseek(tap, 0, SEEK_SET) == 0)
+		while (fgets(line, sizeof(line), tap))
+			fprintf(all, "# %s%s", line, strchr(line, '\n') ? "" : "\n");
+	if (s->status == 0 && !s->timed_out)
+		fprintf(all, "ok %d selftests: iopath: %s\n", nr, s->name);
 	else
-		s->fail = 1;
+		fprintf(all, "not ok %d selftests: iopath: %s # exit=%d\n", nr, s->name,
+			s->timed_out ? 124 : s->status < 0 ? 128 - s->status : s->status);
+}
+
+/*
+ * The kernel-log check of the whole run (@mark_ret: how the marker went),
+ * printed as the last line of the coverage block. 1 if it fails the run:
+ * a bug report in the log, or no check at all.
+ */
+static int kmsg_verdict(const struct iop_kmsg_mark *m, int mark_ret)
+{
+	char first[400] = "";
+	int ret = mark_ret ? mark_ret : iop_kmsg_scan(m, first, sizeof(first));
+
+	printf("# iopath run: coverage: kernel-log check of the whole run: ");
+	if (mark_ret)
+		printf("NOT RUN (marker: %s)\n\n", strerror(-mark_ret));
+	else if (ret < 0)
+		printf("NOT RUN (%s)\n\n", strerror(-ret));
+	else if (ret)
+		printf("FAIL: %d bug reports, first: %s\n\n", ret, first);
+	else
+		printf("ran, clean\n\n");
+	return ret != 0;
 }
 
 static int settings_timeout(const char *dir)
@@ -265,7 +319,7 @@ static int find_selftests(const char *src, struct step **out, char *dir, size_t 
 	struct step *steps = NULL;
 	int n = 0;
 
-	for (size_t c = 0; c < sizeof(cands) / sizeof(cands[0]); c++) {
+	for (size_t c = 0; c < ARRAY_SIZE(cands); c++) {
 		struct dirent *de;
 		DIR *d;
 
@@ -330,7 +384,7 @@ static int bench_cb(json_t *rec, void *arg)
 		if (!strcmp(bs->rows[i].key, key))
 			r = &bs->rows[i];
 	if (!r) {
-		if (bs->n == (int)(sizeof(bs->rows) / sizeof(bs->rows[0])))
+		if (bs->n == (int)(ARRAY_SIZE(bs->rows)))
 			return 0;
 		r = &bs->rows[bs->n++];
 		memset(r, 0, sizeof(*r));
@@ -355,69 +409,113 @@ static void usage(FILE *f)
 		   "IOPATH_SCRATCH_DIR; see README).\n");
 }
 
-static int cmd_run(int argc, char **argv)
+/*
+ * Everything a run can get wrong before it starts, checked before anything
+ * is made: the scratch backing the environment names (a refused device is
+ * one line and exit 2, not every selftest failing), the benchmark profile
+ * (iopath bench --dry-run checks it), and the results directory. Returns 0
+ * or the exit status.
+ */
+static int validate_run(const char *profile, const char *results, bool do_bench)
 {
-	const char *profile = "quick", *results = "results";
-	bool do_bench = true, do_tests = true, verbose = false;
-	char dir[PATH_MAX], logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
-	struct step *steps = NULL, bench = { .name = "bench" };
-	struct sigaction sa = { .sa_handler = on_signal };
-	int n = 0, total_fail = 0, timeout;
-	uint64_t t0 = iop_now_ns();
-	struct bench_sum bs = { 0 };
-	time_t now = time(NULL);
+	struct iop_backing_info bi;
+	char why[512], self[PATH_MAX];
+	const char *known;
+	struct stat st;
+	int status;
 	ssize_t sl;
-	FILE *log;
+	pid_t pid;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-bench")) {
-			do_bench = false;
-		} else if (!strcmp(argv[i], "--no-selftests")) {
-			do_tests = false;
-		} else if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
-			profile = argv[++i];
-		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
-			results = argv[++i];
-		} else if (!strcmp(argv[i], "-v")) {
-			verbose = true;
-		} else if (!strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else {
-			return iop_usage_error("run", "unknown option '%s' (iopath run --help)", argv[i]);
+	if (iop_backing_check(NULL, &bi, why, sizeof(why)))
+		return iop_usage_error("run", "%s", why);
+	/* awk would read a FIFO or a device as the list forever */
+	known = getenv("IOPATH_KNOWN_FAILURES");
+	if (known && *known && strcmp(known, "/dev/null")) {
+		if (stat(known, &st))
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: %s", known, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: not a regular file", known);
+	}
+	if (do_bench) {
+		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		self[sl > 0 ? sl : 0] = '\0';
+		pid = fork();
+		if (pid < 0)
+			return iop_usage_error("run", "fork: %s", strerror(errno));
+		if (!pid) {
+			int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+			if (null >= 0)
+				dup2(null, STDOUT_FILENO);
+			execl(self, self, "bench", "--dry-run", "--quiet", "--profile", profile, (char *)NULL);
+			_exit(127);
 		}
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		/* bench said what is wrong, in one line */
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			return 2;
 	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "iopath: run: must run as root (it formats scratch devices it creates)\n");
-		return 1;
-	}
-	if (mkdir(results, 0755) && errno != EEXIST) {
-		fprintf(stderr, "iopath: run: %s: %s\n", results, strerror(errno));
-		return 1;
-	}
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-	snprintf(logpath, sizeof(logpath), "%s/run-%s.log", results, stamp);
-	snprintf(out, sizeof(out), "%s/run-%s.jsonl", results, stamp);
-	log = fopen(logpath, "w");
-	if (!log) {
-		fprintf(stderr, "iopath: run: %s: %s\n", logpath, strerror(errno));
-		return 1;
-	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (mkdir(results, 0755) && errno != EEXIST)
+		return iop_usage_error("run", "--results %s: %s", results, strerror(errno));
+	if (stat(results, &st) || !S_ISDIR(st.st_mode))
+		return iop_usage_error("run", "--results %s: not a directory", results);
+	if (access(results, W_OK | X_OK))
+		return iop_usage_error("run", "--results %s: %s", results, strerror(errno));
+	return 0;
+}
 
-	if (do_tests) {
-		n = find_selftests(iop_src_dir(), &steps, dir, sizeof(dir));
-		if (n == 0)
-			fprintf(stderr, "iopath: run: no selftest binaries found (run make first)\n");
-		/* Installed, settings sits with the binaries; in a checkout, in selftests/. */
-		snprintf(self, sizeof(self), "%s/settings", dir);
-		if (access(self, R_OK))
-			snprintf(dir, sizeof(dir), "%s/selftests", iop_src_dir());
-		timeout = settings_timeout(dir);
+/* The selftest half of a run. */
+struct selftests {
+	struct step *steps;
+	int n;
+	char dir[PATH_MAX];		/* the binaries */
+	char req[PATH_MAX + 32];	/* selftests/requirements */
+	char features[PATH_MAX];	/* iopath_probe's output, "" if none */
+	FILE *all;			/* every program's output, as run_kselftest.sh shows it */
+	int timeout;
+};
+
+/* Find the binaries, their requirements and settings; probe the kernel once. */
+static int selftests_prepare(struct selftests *st)
+{
+	char settings[PATH_MAX + 16], sdir[PATH_MAX];
+	int fail = 0;
+
+	st->n = find_selftests(iop_src_dir(), &st->steps, st->dir, sizeof(st->dir));
+	if (st->n == 0)
+		fprintf(stderr, "iopath: run: no selftest binaries found (run make first)\n");
+	/* In a checkout, selftests/requirements; installed, next to the binaries. */
+	snprintf(st->req, sizeof(st->req), "%s/selftests/requirements", iop_src_dir());
+	if (access(st->req, R_OK))
+		snprintf(st->req, sizeof(st->req), "%s/requirements", st->dir);
+	/* Probed once per run: what the requirements are judged against. */
+	if (st->n && probe_features(st->dir, st->features, sizeof(st->features))) {
+		st->features[0] = '\0';
+		fail++;
 	}
-	for (int i = 0; i < n && !interrupted; i++) {
-		char *av[] = { steps[i].path, NULL };
+	st->all = st->n ? tmpfile() : NULL;
+	if (st->all)
+		fcntl(fileno(st->all), F_SETFD, FD_CLOEXEC);
+	/* Installed, settings sits with the binaries; in a checkout, in selftests/. */
+	snprintf(settings, sizeof(settings), "%s/settings", st->dir);
+	if (access(settings, R_OK))
+		snprintf(sdir, sizeof(sdir), "%s/selftests", iop_src_dir());
+	else
+		snprintf(sdir, sizeof(sdir), "%s", st->dir);
+	st->timeout = settings_timeout(sdir);
+	return fail;
+}
+
+/* Run each selftest binary and judge it; the number of failures. */
+static int selftests_run(struct selftests *st, FILE *log, uint64_t t0, int nsteps, bool verbose)
+{
+	const char *features = st->features[0] ? st->features : "/dev/null";
+	int fail = 0;
+
+	for (int i = 0; i < st->n && !interrupted; i++) {
+		struct step *s = &st->steps[i];
+		char *av[] = { s->path, NULL };
 		FILE *tap = tmpfile();
 		char kn[48] = "";
 
@@ -425,27 +523,149 @@ static int cmd_run(int argc, char **argv)
 		if (tap)
 			fcntl(fileno(tap), F_SETFD, FD_CLOEXEC);
 
-		fprintf(stderr, "[%2d/%d %5.0fs] %s ...\n", i + 1, n + do_bench, elapsed(t0), steps[i].name);
-		fprintf(log, "# ---- %s\n", steps[i].name);
-		run_step(&steps[i], av, timeout, log, tap, verbose);
+		fprintf(stderr, "[%2d/%d %5.0fs] %s ...\n", i + 1, nsteps, elapsed(t0), s->name);
+		fprintf(log, "# ---- %s\n", s->name);
+		run_step(s, av, st->timeout, log, tap, verbose);
 		if (tap && !interrupted)
-			judge_known(&steps[i], tap);
+			judge(s, tap, s->name, features, st->req);
+		if (tap && st->all)
+			append_program(st->all, tap, s, i + 1);
 		if (tap)
 			fclose(tap);
-		if (steps[i].known)
-			snprintf(kn, sizeof(kn), ", %d known", steps[i].known);
+		else
+			s->fail = 1;
+		if (s->known)
+			snprintf(kn, sizeof(kn), ", %d known", s->known);
 		fprintf(stderr, "[%2d/%d %5.0fs] %s: %d passed, %d failed, %d skipped%s (%.1fs)%s\n",
-			i + 1, n + do_bench, elapsed(t0), steps[i].name, steps[i].pass, steps[i].fail,
-			steps[i].skip, kn, steps[i].secs, steps[i].timed_out ? " TIMEOUT" : "");
-		total_fail += steps[i].fail;
+			i + 1, nsteps, elapsed(t0), s->name, s->pass, s->fail, s->skip, kn, s->secs,
+			s->timed_out ? " TIMEOUT" : "");
+		fail += s->fail;
 	}
+	return fail;
+}
+
+/*
+ * The selftest table, then the coverage block: which seed paths and
+ * post-test checks ran, and the kernel-log check of the whole run. The
+ * number of failures the block adds.
+ */
+static int selftests_summary(struct selftests *st, const struct iop_kmsg_mark *run_mark,
+			     int mark_ret)
+{
+	struct step coverage = { .name = "coverage" };
+	int known = 0, fail = 0;
+
+	printf("%-28s %7s %7s %7s %7s %8s\n", "selftest", "passed", "failed", "known", "skipped",
+	       "seconds");
+	for (int i = 0; i < st->n; i++) {
+		struct step *s = &st->steps[i];
+
+		printf("%-28s %7d %7d %7d %7d %8.1f%s\n", s->name, s->pass, s->fail, s->known,
+		       s->skip, s->secs, s->timed_out ? "  TIMEOUT" : "");
+		known += s->known;
+	}
+	printf("\n");
+	if (st->all && !interrupted) {
+		judge(&coverage, st->all, NULL, st->features[0] ? st->features : "/dev/null", st->req);
+		fail += coverage.fail;
+	}
+	fail += kmsg_verdict(run_mark, mark_ret);
+	if (known)
+		printf("known: failures that configs/known-failures lists as bugs of this\n"
+		       "       kernel; reported on stderr, they do not fail the run\n\n");
+	return fail;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "no-bench", no_argument, NULL, 'B' },
+		{ "no-selftests", no_argument, NULL, 'S' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "results", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *profile = "quick", *results = "results";
+	bool do_bench = true, do_tests = true, verbose = false;
+	char logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
+	struct selftests tests = { 0 };
+	struct iop_kmsg_mark run_mark;
+	struct step bench = { .name = "bench" };
+	struct sigaction sa = { .sa_handler = on_signal };
+	int total_fail = 0, opt, ret, fd, kmsg_ret;
+	uint64_t t0 = iop_now_ns();
+	struct bench_sum bs = { 0 };
+	time_t now = time(NULL);
+	struct stat st;
+	ssize_t sl;
+	FILE *log;
+
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "run", "hv", longopts)) != -1) {
+		switch (opt) {
+		case 'B':
+			do_bench = false;
+			break;
+		case 'S':
+			do_tests = false;
+			break;
+		case 'p':
+			profile = optarg;
+			break;
+		case 'r':
+			results = optarg;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return iop_usage_error("run", "takes no operands ('%s'; iopath run --help)", argv[optind]);
+	if (geteuid() != 0) {
+		fprintf(stderr, "iopath: run: must run as root (it formats scratch devices it creates)\n");
+		return 1;
+	}
+	ret = validate_run(profile, results, do_bench);
+	if (ret)
+		return ret;
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
+	/* run-<time>-<pid>.log and .jsonl, both created new with O_EXCL */
+	fd = iop_out_unique(results, "run", ".log", ".jsonl", logpath, sizeof(logpath));
+	if (fd < 0) {
+		fprintf(stderr, "iopath: run: %s/run-*.log: %s\n", results, strerror(-fd));
+		return 1;
+	}
+	snprintf(out, sizeof(out), "%.*s.jsonl", (int)(strlen(logpath) - 4), logpath);
+	log = fdopen(fd, "w");
+	if (!log) {
+		fprintf(stderr, "iopath: run: %s: %s\n", logpath, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* The kernel-log check of the whole run, outside every test's window too. */
+	kmsg_ret = iop_kmsg_mark(&run_mark, "run");
+
+	if (do_tests)
+		total_fail += selftests_prepare(&tests);
+	total_fail += selftests_run(&tests, log, t0, tests.n + do_bench, verbose);
 
 	if (do_bench && !interrupted) {
 		char *av[] = { self, "bench", "--profile", (char *)profile, "--out", out, NULL };
 
 		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		self[sl > 0 ? sl : 0] = '\0';
-		fprintf(stderr, "[%2d/%d %5.0fs] benchmarks, profile %s ...\n", n + 1, n + 1, elapsed(t0), profile);
+		fprintf(stderr, "[%2d/%d %5.0fs] benchmarks, profile %s ...\n", tests.n + 1, tests.n + 1,
+			elapsed(t0), profile);
 		fprintf(log, "# ---- bench --profile %s\n", profile);
 		/* The bench command shows its own progress: let it through. */
 		run_step(&bench, av, 1800, log, NULL, true);
@@ -457,22 +677,8 @@ static int cmd_run(int argc, char **argv)
 	fclose(log);
 
 	printf("\niopath run on %s, %.0f s\n\n", stamp, elapsed(t0));
-	if (n) {
-		int known = 0;
-
-		printf("%-28s %7s %7s %7s %7s %8s\n", "selftest", "passed", "failed", "known", "skipped",
-		       "seconds");
-		for (int i = 0; i < n; i++) {
-			printf("%-28s %7d %7d %7d %7d %8.1f%s\n", steps[i].name, steps[i].pass,
-			       steps[i].fail, steps[i].known, steps[i].skip, steps[i].secs,
-			       steps[i].timed_out ? "  TIMEOUT" : "");
-			known += steps[i].known;
-		}
-		printf("\n");
-		if (known)
-			printf("known: failures that configs/known-failures lists as bugs of this\n"
-			       "       kernel; reported on stderr, they do not fail the run\n\n");
-	}
+	if (tests.n)
+		total_fail += selftests_summary(&tests, &run_mark, kmsg_ret);
 	if (do_bench && access(out, R_OK) == 0) {
 		char why[256];
 
@@ -485,8 +691,15 @@ static int cmd_run(int argc, char **argv)
 			printf("\nrecords: %s\n", out);
 		}
 	}
+	/* The records file was made with the log; without records it goes. */
+	if (!stat(out, &st) && S_ISREG(st.st_mode) && !st.st_size)
+		unlink(out);
 	printf("log: %s\n", logpath);
-	free(steps);
+	if (tests.all)
+		fclose(tests.all);
+	if (tests.features[0])
+		unlink(tests.features);
+	free(tests.steps);
 	if (interrupted) {
 		fprintf(stderr, "iopath: run: interrupted\n");
 		return 128 + interrupted;

@@ -50,20 +50,26 @@ static void usage(FILE *f)
 
 static int scratch_check(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "force-mkfs", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *dev = NULL;
 	bool force = false;
 	char why[512];
-	int ret;
+	int ret, opt;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--force-mkfs"))
-			force = true;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return iop_usage_error("scratch check", "unknown option '%s'", argv[i]);
-		else if (dev)
-			return iop_usage_error("scratch check", "one device only ('%s' and '%s')", dev, argv[i]);
-		else
-			dev = argv[i];
+	optind = 0;
+	while ((opt = iop_getopt(argc, argv, "scratch check", "", longopts)) != -1) {
+		if (opt != 'f')
+			return 2;
+		force = true;
+	}
+	for (; optind < argc; optind++) {
+		if (dev)
+			return iop_usage_error("scratch check", "one device only ('%s' and '%s')", dev,
+					       argv[optind]);
+		dev = argv[optind];
 	}
 	if (!dev)
 		return iop_usage_error("scratch check", "which device? (iopath scratch --help)");
@@ -134,6 +140,15 @@ static int wait_cmd(pid_t pid, const sigset_t *set)
 
 static int scratch_create(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "fs", required_argument, NULL, 'f' },
+		{ "backing", required_argument, NULL, 'b' },
+		{ "mkfs-opts", required_argument, NULL, 'k' },
+		{ "mount-opts", required_argument, NULL, 'm' },
+		{ "size", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct iop_scratch_opts o = { 0 };
 	struct iop_scratch *s = NULL;
 	const char *backing = NULL;
@@ -146,61 +161,48 @@ static int scratch_create(int argc, char **argv)
 	ret = iop_scratch_opts_from_env(&o, why, sizeof(why));
 	if (ret)
 		return iop_usage_error("scratch create", "%s", why);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--")) {
-			cmd = argv + i + 1;
-			break;
-		}
-		if (!strcmp(a, "--help")) {
+	/* '+': the first operand ends the options; it must follow "--". */
+	optind = 0;
+	while ((i = iop_getopt(argc, argv, "scratch create", "+", longopts)) != -1) {
+		switch (i) {
+		case 'h':
 			usage(stdout);
 			return 0;
-		}
-		if (strcmp(a, "--fs") && strcmp(a, "--backing") && strcmp(a, "--mkfs-opts") &&
-		    strcmp(a, "--mount-opts") && strcmp(a, "--size"))
-			return iop_usage_error("scratch create", "unknown option '%s'", a);
-		if (!v)
-			return iop_usage_error("scratch create", "%s needs a value", a);
-		i++;
-		if (!strcmp(a, "--fs")) {
-			o.fstype = v;
-		} else if (!strcmp(a, "--backing")) {
-			backing = v;
-		} else if (!strcmp(a, "--mkfs-opts")) {
-			o.mkfs_opts = v;
-		} else if (!strcmp(a, "--mount-opts")) {
-			o.mount_opts = v;
-		} else if (iop_parse_size(v, &o.size)) {
-			return iop_usage_error("scratch create",
-					       "--size %s: expected bytes with an optional k, m or g suffix", v);
+		case 'f':
+			o.fstype = optarg;
+			break;
+		case 'b':
+			backing = optarg;
+			break;
+		case 'k':
+			o.mkfs_opts = optarg;
+			break;
+		case 'm':
+			o.mount_opts = optarg;
+			break;
+		case 's':
+			if (iop_parse_size(optarg, &o.size))
+				return iop_usage_error("scratch create",
+						       "--size %s: expected bytes with an optional k, m, g or t suffix",
+						       optarg);
+			break;
+		default:
+			return 2;
 		}
 	}
+	if (optind < argc && strcmp(argv[optind - 1], "--"))
+		return iop_usage_error("scratch create", "unexpected '%s' (the command goes after --)",
+				       argv[optind]);
+	if (optind <= argc && !strcmp(argv[optind - 1], "--"))
+		cmd = argv + optind;
 	if (!o.fstype)
 		return iop_usage_error("scratch create", "--fs ext4|xfs is required");
 	if (strcmp(o.fstype, "ext4") && strcmp(o.fstype, "xfs"))
 		return iop_usage_error("scratch create", "--fs %s: expected ext4 or xfs", o.fstype);
 	if (!cmd || !cmd[0])
 		return iop_usage_error("scratch create", "no command given after --");
-	if (backing) {
-		o.device = o.dir = NULL;
-		if (!strcmp(backing, "zram")) {
-			o.backing = IOP_BACKING_ZRAM;
-		} else if (!strcmp(backing, "loop")) {
-			o.backing = IOP_BACKING_LOOP;
-		} else if (!strncmp(backing, "dev:", 4) && backing[4] == '/') {
-			o.backing = IOP_BACKING_DEVICE;
-			o.device = backing + 4;
-		} else if (!strncmp(backing, "dir:", 4) && backing[4] == '/') {
-			o.backing = IOP_BACKING_DIR;
-			o.dir = backing + 4;
-		} else {
-			return iop_usage_error("scratch create",
-					       "--backing %s: expected zram, loop, dev:/dev/X or dir:/path",
-					       backing);
-		}
-	}
+	if (backing && iop_parse_backing(backing, &o, why, sizeof(why)))
+		return iop_usage_error("scratch create", "%s", why);
 
 	/*
 	 * From here on the stop signals are only ever taken synchronously; a
@@ -227,7 +229,7 @@ static int scratch_create(int argc, char **argv)
 		sigset_t pending;
 
 		sigpending(&pending);
-		for (size_t k = 0; k < sizeof(stops) / sizeof(stops[0]) && !stop_sig; k++)
+		for (size_t k = 0; k < ARRAY_SIZE(stops) && !stop_sig; k++)
 			if (sigismember(&pending, stops[k]))
 				stop_sig = stops[k];
 	}

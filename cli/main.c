@@ -6,87 +6,23 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "iopath.h"
 
-static struct iop_cmd *commands;
-
-void iop_cmd_register(struct iop_cmd *cmd)
-{
-	struct iop_cmd **p = &commands;
-
-	/* Keep the list sorted so `iopath help` is stable. */
-	while (*p && strcmp((*p)->name, cmd->name) < 0)
-		p = &(*p)->next;
-	cmd->next = *p;
-	*p = cmd;
-}
-
-int iop_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "iopath: %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 2;
-}
-
-const char *iop_src_dir(void)
-{
-	static char dir[PATH_MAX + 32];
-	char exe[PATH_MAX], probe[PATH_MAX + 32];
-	const char *env = getenv("IOPATH_SRC");
-	ssize_t n;
-	char *slash;
-
-	if (env)
-		return env;
-	if (dir[0])
-		return dir;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return ".";
-	exe[n] = '\0';
-	/* build/iopath -> the checkout; PREFIX/bin/iopath -> PREFIX/share/iopath */
-	for (int up = 0; up < 2; up++) {
-		slash = strrchr(exe, '/');
-		if (!slash)
-			break;
-		*slash = '\0';
-		snprintf(probe, sizeof(probe), "%s/configs", exe);
-		if (access(probe, R_OK) == 0) {
-			snprintf(dir, sizeof(dir), "%s", exe);
-			return dir;
-		}
-		snprintf(probe, sizeof(probe), "%s/share/iopath/configs", exe);
-		if (access(probe, R_OK) == 0) {
-			snprintf(dir, sizeof(dir), "%s/share/iopath", exe);
-			return dir;
-		}
-	}
-	return ".";
-}
-
 static void help(FILE *f)
 {
 	fprintf(f, "usage: iopath <command> [options]   (iopath <command> --help)\n\n");
-	for (struct iop_cmd *c = commands; c; c = c->next)
+	for (const struct iop_cmd *c = iop_cmd_first(); c; c = c->next)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 }
 
 int main(int argc, char **argv)
 {
+	const struct iop_cmd *cmd;
+
 	if (argc < 2) {
 		help(stderr);
 		return 2;
@@ -99,9 +35,9 @@ int main(int argc, char **argv)
 		printf("iopath %s (%s)\n", IOPATH_VERSION, IOPATH_GIT);
 		return 0;
 	}
-	for (struct iop_cmd *c = commands; c; c = c->next)
-		if (!strcmp(c->name, argv[1]))
-			return c->run(argc - 1, argv + 1);
+	cmd = iop_cmd_find(argv[1]);
+	if (cmd)
+		return cmd->run(argc - 1, argv + 1);
 	fprintf(stderr, "iopath: unknown command '%s' (iopath help lists them)\n", argv[1]);
 	return 2;
 }

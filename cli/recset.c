@@ -10,11 +10,14 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
+#include "input.h"
 #include "recset.h"
 #include "record.h"
 
@@ -37,6 +40,43 @@ static int fail(struct load_ctx *c, const char *fmt, ...)
 	va_end(ap);
 	c->bad = c->f->n + 1;
 	return 1;
+}
+
+static const char *unit_of(json_t *m)
+{
+	const char *u = json_string_value(json_object_get(m, "unit"));
+
+	return u ? u : "";
+}
+
+/* A rate: harmonic aggregate, or a unit per second. */
+static bool rate(json_t *m)
+{
+	const char *agg = json_string_value(json_object_get(m, "agg"));
+	const char *unit = json_string_value(json_object_get(m, "unit"));
+	size_t ul = unit ? strlen(unit) : 0;
+
+	return (agg && !strcmp(agg, "hmean")) || (ul > 2 && !strcmp(unit + ul - 2, "/s"));
+}
+
+/* A duration: its unit is one of time. */
+static bool duration(json_t *m)
+{
+	static const char *const units[] = { "ns", "us", "\u00b5s", "ms", "s" };
+	const char *unit = json_string_value(json_object_get(m, "unit"));
+
+	for (size_t i = 0; unit && i < ARRAY_SIZE(units); i++)
+		if (!strcmp(unit, units[i]))
+			return true;
+	return false;
+}
+
+/* Not finite, or a negative time or rate: no measurement gives that. */
+static bool impossible(json_t *m, json_t *v)
+{
+	double x = json_number_value(v);
+
+	return !isfinite(x) || (x < 0 && (rate(m) || duration(m)));
 }
 
 static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics)
@@ -62,14 +102,25 @@ static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics
 	    (strcmp(json_string_value(agg), "hmean") && strcmp(json_string_value(agg), "median")))
 		return fail(c, "metric \"%s\": \"agg\" must be \"hmean\" or \"median\"",
 			    json_string_value(name));
+	if (json_object_get(m, "unit") && !json_is_string(json_object_get(m, "unit")))
+		return fail(c, "metric \"%s\": \"unit\" is not a string", json_string_value(name));
+	if (impossible(m, json_object_get(m, "value")))
+		return fail(c, "metric \"%s\": value %g is impossible for a %s in %s",
+			    json_string_value(name), json_number_value(json_object_get(m, "value")),
+			    rate(m) ? "rate" : "time", unit_of(m));
 	if (samples) {
 		if (!json_is_array(samples))
 			return fail(c, "metric \"%s\": \"samples\" is not an array",
 				    json_string_value(name));
-		json_array_foreach(samples, j, v)
+		json_array_foreach(samples, j, v) {
 			if (!json_is_number(v))
 				return fail(c, "metric \"%s\": sample %zu is not a number",
 					    json_string_value(name), j + 1);
+			if (impossible(m, v))
+				return fail(c, "metric \"%s\": sample %zu (%g) is impossible for a %s in %s",
+					    json_string_value(name), j + 1, json_number_value(v),
+					    rate(m) ? "rate" : "time", unit_of(m));
+		}
 	}
 	for (j = 0; j < i; j++) {
 		json_t *o = json_object_get(json_array_get(metrics, j), "name");
@@ -123,10 +174,10 @@ static int load_one(json_t *rec, void *arg)
  */
 static int find_lines(struct iop_rs_file *f, size_t upto)
 {
-	FILE *fp;
-	char *line = NULL;
-	size_t cap = 0, k = 0;
-	int lineno = 0;
+	struct iop_input in;
+	bool terminated;
+	char *line;
+	size_t k;
 
 	free(f->lines);
 	f->lines = calloc(upto ? upto : 1, sizeof(*f->lines));
@@ -134,17 +185,13 @@ static int find_lines(struct iop_rs_file *f, size_t upto)
 		return -ENOMEM;
 	for (k = 0; k < upto; k++)
 		f->lines[k] = (int)k + 1;
-	fp = fopen(f->path, "r");
-	if (!fp)
+	if (iop_input_open(&in, f->path, IOP_RECORD_LINE_MAX, NULL, 0))
 		return 0;
 	k = 0;
-	while (k < upto && getline(&line, &cap, fp) >= 0) {
-		lineno++;
+	while (k < upto && iop_input_line(&in, &line, &terminated, NULL, 0) >= 0)
 		if (line[strspn(line, " \t\r\n")])
-			f->lines[k++] = lineno;
-	}
-	free(line);
-	fclose(fp);
+			f->lines[k++] = (int)in.lineno;
+	iop_input_close(&in);
 	return 0;
 }
 
@@ -210,6 +257,9 @@ static json_t *effective_params(json_t *rec, bool *fs_from_env)
 	const char *fs = iop_rs_env_str(rec, "fs.type");
 
 	*fs_from_env = false;
+	/* which metric a run is judged by does not change what it measured */
+	if (p)
+		json_object_del(p, "main_metric");
 	if (p && !json_object_get(p, "fs")) {
 		json_object_set_new(p, "fs", json_string(fs ? fs : "none"));
 		*fs_from_env = true;
@@ -300,6 +350,127 @@ int iop_rs_pair(const struct iop_rs_file *base, const struct iop_rs_file *new,
 err:
 	iop_rs_groups_free(g, ng);
 	return ret;
+}
+
+/* ---- what a comparison cannot take ------------------------------------ */
+
+struct rep_key {
+	json_t *rec;
+	int line;
+};
+
+static int cmp_rep_key(const void *a, const void *b)
+{
+	const struct rep_key *x = a, *y = b;
+	json_int_t rx = json_integer_value(json_object_get(x->rec, "rep"));
+	json_int_t ry = json_integer_value(json_object_get(y->rec, "rep"));
+	int c;
+
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	c = strcmp(json_string_value(json_object_get(x->rec, "time")),
+		   json_string_value(json_object_get(y->rec, "time")));
+	return c ? c : x->line - y->line;
+}
+
+/*
+ * The same repetition recorded twice (a file concatenated with itself, a
+ * run appended twice) would count as two and narrow the interval: refused.
+ * Records without an integer "rep" and a string "time" are not compared.
+ */
+static int check_duplicates(const struct iop_rs_group *g, int side, const char *path,
+			    char *why, size_t len)
+{
+	struct rep_key *k = calloc(g->n[side] ? g->n[side] : 1, sizeof(*k));
+	size_t n = 0;
+	int ret = 0;
+
+	if (!k) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < g->n[side]; i++) {
+		json_t *rec = g->recs[side][i];
+
+		if (json_is_integer(json_object_get(rec, "rep")) &&
+		    json_is_string(json_object_get(rec, "time")))
+			k[n++] = (struct rep_key){ rec, g->lines[side][i] };
+	}
+	qsort(k, n, sizeof(*k), cmp_rep_key);
+	for (size_t i = 1; i < n; i++) {
+		if (json_integer_value(json_object_get(k[i].rec, "rep")) !=
+		    json_integer_value(json_object_get(k[i - 1].rec, "rep")) ||
+		    strcmp(json_string_value(json_object_get(k[i].rec, "time")),
+			   json_string_value(json_object_get(k[i - 1].rec, "time"))))
+			continue;
+		snprintf(why, len, "%s:%d: duplicate record: %s rep %" JSON_INTEGER_FORMAT
+			 " at %s is also line %d",
+			 path, k[i].line, g->bench, json_integer_value(json_object_get(k[i].rec, "rep")),
+			 json_string_value(json_object_get(k[i].rec, "time")), k[i - 1].line);
+		ret = -EINVAL;
+		break;
+	}
+	free(k);
+	return ret;
+}
+
+/* Every record of @g names each metric in one unit, on both sides. */
+static int check_units(const struct iop_rs_group *g, const char *const paths[2],
+		       char *why, size_t len)
+{
+	json_t *seen = json_object();	/* name -> [unit, side, line] of its first record */
+	int ret = 0;
+
+	if (!seen)
+		return -ENOMEM;
+	for (int s = 0; s < 2 && !ret; s++) {
+		for (size_t i = 0; i < g->n[s] && !ret; i++) {
+			json_t *m, *first;
+			size_t j;
+
+			json_array_foreach(json_object_get(g->recs[s][i], "metrics"), j, m) {
+				const char *name = json_string_value(json_object_get(m, "name"));
+
+				first = json_object_get(seen, name);
+				if (!first) {
+					json_object_set_new(seen, name, json_pack("[s, i, i]", unit_of(m), s,
+										  g->lines[s][i]));
+					continue;
+				}
+				if (strcmp(json_string_value(json_array_get(first, 0)), unit_of(m))) {
+					snprintf(why, len,
+						 "%s:%d: metric \"%s\" of %s in \"%s\", but %s:%d has \"%s\"",
+						 paths[s], g->lines[s][i], name, g->bench, unit_of(m),
+						 paths[json_integer_value(json_array_get(first, 1))],
+						 (int)json_integer_value(json_array_get(first, 2)),
+						 json_string_value(json_array_get(first, 0)));
+					ret = -EINVAL;
+					break;
+				}
+			}
+		}
+	}
+	json_decref(seen);
+	return ret;
+}
+
+int iop_rs_check(const struct iop_rs_group *groups, size_t n, const char *base_path,
+		 const char *new_path, char *why, size_t len)
+{
+	const char *const paths[2] = { base_path, new_path };
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		for (int s = 0; s < 2; s++) {
+			ret = check_duplicates(&groups[i], s, paths[s], why, len);
+			if (ret)
+				return ret;
+		}
+		ret = check_units(&groups[i], paths, why, len);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 void iop_rs_groups_free(struct iop_rs_group *groups, size_t n)

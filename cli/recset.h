@@ -44,6 +44,16 @@ int iop_rs_pair(const struct iop_rs_file *base, const struct iop_rs_file *new,
 		struct iop_rs_group **groups, size_t *n);
 void iop_rs_groups_free(struct iop_rs_group *groups, size_t n);
 
+/*
+ * What no comparison can take, refused with "<file>:<line>: <what>" in
+ * @why and -EINVAL: a metric in a different unit than on another record
+ * of its group (either side), and the same repetition (bench, params, rep
+ * and time) twice on one side. Impossible values (not finite, negative
+ * times and rates) are refused by iop_rs_load().
+ */
+int iop_rs_check(const struct iop_rs_group *groups, size_t n, const char *base_path,
+		 const char *new_path, char *why, size_t len);
+
 /* "bs=4096 fs=ext4" (keys sorted); caller frees. */
 char *iop_rs_params_str(json_t *params, const char *sep);
 

@@ -6,15 +6,20 @@
  * on failure; none of them prints, exits or installs signal handlers on its
  * own (the caller decides what a failure means). Where a failure needs more
  * words than an errno, the function takes a char *why buffer.
+ *
+ * This header is what a selftest sees: it needs libc alone. Records
+ * (record.h, jansson), statistics (stats.h, GSL) and CPU and memory
+ * placement (place.h, libnuma) belong to the benchmarks and the command,
+ * which include them themselves.
  */
 #ifndef IOPATH_H
 #define IOPATH_H
 
+#include "array_size.h"
 #include "clock.h"
-#include "stats.h"
-#include "place.h"
 #include "scratch.h"
-#include "record.h"
+#include "input.h"
+#include "outfile.h"
 #include "tracefs.h"
 #include "kmsg.h"
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "mapcheck.h"
 
 const char *iop_map_type_name(unsigned int type)
@@ -25,7 +26,7 @@ const char *iop_map_type_name(unsigned int type)
 		"HOLE", "DELALLOC", "MAPPED", "UNWRITTEN", "INLINE",
 	};
 
-	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
 
 /*
@@ -56,7 +57,7 @@ static int map_flags_from_trace(const struct iop_trace_event *tev, uint32_t *fla
 		return -EINVAL;
 	*flags = 0;
 	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
-		for (i = 0; i < sizeof(map_flag_names) / sizeof(map_flag_names[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(map_flag_names); i++)
 			if (!strcmp(tok, map_flag_names[i].name))
 				*flags |= map_flag_names[i].bit;
 	return 0;
@@ -179,11 +180,105 @@ static uint64_t end_of(uint64_t off, uint64_t len)
 	return len > UINT64_MAX - off ? UINT64_MAX : off + len;
 }
 
+/* Mapping @k (@d) must begin at @pos (the first may begin before it) and cover it. */
+static bool check_position(struct iop_map_verdict *v, unsigned int k,
+			   const struct iop_map_event *d, uint64_t pos, uint64_t rend)
+{
+	if (pos >= rend)
+		return reject(v, "mapping %u at 0x%" PRIx64 " is past the range end 0x%" PRIx64,
+			      k, d->offset, rend);
+	if (d->offset > pos)
+		return reject(v, "gap: mapping %u starts at 0x%" PRIx64 ", expected 0x%" PRIx64,
+			      k, d->offset, pos);
+	if (k > 0 && d->offset < pos)
+		return reject(v, "overlap: mapping %u starts at 0x%" PRIx64 ", previous ended at 0x%" PRIx64,
+			      k, d->offset, pos);
+	if (end_of(d->offset, d->length) <= pos)
+		return reject(v, "mapping %u [0x%" PRIx64 ",+0x%" PRIx64 ") does not cover pos 0x%" PRIx64,
+			      k, d->offset, d->length, pos);
+	return true;
+}
+
+/*
+ * Mapping @k (@d, srcmap @s or NULL) at @pos against the layout's extent
+ * @e there; *@jend gets where the iterator may advance to.
+ */
+static bool check_extent(struct iop_map_verdict *v, unsigned int k,
+			 const struct iop_map_event *d, const struct iop_map_event *s,
+			 const struct iop_map_extent *e, uint64_t pos, uint64_t rend, uint64_t *jend)
+{
+	uint64_t dend = end_of(d->offset, d->length);
+	uint16_t mask;
+
+	if (e->srcmap && !s)
+		return reject(v, "mapping %u at 0x%" PRIx64 ": shared extent without srcmap", k, pos);
+	if (!e->srcmap && s)
+		return reject(v, "mapping %u at 0x%" PRIx64 ": leftover srcmap [0x%" PRIx64 ",+0x%" PRIx64 ") %s on an unshared extent",
+			      k, pos, s->offset, s->length, iop_map_type_name(s->type));
+	*jend = dend < rend ? dend : rend;
+	/*
+	 * With a srcmap the core advances at most to its end
+	 * (iomap_length_trim()): a COW reservation may reach past the
+	 * shared extent, the srcmap does not.
+	 */
+	if (s) {
+		uint64_t send = end_of(s->offset, s->length);
+
+		if (s->offset > pos || send <= pos)
+			return reject(v, "mapping %u at 0x%" PRIx64 ": srcmap [0x%" PRIx64 ",+0x%" PRIx64 ") does not cover it",
+				      k, pos, s->offset, s->length);
+		if (send < *jend)
+			*jend = send;
+	}
+	if (*jend > end_of(e->offset, e->length))
+		return reject(v, "mapping %u [0x%" PRIx64 ",0x%" PRIx64 ") runs past extent [0x%" PRIx64 ",0x%" PRIx64 ")",
+			      k, pos, *jend, e->offset, end_of(e->offset, e->length));
+	if (d->type != e->type && !(d->type < 16 && (e->types_also & (1u << d->type))))
+		return reject(v, "mapping %u at 0x%" PRIx64 ": type %s, extent is %s",
+			      k, pos, iop_map_type_name(d->type), iop_map_type_name(e->type));
+	mask = e->flags_mask ? e->flags_mask : IOP_MAP_FLAGS_STATE;
+	if ((d->flags ^ e->flags) & mask)
+		return reject(v, "mapping %u at 0x%" PRIx64 ": flags 0x%x, extent expects 0x%x (mask 0x%x)",
+			      k, pos, d->flags, e->flags & mask, mask);
+	if (d->flags & IOP_IOMAP_F_STALE)
+		return reject(v, "mapping %u at 0x%" PRIx64 ": STALE flag in a fresh mapping", k, pos);
+	if (s && s->type != IOP_IOMAP_MAPPED)
+		return reject(v, "mapping %u at 0x%" PRIx64 ": srcmap type %s, expected MAPPED",
+			      k, pos, iop_map_type_name(s->type));
+	return true;
+}
+
+/*
+ * The iomap_iter call @nx after mapping @k over [@pos, @jend). From 6.15
+ * the operation advances the iter itself and the event shows the advanced
+ * pos with nothing left of the mapping; before, the event came ahead of
+ * the advance and shows the mapping's start and the length about to be
+ * consumed. A loop cut short (SEEK, @last_of_partial) shows the latter on
+ * every kernel.
+ */
+static bool check_next_iter(struct iop_map_verdict *v, unsigned int k,
+			    const struct iop_map_event *nx, uint64_t pos, uint64_t jend,
+			    bool last_of_partial)
+{
+	bool held = nx->offset == pos && nx->length == jend - pos;
+
+	if (nx->pre_advance || (last_of_partial && held)) {
+		if (!held)
+			return reject(v, "iomap_iter %u at pos 0x%" PRIx64 " length 0x%" PRIx64 ", mapping %u covers [0x%" PRIx64 ",0x%" PRIx64 ")",
+				      k + 1, nx->offset, nx->length, k, pos, jend);
+	} else if (nx->offset != jend || nx->length) {
+		return reject(v, "iomap_iter %u at pos 0x%" PRIx64 " length 0x%" PRIx64 ", previous mapping ended at 0x%" PRIx64,
+			      k + 1, nx->offset, nx->length, jend);
+	}
+	return true;
+}
+
 bool iop_mapcheck(const struct iop_map_event *ev, size_t n,
 		  const struct iop_map_extent *layout, size_t nlayout,
 		  uint64_t start, uint64_t len, unsigned int opts,
 		  struct iop_map_verdict *v)
 {
+	const bool partial = opts & IOP_MAPCHECK_PARTIAL;
 	const uint64_t rend = end_of(start, len);
 	uint64_t pos = start;	/* where the next mapping must begin */
 	unsigned int k = 0;
@@ -196,7 +291,7 @@ bool iop_mapcheck(const struct iop_map_event *ev, size_t n,
 	}
 	if (!n || ev[0].kind != IOP_MAP_ITER)
 		return reject(v, "sequence does not start with iomap_iter");
-	if (!(opts & IOP_MAPCHECK_PARTIAL) && v->iters != v->mappings + 1)
+	if (!partial && v->iters != v->mappings + 1)
 		return reject(v, "%u iomap_iter calls for %u mappings (expected %u)",
 			      v->iters, v->mappings, v->mappings + 1);
 	if (ev[0].offset != start)
@@ -204,11 +299,9 @@ bool iop_mapcheck(const struct iop_map_event *ev, size_t n,
 			      ev[0].offset, start);
 
 	for (i = 1; i < n; k++) {
-		const struct iop_map_event *it = &ev[i - 1], *d, *s = NULL, *nx;
+		const struct iop_map_event *it = &ev[i - 1], *d, *s = NULL;
 		const struct iop_map_extent *e;
-		uint64_t dend, jend;
-		uint16_t mask;
-		bool held;
+		uint64_t jend = 0;
 
 		if (ev[i].kind != IOP_MAP_DST)
 			return reject(v, "event %zu: %s where a dstmap should follow iomap_iter",
@@ -221,86 +314,22 @@ bool iop_mapcheck(const struct iop_map_event *ev, size_t n,
 		if (d->ino != ev[0].ino || it->ino != ev[0].ino)
 			return reject(v, "mapping %u: inode 0x%" PRIx64 " in a loop over 0x%" PRIx64,
 				      k, d->ino, ev[0].ino);
-		if (pos >= rend)
-			return reject(v, "mapping %u at 0x%" PRIx64 " is past the range end 0x%" PRIx64,
-				      k, d->offset, rend);
-		dend = end_of(d->offset, d->length);
-		/* The first mapping may begin before pos (extent start); later ones may not. */
-		if (d->offset > pos)
-			return reject(v, "gap: mapping %u starts at 0x%" PRIx64 ", expected 0x%" PRIx64,
-				      k, d->offset, pos);
-		if (k > 0 && d->offset < pos)
-			return reject(v, "overlap: mapping %u starts at 0x%" PRIx64 ", previous ended at 0x%" PRIx64,
-				      k, d->offset, pos);
-		if (dend <= pos)
-			return reject(v, "mapping %u [0x%" PRIx64 ",+0x%" PRIx64 ") does not cover pos 0x%" PRIx64,
-				      k, d->offset, d->length, pos);
+		if (!check_position(v, k, d, pos, rend))
+			return false;
 		e = extent_at(layout, nlayout, pos);
 		if (!e)
 			return reject(v, "mapping %u at 0x%" PRIx64 ": no extent in the layout", k, pos);
-		if (e->srcmap && !s)
-			return reject(v, "mapping %u at 0x%" PRIx64 ": shared extent without srcmap", k, pos);
-		if (!e->srcmap && s)
-			return reject(v, "mapping %u at 0x%" PRIx64 ": leftover srcmap [0x%" PRIx64 ",+0x%" PRIx64 ") %s on an unshared extent",
-				      k, pos, s->offset, s->length, iop_map_type_name(s->type));
-		jend = dend < rend ? dend : rend;
-		/*
-		 * With a srcmap the core advances at most to its end
-		 * (iomap_length_trim()): a COW reservation may reach past the
-		 * shared extent, the srcmap does not.
-		 */
-		if (s) {
-			uint64_t send = end_of(s->offset, s->length);
-
-			if (s->offset > pos || send <= pos)
-				return reject(v, "mapping %u at 0x%" PRIx64 ": srcmap [0x%" PRIx64 ",+0x%" PRIx64 ") does not cover it",
-					      k, pos, s->offset, s->length);
-			if (send < jend)
-				jend = send;
-		}
-		if (jend > end_of(e->offset, e->length))
-			return reject(v, "mapping %u [0x%" PRIx64 ",0x%" PRIx64 ") runs past extent [0x%" PRIx64 ",0x%" PRIx64 ")",
-				      k, pos, jend, e->offset, end_of(e->offset, e->length));
-		if (d->type != e->type && !(d->type < 16 && (e->types_also & (1u << d->type))))
-			return reject(v, "mapping %u at 0x%" PRIx64 ": type %s, extent is %s",
-				      k, pos, iop_map_type_name(d->type), iop_map_type_name(e->type));
-		mask = e->flags_mask ? e->flags_mask : IOP_MAP_FLAGS_STATE;
-		if ((d->flags ^ e->flags) & mask)
-			return reject(v, "mapping %u at 0x%" PRIx64 ": flags 0x%x, extent expects 0x%x (mask 0x%x)",
-				      k, pos, d->flags, e->flags & mask, mask);
-		if (d->flags & IOP_IOMAP_F_STALE)
-			return reject(v, "mapping %u at 0x%" PRIx64 ": STALE flag in a fresh mapping", k, pos);
-		if (s && s->type != IOP_IOMAP_MAPPED)
-			return reject(v, "mapping %u at 0x%" PRIx64 ": srcmap type %s, expected MAPPED",
-				      k, pos, iop_map_type_name(s->type));
-		/*
-		 * The iomap_iter call after the mapping. From 6.15 the
-		 * operation advances the iter itself and the event shows the
-		 * advanced pos with nothing left of the mapping; before, the
-		 * event came ahead of the advance and shows the mapping's start
-		 * and the length about to be consumed. A loop cut short (SEEK)
-		 * shows the latter on every kernel.
-		 */
-		nx = &ev[i];
-		held = nx->offset == pos && nx->length == jend - pos;
-		if (nx->pre_advance || ((opts & IOP_MAPCHECK_PARTIAL) && i == n - 1 && held)) {
-			if (!held)
-				return reject(v, "iomap_iter %u at pos 0x%" PRIx64 " length 0x%" PRIx64 ", mapping %u covers [0x%" PRIx64 ",0x%" PRIx64 ")",
-					      k + 1, nx->offset, nx->length, k, pos, jend);
-		} else if (nx->offset != jend || nx->length) {
-			return reject(v, "iomap_iter %u at pos 0x%" PRIx64 " length 0x%" PRIx64 ", previous mapping ended at 0x%" PRIx64,
-				      k + 1, nx->offset, nx->length, jend);
-		}
+		if (!check_extent(v, k, d, s, e, pos, rend, &jend) ||
+		    !check_next_iter(v, k, &ev[i], pos, jend, partial && i == n - 1))
+			return false;
 		pos = jend;
-		if ((opts & IOP_MAPCHECK_PARTIAL) && i == n - 1)
+		if (partial && i == n - 1)
 			break;
 		i++;
 	}
 
-	if (!(opts & IOP_MAPCHECK_PARTIAL)) {
-		if (pos != rend)
-			return reject(v, "range consumed only to 0x%" PRIx64 " of 0x%" PRIx64, pos, rend);
-	}
+	if (!partial && pos != rend)
+		return reject(v, "range consumed only to 0x%" PRIx64 " of 0x%" PRIx64, pos, rend);
 	v->ok = true;
 	snprintf(v->reason, sizeof(v->reason), "%u mappings over [0x%" PRIx64 ",0x%" PRIx64 ") match the layout",
 		 v->mappings, start, pos);

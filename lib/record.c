@@ -29,7 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "input.h"
 #include "iopath.h"
+#include "outfile.h"
+#include "place.h"
+#include "record.h"
+#include "stats.h"
 #include "why.h"
 
 #ifndef IOPATH_GIT
@@ -289,10 +294,15 @@ static json_t *env_kernel(void)
 
 	if (uname(&u))
 		return json_null();
-	return json_pack("{s:s, s:s, s:o}",
+	/*
+	 * boot_id: repetitions from one boot share page placement, interrupt
+	 * routing and frequency state; compare needs to know which did.
+	 */
+	return json_pack("{s:s, s:s, s:o, s:o}",
 			 "release", u.release,
 			 "version", u.version,
-			 "cmdline", json_file_str("/proc/cmdline"));
+			 "cmdline", json_file_str("/proc/cmdline"),
+			 "boot_id", json_file_str("/proc/sys/kernel/random/boot_id"));
 }
 
 static json_t *env_machine(void)
@@ -389,6 +399,16 @@ json_t *iop_env_collect(const struct iop_env_info *info)
  * What every reader relies on. On failure, @what says what is wrong in
  * words that follow "<path>:<line>: ".
  */
+/* Older records named a user's device "device": iop_backing_name() says "dev". */
+static void backing_spelling(json_t *rec)
+{
+	json_t *b = json_object_get(json_object_get(json_object_get(rec, "env"), "device"),
+				    "backing");
+
+	if (json_is_string(b) && !strcmp(json_string_value(b), "device"))
+		json_string_set(b, iop_backing_name(IOP_BACKING_DEVICE));
+}
+
 static int record_check(json_t *rec, char *what, size_t len)
 {
 	json_t *schema, *metrics, *m, *samples, *s;
@@ -479,16 +499,24 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* Copy @path's existing lines into @fd; a missing file has none. */
+/*
+ * Copy @path's existing lines into @fd; a missing file has none. Only a
+ * regular file is read, and never through a symlink.
+ */
 static int copy_existing(const char *path, int fd)
 {
 	char buf[65536], last = '\n';
+	struct stat st;
 	ssize_t n;
 	int in, ret = 0;
 
-	in = open(path, O_RDONLY | O_CLOEXEC);
+	in = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (in < 0)
 		return errno == ENOENT ? 0 : -errno;
+	if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
+		close(in);
+		return -EINVAL;
+	}
 	while ((n = read(in, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -523,15 +551,19 @@ int iop_records_write(const char *path, json_t *const *recs, size_t n, bool appe
 	for (i = 0; i < n; i++)
 		if (record_check(recs[i], what, sizeof(what)))
 			return -EINVAL;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	/* Replacing a file keeps its permissions. */
-	if (!stat(path, &st))
+	/* A symlink at @path is refused, never followed. */
+	if (!lstat(path, &st)) {
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		if (!S_ISREG(st.st_mode))
+			return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		/* Replacing a file keeps its permissions. */
 		mode = st.st_mode & 07777;
+	}
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	fd = iop_tmp_create(path, mode, tmp, sizeof(tmp));
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (append) {
 		ret = copy_existing(path, fd);
 		if (ret)
@@ -561,17 +593,12 @@ int iop_records_write(const char *path, json_t *const *recs, size_t n, bool appe
 		ret = -errno;
 		goto out_unlink;
 	}
-	fd = -1;
-	if (rename(tmp, path)) {
-		ret = -errno;
-		goto out_unlink;
-	}
-	return 0;
+	return iop_tmp_commit(tmp, path);
 
 out_unlink:
 	if (fd >= 0)
 		close(fd);
-	unlink(tmp);
+	iop_tmp_discard(tmp);
 	return ret;
 }
 
@@ -590,13 +617,13 @@ static bool blank(const char *s, size_t n)
 int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *arg,
 		     char *why, size_t len)
 {
-	size_t cap = 0, lineno = 0, records = 0;
-	char *line = NULL, what[160];
-	bool any_bytes = false;
+	size_t records = 0;
+	bool any_bytes = false, terminated;
+	struct iop_input in;
+	char *line, what[160];
 	json_error_t err;
 	json_t *rec;
 	ssize_t n;
-	FILE *f;
 	int ret = 0;
 
 	if (why && len)
@@ -605,18 +632,11 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 		iop_why(why, len, "no file or callback");
 		return -EINVAL;
 	}
-	f = fopen(path, "re");
-	if (!f) {
-		ret = -errno;
-		iop_why(why, len, "%s: %s", path, strerror(-ret));
+	ret = iop_input_open(&in, path, IOP_RECORD_LINE_MAX, why, len);
+	if (ret)
 		return ret;
-	}
 
-	errno = 0;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		bool terminated = line[n - 1] == '\n';
-
-		lineno++;
+	while ((n = iop_input_line(&in, &line, &terminated, why, len)) >= 0) {
 		any_bytes = true;
 		/* A blank line carries no record (an editor's trailing newline). */
 		if (blank(line, n))
@@ -624,7 +644,7 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 		/* jansson would stop at a NUL and accept what came before. */
 		if (memchr(line, '\0', n)) {
 			iop_why(why, len, "%s:%zu: not JSON: NUL byte at column %zu",
-				path, lineno, (size_t)((char *)memchr(line, '\0', n) - line) + 1);
+				path, in.lineno, (size_t)((char *)memchr(line, '\0', n) - line) + 1);
 			ret = -EINVAL;
 			break;
 		}
@@ -637,35 +657,33 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 			 * than quote the parser.
 			 */
 			if (json_error_code(&err) == json_error_premature_end_of_input || !terminated)
-				iop_why(why, len, "%s:%zu: truncated line (%s)", path, lineno, err.text);
+				iop_why(why, len, "%s:%zu: truncated line (%s)", path, in.lineno, err.text);
 			else
 				iop_why(why, len, "%s:%zu: not JSON: %s at column %d",
-					path, lineno, err.text, err.column);
+					path, in.lineno, err.text, err.column);
 			ret = -EINVAL;
 			break;
 		}
 		ret = record_check(rec, what, sizeof(what));
 		if (ret) {
-			iop_why(why, len, "%s:%zu: %s", path, lineno, what);
+			iop_why(why, len, "%s:%zu: %s", path, in.lineno, what);
 			json_decref(rec);
 			break;
 		}
 		records++;
+		backing_spelling(rec);
 		/* The callback borrows @rec: json_incref() it to keep it. */
 		ret = cb(rec, arg);
 		json_decref(rec);
 		if (ret)
 			break;
 	}
-	if (!ret && ferror(f)) {
-		ret = errno ? -errno : -EIO;
-		iop_why(why, len, "%s: %s", path, strerror(-ret));
-	}
+	if (!ret && n < 0 && n != -ENODATA)
+		ret = (int)n;
 	if (!ret && !records) {
 		ret = -ENODATA;
 		iop_why(why, len, "%s: %s", path, any_bytes ? "no records" : "empty file");
 	}
-	free(line);
-	fclose(f);
+	iop_input_close(&in);
 	return ret;
 }

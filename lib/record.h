@@ -50,16 +50,22 @@ struct iop_env_info {
 json_t *iop_env_collect(const struct iop_env_info *info);
 
 /*
- * Write records atomically: to "<path>.tmp.<pid>" then rename(2). With
- * @append the existing lines of @path are kept in front.
+ * Write records atomically: to a new "<path>.tmp.XXXXXX" (O_EXCL|O_NOFOLLOW)
+ * then rename(2). With @append the existing lines of @path are kept in
+ * front. A symlink at @path is refused (-ELOOP), never followed.
  */
 int iop_records_write(const char *path, json_t *const *recs, size_t n, bool append);
 
+/* Longest record line read (a record with 100k samples fits). */
+#define IOP_RECORD_LINE_MAX (8u << 20)
+
 /*
- * Read a JSON Lines file, calling @cb for each record. A line that is not a
- * JSON object, lacks "schema"/"bench"/"metrics" or carries another schema
- * version stops the read with -EINVAL and "<path>:<line>: <what>" in @why.
- * An empty file is -ENODATA. @cb returning non-zero stops with that value.
+ * Read a JSON Lines file (a regular file only: -EINVAL otherwise), calling
+ * @cb for each record. A line that is not a JSON object, lacks
+ * "schema"/"bench"/"metrics" or carries another schema version stops the
+ * read with -EINVAL and "<path>:<line>: <what>" in @why. A line over
+ * IOP_RECORD_LINE_MAX is -E2BIG. An empty file is -ENODATA. @cb returning
+ * non-zero stops with that value.
  */
 int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *arg,
 		     char *why, size_t len);

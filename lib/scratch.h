@@ -7,7 +7,7 @@
  *     CPU-bound, so results do not depend on a disk);
  *   - a loop device this process attached to a sparse file it created;
  *   - a block device the user named explicitly as scratch (IOPATH_SCRATCH_DEV
- *     or --scratch-dev), and only if it is not mounted, has no holders, is
+ *     or --backing dev:/dev/X), and only if it is not mounted, has no holders, is
  *     not (part of) the disk holding / and carries no filesystem or partition
  *     table. "force" (IOPATH_SCRATCH_FORCE_MKFS=yes-wipe-it) waives only the
  *     last check.
@@ -17,16 +17,12 @@
  * Every resource carries the iopath tag: mount points live under
  * IOP_RUN_DIR/mnt, loop backing files under IOP_RUN_DIR/img (the loop device
  * also has lo_file_name "iopath:<id>"), and each scratch writes a state file
- * IOP_RUN_DIR/state/<id> before touching anything. A guardian process (own
- * session, so a harness timeout that SIGKILLs the test's process group does
- * not reach it) undoes everything if the creating process dies without
- * calling iop_scratch_destroy(). iop_cleanup() removes what a crashed run
- * left, by state file and tag.
- *
- * The guardian is forked twice over, so it is not a child of the caller: a
- * caller's wait() for its own children never sees it. Its lifeline is a
- * close-on-exec socket; children the caller forks without exec inherit the
- * owner's end, and the guardian then waits for them too.
+ * IOP_RUN_DIR/state/<id> before touching anything. A guardian process
+ * (guardian.h: own session, so a harness timeout that SIGKILLs the test's
+ * process group does not reach it; not a child of the caller) undoes
+ * everything if the creating process dies without calling
+ * iop_scratch_destroy(). iop_cleanup() removes what a crashed run left, by
+ * state file and tag.
  *
  * mkfs details: ext4 is made with lazy_itable_init=0,lazy_journal_init=0
  * (no background zeroing after mount) unless the options carry their own
@@ -84,8 +80,25 @@ struct iop_scratch {
 };
 
 /*
- * A size in bytes with an optional k, m, g or t suffix (powers of 1024):
- * "1073741824", "512m", "1G". -EINVAL for anything else, zero included.
+ * The backing as a user writes it (--backing, a profile's backing=):
+ * "zram", "loop", "dev:/dev/X" or "dir:/path". Sets @o->backing and
+ * @o->device or @o->dir; NULL or "" leaves @o alone (the environment's
+ * choice or the default). -EINVAL with @why filled ("backing '<s>': ...")
+ * for anything else.
+ */
+int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len);
+
+/*
+ * The one name of a backing, in state files, records and messages: "zram",
+ * "loop", "dev", "dir" ("default" before the choice is made).
+ */
+const char *iop_backing_name(enum iop_backing b);
+
+/*
+ * A size in bytes with an optional k, m, g or t suffix (powers of 1024,
+ * also written KiB or KB): "1073741824", "512m", "1G", "4KiB". -EINVAL for
+ * anything else, zero included. The one size parser: scratch sizes and
+ * benchmark parameters alike.
  */
 int iop_parse_size(const char *s, uint64_t *out);
 
@@ -102,9 +115,11 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 
 /*
  * Make a scratch filesystem. On failure nothing is left behind and @why
- * says what went wrong in one line (-ENODEV/-EOPNOTSUPP/-ENOENT mean a
- * missing feature or tool: callers skip; -EBUSY/-EEXIST/-EPERM on a named
- * device mean refused as unsafe).
+ * says what went wrong in one line. -EOPNOTSUPP: the kernel has no such
+ * filesystem, or IOP_BACKING_DIR is of another type; -ENODEV: no zram in
+ * the kernel; -EINVAL: mkfs or mount refused the options; -ENOENT: a tool
+ * is missing; -EBUSY/-EEXIST/-EPERM on a named device: refused as unsafe.
+ * Whether to skip is the caller's to probe (lib/probe.h), not the errno's.
  */
 int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **out,
 		       char *why, size_t len);
@@ -117,6 +132,19 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
  */
 int iop_scratch_destroy(struct iop_scratch *s);
 
+/*
+ * Move the calling process into a mount namespace of its own, once, whose
+ * mounts do not propagate back (the host's still propagate in): scratch
+ * filesystems mounted afterwards are invisible to the rest of the
+ * machine. A process that copies the host's mount namespace while one is
+ * mounted (unshare -m, a systemd service with PrivateTmp=, a container
+ * start) would otherwise hold a reference to it and keep its superblock
+ * alive after our umount, log dirty, and the checker would report
+ * corruption that is not there. The mounts also vanish with the run if it
+ * is killed. Single-threaded callers only (unshare(2) refuses otherwise).
+ */
+int iop_scratch_private_mounts(char *why, size_t len);
+
 /* Unmount and mount again (drops the page cache, replays the log). */
 int iop_scratch_remount(struct iop_scratch *s);
 
@@ -124,7 +152,8 @@ int iop_scratch_remount(struct iop_scratch *s);
  * Run the filesystem checker read-only on the unmounted device
  * (e2fsck -fn / xfs_repair -n), remounting afterwards. 0 if clean,
  * -EUCLEAN with the first complaint in @why if not, -EOPNOTSUPP for
- * IOP_BACKING_DIR.
+ * IOP_BACKING_DIR (or a missing checker, named in @why), -EBUSY if the
+ * superblock outlives the umount (mounted elsewhere: nothing is checked).
  */
 int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len);
 

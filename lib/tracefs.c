@@ -12,7 +12,7 @@
  *
  * The instance itself would outlive a killed process, so a guardian (own
  * session, out of reach of a harness that SIGKILLs the test's process
- * group) waits on a pipe and removes the instance when the owner is gone.
+ * group: guardian.h) removes the instance when the owner is gone.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,19 +24,17 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "guardian.h"
 #include "scratch.h"
+#include "sys.h"
 #include "tracefs.h"
 
 /* Per-CPU buffer of an instance: a few thousand iomap events fit easily. */
@@ -46,58 +44,37 @@ struct iop_trace {
 	int root_fd;		/* tracefs root (possibly a detached mount) */
 	char name[64];		/* "iopath-<pid>-<n>" */
 	char dir[96];		/* "instances/<name>", relative to root_fd */
-	pid_t guardian;
-	int guardian_fd;	/* write end of the guardian's lifeline */
+	pid_t guardian;		/* not our child: see guardian.h */
+	int guardian_fd;	/* owner's end of the guardian's lifeline */
 };
 
 static unsigned int iop_trace_seq;
 static pthread_mutex_t iop_trace_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Octal escapes in /proc/self/mounts (\040 for a space) undone in place. */
-static void unescape_mount_path(char *s)
+/*
+ * A tracefs mount that is already there. Mounts under IOP_RUN_DIR belong
+ * to other iopath processes and may vanish at any time: skip them.
+ */
+static int find_tracefs(const struct mountent *m, void *arg)
 {
-	char *d = s;
+	int *fd = arg;
 
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 4;
-		} else {
-			*d++ = *s++;
-		}
-	}
-	*d = '\0';
+	if (strcmp(m->fstype, "tracefs") ||
+	    !strncmp(m->target, IOP_RUN_DIR "/", strlen(IOP_RUN_DIR) + 1))
+		return 0;
+	*fd = open(m->target, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (*fd >= 0)
+		return 1;
+	*fd = -errno;
+	return 0;
 }
 
-/*
- * An fd on a tracefs mount that is already there. Mounts under IOP_RUN_DIR
- * belong to other iopath processes and may vanish at any time: skip them.
- */
 static int open_mounted_tracefs(void)
 {
-	char line[4096], src[PATH_MAX], path[PATH_MAX], type[64];
-	FILE *f;
-	int fd = -ENOENT;
+	int fd = -ENOENT, ret;
 
-	f = fopen("/proc/self/mounts", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%4095s %4095s %63s", src, path, type) != 3)
-			continue;
-		if (strcmp(type, "tracefs"))
-			continue;
-		unescape_mount_path(path);
-		if (!strncmp(path, IOP_RUN_DIR "/", strlen(IOP_RUN_DIR) + 1))
-			continue;
-		fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0)
-			break;
-		fd = -errno;
-	}
-	fclose(f);
-	return fd;
+	ret = walk_mounts(find_tracefs, &fd);
+	return ret < 0 ? ret : fd;
 }
 
 /* Mount tracefs privately, keep an fd on its root, detach the mount. */
@@ -123,6 +100,13 @@ static int open_own_tracefs(void)
 	umount2(path, MNT_DETACH);
 	rmdir(path);
 	return err ? err : fd;
+}
+
+int iop_tracefs_root(void)
+{
+	int fd = open_mounted_tracefs();
+
+	return fd >= 0 ? fd : open_own_tracefs();
 }
 
 static int write_file(int root_fd, const char *dir, const char *file, const char *val,
@@ -160,80 +144,15 @@ static int remove_instance(int root_fd, const char *dir)
 			return 0;
 		if (errno != EBUSY)
 			return -errno;
-		usleep(10000);
+		nap_ms(10);
 	}
 	return -EBUSY;
 }
 
-static void close_from_to(int first, int last)
+/* In the guardian, once the owner is gone: remove the instance. */
+static void guardian_undo(void *dir, int root_fd)
 {
-	int fd;
-
-	if (first > last)
-		return;
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, (unsigned int)first, (unsigned int)last, 0) == 0)
-		return;
-#endif
-	for (fd = first; fd <= last && fd < 65536; fd++)
-		close(fd);
-}
-
-/* Close every fd from 3 up except @a and @b. */
-static void close_all_but(int a, int b)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a;
-
-	close_from_to(3, lo - 1);
-	close_from_to(lo + 1, hi - 1);
-	close_from_to(hi + 1, INT_MAX);
-}
-
-/* Runs in its own session until the owner closes the pipe or dies. */
-static void guardian_main(int lifeline, int root_fd, const char *dir)
-{
-	char c;
-
-	setsid();
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	prctl(PR_SET_NAME, "iopath-trace-g", 0, 0, 0);
-	/*
-	 * Keep only what the cleanup needs (stdio stays): an inherited copy
-	 * of another guardian's lifeline would keep that one waiting.
-	 */
-	close_all_but(lifeline, root_fd);
-	while (read(lifeline, &c, 1) < 0 && errno == EINTR)
-		;
 	remove_instance(root_fd, dir);
-	_exit(0);
-}
-
-static int start_guardian(struct iop_trace *t)
-{
-	int pfd[2];
-	pid_t pid;
-
-	if (pipe2(pfd, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int err = -errno;
-
-		close(pfd[0]);
-		close(pfd[1]);
-		return err;
-	}
-	if (pid == 0) {
-		close(pfd[1]);
-		guardian_main(pfd[0], t->root_fd, t->dir);
-	}
-	close(pfd[0]);
-	t->guardian = pid;
-	t->guardian_fd = pfd[1];
-	return 0;
 }
 
 int iop_trace_open(struct iop_trace **out)
@@ -251,9 +170,7 @@ int iop_trace_open(struct iop_trace **out)
 	t->guardian = -1;
 	t->guardian_fd = -1;
 
-	t->root_fd = open_mounted_tracefs();
-	if (t->root_fd < 0)
-		t->root_fd = open_own_tracefs();
+	t->root_fd = iop_tracefs_root();
 	if (t->root_fd < 0) {
 		err = t->root_fd;
 		goto free_t;
@@ -281,21 +198,23 @@ int iop_trace_open(struct iop_trace **out)
 		goto close_root;
 	}
 
-	err = start_guardian(t);
+	err = iop_guardian_start("iopath-trace-g", t->root_fd, guardian_undo, t->dir,
+				 &t->guardian, &t->guardian_fd);
 	if (err)
 		goto remove_instance;
 	/* A new instance traces as soon as an event is enabled: not yet. */
 	err = write_file(t->root_fd, t->dir, "tracing_on", "0", 0);
 	if (err)
-		goto stop_guardian;
+		goto release_guardian;
 	/* A smaller buffer only risks lost events, which the read reports. */
 	write_file(t->root_fd, t->dir, "buffer_size_kb", IOP_TRACE_BUFFER_KB, 0);
 	*out = t;
 	return 0;
 
-stop_guardian:
-	close(t->guardian_fd);
-	waitpid(t->guardian, NULL, 0);
+release_guardian:
+	iop_guardian_release(t->guardian, &t->guardian_fd,
+			     remove_instance(t->root_fd, t->dir) == 0);
+	goto close_root;
 remove_instance:
 	remove_instance(t->root_fd, t->dir);
 close_root:
@@ -310,11 +229,9 @@ void iop_trace_close(struct iop_trace *t)
 	if (!t)
 		return;
 	write_file(t->root_fd, t->dir, "tracing_on", "0", 0);
-	remove_instance(t->root_fd, t->dir);
-	/* Closing the lifeline lets the guardian run; it finds nothing left. */
-	close(t->guardian_fd);
-	while (waitpid(t->guardian, NULL, 0) < 0 && errno == EINTR)
-		;
+	/* Still busy: the guardian keeps trying. */
+	iop_guardian_release(t->guardian, &t->guardian_fd,
+			     remove_instance(t->root_fd, t->dir) == 0);
 	close(t->root_fd);
 	free(t);
 }

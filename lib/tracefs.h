@@ -15,6 +15,13 @@
 
 struct iop_trace;
 
+/*
+ * An O_PATH fd on the tracefs root: a mount that is already there, or a
+ * private one that is detached at once (the fd keeps it reachable).
+ * -ENOENT: no tracefs in this kernel; -EACCES: not root.
+ */
+int iop_tracefs_root(void);
+
 /* -ENOENT: no tracefs in this kernel; -EACCES: not root. */
 int iop_trace_open(struct iop_trace **out);
 void iop_trace_close(struct iop_trace *t);

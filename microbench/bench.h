@@ -35,8 +35,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
+#include "place.h"
 #include "record.h"
+#include "stats.h"
 
 enum iop_param_type {
 	IOP_P_U64,	/* integer in [min, max] */
@@ -45,6 +48,7 @@ enum iop_param_type {
 	IOP_P_ENUM,	/* one of .choices ("a|b|c") */
 	IOP_P_CPUS,	/* a CPU list ("1", "0-3,6") of online CPUs */
 	IOP_P_DOUBLE,	/* floating point in [min, max] */
+	IOP_P_METRIC,	/* the name of one of the benchmark's metrics, or "" */
 };
 
 struct iop_param {
@@ -137,6 +141,13 @@ struct iop_worker {
 	int cpu_seen_start, cpu_seen_end;
 	char affinity[256];
 	unsigned long tid;
+	/* the known effect (inject_ns): set up by iop_inject_init() */
+	uint64_t inject_ns;
+	clockid_t inject_clock;
+	int64_t inject_debit;	/* owed per operation: inject_ns less the call's own cost */
+	int64_t inject_owed;	/* negative: overshoot paid in advance */
+	int64_t inject_read_ns;	/* one read of inject_clock */
+	double inject_measured_ns;	/* per operation, measured on the pinned worker */
 };
 
 static inline bool iop_stopping(const struct iop_worker *w)
@@ -148,6 +159,19 @@ static inline void iop_count(struct iop_worker *w, uint64_t n)
 {
 	/* single writer: a plain store the sampler reads with a relaxed load */
 	__atomic_store_n(&w->ops, w->ops + n, __ATOMIC_RELAXED);
+}
+
+void iop_inject_spin(struct iop_worker *w, uint64_t nops);
+
+/*
+ * The known extra work of a calibration run: busy-wait inject_ns per
+ * operation, @nops operations at a time, in the timed loop right after
+ * iop_count(). One predictable branch when inject_ns=0.
+ */
+static inline void iop_inject(struct iop_worker *w, uint64_t nops)
+{
+	if (__builtin_expect(w->inject_ns != 0, 0))
+		iop_inject_spin(w, nops);
 }
 
 /* The state of one job: a benchmark at one parameter point on one filesystem. */
@@ -170,6 +194,7 @@ struct iop_run {
 	struct iop_worker *w[IOP_MAX_WORKERS];
 	int cpus[IOP_MAX_WORKERS];
 	int ncpus;
+	char invocation[48];	/* this run of the job, unique within a boot: run.invocation */
 };
 
 /* Look up a parameter of the current job (by name; a typo is a bug: abort()). */
@@ -216,6 +241,12 @@ struct iop_bench {
 	const struct iop_metric *metrics; /* terminated by { .name = NULL } */
 	/* this benchmark's defaults for common parameters ("interval_ms=200 runtime=2") */
 	const char *common_defaults;
+	/*
+	 * Parameters added after records existed ("calls"): left out of a
+	 * record's params at their defaults, so records still pair with
+	 * those of older runs.
+	 */
+	const char *added_later;
 	/* parameters that are valid alone but not together: -EINVAL and why */
 	int (*validate)(const struct iop_run *r, char *why, size_t len);
 	/* true if the job needs a scratch filesystem (given its parameters) */
@@ -292,6 +323,36 @@ struct iop_harness_opts {
 #define IOP_SKIPPED 4
 int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *recs,
 		  char *why, size_t len);
+
+/* ---- resolution (microbench/resolution.c) ---- */
+
+#define IOP_MAX_REPS	1000
+
+/* Measure and set up the worker's injection (inject_ns, inject_clock); on the pinned worker. */
+int iop_inject_init(struct iop_worker *w);
+/* The metric the verdict, the trust check and target_ci go by. */
+const char *iop_main_metric(const struct iop_run *r);
+bool iop_main_metric_is_rate(const struct iop_run *r);
+/* -EINVAL and why when main_metric= names no metric of the benchmark. */
+int iop_main_metric_check(const struct iop_run *r, char *why, size_t len);
+/* The "value" of metric @name in record @rec, or NAN. */
+double iop_record_value(json_t *rec, const char *name);
+
+struct iop_precision {
+	double target_pct;	/* target_ci; 0: a fixed number of repetitions */
+	double ci_pct;		/* the 95% CI half-width reached, in % of the mean */
+	const char *stopped;	/* "target", "time_budget", "max_reps" */
+	int reps;
+};
+/*
+ * Whether another repetition is due after @done of them, whose main metric
+ * values are @main, the first started at @t0 (iop_now_ns). Fills @p.
+ */
+bool iop_precision_more(const struct iop_run *r, const double *main, int done, uint64_t t0,
+			struct iop_precision *p);
+/* With target_ci: run.precision in each of the job's @recs, and a line on stderr. */
+void iop_precision_record(const struct iop_run *r, const struct iop_precision *p, json_t *recs,
+			  bool quiet);
 
 /* Set from SIGINT/SIGTERM: stop at the next interval and clean up. */
 extern volatile int iop_interrupted;

@@ -172,6 +172,7 @@ static int fw_run(struct iop_worker *w)
 			if (__builtin_expect(fallocate(j->fd, j->mode, off, bs), 0))
 				return fw_fail(w, j, "fallocate", (uint64_t)off);
 			iop_count(w, 1);
+			iop_inject(w, 1);
 			off += bs;
 			if (__builtin_expect(off >= end, 0)) {
 				off = 0;
@@ -188,6 +189,7 @@ static int fw_run(struct iop_worker *w)
 		t1 = iop_now_ns();
 		iop_hist_add(w->hist, t1 - t0);
 		iop_count(w, 1);
+		iop_inject(w, 1);
 		off += bs;
 		if (__builtin_expect(off >= end, 0)) {
 			off = 0;

@@ -176,7 +176,7 @@ static int ur_ring_init(struct ur_thread *t, const struct ur_job *j, bool poll)
 		p.flags = flags;
 		p.cq_entries = j->depth;
 		ret = io_uring_queue_init_params(j->depth, &t->ring, &p);
-		if (ret != -EINVAL || i == sizeof(optional) / sizeof(optional[0]))
+		if (ret != -EINVAL || i == ARRAY_SIZE(optional))
 			break;
 		flags &= ~optional[i];
 	}
@@ -463,8 +463,10 @@ static int ur_reap(struct iop_worker *w, struct ur_thread *t, const struct ur_jo
 	io_uring_cq_advance(&t->ring, n);	/* always, also on error: no livelock */
 	*inflight -= n;
 	t->reaped += n;
-	if (!err)
+	if (!err) {
 		iop_count(w, n);
+		iop_inject(w, n);
+	}
 	return err;
 }
 

@@ -33,9 +33,28 @@ failed_list=()
 # leftovers(): what iopath may leave behind, compared before and after.
 . "$top/tests/lib/tap.sh"
 
-# run NAME TIMEOUT CMD...: run one TAP program and count its results.
+# The features of this kernel, probed once (selftests/requirements).
+features=$log_dir/features
+requirements=$top/selftests/requirements
+selftests_tap=$log_dir/selftests.tap
+if [ -x "$build/selftests/iopath_probe" ]; then
+	"$build/selftests/iopath_probe" > "$features" 2> "$log_dir/probe.err" ||
+		{ echo "# iopath_probe failed: $(head -n 1 "$log_dir/probe.err")" >&2; : > "$features"; }
+else
+	: > "$features"
+fi
+: > "$selftests_tap"
+nprog=0
+
+# field NAME RESULT-LINE: one field of tap-verdict.awk's result line
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<< "$2"; }
+
+# run NAME TIMEOUT CMD...: run one TAP program; scripts/tap-verdict.awk
+# counts its results. A selftest's failures that configs/known-failures
+# lists for this kernel are counted apart, and a selftest that skipped
+# although the kernel has what selftests/requirements says it needs fails.
 run() {
-	local name=$1 tmo=$2 log rc p f s k res
+	local name=$1 tmo=$2 log rc res p f s k kf req feat t0=$SECONDS
 	shift 2
 	[[ $name =~ $filter ]] || return 0
 	log=$log_dir/$(echo "$name" | tr '/ ' '__').log
@@ -43,43 +62,47 @@ run() {
 	timeout --foreground -k 10 "$tmo" "$@" > "$log" 2>&1
 	rc=$?
 	sed 's/^/  /' "$log" >&2
-	p=$(grep -cE '^ok [0-9]+' "$log" | head -1)
-	s=$(grep -cE '^ok [0-9]+.*# SKIP' "$log" | head -1)
-	f=$(grep -cE '^not ok [0-9]+' "$log" | head -1)
-	p=$((p - s))
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		echo "# $name: timed out after ${tmo}s" >&2
-		f=$((f + 1))
-	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		# A crash or an error outside any test still fails the run.
-		echo "# $name: exit status $rc with no failed test reported" >&2
-		f=1
-	fi
-	# A selftest's failures that configs/known-failures lists for this
-	# kernel are reported and counted apart (scripts/tap-verdict.awk).
-	k=0
+	[ "$rc" = 137 ] && rc=124
+	kf=/dev/null req=/dev/null feat=/dev/null
 	if [[ $name == selftest/* ]]; then
-		res=$(awk -v kernel="$(uname -r)" -v tag="$name" -v program="$name" -v exit_status="$rc" \
-			-f "$top/scripts/tap-verdict.awk" "$known_list" /dev/null "$log")
-		grep "^# $name: " <<< "$res" >&2
-		k=$(sed -n 's/.* known=\([0-9]*\) .*/\1/p' <<< "$res")
-		k=${k:-0}
-		if grep -q ' status=pass ' <<< "$res"; then
-			f=0
-		else
-			f=$((f > k ? f - k : 1))
-		fi
+		kf=$known_list req=$requirements feat=$features
+		nprog=$((nprog + 1))
+		{
+			echo "# selftests: iopath: ${name#selftest/}"
+			sed 's/^/# /' "$log"
+			if [ "$rc" = 0 ]; then
+				echo "ok $nprog selftests: iopath: ${name#selftest/}"
+			else
+				echo "not ok $nprog selftests: iopath: ${name#selftest/} # exit=$rc"
+			fi
+		} >> "$selftests_tap"
 	fi
+	res=$(awk -v kernel="$(uname -r)" -v tag="$name" -v program="$name" -v exit_status="$rc" \
+		-f "$top/scripts/tap-verdict.awk" "$kf" "$req" "$feat" "$log")
+	[ "$rc" = 124 ] && echo "# $name: timed out after ${tmo}s" >&2
+	grep "^# $name: " <<< "$res" >&2
+	res=$(grep '^# IOPATH-RESULT: ' <<< "$res")
+	if [ -z "$res" ]; then
+		echo "# $name: no verdict from scripts/tap-verdict.awk" >&2
+		res="# IOPATH-RESULT: status=fail passed=0 failed=1 known=0 skipped=0"
+	fi
+	p=$(field passed "$res") f=$(field failed "$res") s=$(field skipped "$res") k=$(field known "$res")
 	pass=$((pass + p))
 	skip=$((skip + s))
 	fail=$((fail + f))
 	known=$((known + k))
 	[ "$f" != 0 ] && failed_list+=("$name")
-	printf '# %-40s %3d passed, %d failed, %d skipped%s\n' "$name" "$p" "$f" "$s" \
-		"$([ "$k" != 0 ] && echo ", $k known")" >&2
+	printf '# %-40s %3d passed, %d failed, %d skipped%s (%d s)\n' "$name" "$p" "$f" "$s" \
+		"$([ "$k" != 0 ] && echo ", $k known")" $((SECONDS - t0)) >&2
 }
 
 before=$(leftovers | sort)
+# The kernel-log check of the whole run: a WARNING between two tests'
+# windows, or after a test's own check, is seen here.
+if ! run_mark=$("$build/iopath" kmsg mark 2> "$log_dir/kmsg-mark.err"); then
+	echo "# kernel-log check of the run: NOT DONE: $(head -n 1 "$log_dir/kmsg-mark.err")" >&2
+	run_mark=""
+fi
 
 for t in "$build"/tests/*; do
 	[ -x "$t" ] && [ -f "$t" ] || continue
@@ -94,6 +117,16 @@ for t in "$build"/selftests/*_test; do
 	run "selftest/$(basename "$t")" 300 "$t"
 done
 
+if [ -z "$run_mark" ]; then
+	fail=$((fail + 1))
+	failed_list+=("kernel-log")
+elif ! "$build/iopath" kmsg check "$run_mark" > "$log_dir/kmsg-run.txt" 2>&1; then
+	echo "# kernel log of the run: $(head -n 1 "$log_dir/kmsg-run.txt")" >&2
+	fail=$((fail + 1))
+	failed_list+=("kernel-log")
+else
+	pass=$((pass + 1))
+fi
 after=$(leftovers | sort)
 new=$(comm -13 <(echo "$before") <(echo "$after") | sed '/^$/d')
 if [ -n "$new" ]; then
@@ -105,6 +138,13 @@ else
 	pass=$((pass + 1))
 fi
 
+# The coverage block of the selftests that ran (scripts/tap-verdict.awk).
+if [ "$nprog" != 0 ]; then
+	awk -v kernel="$(uname -r)" -v tag=check -v coverage=1 -f "$top/scripts/tap-verdict.awk" \
+		"$known_list" "$requirements" "$features" "$selftests_tap" | grep '^# check: coverage: ' >&2
+fi
+echo "# check: coverage: kernel-log check of the whole run: $([ -n "$run_mark" ] && echo ran || echo NOT RUN)" >&2
+echo "# check: $SECONDS s in all" >&2
 if [ "${#failed_list[@]}" != 0 ]; then
 	echo "# failed: ${failed_list[*]} (logs in $log_dir)" >&2
 fi

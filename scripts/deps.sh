@@ -7,7 +7,8 @@
 #
 # usage: deps.sh [--check] [GROUP...]
 #   GROUP: base (build and run, the default), vm (iopath vm), mutate
-#   (kernel builds for iopath mutate), bench-extra (fio)
+#   (kernel builds for iopath mutate), clang (fuzzing), check (the linter
+#   make check runs)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
 # Otherwise the exact install command is printed and the exit status is 1.
 # --check only reports.
@@ -47,6 +48,12 @@ kmod:/sbin/depmod
 "
 pkgs_clang="
 clang:/usr/bin/clang
+libclang-rt-dev:/usr/share/doc/libclang-rt-dev/copyright
+"
+# make check: the lint and reproducer tests run shellcheck, which must not
+# quietly skip on a fresh machine.
+pkgs_check="
+shellcheck:/usr/bin/shellcheck
 "
 # Building a kernel for iopath mutate.
 pkgs_mutate="
@@ -65,7 +72,8 @@ for g in $groups; do
 	vm) list=$pkgs_vm ;;
 	clang) list=$pkgs_clang ;;
 	mutate) list=$pkgs_mutate ;;
-	*) echo "deps: unknown group '$g' (base, vm, clang, mutate)" >&2; exit 2 ;;
+	check) list=$pkgs_check ;;
+	*) echo "deps: unknown group '$g' (base, vm, clang, mutate, check)" >&2; exit 2 ;;
 	esac
 	for e in $list; do
 		pkg=${e%%:*}

@@ -1,72 +1,191 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# The verdict on selftest TAP, with the known kernel bugs of
-# configs/known-failures taken into account. POSIX awk: busybox awk runs it
-# inside the VM guest, mawk or gawk on a host.
+# The verdict on selftest TAP: the one place that counts results, excuses
+# the known kernel bugs of configs/known-failures, enforces the required
+# coverage of selftests/requirements and prints the coverage block. make
+# check, make kselftest, iopath run and iopath vm all use it. POSIX awk:
+# busybox awk runs it inside the VM guest, mawk or gawk on a host.
 #
 # usage: awk -v kernel="$(uname -r)" [-v tag=NAME] [-v result=WORD]
 #            [-v start=SECONDS -v end=SECONDS]
-#            [-v program=NAME -v exit_status=N]
-#            -f tap-verdict.awk KNOWN_FAILURES REQUIRED TAP
+#            [-v program=NAME -v exit_status=N] [-v coverage=1]
+#            -f tap-verdict.awk KNOWN_FAILURES REQUIREMENTS FEATURES TAP
 #
-# KNOWN_FAILURES  lines "KERNEL TEST REASON...": KERNEL an ERE on uname -r,
-#                 TEST an ERE on "fixture.variant.test", REASON the rest of
-#                 the line; '#' starts a comment line.
-# REQUIRED        one ERE per line: tests that must pass, not skip, on this
-#                 run (/dev/null for none).
+# KNOWN_FAILURES  lines "KERNEL  TEST  DIAGNOSTIC  BUG-NAME  REASON...",
+#                 fields separated by two or more blanks or a tab:
+#                 KERNEL an ERE on the whole uname -r (anchored: ^...$),
+#                 TEST an anchored ERE on "fixture.variant.test",
+#                 DIAGNOSTIC an ERE every failed assertion of the test
+#                 must match (its "Expected" line and the log lines after
+#                 it), BUG-NAME the name of
+#                 docs/kernel-bugs/BUG-NAME.md, REASON the rest of the
+#                 line; '#' starts a comment line.
+# REQUIREMENTS    lines "SEED-PATH TEST FEATURE...": TEST an anchored ERE;
+#                 a test it matches that skips on a kernel that has every
+#                 FEATURE fails the run. SEED-PATH names the line of the
+#                 coverage block the test counts for.
+# FEATURES        the iopath_probe output for this kernel: "FEATURE yes"
+#                 or "FEATURE no REASON" (/dev/null: nothing is required).
 # TAP             run_kselftest.sh's output: a top-level line per test
-#                 program, the harness's results re-emitted under "# ".
+#                 program, the harness's output re-emitted under "# ".
 #                 With program=NAME, the output of that one harness binary
 #                 instead, which exited with exit_status=N (124 for a
 #                 timeout, 128+N for signal N).
 #
-# A test program that failed is excused only when it ran to its "Totals"
-# line, exited 1 (a failed test, not a crash or a timeout), and every test
-# it failed is a known failure on this kernel. The known failure is still
-# printed; the test's TAP line stays "not ok". A known failure that passed
-# on a kernel it names fails the run too: the entry is stale and must be
-# narrowed, or it would hide the bug's return.
+# A failed test is excused (a known failure) only when an entry names the
+# kernel and the test, and every assertion it failed matches the entry's
+# diagnostic, none of them a post-test check (fsck, kernel log), and the
+# test was not ended by a timeout or a signal. Its program must have run to
+# its "Totals" line and exited 1. The known failure is still printed; the
+# TAP line stays "not ok". A listed test that passed on a kernel an entry
+# names fails the run: the entry is stale and must be narrowed.
 #
-# Prints "# TAG: ..." notes, then "# RESULT: status=pass|fail passed=N
-# failed=N known=N skipped=N programs=N programs_failed=N
-# required_missing=N stale_known=N[ seconds=N]"; exits 0 on pass, 1 on fail,
-# 2 on a malformed known-failures line.
+# Prints "# TAG: ..." notes, with coverage=1 the coverage block, then
+# "# RESULT: status=pass|fail passed=N failed=N known=N skipped=N
+# programs=N programs_failed=N required_missing=N stale_known=N[ seconds=N]"
+# where failed counts every reason the run fails (unexcused failed tests,
+# required tests skipped, stale entries, programs that failed with no
+# failed test). Exits 0 on pass, 1 on fail, 2 on a malformed input line.
 
 function note(msg) {
 	print "# " tag ": " msg
 }
 
-function known_reason(name,	i) {
+function malformed(msg) {
+	printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"
+	bad = 1
+	exit 2
+}
+
+function begin_program(name) {
+	prog = name
+	pknown = punknown = ptotals = pfail = 0
+	begin_test()
+}
+
+function begin_test() {
+	nassert = 0
+	ended_by = ""
+	postfail = 0
+	delete atext
+}
+
+# One line of a harness binary's own output, as it printed it.
+function harness_line(line,	msg) {
+	if (line ~ /^#  RUN /) {
+		begin_test()
+	} else if (line ~ /^# [^ :]+\.[ch]:[0-9]+:[^:]*:/) {
+		msg = line
+		sub(/^# [^ :]+\.[ch]:[0-9]+:[^:]*:/, "", msg)
+		if (msg ~ /^Expected /)
+			atext[++nassert] = msg
+		else if (nassert)
+			atext[nassert] = atext[nassert] " | " msg
+		if (msg ~ /^post-test (fsck|kernel log):/)
+			postfail = 1
+		if (msg ~ /^after-test checks: /)
+			after_test(msg)
+	} else if (line ~ /: Test terminated by timeout$/) {
+		ended_by = "a timeout"
+	} else if (line ~ /: Test terminated unexpectedly by signal/) {
+		ended_by = "a signal"
+	} else if (line ~ /^(not )?ok [0-9]+/) {
+		test_result(line)
+	} else if (line ~ /^# Totals: /) {
+		totals(line)
+	}
+}
+
+# "after-test checks: fsck ran|not run (WHY), kernel log ran|not run (WHY)"
+function after_test(msg) {
+	if (msg ~ /fsck ran/)
+		fsck_ran++
+	else if (msg ~ /fsck not run/)
+		fsck_not++
+	if (msg ~ /kernel log ran/)
+		kmsg_ran++
+	else if (msg ~ /kernel log not run/)
+		kmsg_not++
+}
+
+# The entry that excuses this failure of @name, or 0 (with why_not set).
+function excuse(name,	i, j, ok, named) {
+	why_not = ""
+	for (i = 1; i <= nknown; i++) {
+		if (name !~ ktest[i])
+			continue
+		named = 1
+		if (ended_by != "") {
+			why_not = "ended by " ended_by
+			return 0
+		}
+		if (postfail) {
+			why_not = "a post-test check failed"
+			return 0
+		}
+		if (!nassert) {
+			why_not = "no failed assertion to match"
+			return 0
+		}
+		ok = 1
+		for (j = 1; j <= nassert; j++)
+			if (atext[j] !~ kdiag[i]) {
+				ok = 0
+				why_not = "a different failure: " atext[j]
+			}
+		if (ok)
+			return i
+	}
+	if (!named)
+		why_not = ""
+	return 0
+}
+
+function listed(name,	i) {
 	for (i = 1; i <= nknown; i++)
 		if (name ~ ktest[i])
 			return i
 	return 0
 }
 
-function begin_program(name) {
-	prog = name
-	pknown = punknown = ptotals = pfail = 0
+function have_features(r,	n, f, i, have) {
+	n = split(rfeat[r], f, " ")
+	have = ""
+	for (i = 1; i <= n; i++) {
+		if (!(f[i] in feature) || feature[f[i]] != "yes")
+			return ""
+		have = have (i == 1 ? "" : (i == n ? " and " : ", ")) f[i]
+	}
+	return have
 }
 
 # One "ok"/"not ok" line of the harness, without the runner's "# ".
-function test_result(line,	notok, skip, name, k, i, reason) {
+function test_result(line,	notok, skip, name, k, i, reason, have, excused) {
 	notok = (line ~ /^not ok/)
 	sub(/^(not )?ok [0-9]+ ?/, "", line)
 	skip = (line ~ /# *SKIP/)
 	name = line
 	sub(/ *#.*/, "", name)
-	k = known_reason(name)
-	if (notok && k) {
-		tknown++
-		pknown++
-		note("known failure on " kernel ": " name ": " kreason[k])
-	} else if (notok) {
-		tfail++
-		punknown++
+	reason = line
+	sub(/.*# *SKIP */, "", reason)
+	if (notok) {
+		k = excuse(name)
+		excused = k
+		if (k) {
+			tknown++
+			pknown++
+			note("known failure on " kernel ": " name ": " kbug[k] ": " kreason[k])
+		} else {
+			tfail++
+			punknown++
+			if (why_not != "")
+				note("not excused by known-failures: " name ": " why_not)
+		}
 	} else if (skip) {
 		tskip++
 	} else {
 		tpass++
+		k = listed(name)
 		if (k) {
 			stale++
 			note("known failure did not reproduce: " name " passed on " kernel \
@@ -74,16 +193,28 @@ function test_result(line,	notok, skip, name, k, i, reason) {
 		}
 	}
 	for (i = 1; i <= nreq; i++) {
-		if (name !~ req[i])
+		if (name !~ rtest[i])
 			continue
-		reqseen[i]++
-		if (notok || !skip)
-			continue
-		reason = line
-		sub(/.*# *SKIP */, "", reason)
-		note("required test skipped: " name ": " reason)
-		reqbad++
+		seed = rseed[i]
+		if (notok && excused)
+			seed_known[seed]++
+		else if (notok)
+			seed_fail[seed]++
+		else if (skip) {
+			seed_skip[seed]++
+			if (reason ~ /absent by kernel/)
+				seed_absent[seed]++
+			if (seed_why[seed] == "")
+				seed_why[seed] = name ": " reason
+		} else
+			seed_pass[seed]++
+		if (skip && !notok && (have = have_features(i)) != "") {
+			note("required: " name " skipped on a kernel that has " have ": " reason)
+			reqbad++
+		}
+		break
 	}
+	begin_test()
 }
 
 # The harness's "Totals: pass:N fail:N ..." line.
@@ -102,12 +233,39 @@ function end_program(line, notok,	excused) {
 		return
 	excused = pknown > 0 && punknown == 0 && ptotals && pfail == pknown &&
 		  line ~ /# exit=1$/
-	if (excused) {
-		progs_known++
+	if (excused)
 		return
-	}
 	progs_failed++
 	failed_progs = failed_progs " " prog
+	# Its known failures count as failures; a crash with none, as one.
+	tknown -= pknown
+	tfail += pknown
+	if (pknown + punknown == 0)
+		tfail++
+}
+
+function coverage_block(	i, s, seen, line) {
+	for (i = 1; i <= nreq; i++) {
+		s = rseed[i]
+		if (s in seen)
+			continue
+		seen[s] = 1
+		if (seed_pass[s] + seed_fail[s] + seed_known[s] > 0)
+			line = "ran (" seed_pass[s] + 0 " passed, " seed_fail[s] + 0 " failed" \
+			       (seed_known[s] ? ", " seed_known[s] " known" : "") \
+			       (seed_skip[s] ? ", " seed_skip[s] " skipped" : "") ")"
+		else if (seed_skip[s] > 0 && seed_absent[s] == seed_skip[s])
+			line = "absent by kernel (" seed_why[s] ")"
+		else if (seed_skip[s] > 0)
+			line = "NOT RUN (" seed_skip[s] " skipped; " seed_why[s] ")"
+		else
+			line = "NOT RUN (no test ran)"
+		note("coverage: " s ": " line)
+	}
+	note("coverage: kernel-log check: " (kmsg_not ? "NOT RUN after " kmsg_not " tests, " : "") \
+	     "ran after " kmsg_ran + 0 " tests")
+	note("coverage: fsck: " (fsck_not ? "NOT RUN after " fsck_not " tests, " : "") \
+	     "ran after " fsck_ran + 0 " tests")
 }
 
 BEGIN {
@@ -124,39 +282,57 @@ BEGIN {
 FILENAME == ARGV[1] {
 	if ($0 ~ /^[ \t]*(#|$)/)
 		next
-	if (NF < 3) {
-		printf "%s:%d: expected \"KERNEL-ERE TEST-ERE REASON\"\n", FILENAME, FNR > "/dev/stderr"
-		bad = 1
-		exit 2
+	# Fields are separated by two or more blanks or a tab, so that a
+	# diagnostic can hold a single space.
+	line = $0
+	sub(/^[ \t]+/, "", line)
+	sub(/[ \t]+$/, "", line)
+	nf = 0
+	while (nf < 4 && match(line, /(  +|\t)[ \t]*/)) {
+		kf[++nf] = substr(line, 1, RSTART - 1)
+		line = substr(line, RSTART + RLENGTH)
 	}
-	if (kernel !~ $1)
+	if (nf < 4 || line == "")
+		malformed("expected \"KERNEL-ERE  TEST-ERE  DIAGNOSTIC-ERE  BUG-NAME  REASON\" (separated by two spaces or a tab)")
+	if (kf[1] !~ /^\^.*\$$/)
+		malformed("KERNEL-ERE '" kf[1] "' must match the whole uname -r: ^...$")
+	if (kf[2] !~ /^\^.*\$$/)
+		malformed("TEST-ERE '" kf[2] "' must match the whole test name: ^...$")
+	if (kf[4] !~ /^[a-z0-9][a-z0-9-]*$/)
+		malformed("BUG-NAME '" kf[4] "': lower case letters, digits and '-'")
+	if (kernel !~ kf[1])
 		next
 	nknown++
-	ktest[nknown] = $2
-	reason = $0
-	sub(/^[ \t]*[^ \t]+[ \t]+[^ \t]+[ \t]+/, "", reason)
-	kreason[nknown] = reason
+	ktest[nknown] = kf[2]
+	kdiag[nknown] = kf[3]
+	kbug[nknown] = kf[4]
+	kreason[nknown] = line
 	kline[nknown] = FNR
 	next
 }
 
 FILENAME == ARGV[2] {
-	if ($0 != "")
-		req[++nreq] = $0
+	if ($0 ~ /^[ \t]*(#|$)/)
+		next
+	if (NF < 3)
+		malformed("expected \"SEED-PATH TEST-ERE FEATURE...\"")
+	nreq++
+	rseed[nreq] = $1
+	rtest[nreq] = $2
+	rfeat[nreq] = ""
+	for (i = 3; i <= NF; i++)
+		rfeat[nreq] = rfeat[nreq] (i > 3 ? " " : "") $i
 	next
 }
 
-raw && /^(not )?ok [0-9]+/ {
-	test_result($0)
-	next
-}
-
-raw && /^# Totals: / {
-	totals($0)
+FILENAME == ARGV[3] {
+	if (NF >= 2)
+		feature[$1] = $2
 	next
 }
 
 raw {
+	harness_line($0)
 	next
 }
 
@@ -170,13 +346,8 @@ raw {
 	next
 }
 
-/^# # Totals: / {
-	totals($0)
-	next
-}
-
-/^# (not )?ok [0-9]+/ {
-	test_result(substr($0, 3))
+/^# / {
+	harness_line(substr($0, 3))
 }
 
 END {
@@ -184,17 +355,16 @@ END {
 		exit 2
 	if (raw)
 		end_program("# exit=" exit_status, exit_status != 0)
-	# A required test filtered out of this run is not enforced.
-	for (i = 1; i <= nreq; i++)
-		if (!reqseen[i])
-			note("no test matching " req[i] " ran")
 	if (progs == 0)
 		note("no test program ran")
 	if (progs_failed)
 		note("failed programs:" failed_progs)
-	status = (progs > 0 && progs_failed == 0 && reqbad == 0 && stale == 0) ? "pass" : "fail"
+	if (coverage)
+		coverage_block()
+	failed = tfail + reqbad + stale
+	status = (progs > 0 && failed == 0) ? "pass" : "fail"
 	printf "# %s: status=%s passed=%d failed=%d known=%d skipped=%d programs=%d programs_failed=%d required_missing=%d stale_known=%d",
-		result, status, tpass, tfail, tknown, tskip, progs, progs_failed, reqbad, stale
+		result, status, tpass, failed, tknown, tskip, progs, progs_failed, reqbad, stale
 	if (end != "")
 		printf " seconds=%d", end - start
 	printf "\n"

@@ -5,13 +5,15 @@
  * [written], before and after writeback of delalloc and of dirty page
  * cache over an unwritten extent.
  *
- * Both walk several extents in one iomap_iter loop (IOMAP_REPORT). The
- * iomap core zeroes iter->iomap between extents; the seed patch "iomap:
- * avoid memset iomap when iter is done" moved that memset, and a kernel
- * that loses it (or a filesystem ->iomap_begin that leaves a field unset,
- * as xfs_hole_to_iomap() does with flags) reports the previous extent's
- * type or flags for the next one: an UNWRITTEN or SHARED flag that does
- * not belong, a hole reported as data, data reported as a hole.
+ * Both walk several extents in one iomap_iter loop (IOMAP_REPORT), and
+ * every extent must be reported with its own state. The bug they catch is
+ * a kernel that does not: an UNWRITTEN or
+ * SHARED flag that does not belong, a hole reported as data, data
+ * reported as a hole, a range skipped or repeated. A type or NEW flag
+ * left over from the previous extent by the core is not among what they
+ * can see: ext4's and XFS's ->iomap_begin set both on every call (and
+ * FIEMAP does not report holes, where xfs_hole_to_iomap() leaves the
+ * flags alone); iomap_trace judges the mapping sequence itself.
  *
  * Every expected answer comes from the layout the test built, never from
  * a first run.
@@ -168,9 +170,8 @@ static int check_seeks(int fd, const struct data_span *d, unsigned int n, uint64
 /*
  * FIEMAP over a clean [written][hole][unwritten][written] file reports
  * exactly three extents with the right state flags; the hole is absent.
- * Catches: a stale type or flags carried from the previous extent (hole
- * reported as data, UNWRITTEN on a written extent or missing on an
- * unwritten one), a mapping that skips or repeats a range.
+ * Catches: a hole reported as data, UNWRITTEN on a written extent or
+ * missing on an unwritten one, a mapping that skips or repeats a range.
  */
 TEST_F(extent_map, fiemap_reports_each_extent_with_its_own_flags)
 {
@@ -213,8 +214,8 @@ TEST_F(extent_map, fiemap_reports_each_extent_with_its_own_flags)
  * SEEK_DATA/SEEK_HOLE from every boundary of a clean [written][hole]
  * [unwritten][written] file: the clean unwritten extent is a hole (no
  * page cache over it), so data is [0,64K) and [192K,256K).
- * Catches: the unwritten extent reported with the previous or next
- * extent's type (then it reads as data), or a hole typed as data.
+ * Catches: the clean unwritten extent reported as data, or a hole as
+ * data.
  */
 TEST_F(extent_map, seek_treats_clean_unwritten_as_hole)
 {
@@ -238,9 +239,9 @@ TEST_F(extent_map, seek_treats_clean_unwritten_as_hole)
  * extent still whole; SEEK_DATA finds both 4K writes and nothing else of
  * the unwritten extent. After fsync FIEMAP shows the written blocks and
  * the unwritten extent split around them; SEEK answers are unchanged.
- * Catches: delalloc or dirty-unwritten state leaking into the following
- * hole or unwritten mapping (wrong SEEK_HOLE end, extra data), a stale
- * DELALLOC/UNWRITTEN flag on the neighbours.
+ * Catches: delalloc or dirty-unwritten data reported for the following
+ * hole or unwritten range (wrong SEEK_HOLE end, extra data), a
+ * DELALLOC/UNWRITTEN flag on the wrong extent.
  */
 TEST_F(extent_map, delalloc_and_dirty_unwritten_are_data_before_and_after_writeback)
 {
@@ -308,9 +309,9 @@ TEST_F(extent_map, delalloc_and_dirty_unwritten_are_data_before_and_after_writeb
  * [cloned 0-64K][private written 64-128K][hole][cloned 192-256K] reports
  * SHARED on the two clones only, and the clone source reports SHARED on
  * exactly the two ranges it gave away.
- * Catches: SHARED carried from a shared mapping into the private extent
- * after it (or lost on the next shared one), which also misleads
- * dedupe/defrag tools and swapon.
+ * Catches: SHARED reported on the private extent after a shared one (or
+ * missing on the next shared one), which also misleads dedupe/defrag
+ * tools and swapon.
  */
 TEST_F(extent_map, fiemap_marks_only_cloned_extents_shared)
 {

@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@
 #include <linux/fs.h>
 
 #include "iopath_test.h"
+#include "mapcheck.h"
 
 #define NFILES		64		/* files per test, all open while checked */
 #define PREALLOC	65536		/* unwritten extent under the EOF block */
@@ -403,7 +405,9 @@ static void prepare_all(struct __test_metadata *_metadata, FIXTURE_DATA(folio_ba
 
 /*
  * All files: data as @sp says, then not one page left cached. Reports
- * the first file with a wrong byte and the first with a pinned page.
+ * the first file with a wrong byte and the first with a pinned page. The
+ * residency check runs even after a data mismatch: a known data bug of
+ * the kernel (configs/known-failures) must not hide a leak.
  */
 static void check_all(struct __test_metadata *_metadata, FIXTURE_DATA(folio_batch) *self,
 		      int nfiles, off_t size, const struct span *sp, int nsp)
@@ -411,15 +415,20 @@ static void check_all(struct __test_metadata *_metadata, FIXTURE_DATA(folio_batc
 	char why[256] = "";
 	long total = 0, r;
 	int i, first = -1;
+	bool data_bad = false;
 
 	for (i = 0; i < nfiles; i++) {
 		r = check_data(self->dirfd, self->fd[i], self->name[i], size, sp, nsp, why, sizeof(why));
-		ASSERT_EQ(0, r) TH_LOG("%s", why[0] ? why : strerror(-r));
+		if (r) {
+			EXPECT_EQ(0, r) TH_LOG("%s", why[0] ? why : strerror(-r));
+			data_bad = true;
+			break;
+		}
 	}
+	if (iop_probe("fadvise", why, sizeof(why)) == 0)
+		SKIP(return, "cannot evict page cache: %s", why);
 	for (i = 0; i < nfiles; i++) {
 		r = resident_pages(self->fd[i], why, sizeof(why));
-		if (r == -ENOSYS)
-			SKIP(return, "cannot evict page cache: %s", why);
 		ASSERT_LE(0, r) TH_LOG("%s", why);
 		if (r && first < 0)
 			first = i;
@@ -427,6 +436,9 @@ static void check_all(struct __test_metadata *_metadata, FIXTURE_DATA(folio_batc
 	}
 	EXPECT_EQ(0, total) TH_LOG("%ld pages of %d files still cached after fsync + DONTNEED, first %s: a folio reference leaked",
 				   total, nfiles, first >= 0 ? self->name[first] : "-");
+	if (data_bad && !total)
+		TH_LOG("residency check after the data mismatch: no page of %d files left cached",
+		       nfiles);
 }
 
 /*
@@ -442,6 +454,8 @@ TEST_F(folio_batch, detector_sees_pinned_page)
 	long r;
 
 	IOP_TEST_BEGIN(&self->fs);
+	if (iop_probe("fadvise", why, sizeof(why)) == 0)
+		SKIP(return, "cannot evict page cache: %s", why);
 	ASSERT_EQ(0, open_file(self, 0, "pin"));
 	ASSERT_EQ(0, pwrite_byte(self->fd[0], 'P', 16384, 0));
 	ASSERT_EQ(0, fsync(self->fd[0]));
@@ -450,8 +464,6 @@ TEST_F(folio_batch, detector_sees_pinned_page)
 		TH_LOG("splice: %s", strerror(errno));
 
 	r = resident_pages(self->fd[0], why, sizeof(why));
-	if (r == -ENOSYS)
-		SKIP(return, "cannot evict page cache: %s", why);
 	ASSERT_LE(0, r) TH_LOG("%s", why);
 	EXPECT_LE(1, r) TH_LOG("a page held by a pipe buffer was reported evicted: the residency check is blind");
 
@@ -582,7 +594,7 @@ TEST_F(folio_batch, direct_write_past_eof)
  * must read as zeros, as on XFS (xfs_file_write_zero_eof). ext4 zeroes
  * that tail when a buffered write or a truncate extends the file
  * (c7fc0366c656 "ext4: partial zero eof block on unaligned inode size
- * extension", 6.12; since 2026 in ext4_write_checks(), "ext4: zero post
+ * extension", 6.13-rc1, backported to 6.12.5; since 2026 in ext4_write_checks(), "ext4: zero post
  * EOF partial block before appending write"), but ext4_dio_write_iter()
  * checks with ext4_dio_write_checks(), which does not zero it: the mmap
  * bytes become file data, in the page cache and, once the dirty folio is
@@ -693,10 +705,35 @@ struct zero_scan {
 	int bad;		/* events that did not parse */
 };
 
+/*
+ * IOMAP_F_FOLIO_BATCH has no name in the trace output: kernels that print
+ * the raw flags show it there, and __print_flags() prints an unnamed bit
+ * as a hex leftover ("NEW|0x2000") where only names are printed.
+ */
+static bool map_has_folio_batch(const struct iop_trace_event *ev)
+{
+	char buf[256], *tok, *save = NULL;
+	uint64_t flags;
+
+	if (!iop_trace_field_u64(ev, "flags", &flags))
+		return flags & IOMAP_F_FOLIO_BATCH;
+	if (iop_trace_field_str(ev, "flags", buf, sizeof(buf)))
+		return false;
+	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+		if (!strncmp(tok, "0x", 2) && (strtoull(tok, NULL, 16) & IOMAP_F_FOLIO_BATCH))
+			return true;
+	return false;
+}
+
+/*
+ * The mapping's type by name (lib/mapcheck.c): up to 6.12 the dstmap event
+ * prints "type UNWRITTEN flags NEW" without raw values.
+ */
 static int scan_zero_maps(const struct iop_trace_event *ev, void *arg)
 {
 	struct zero_scan *z = arg;
-	uint64_t flags, type;
+	struct iop_map_event m;
+	uint64_t flags;
 
 	if (!strcmp(ev->event, "iomap_iter")) {
 		if (iop_trace_field_u64(ev, "flags", &flags)) {
@@ -705,46 +742,29 @@ static int scan_zero_maps(const struct iop_trace_event *ev, void *arg)
 		}
 		z->in_zero = flags & IOMAP_ZERO;
 	} else if (!strcmp(ev->event, "iomap_iter_dstmap") && z->in_zero) {
-		if (iop_trace_field_u64(ev, "type", &type) ||
-		    iop_trace_field_u64(ev, "flags", &flags)) {
+		if (iop_map_event_from_trace(ev, &m)) {
 			z->bad++;
 			return 0;
 		}
 		z->zero_maps++;
-		if (type == IOMAP_UNWRITTEN)
+		if (m.type == IOP_IOMAP_UNWRITTEN)
 			z->unwritten_maps++;
-		if (flags & IOMAP_F_FOLIO_BATCH)
+		if (map_has_folio_batch(ev))
 			z->batch_maps++;
 	}
 	return 0;
-}
-
-/* Is @sym a symbol of the running kernel? -errno if kallsyms is unreadable. */
-static int kernel_has_symbol(const char *sym)
-{
-	char line[512], name[256];
-	int found = 0;
-	FILE *f;
-
-	f = fopen("/proc/kallsyms", "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %*s %255s", name) == 1 && !strcmp(name, sym)) {
-			found = 1;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
 }
 
 /*
  * The batch path itself: truncate down over dirty unwritten EOF blocks
  * under tracing must show ZERO mappings flagged IOMAP_F_FOLIO_BATCH
  * (0x2000, printed raw: the flag has no name in the trace output), and
- * then no folio may stay pinned. Without the batch (before v6.19, e.g.
- * 6.18) this skips; the other tests still ran the same syscalls.
+ * then no folio may stay pinned. The trace decides: flagged mappings mean
+ * the batch ran, whatever the kernel's symbols are called. Without them,
+ * a kernel that has iomap_fill_dirty_folios fails (the batch exists but
+ * this path no longer takes it), and one without skips (before v6.19,
+ * e.g. 6.18; the other tests still ran the same syscalls). ext4 zeroes
+ * through buffer heads and traces no ZERO loop.
  */
 TEST_F(folio_batch, batch_path_taken)
 {
@@ -753,21 +773,16 @@ TEST_F(folio_batch, batch_path_taken)
 	struct zero_scan z = { 0 };
 	char why[256] = "", filter[64];
 	struct stat st;
-	int i, ret, has_batch;
+	int i, ret;
 
 	IOP_TEST_BEGIN(&self->fs);
-	has_batch = kernel_has_symbol("iomap_fill_dirty_folios");
+	if (iop_probe("tracefs_iomap", why, sizeof(why)) == 0)
+		SKIP(return, "%s", why);
 	ret = iop_trace_open(&t);
-	if (ret) {
-		if (has_batch == 0)
-			SKIP(return, "no folio batch in this kernel");
-		SKIP(return, "no tracefs: %s", strerror(-ret));
-	}
+	ASSERT_EQ(0, ret) TH_LOG("tracefs: %s", strerror(-ret));
 	if (!iop_trace_has_event(t, "iomap", "iomap_iter_dstmap")) {
 		iop_trace_close(t);
-		if (has_batch == 0)
-			SKIP(return, "no folio batch in this kernel");
-		SKIP(return, "no iomap trace events in this kernel");
+		ASSERT_TRUE(false) TH_LOG("the kernel has the iomap tracepoints, the trace instance has no iomap_iter_dstmap event");
 	}
 	ASSERT_EQ(0, stat(self->fs.scratch->mnt, &st));
 	snprintf(filter, sizeof(filter), "dev == %llu",
@@ -795,12 +810,15 @@ TEST_F(folio_batch, batch_path_taken)
 	       z.zero_maps, z.unwritten_maps, z.batch_maps);
 	EXPECT_EQ(0, z.bad) TH_LOG("%d iomap events did not parse", z.bad);
 
-	if (has_batch == 0)
-		SKIP(return, "no folio batch in this kernel");
 	if (!z.batch_maps) {
 		if (!strcmp(variant->fstype, "ext4"))
 			SKIP(return, "ext4 zeroing did not use the folio batch (buffer_head path)");
-		SKIP(return, "no ZERO mapping carried IOMAP_F_FOLIO_BATCH: batch path not taken");
+		ASSERT_LT(0, z.unwritten_maps)
+			TH_LOG("no unwritten ZERO mapping traced: the trace cannot show whether the batch ran");
+		ASSERT_EQ(0, iop_probe("folio_batch", why, sizeof(why)))
+			TH_LOG("the kernel has iomap_fill_dirty_folios, but no ZERO mapping carried IOMAP_F_FOLIO_BATCH: batch path not taken");
+		SKIP(return, "batch path absent by kernel: %d unwritten ZERO mappings traced, none with IOMAP_F_FOLIO_BATCH (%s)",
+		     z.unwritten_maps, why);
 	}
 	check_all(_metadata, self, NFILES, OLD_EOF, sp, 1);
 }

@@ -282,6 +282,8 @@ static inline int iop_clone_range(int dst, int src, uint64_t src_off, uint64_t l
  * The four filesystem configurations every iomap fixture runs on. A
  * fixture using them declares FIXTURE_VARIANT(f) { IOP_FS_VARIANT_FIELDS; }.
  * reflink=false on xfs_1k means "not required": the tests probe for it.
+ * The list ends in a declaration, so that its use, with the semicolon
+ * after it, is one.
  */
 #define IOP_IOMAP_FS_VARIANTS(f)						\
 	FIXTURE_VARIANT_ADD(f, ext4) {						\
@@ -296,6 +298,7 @@ static inline int iop_clone_range(int dst, int src, uint64_t src_off, uint64_t l
 	};									\
 	FIXTURE_VARIANT_ADD(f, xfs_1k) {					\
 		.fstype = "xfs", .mkfs_opts = "-b size=1024", .blksz = 1024,	\
-	}
+	};									\
+	struct iop_iomap_fs_variants_of_##f
 
 #endif

@@ -7,12 +7,16 @@
  * iomap_swapfile_activate() walks the whole file in one iomap_iter loop
  * and decides from each mapping's type and flags: holes (and inline or
  * delalloc data) are refused ("swapfile has holes"), unwritten extents
- * are accepted, IOMAP_F_SHARED is refused ("has shared extents"). A
- * mapping that keeps the previous extent's type or SHARED flag flips a
- * verdict: a file with a hole accepted (swap I/O then writes to whatever
- * the hole's stale address was), a good file refused, a shared extent
- * swapped onto (swap writes go into the clone source's blocks). The
- * unshare step is the positive control that the refusal is about sharing.
+ * are accepted, IOMAP_F_SHARED is refused ("has shared extents"). The bug
+ * these tests catch is a kernel that gets a verdict wrong: a file with a hole accepted (swap
+ * I/O would then write wherever the hole's mapping pointed), a good file
+ * refused, a shared extent swapped onto (swap writes would go into the
+ * clone source's blocks). Not a type or SHARED/NEW flag left over from
+ * the previous extent by the core: ext4's and XFS's ->iomap_begin set
+ * type and flags on every call (xfs_hole_to_iomap() leaves the flags
+ * alone, but a hole is refused whatever its flags); iomap_trace judges
+ * the mapping sequence itself. The unshare step is the positive control
+ * that the refusal is about sharing.
  *
  * swapon is called directly, not through swapon(8), so util-linux's own
  * hole check does not hide the kernel's. Every successful swapon is
@@ -127,7 +131,8 @@ static int try_swapon(FIXTURE_DATA(swapon) *self, const char *name, bool *skip)
 	if (swapon(self->active, 0)) {
 		ret = -errno;
 		self->active[0] = '\0';
-		*skip = ret == -ENOSYS || ret == -EPERM;
+		/* The one skip policy (lib/probe.h): a kernel without swap. */
+		*skip = iop_errno_means_absent(-ret);
 		return ret;
 	}
 	if (swapoff(self->active) == 0)

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Smoke tests of `iopath bench`: each benchmark runs briefly (1 repetition
@@ -18,11 +18,7 @@ export IOPATH_SRC="$src"
 tmp=$(mktemp -d /tmp/iopath-bench-smoke.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
+. "$src/tests/lib/tap.sh"
 diag() { sed 's/^/# /' "$@"; }
 
 have_jq=1
@@ -31,9 +27,8 @@ root=0
 [ "$(id -u)" = 0 ] && root=1
 
 if [ ! -x "$iopath" ]; then
-	echo "1..1"
-	echo "not ok 1 bench_smoke.iopath_built # $iopath missing"
-	exit 1
+	not_ok "bench_smoke.iopath_built # $iopath missing"
+	finish_tap
 fi
 
 # A record file is valid if every line is a schema-1 record of @bench with
@@ -223,4 +218,4 @@ else
 	skip "bench_smoke.sigint_cleans_up" "needs root"
 fi
 
-[ $failed = 0 ]
+finish_tap

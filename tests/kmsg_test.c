@@ -23,10 +23,6 @@
 #include "kselftest_harness.h"
 #include "kmsg.h"
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
-
 FIXTURE(kmsg) {
 	char skip[128];
 };
@@ -189,6 +185,31 @@ TEST_F(kmsg, mark_with_odd_name_is_found)
 	EXPECT_LT(0, m.seq);
 	ASSERT_EQ(0, iop_kmsg_mark(&m, NULL));
 	EXPECT_EQ(0, strncmp(m.text, "iopath: mark ", 13));
+}
+
+/*
+ * A log device that accepts the marker and drops it (printk_devkmsg=off
+ * does that to /dev/kmsg; /dev/null stands for it here): the mark must
+ * fail, so that the post-test check reports itself as not done instead of
+ * scanning nothing.
+ */
+TEST_F(kmsg, dropped_marker_is_an_error)
+{
+	struct iop_kmsg_mark m;
+	int ret;
+
+	ASSERT_EQ(0, setenv("IOPATH_KMSG_DEV", "/dev/null", 1));
+	ret = iop_kmsg_mark(&m, "dropped");
+	unsetenv("IOPATH_KMSG_DEV");
+	EXPECT_EQ(-ENOENT, ret);
+}
+
+/* Every family of the shared list (lib/kmsg_patterns.h) is recognised. */
+TEST_F(kmsg, classifier_knows_panic_and_word_starts)
+{
+	EXPECT_EQ(1, iop_kmsg_line_is_bad("Kernel panic - not syncing: Fatal exception"));
+	EXPECT_EQ(0, iop_kmsg_line_is_bad("Whoops, nothing to see"));
+	EXPECT_EQ(1, iop_kmsg_line_is_bad("UBSAN: shift-out-of-bounds in fs/iomap/iter.c:42"));
 }
 
 TEST_HARNESS_MAIN

@@ -28,7 +28,7 @@ static const struct iop_map_extent layout[] = {
 	{ 2 * K64, K64, IOP_IOMAP_UNWRITTEN, 0, 0, 0, false },
 	{ 3 * K64, K64, IOP_IOMAP_MAPPED, 0, 0, 0, false },
 };
-#define NLAYOUT (sizeof(layout) / sizeof(layout[0]))
+#define NLAYOUT (ARRAY_SIZE(layout))
 
 FIXTURE(mapcheck) {
 	struct iop_map_event ev[32];

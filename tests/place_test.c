@@ -23,10 +23,6 @@
 #include "kselftest_harness.h"
 #include "place.h"
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
-
 FIXTURE(place) {
 	cpu_set_t orig;		/* affinity to restore */
 };

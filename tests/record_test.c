@@ -6,6 +6,9 @@
  * printed with too few digits (compare would then see changes that are not
  * there), temp files left behind, appends that replace, and readers that
  * crash or silently skip on truncated, non-JSON or foreign-schema input.
+ * Also catches a writer that follows a symlink planted at the output or
+ * temporary name (root overwriting any file), and a reader that blocks on
+ * a FIFO, streams /dev/zero into memory, or splits an over-long line.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -21,15 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "iopath.h"
-
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
+#include "record.h"
 
 /*
  * Every fixture works in its own directory under one per-run directory.
@@ -532,6 +533,106 @@ TEST_F(record, hand_written_integers_and_unknown_keys_accepted)
 	ASSERT_EQ(0, iop_records_read(self->path, collect, &c, self->why, sizeof(self->why)));
 	ASSERT_EQ(1, c.n);
 	collected_free(&c);
+}
+
+/* A root-only file a symlink points at, and whether it is still intact. */
+static int plant_victim(const char *dir, char *victim, size_t len)
+{
+	snprintf(victim, len, "%s/victim", dir);
+	return write_text(victim, "secret\n");
+}
+
+static bool victim_intact(const char *victim)
+{
+	char *t = read_text(victim);
+	bool ok = t && !strcmp(t, "secret\n");
+
+	free(t);
+	return ok;
+}
+
+TEST_F(record, symlink_at_output_refused_not_followed)
+{
+	char victim[PATH_MAX + 16];
+	json_t *rec = make_record("b", 0);
+
+	ASSERT_NE(NULL, rec);
+	ASSERT_EQ(0, plant_victim(self->dir, victim, sizeof(victim)));
+	ASSERT_EQ(0, symlink(victim, self->path));
+	EXPECT_EQ(-ELOOP, iop_records_write(self->path, &rec, 1, false));
+	EXPECT_EQ(-ELOOP, iop_records_write(self->path, &rec, 1, true));
+	EXPECT_TRUE(victim_intact(victim));
+	/* the symlink and the victim, no temporary file */
+	EXPECT_EQ(2, dir_entries(self->dir, NULL, 0));
+	json_decref(rec);
+}
+
+TEST_F(record, symlink_at_old_temp_name_not_followed)
+{
+	char victim[PATH_MAX + 16], tmp[PATH_MAX + 64];
+	json_t *rec = make_record("b", 0);
+
+	ASSERT_NE(NULL, rec);
+	ASSERT_EQ(0, plant_victim(self->dir, victim, sizeof(victim)));
+	/* The name a guessable "<out>.tmp.<pid>" writer would open. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", self->path, (int)getpid());
+	ASSERT_EQ(0, symlink(victim, tmp));
+	ASSERT_EQ(0, iop_records_write(self->path, &rec, 1, false));
+	EXPECT_TRUE(victim_intact(victim));
+	EXPECT_EQ(3, dir_entries(self->dir, NULL, 0));
+	json_decref(rec);
+}
+
+TEST_F(record, fifo_and_devices_refused_without_blocking)
+{
+	struct collected c = { 0 };
+	char fifo[PATH_MAX + 16];
+	pid_t pid;
+	int st;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", self->dir);
+	ASSERT_EQ(0, mkfifo(fifo, 0600));
+	/* In a child with a deadline: a reader that blocks fails, not hangs. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		char why[512];
+
+		alarm(5);
+		if (iop_records_read(fifo, collect, &c, why, sizeof(why)) != -EINVAL ||
+		    !strstr(why, "not a regular file"))
+			_exit(1);
+		if (iop_records_read("/dev/zero", collect, &c, why, sizeof(why)) != -EINVAL ||
+		    strcmp(why, "/dev/zero: not a regular file"))
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+TEST_F(record, over_long_line_refused_with_its_line)
+{
+	struct collected c = { 0 };
+	char want[2 * PATH_MAX];
+	size_t n = IOP_RECORD_LINE_MAX + 10;
+	char *big = malloc(n + 1);
+	FILE *f;
+
+	ASSERT_NE(NULL, big);
+	memset(big, ' ', n);
+	big[n] = '\0';
+	f = fopen(self->path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("\n", f);
+	fputs(big, f);
+	fclose(f);
+	free(big);
+	snprintf(want, sizeof(want), "%s:2: line longer than %u bytes", self->path,
+		 IOP_RECORD_LINE_MAX);
+	EXPECT_EQ(-E2BIG, iop_records_read(self->path, collect, &c, self->why, sizeof(self->why)));
+	EXPECT_STREQ(want, self->why);
 }
 
 TEST_HARNESS_MAIN

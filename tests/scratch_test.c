@@ -11,8 +11,8 @@
  * filesystem clean (positive control: a link count set wrong offline);
  * a device check that lets the root disk, a mounted device, or a device
  * with a filesystem or partition table through, or that writes to the
- * device it refuses (the first MiB is checksummed around every refusal);
- * an environment parser that accepts a malformed value.
+ * device it refuses (the first MiB is checksummed around every refusal).
+ * The options and the environment are scratch_opts_test.c's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -40,6 +40,7 @@
 
 #include "kselftest_harness.h"
 #include "iopath.h"
+#include "probe.h"
 
 #define MIB (1u << 20)
 
@@ -168,9 +169,10 @@ static bool one_line(const char *s)
 	return s[0] && !strchr(s, '\n');
 }
 
+/* The one skip policy (lib/probe.h): only what the kernel lacks. */
 static bool skip_errno(int err)
 {
-	return err == ENODEV || err == EOPNOTSUPP || err == ENOENT;
+	return iop_errno_means_absent(err);
 }
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -456,113 +458,6 @@ TEST_F_TIMEOUT(scratch, fsck_reports_corruption, 90)
 	EXPECT_TRUE(one_line(why)) TH_LOG("why: '%s'", why);
 	TH_LOG("complaint: %s", why);
 	EXPECT_TRUE(mounted_at(self->s->mnt, NULL, NULL));
-}
-
-/* ---- the environment -------------------------------------------------- */
-
-FIXTURE(env) {
-	int unused;
-};
-
-FIXTURE_SETUP(env)
-{
-	static const char *const vars[] = {
-		"IOPATH_BACKING", "IOPATH_SCRATCH_DEV", "IOPATH_SCRATCH_DIR",
-		"IOPATH_SCRATCH_FORCE_MKFS", "IOPATH_SCRATCH_SIZE",
-	};
-
-	self->unused = 0;
-	/* Each test runs in its own process: the changes stay there. */
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		unsetenv(vars[i]);
-}
-
-FIXTURE_TEARDOWN(env)
-{
-}
-
-TEST_F(env, opts_from_env_accepts_each_form)
-{
-	struct iop_scratch_opts o = { .fstype = "xfs", .mkfs_opts = "-m reflink=1" };
-	char why[256];
-
-	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why)));
-	EXPECT_EQ(IOP_BACKING_DEFAULT, o.backing);
-	EXPECT_EQ(0, o.size);
-	EXPECT_FALSE(o.force);
-
-	setenv("IOPATH_BACKING", "loop", 1);
-	setenv("IOPATH_SCRATCH_SIZE", "512m", 1);
-	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why))) TH_LOG("%s", why);
-	EXPECT_EQ(IOP_BACKING_LOOP, o.backing);
-	EXPECT_EQ(512ull << 20, o.size);
-	EXPECT_STREQ("xfs", o.fstype);
-	EXPECT_STREQ("-m reflink=1", o.mkfs_opts);
-
-	setenv("IOPATH_BACKING", "zram", 1);
-	setenv("IOPATH_SCRATCH_SIZE", "2G", 1);
-	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why)));
-	EXPECT_EQ(IOP_BACKING_ZRAM, o.backing);
-	EXPECT_EQ(2ull << 30, o.size);
-
-	unsetenv("IOPATH_BACKING");
-	setenv("IOPATH_SCRATCH_SIZE", "1073741824", 1);
-	setenv("IOPATH_SCRATCH_DEV", "/dev/nvme0n1", 1);
-	setenv("IOPATH_SCRATCH_FORCE_MKFS", IOP_FORCE_MKFS_WORD, 1);
-	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why)));
-	EXPECT_EQ(IOP_BACKING_DEVICE, o.backing);
-	EXPECT_STREQ("/dev/nvme0n1", o.device);
-	EXPECT_TRUE(o.force);
-	EXPECT_EQ(1ull << 30, o.size);
-
-	unsetenv("IOPATH_SCRATCH_DEV");
-	unsetenv("IOPATH_SCRATCH_FORCE_MKFS");
-	setenv("IOPATH_SCRATCH_DIR", "/mnt/test", 1);
-	o.force = false;
-	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why)));
-	EXPECT_EQ(IOP_BACKING_DIR, o.backing);
-	EXPECT_STREQ("/mnt/test", o.dir);
-}
-
-TEST_F(env, opts_from_env_rejects_malformed_values)
-{
-	static const struct {
-		const char *var, *val, *var2, *val2;
-	} bad[] = {
-		{ "IOPATH_BACKING", "nvme", NULL, NULL },
-		{ "IOPATH_BACKING", "ZRAM", NULL, NULL },
-		{ "IOPATH_SCRATCH_SIZE", "1x", NULL, NULL },
-		{ "IOPATH_SCRATCH_SIZE", "-5", NULL, NULL },
-		{ "IOPATH_SCRATCH_SIZE", "0", NULL, NULL },
-		{ "IOPATH_SCRATCH_SIZE", "g", NULL, NULL },
-		{ "IOPATH_SCRATCH_SIZE", "99999999999999999999", NULL, NULL },
-		{ "IOPATH_SCRATCH_SIZE", "17179869184T", NULL, NULL },
-		{ "IOPATH_SCRATCH_FORCE_MKFS", "yes", NULL, NULL },
-		{ "IOPATH_SCRATCH_FORCE_MKFS", "1", NULL, NULL },
-		{ "IOPATH_SCRATCH_DEV", "nvme0n1", NULL, NULL },
-		{ "IOPATH_SCRATCH_DIR", "relative/dir", NULL, NULL },
-		{ "IOPATH_SCRATCH_DEV", "/dev/vdb", "IOPATH_SCRATCH_DIR", "/mnt" },
-		{ "IOPATH_SCRATCH_DEV", "/dev/vdb", "IOPATH_BACKING", "zram" },
-	};
-
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct iop_scratch_opts o = { .fstype = "ext4", .size = 12345 };
-		char why[256] = "";
-
-		setenv(bad[i].var, bad[i].val, 1);
-		if (bad[i].var2)
-			setenv(bad[i].var2, bad[i].val2, 1);
-		EXPECT_EQ(-EINVAL, iop_scratch_opts_from_env(&o, why, sizeof(why)))
-			TH_LOG("%s=%s accepted", bad[i].var, bad[i].val);
-		EXPECT_TRUE(one_line(why)) TH_LOG("%s=%s: why '%s'", bad[i].var, bad[i].val, why);
-		/* A refusal changes nothing. */
-		EXPECT_EQ(IOP_BACKING_DEFAULT, o.backing);
-		EXPECT_EQ(12345, o.size);
-		EXPECT_FALSE(o.force);
-		unsetenv(bad[i].var);
-		if (bad[i].var2)
-			unsetenv(bad[i].var2);
-	}
 }
 
 /* ---- device safety ---------------------------------------------------- */

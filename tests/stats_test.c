@@ -21,10 +21,6 @@
 #include "kselftest_harness.h"
 #include "stats.h"
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
-
 /* Relative closeness for values computed along different paths. */
 static int close_to(double got, double want)
 {
@@ -191,6 +187,46 @@ TEST_F(stats, random_sets_agree_with_gsl)
 					     gsl_stats_quantile_from_sorted_data(sorted, 1, n,
 										  ps[k] / 100)));
 	}
+}
+
+/*
+ * Closed forms: with equal variances of the means v and n observations a
+ * side, Welch's df is 2(n - 1); the MDE is (t(0.975) + t(0.95)) sqrt(2v),
+ * with the quantiles of 8 degrees of freedom from the tables (2.306004,
+ * 1.859548). Catches one t quantile used twice, the wrong power tail and
+ * the variances of the samples used for those of the means.
+ */
+TEST_F(stats, mde_closed_form_equal_sides)
+{
+	double v = 4.0 / 5, mde = iop_mde(v, 5, v, 5, 0.05, 0.95);
+
+	ASSERT_TRUE(close_to(iop_welch_df(v, 5, v, 5), 8));
+	ASSERT_TRUE(fabs(mde - (2.306004 + 1.859548) * sqrt(2 * v)) < 1e-5);
+	ASSERT_TRUE(isnan(iop_mde(v, 1, v, 5, 0.05, 0.95)));
+}
+
+/* Boots: means in order of first appearance, harmonic for rates. */
+TEST_F(stats, group_means_by_boot)
+{
+	const double x[] = { 1, 4, 2, 4, 3 };
+	const char *const key[] = { "a", "b", "a", "b", "a" };
+	double m[5];
+
+	ASSERT_EQ(iop_group_means(x, key, 5, false, m), 2);
+	ASSERT_TRUE(close_to(m[0], 2));
+	ASSERT_TRUE(close_to(m[1], 4));
+	ASSERT_EQ(iop_group_means(x, key, 5, true, m), 2);
+	ASSERT_TRUE(close_to(m[0], 3 / (1 + 0.5 + 1.0 / 3)));
+}
+
+/* CI half-width: t(0.975, 3) = 3.182446 times s / sqrt(n), over the mean. */
+TEST_F(stats, ci_half_width_relative)
+{
+	const double x[] = { 9, 10, 11, 10 };
+	double want = 3.182446 * sqrt(2.0 / 3) / 2 / 10;
+
+	ASSERT_TRUE(fabs(iop_ci_rel_halfwidth(x, 4, 0.05, false) - want) < 1e-6);
+	ASSERT_TRUE(isnan(iop_ci_rel_halfwidth(x, 1, 0.05, false)));
 }
 
 TEST_HARNESS_MAIN

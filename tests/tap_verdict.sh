@@ -32,22 +32,53 @@ done
 cat > "$tmp/known" <<'EOF'
 # comment, then a blank line
 
-^7\.2\.  ^fb\.xfs_1k\.dio_past_eof$  xfs 1k: mmap tail survives an O_DIRECT extension
-^6\.1\.  ^fb\.xfs\.other$  something else on 6.1
+^7\.2\.13\+deb14-amd64$  ^fb\.xfs_1k\.dio_past_eof$  cached byte [0-9]+ is 0x53, expected 0x00  xfs-1k-dio  xfs 1k: mmap tail survives an O_DIRECT extension
+^6\.1\.0-57-amd64$  ^fb\.xfs\.other$  anything	some-bug	something else on 6.1
 EOF
+cat > "$tmp/requirements" <<'EOF'
+# comment
+fb-path  ^fb\.xfs\.batch_path_taken$  xfs_reflink tracefs_iomap
+fb-release  ^fb\.xfs(_1k)?\.(one|dio_past_eof)$  xfs_reflink
+EOF
+printf 'xfs_reflink yes\ntracefs_iomap yes\n' > "$tmp/feat-all"
+printf 'xfs_reflink yes\ntracefs_iomap no no tracefs in /proc/filesystems\n' > "$tmp/feat-notrace"
 
 # raw RESULT...: one harness binary's own output, as make check and iopath
-# run see it. RESULT is "ok:NAME", "fail:NAME" or "skip:NAME".
+# run see it. RESULT is "ok:NAME", "skip:NAME" or a failure: "fail:NAME"
+# (the mmap-tail diagnostic of the known entry), "leak:NAME" (that, then a
+# leak), "kmsg:NAME" (that, then a post-test kernel-log finding), "tmo:NAME"
+# (that, then the harness's timeout), "other:NAME" (another diagnostic).
 raw() {
-	local r i=0 p=0 f=0 s=0
+	local r i=0 p=0 f=0 s=0 t
 	echo "TAP version 13"
 	echo "1..$#"
 	for r in "$@"; do
 		i=$((i + 1))
+		t=${r#*:}
+		echo "#  RUN           $t ..."
 		case $r in
-		ok:*) echo "ok $i ${r#ok:}"; p=$((p + 1)) ;;
-		fail:*) echo "#      FAIL  ${r#fail:}"; echo "not ok $i ${r#fail:}"; f=$((f + 1)) ;;
-		skip:*) echo "ok $i ${r#skip:} # SKIP no loop device"; s=$((s + 1)) ;;
+		fail:* | leak:* | kmsg:* | tmo:*)
+			echo "# fb_test.c:417:${t##*.}:Expected 0 (0) == r (-117)"
+			echo "# fb_test.c:417:${t##*.}:eof.000: cached byte 1000 is 0x53, expected 0x00" ;;
+		esac
+		case $r in
+		leak:*)
+			echo "# fb_test.c:430:${t##*.}:Expected 0 (0) == total (3)"
+			echo "# fb_test.c:430:${t##*.}:3 pages of 64 files still cached after fsync + DONTNEED" ;;
+		kmsg:*)
+			echo "# fb_test.c:342:${t##*.}:Expected 0 (0) == __n (1)"
+			echo "# fb_test.c:342:${t##*.}:post-test kernel log: WARNING: CPU: 1 PID: 7 at fs/iomap/iter.c:42" ;;
+		tmo:*)
+			echo "# ${t##*.}: Test terminated by timeout" ;;
+		other:*)
+			echo "# fb_test.c:417:${t##*.}:Expected 0 (0) == r (-117)"
+			echo "# fb_test.c:417:${t##*.}:eof.000: size 4096, expected 69632" ;;
+		esac
+		case $r in
+		ok:*) echo "# fb_test.c:342:${t##*.}:after-test checks: fsck ran, kernel log ran"
+			echo "ok $i $t"; p=$((p + 1)) ;;
+		skip:*) echo "ok $i $t # SKIP no loop device"; s=$((s + 1)) ;;
+		*) echo "#      FAIL  $t"; echo "not ok $i $t"; f=$((f + 1)) ;;
 		esac
 	done
 	echo "# Totals: pass:$p fail:$f xfail:0 xpass:0 skip:$s error:0"
@@ -76,10 +107,11 @@ program() {
 
 tap_begin() { prog_n=1; printf 'TAP version 13\n1..2\n'; }
 
-# run_case AWK KERNEL TAPFILE [REQUIRED]: the result line; $rc the status
+# run_case AWK KERNEL TAPFILE [FEATURES]: the result line; $rc the status
 run_case() {
-	local req=${4:-/dev/null}
-	out=$("${1}" -v kernel="$2" -v tag=t -f "$verdict" "$tmp/known" "$req" "$3" 2> "$tmp/err")
+	local feat=${4:-/dev/null}
+	out=$("${1}" -v kernel="$2" -v tag=t -v coverage=1 -f "$verdict" "$tmp/known" \
+		"$tmp/requirements" "$feat" "$3" 2> "$tmp/err")
 	rc=$?
 	res=$(grep '^# IOPATH-RESULT:' <<< "$out")
 }
@@ -94,9 +126,13 @@ printf 'TAP version 13\n1..0\n' > "$tmp/empty"
 raw ok:fb.xfs.one fail:fb.xfs_1k.dio_past_eof > "$tmp/raw-known"
 raw ok:fb.xfs.one ok:fb.xfs_1k.dio_past_eof > "$tmp/raw-pass"
 printf 'TAP version 13\n1..2\nok 1 fb.xfs.one\n' > "$tmp/raw-crash"
-echo '^fb[.]xfs[^.]*[.]batch_path_taken$' > "$tmp/required"
+raw ok:fb.xfs.one leak:fb.xfs_1k.dio_past_eof > "$tmp/raw-leak"
+raw ok:fb.xfs.one other:fb.xfs_1k.dio_past_eof > "$tmp/raw-other"
+raw ok:fb.xfs.one kmsg:fb.xfs_1k.dio_past_eof > "$tmp/raw-kmsg"
+raw ok:fb.xfs.one tmo:fb.xfs_1k.dio_past_eof > "$tmp/raw-tmo"
+raw ok:fb.xfs.one skip:fb.xfs.batch_path_taken > "$tmp/raw-reqskip"
 
-# expect LABEL RC KERNEL TAP RESULT-RE [NOTE-RE [REQUIRED]]: the verdict on
+# expect LABEL RC KERNEL TAP RESULT-RE [NOTE-RE [FEATURES]]: the verdict on
 # TAP for KERNEL exits RC, its result line matches RESULT-RE and, if given,
 # a note matches NOTE-RE.
 expect() {
@@ -105,40 +141,51 @@ expect() {
 	check $? "$awk_label: $1"
 }
 
-# expect_raw LABEL RC KERNEL TAP EXIT RESULT-RE: the same for one binary's
-# output that exited EXIT.
+# expect_raw LABEL RC KERNEL TAP EXIT RESULT-RE [NOTE-RE [FEATURES]]: the
+# same for one binary's output that exited EXIT.
 expect_raw() {
 	out=$("$awk_cmd" -v kernel="$3" -v tag=t -v program=fb_test -v exit_status="$5" \
-		-f "$verdict" "$tmp/known" /dev/null "$4" 2> "$tmp/err")
+		-f "$verdict" "$tmp/known" "$tmp/requirements" "${8:-/dev/null}" "$4" 2> "$tmp/err")
 	rc=$?
-	[ "$rc" = "$2" ] && grep -q -- "$6" <<< "$out"
+	[ "$rc" = "$2" ] && grep -q -- "$6" <<< "$out" && { [ -z "${7:-}" ] || grep -q -- "$7" <<< "$out"; }
 	check $? "$awk_label: one binary: $1"
 }
 
 cases() {
 	awk_cmd=$1
 	awk_label=$2
-	local a=$1 label=$2 k72=7.2.13+deb14-amd64
+	local a=$1 label=$2 k72=7.2.13+deb14-amd64 f
 
 	expect "all passed: pass, counts right" 0 $k72 "$tmp/pass" \
 		'status=pass passed=3 failed=0 known=0 skipped=1 programs=2 programs_failed=0'
-	expect "listed failure on a listed kernel: pass, reported with its reason" 0 $k72 "$tmp/known1" \
+	expect "listed failure on a listed kernel: pass, reported with its bug and reason" 0 $k72 "$tmp/known1" \
 		'status=pass passed=2 failed=0 known=1 ' \
-		"^# t: known failure on $k72: fb.xfs_1k.dio_past_eof: xfs 1k: mmap tail"
+		"^# t: known failure on $k72: fb.xfs_1k.dio_past_eof: xfs-1k-dio: xfs 1k: mmap tail"
+	expect "the same failure on a patched 7.2 (7.2.13-dirty): fail" 1 7.2.13-dirty "$tmp/known1" \
+		'status=fail .*known=0 '
 	expect "the same failure on an unlisted kernel: fail" 1 6.18.0-1-amd64 "$tmp/known1" \
 		'status=fail passed=2 failed=1 known=0 .*programs_failed=1' '^# t: failed programs: fb_test'
-	expect "a listed and an unlisted failure in one program: fail" 1 $k72 "$tmp/mixed" \
-		'status=fail .*failed=1 known=1 .*programs_failed=1'
+	expect "a listed and an unlisted failure in one program: fail, both count as failures" 1 $k72 "$tmp/mixed" \
+		'status=fail .*failed=2 known=0 .*programs_failed=1'
 	expect "listed failure, then the program timed out: fail" 1 $k72 "$tmp/timeout" \
 		'status=fail .*programs_failed=1'
-	expect "listed failure that passed on a listed kernel: fail, names the entry" 1 7.2.1-amd64 "$tmp/stale" \
+	expect "listed failure that passed on a listed kernel: fail, names the entry" 1 $k72 "$tmp/stale" \
 		'status=fail .*stale_known=1' \
-		'known failure did not reproduce: fb.xfs_1k.dio_past_eof passed on 7.2.1-amd64; .*line 3)'
+		"known failure did not reproduce: fb.xfs_1k.dio_past_eof passed on $k72; .*line 3)"
 	expect "a listed test passing on an unlisted kernel: pass" 0 6.12.117+deb12-amd64 "$tmp/stale" \
 		'stale_known=0'
-	expect "a required test skipped: fail, with the skip reason" 1 $k72 "$tmp/reqskip" \
+	expect "a required test skipped on a kernel with its features: fail, one line" 1 $k72 "$tmp/reqskip" \
 		'status=fail .*required_missing=1' \
-		'^# t: required test skipped: fb.xfs.batch_path_taken: no loop device' "$tmp/required"
+		'^# t: required: fb.xfs.batch_path_taken skipped on a kernel that has xfs_reflink and tracefs_iomap: no loop device$' \
+		"$tmp/feat-all"
+	expect "the same skip on a kernel without tracefs: pass" 0 $k72 "$tmp/reqskip" \
+		'status=pass .*required_missing=0' '' "$tmp/feat-notrace"
+	expect "the coverage block names each seed path and the post-test checks" 0 $k72 "$tmp/pass" \
+		'status=pass' '^# t: coverage: fb-release: ran (1 passed, 0 failed)$'
+	f=$(grep -c '^# t: coverage: ' <<< "$out")
+	[ "$f" = 4 ] && grep -q '^# t: coverage: fb-path: NOT RUN (no test ran)$' <<< "$out" &&
+		grep -q '^# t: coverage: fsck: ran after 3 tests$' <<< "$out"
+	check $? "$label: coverage block: both seed paths, kernel-log check and fsck"
 	expect "no program ran: fail" 1 $k72 "$tmp/empty" 'status=fail .*programs=0' 'no test program ran'
 	expect_raw "all passed: pass" 0 6.18.0-1-amd64 "$tmp/raw-pass" 0 \
 		'status=pass passed=2 failed=0 known=0 skipped=0 programs=1 programs_failed=0'
@@ -149,18 +196,38 @@ cases() {
 	expect_raw "the same on an unlisted kernel: fail" 1 6.18.0-1-amd64 "$tmp/raw-known" 1 \
 		'status=fail passed=1 failed=1 known=0 .*programs_failed=1'
 	expect_raw "listed failure, then killed by the timeout: fail" 1 $k72 "$tmp/raw-known" 124 \
-		'status=fail .*known=1 .*programs_failed=1'
+		'status=fail .*known=0 .*programs_failed=1'
 	expect_raw "a crash after passing tests: fail" 1 6.18.0-1-amd64 "$tmp/raw-crash" 139 \
-		'status=fail passed=1 failed=0 .*programs_failed=1'
+		'status=fail passed=1 failed=1 .*programs_failed=1'
+	expect_raw "listed test failing with a different diagnostic: fail" 1 $k72 "$tmp/raw-other" 1 \
+		'status=fail passed=1 failed=1 known=0 ' \
+		'not excused by known-failures: fb.xfs_1k.dio_past_eof: a different failure: .*size 4096, expected 69632'
+	expect_raw "listed test, listed diagnostic, then a leak: fail" 1 $k72 "$tmp/raw-leak" 1 \
+		'status=fail passed=1 failed=1 known=0 ' \
+		'not excused by known-failures: fb.xfs_1k.dio_past_eof: a different failure: Expected 0 (0) == total (3) | 3 pages'
+	expect_raw "listed test, listed diagnostic, then a kernel-log finding: fail" 1 $k72 "$tmp/raw-kmsg" 1 \
+		'status=fail .*known=0 ' 'a post-test check failed'
+	expect_raw "listed test, listed diagnostic, then a timeout: fail" 1 $k72 "$tmp/raw-tmo" 1 \
+		'status=fail .*known=0 ' 'ended by a timeout'
+	expect_raw "a required test skipped: fail with the required line" 1 $k72 "$tmp/raw-reqskip" 0 \
+		'status=fail .*required_missing=1' \
+		'^# t: required: fb.xfs.batch_path_taken skipped on a kernel that has xfs_reflink and tracefs_iomap: ' \
+		"$tmp/feat-all"
 
-	printf '^7\\.2\\.  ^only-two-fields$\n' > "$tmp/bad"
-	out=$("$a" -v kernel=7.2.13 -f "$verdict" "$tmp/bad" /dev/null "$tmp/pass" 2> "$tmp/err")
-	rc=$?
-	[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "bad:1: expected" "$tmp/err" &&
-		! grep -q 'RESULT' <<< "$out"
-	check $? "$label: a malformed known-failures line: exit 2, one line naming file:line, no verdict"
+	for f in '^7\.2\.13$  ^only-two-fields$:expected' \
+		 '^7\.2\.  ^t$  diag  bug  reason:must match the whole uname' \
+		 '^7\.2\.13$  t  diag  bug  reason:must match the whole test name' \
+		 '^7\.2\.13$  ^t$  diag  Bug_Name  reason:BUG-NAME'; do
+		printf '# c\n%s\n' "${f%:*}" > "$tmp/bad"
+		out=$("$a" -v kernel=7.2.13 -f "$verdict" "$tmp/bad" /dev/null /dev/null "$tmp/pass" 2> "$tmp/err")
+		rc=$?
+		[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "bad:2: .*${f##*:}" "$tmp/err" &&
+			! grep -q 'RESULT' <<< "$out"
+		check $? "$label: malformed known-failures line (${f##*:}): exit 2, one line naming file:line"
+	done
 
-	out=$("$a" -v kernel=7.2.13+deb14-amd64 -f "$verdict" "$top/configs/known-failures" /dev/null "$tmp/pass" 2>&1)
+	out=$("$a" -v kernel=7.2.13+deb14-amd64 -f "$verdict" "$top/configs/known-failures" \
+		"$top/selftests/requirements" /dev/null "$tmp/pass" 2>&1)
 	rc=$?
 	[ "$rc" = 0 ]
 	check $? "$label: configs/known-failures parses"
@@ -198,5 +265,10 @@ while read -r kre tre _; do
 	grep -qE -- "$tre" "$tmp/names"
 	check $? "known-failures entry $tre ($kre) matches an existing test"
 done < "$top/configs/known-failures"
+while read -r seed tre _; do
+	case $seed in '#'* | '') continue ;; esac
+	grep -qE -- "$tre" "$tmp/names"
+	check $? "requirements entry $tre ($seed) matches an existing test"
+done < "$top/selftests/requirements"
 
 finish_tap

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iopath bench --calibrate NAME [params]: measure, on this machine and with
+ * these settings, what a comparison of two runs of NAME can resolve.
+ *
+ * Rounds of sides, each side a full run of the job: A (inject_ns=0), one
+ * side per known effect (inject_ns set so that the main metric's time per
+ * operation grows by 1%, 2%, 5% ...), then A' (inject_ns=0 again, last, so
+ * that an A/A pair spans the whole round and any drift in it). Each pair
+ * is tested the way iopath compare tests it (Welch over the repetitions'
+ * values, 1/x for rates) at alpha 0.05, and the report gives:
+ *  - the A/A false-positive rate (A against A');
+ *  - the detection rate of each effect (A against its side), with the true
+ *    effect from the injection's measured per-operation cost;
+ *  - the minimum detectable effect (MDE) at 95% power from what the pairs
+ *    showed: the spread of the A/A differences, which holds the
+ *    side-to-side variation that the spread within one side cannot show;
+ *    next to it the MDE compare states from the within-side spread, and
+ *    the MDE projected for a given time per side.
+ * The spike-in is a busy-wait, so it is known only for metrics that are a
+ * rate or a time per operation: a rate is measured on the wall clock, and
+ * so waits on it; cpu_ns_per_op and CPU-clock ns per call on the
+ * worker's own CPU clock. Every side's records go to the output file.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "calibrate.h"
+#include "iopath.h"
+#include "recset.h"
+
+#define MAX_KV	96
+
+struct side {
+	double v[IOP_MAX_REPS];	/* main metric value per repetition */
+	size_t n;
+	double inject_measured;	/* per operation, from the record */
+	int workers;
+	double seconds;		/* wall time the side took */
+	json_t *recs;		/* A and A' sides: the records, for every metric's spread */
+};
+
+int iop_calib_parse_effects(struct iop_calib_opts *o, const char *list)
+{
+	char buf[256], *save, *tok, *end;
+
+	if (strlen(list) >= sizeof(buf))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", list);
+	o->neffects = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double e = strtod(tok, &end);
+
+		if (end == tok || *end || !(e > 0 && e <= 50) || o->neffects == IOP_CALIB_MAX_EFFECTS)
+			return -EINVAL;
+		o->effects[o->neffects++] = e / 100;
+	}
+	return o->neffects ? 0 : -EINVAL;
+}
+
+static const struct iop_metric *metric_decl(const struct iop_bench *b, const char *name)
+{
+	const struct iop_metric *tables[2] = { b->metrics, iop_common_metrics };
+
+	for (int t = 0; t < 2; t++)
+		for (const struct iop_metric *m = tables[t]; m && m->name; m++)
+			if (!strcmp(m->name, name))
+				return m;
+	return NULL;
+}
+
+static bool has_param(const struct iop_bench *b, const char *name)
+{
+	for (const struct iop_param *p = b->params; p && p->name; p++)
+		if (!strcmp(p->name, name))
+			return true;
+	return false;
+}
+
+/*
+ * The clock a known effect on @m must wait on, or NULL when a busy-wait
+ * has no known effect on it (ratios, percentiles, the usr/sys split).
+ */
+static const char *inject_clock_for(const struct iop_run *r, const struct iop_metric *m)
+{
+	if (m->is_rate)
+		return "wall";
+	if (!strcmp(m->name, "cpu_ns_per_op"))
+		return "cpu";
+	if (strcmp(m->unit, "ns") || !strncmp(m->name, "lat_", 4) || !strncmp(m->name, "cpu_", 4))
+		return NULL;
+	/* per-call times of benchmarks with a clock= choice (read_vs_readv) */
+	if (has_param(r->bench, "clock"))
+		return iop_is(r, "clock", "cpu") ? "cpu" : "wall";
+	return NULL;
+}
+
+static int run_side(char **kv, int nkv, uint64_t inject_ns, const char *clock, const char *metric,
+		    iop_calib_side_fn fn, void *arg, struct side *s, char *why, size_t len)
+{
+	char *all[MAX_KV + 2], a1[48], a2[48];
+	json_t *recs = json_array(), *rec;
+	uint64_t t0 = iop_now_ns();
+	size_t i;
+	int n = 0, ret;
+
+	if (!recs)
+		return -ENOMEM;
+	for (int k = 0; k < nkv && n < MAX_KV; k++)
+		all[n++] = kv[k];
+	snprintf(a1, sizeof(a1), "inject_ns=%llu", (unsigned long long)inject_ns);
+	snprintf(a2, sizeof(a2), "inject_clock=%s", clock);
+	all[n++] = a1;
+	all[n++] = a2;
+	ret = fn(arg, all, n, recs, why, len);
+	s->seconds = (double)(iop_now_ns() - t0) / 1e9;
+	s->recs = inject_ns ? NULL : json_incref(recs);
+	s->n = 0;
+	s->workers = 1;
+	s->inject_measured = 0;
+	json_array_foreach(recs, i, rec) {
+		double v = iop_record_value(rec, metric);
+		json_t *run = json_object_get(rec, "run");
+
+		if (isfinite(v) && s->n < IOP_MAX_REPS)
+			s->v[s->n++] = v;
+		if (json_integer_value(json_object_get(run, "workers")) > 0)
+			s->workers = (int)json_integer_value(json_object_get(run, "workers"));
+		s->inject_measured = json_number_value(json_object_get(json_object_get(run, "inject"),
+								      "measured_ns"));
+	}
+	json_decref(recs);
+	if (!ret && s->n < 2) {
+		snprintf(why, len, "a side gave %zu value%s of %s; the calibration needs reps >= 2",
+			 s->n, s->n == 1 ? "" : "s", metric);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+/* Mean of the main metric on the tested scale: time per operation, in ns. */
+static double time_per_op(const struct side *s, bool rate)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		sum += rate ? 1e9 * s->workers / s->v[i] : s->v[i];
+	return sum / (double)s->n;
+}
+
+/* Squared relative spread of one side's repetitions on the tested scale. */
+static double rel_var(const struct side *s, bool rate)
+{
+	double m = 0, q = 0, y;
+
+	for (size_t i = 0; i < s->n; i++)
+		m += rate ? 1 / s->v[i] : s->v[i];
+	m /= (double)s->n;
+	for (size_t i = 0; i < s->n; i++) {
+		y = (rate ? 1 / s->v[i] : s->v[i]) - m;
+		q += y * y;
+	}
+	return q / (double)(s->n - 1) / (m * m);
+}
+
+static double mde_factor(double df, double alpha)
+{
+	return gsl_cdf_tdist_Pinv(1 - alpha / 2, df) + gsl_cdf_tdist_Pinv(0.95, df);
+}
+
+static void loadavg(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	snprintf(buf, len, "?");
+	if (f) {
+		if (fgets(buf, (int)len, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+struct tally {
+	int flagged;		/* pairs called significant (right direction for effects) */
+	double rel[IOP_MAX_REPS];	/* the change each pair showed */
+	int n;
+	double mde_stated[IOP_MAX_REPS];	/* what compare would state for the pair */
+	double inject_measured;
+};
+
+static void tally_pair(struct tally *t, const struct side *a, const struct side *b, bool rate,
+		       double alpha, bool want_increase)
+{
+	double rel, p = iop_welch_p(a->v, a->n, b->v, b->n, rate, &rel);
+	double va = rel_var(a, rate) / (double)a->n, vb = rel_var(b, rate) / (double)b->n;
+
+	if (p < alpha && (!want_increase || rel > 0))
+		t->flagged++;
+	if (t->n < IOP_MAX_REPS) {
+		t->rel[t->n] = rel;
+		t->mde_stated[t->n] = iop_mde(va, a->n, vb, b->n, alpha, 0.95);
+		t->n++;
+	}
+}
+
+/* One metric's values in @recs on the tested scale (1/x for rates). */
+static size_t metric_vals(json_t *recs, const char *name, double *v)
+{
+	size_t i, n = 0;
+	json_t *rec;
+
+	json_array_foreach(recs, i, rec) {
+		json_t *m = iop_rs_metric(rec, name);
+		double x = json_number_value(json_object_get(m, "value"));
+		bool rate = !strcmp(json_string_value(json_object_get(m, "agg")) ?: "", "hmean");
+
+		if (m && isfinite(x) && (!rate || x > 0) && n < IOP_MAX_REPS)
+			v[n++] = rate ? 1 / x : x;
+	}
+	return n;
+}
+
+/*
+ * Which metric varies least here: for every metric of the A sides, the
+ * median within-side cv, the rms of the A/A relative differences and how
+ * many A/A pairs Welch's test called a change.
+ */
+static void report_spread(FILE *out, const struct side *a, const struct side *a2, int pairs,
+			  double alpha)
+{
+	double *x = malloc(2 * IOP_MAX_REPS * sizeof(*x)), *y = x + IOP_MAX_REPS;
+	double *cv = calloc((size_t)pairs, sizeof(*cv));
+	json_t *m;
+	size_t j;
+
+	if (!x || !cv)
+		goto out;
+	fprintf(out, "spread of every metric over the A/A pairs (cv within a side, median; rms of the\n"
+		     "A/A differences; A/A pairs flagged):\n");
+	json_array_foreach(json_object_get(json_array_get(a[0].recs, 0), "metrics"), j, m) {
+		const char *name = json_string_value(json_object_get(m, "name"));
+		double d2 = 0, rel;
+		int flagged = 0, k = 0;
+
+		for (int i = 0; i < pairs; i++) {
+			size_t nx = metric_vals(a[i].recs, name, x), ny = metric_vals(a2[i].recs, name, y);
+			double p = iop_welch_p(x, nx, y, ny, false, &rel);
+
+			if (nx < 2 || ny < 2 || !isfinite(rel))
+				continue;
+			cv[k++] = iop_cv(x, nx);
+			d2 += rel * rel;
+			flagged += p < alpha;
+		}
+		if (k)
+			fprintf(out, "  %-24s cv %6.2f%%  A/A rms %7.2f%%  flagged %d of %d\n", name,
+				100 * iop_median(cv, (size_t)k), 100 * sqrt(d2 / k), flagged, k);
+	}
+out:
+	free(x);
+	free(cv);
+}
+
+static void report(FILE *out, const struct iop_calib_opts *o, const char *metric, bool rate,
+		   const struct side *a, int nsides, const struct tally *aa, const struct tally *eff,
+		   const uint64_t *inject, double t_base, double side_s)
+{
+	double wv = 0, d2 = 0, sb2, df, mde_pairs, n = (double)a[0].n, rep_s, nt;
+
+	for (int i = 0; i < nsides; i++)
+		wv += rel_var(&a[i], rate);
+	wv /= nsides;		/* within-side relative variance per repetition */
+	for (int i = 0; i < aa->n; i++)
+		d2 += aa->rel[i] * aa->rel[i];
+	d2 /= aa->n;		/* A/A: mean square of the relative differences */
+	df = 2 * n - 2;
+	mde_pairs = mde_factor(df, o->alpha) * sqrt(d2);
+	fprintf(out, "time per operation (A sides): %.1f ns; within a side: cv %.2f%% per repetition;\n"
+		     "A/A pairs: rms difference %.2f%% (within-side spread alone predicts %.2f%%)\n",
+		t_base, 100 * sqrt(wv), 100 * sqrt(d2), 100 * sqrt(2 * wv / n));
+	fprintf(out, "A/A: %d of %d pairs flagged a change (%.1f%%, alpha %g)\n", aa->flagged, aa->n,
+		100.0 * aa->flagged / aa->n, o->alpha);
+	for (int e = 0; e < o->neffects; e++) {
+		const struct tally *t = &eff[e];
+
+		fprintf(out, "effect %g%%: inject_ns=%llu, measured %.1f ns per operation = %.2f%%: detected in %d of %d pairs (%.0f%%), observed change median %+.2f%%\n",
+			100 * o->effects[e], (unsigned long long)inject[e], t->inject_measured,
+			100 * t->inject_measured / t_base, t->flagged, t->n, 100.0 * t->flagged / t->n,
+			100 * iop_median(t->rel, (size_t)t->n));
+	}
+	fprintf(out, "MDE at 95%% power, alpha %g, %d reps per side (%.1f s per side):\n"
+		     "  from the A/A pairs (what the pairs showed): %.2f%%\n"
+		     "  as iopath compare states it (within-side spread, median over the A/A pairs): %.2f%%\n",
+		o->alpha, a[0].n > 0 ? (int)a[0].n : 0, side_s, 100 * mde_pairs,
+		100 * iop_median(aa->mde_stated, (size_t)aa->n));
+	/* projection: between-side variance stays, within-side part shrinks with n */
+	sb2 = d2 / 2 - wv / n;
+	if (sb2 < 0)
+		sb2 = 0;
+	rep_s = side_s / n;
+	nt = floor(o->side_time / rep_s);
+	if (nt >= 2)
+		fprintf(out, "  for %.0f s per side (%.0f reps): %.2f%% (between-side part %.2f%%)\n",
+			o->side_time, nt, 100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(2 * sb2 + 2 * wv / nt),
+			100 * sqrt(2 * sb2));
+	/*
+	 * The same time as k runs like these, tested over the runs (compare
+	 * does when a side's file holds several): each run's mean differs
+	 * from the next by the measured A/A spread, and k of them average it.
+	 */
+	nt = floor(o->side_time / side_s);
+	if (nt >= 2)
+		fprintf(out, "  for %.0f s per side as %.0f runs like these, tested over the runs: %.2f%%\n",
+			o->side_time, nt, 100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(d2 / nt));
+	fprintf(out, "(%s, tested as %s)\n", metric, rate ? "time per operation, 1/x" : "its mean");
+}
+
+int iop_calib_check(const struct iop_bench *b, char **kv, int nkv, char *why, size_t len)
+{
+	struct iop_run proto = { 0 };
+	const struct iop_metric *m;
+	const char *metric;
+	int ret;
+
+	ret = iop_params_parse(b, &proto, kv, nkv, why, len);
+	if (ret)
+		return ret;
+	metric = iop_main_metric(&proto);
+	m = metric_decl(b, metric);
+	if (!m || !inject_clock_for(&proto, m)) {
+		snprintf(why, len, "main_metric=%s: a busy-wait has no known effect on it; calibrate a rate (ops/s), cpu_ns_per_op or the ns per call of a benchmark with clock=",
+			 metric);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct iop_calib_opts *o,
+		  iop_calib_side_fn fn, void *arg, FILE *out, char *why, size_t len)
+{
+	struct iop_run proto = { 0 };
+	const struct iop_metric *m;
+	const char *metric, *clock;
+	struct side *a = NULL, *a2 = NULL, *bs = NULL, probe = { 0 };
+	struct tally *aa = NULL, *eff = NULL;
+	uint64_t inject[IOP_CALIB_MAX_EFFECTS];
+	double t_probe, t_base = 0, side_s = 0;
+	char load0[128], load1[128];
+	int ret;
+
+	ret = iop_calib_check(b, kv, nkv, why, len);
+	if (ret)
+		return ret;
+	iop_params_parse(b, &proto, kv, nkv, why, len);
+	metric = iop_main_metric(&proto);
+	m = metric_decl(b, metric);
+	clock = inject_clock_for(&proto, m);
+	a = calloc((size_t)o->pairs, sizeof(*a));
+	a2 = calloc((size_t)o->pairs, sizeof(*a2));
+	bs = calloc((size_t)o->neffects, sizeof(*bs));
+	aa = calloc(1, sizeof(*aa));
+	eff = calloc((size_t)o->neffects, sizeof(*eff));
+	if (!a || !a2 || !bs || !aa || !eff) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	loadavg(load0, sizeof(load0));
+	fprintf(stderr, "iopath: bench --calibrate %s: probing the time per operation\n", b->name);
+	ret = run_side(kv, nkv, 0, clock, metric, fn, arg, &probe, why, len);
+	if (ret)
+		goto out;
+	t_probe = time_per_op(&probe, m->is_rate);
+	for (int e = 0; e < o->neffects; e++)
+		inject[e] = (uint64_t)llround(o->effects[e] * t_probe) ?: 1;
+	for (int i = 0; i < o->pairs; i++) {
+		fprintf(stderr, "iopath: bench --calibrate %s: round %d of %d\n", b->name, i + 1, o->pairs);
+		ret = run_side(kv, nkv, 0, clock, metric, fn, arg, &a[i], why, len);
+		for (int e = 0; !ret && e < o->neffects; e++) {
+			ret = run_side(kv, nkv, inject[e], clock, metric, fn, arg, &bs[e], why, len);
+			if (!ret) {
+				tally_pair(&eff[e], &a[i], &bs[e], m->is_rate, o->alpha, true);
+				eff[e].inject_measured += bs[e].inject_measured / o->pairs;
+			}
+		}
+		if (!ret)
+			ret = run_side(kv, nkv, 0, clock, metric, fn, arg, &a2[i], why, len);
+		if (ret)
+			goto out;
+		tally_pair(aa, &a[i], &a2[i], m->is_rate, o->alpha, false);
+		t_base += (time_per_op(&a[i], m->is_rate) + time_per_op(&a2[i], m->is_rate)) / 2 / o->pairs;
+		side_s += (a[i].seconds + a2[i].seconds) / 2 / o->pairs;
+	}
+	loadavg(load1, sizeof(load1));
+	fprintf(out, "calibration of %s: main metric %s, %d rounds (A, %d effect%s, A'), alpha %g\n",
+		b->name, metric, o->pairs, o->neffects, o->neffects == 1 ? "" : "s", o->alpha);
+	fprintf(out, "load average: %s at the start, %s at the end\n", load0, load1);
+	report(out, o, metric, m->is_rate, a, o->pairs, aa, eff, inject, t_base, side_s);
+	report_spread(out, a, a2, o->pairs, o->alpha);
+out:
+	for (int i = 0; a && a2 && i < o->pairs; i++) {
+		json_decref(a[i].recs);
+		json_decref(a2[i].recs);
+	}
+	json_decref(probe.recs);
+	free(a);
+	free(a2);
+	free(bs);
+	free(aa);
+	free(eff);
+	return ret;
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Output files created without following symlinks or reusing a name (see
+ * outfile.h). iopath runs as root and writes where --out points, often in
+ * a world-writable directory: a name an unprivileged user can guess must
+ * never be opened if it exists, so every create is O_EXCL|O_NOFOLLOW and
+ * a final name is replaced only by rename(2), which replaces a symlink
+ * rather than following it.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "outfile.h"
+#include "why.h"
+
+#define CREATE_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+
+/* The temporary file a signal handler removes; "" when none. */
+static char pending_tmp[PATH_MAX];
+
+static void random_suffix(char *s, size_t n)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[16];
+
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		uint64_t t = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20) ^ (uintptr_t)s;
+
+		for (size_t i = 0; i < sizeof(r); i++, t = t * 6364136223846793005ull + 1)
+			r[i] = (unsigned char)(t >> 33);
+	}
+	for (size_t i = 0; i < n && i < sizeof(r); i++)
+		s[i] = set[r[i] % (sizeof(set) - 1)];
+	s[n] = '\0';
+}
+
+int iop_tmp_create(const char *final, mode_t mode, char *tmp, size_t len)
+{
+	char sfx[8];
+	int fd;
+
+	for (int tries = 0; tries < 100; tries++) {
+		random_suffix(sfx, 6);
+		if ((size_t)snprintf(tmp, len, "%s.tmp.%s", final, sfx) >= len)
+			return -ENAMETOOLONG;
+		fd = open(tmp, CREATE_FLAGS, mode);
+		if (fd >= 0) {
+			/* The umask must not narrow a mode kept from the old file. */
+			fchmod(fd, mode);
+			snprintf(pending_tmp, sizeof(pending_tmp), "%s", tmp);
+			return fd;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+void iop_tmp_discard(const char *tmp)
+{
+	unlink(tmp);
+	if (!strcmp(pending_tmp, tmp))
+		pending_tmp[0] = '\0';
+}
+
+int iop_tmp_commit(const char *tmp, const char *final)
+{
+	struct stat st;
+	int ret = 0;
+
+	if (!lstat(final, &st)) {
+		if (S_ISLNK(st.st_mode))
+			ret = -ELOOP;
+		else if (S_ISDIR(st.st_mode))
+			ret = -EISDIR;
+		else if (!S_ISREG(st.st_mode))
+			ret = -EINVAL;
+	}
+	if (!ret && rename(tmp, final))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	if (!strcmp(pending_tmp, tmp))
+		pending_tmp[0] = '\0';
+	return ret;
+}
+
+static void on_signal(int sig)
+{
+	if (pending_tmp[0])
+		unlink(pending_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void iop_tmp_cleanup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int iop_out_check(const char *final, char *why, size_t len)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+	struct stat st;
+
+	if (!final || !*final) {
+		iop_why(why, len, "empty output file name");
+		return -EINVAL;
+	}
+	if (!lstat(final, &st)) {
+		if (S_ISLNK(st.st_mode)) {
+			iop_why(why, len, "%s: is a symbolic link (refused: it would be replaced, not followed)",
+				final);
+			return -ELOOP;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			iop_why(why, len, "%s: is a directory, not a file name", final);
+			return -EISDIR;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			iop_why(why, len, "%s: is not a regular file", final);
+			return -EINVAL;
+		}
+	}
+	slash = strrchr(final, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == final)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - final), final);
+	if (slash && !slash[1]) {
+		iop_why(why, len, "%s: names a directory, not a file", final);
+		return -EISDIR;
+	}
+	if (stat(dir, &st)) {
+		int err = errno;
+
+		iop_why(why, len, "%s: directory %s: %s", final, dir, strerror(err));
+		return -err;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		iop_why(why, len, "%s: %s is not a directory", final, dir);
+		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		int err = errno;
+
+		iop_why(why, len, "%s: directory %s is not writable: %s", final, dir, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+int iop_out_unique(const char *dir, const char *prefix, const char *suffix, const char *also,
+		   char *out, size_t len)
+{
+	char stamp[32], other[PATH_MAX];
+	time_t now = time(NULL);
+	struct tm tm;
+	int fd, ofd, err;
+
+	if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
+		return -EINVAL;
+	for (int n = 1; n < 1000; n++) {
+		char num[16] = "";
+		int w;
+
+		if (n > 1)
+			snprintf(num, sizeof(num), "-%d", n);
+		w = snprintf(out, len, "%s/%s-%s-%d%s%s", dir, prefix, stamp, (int)getpid(), num, suffix);
+		if (w < 0 || (size_t)w >= len || (size_t)w - strlen(suffix) + (also ? strlen(also) : 0) >=
+		    sizeof(other))
+			return -ENAMETOOLONG;
+		fd = open(out, CREATE_FLAGS, 0644);
+		if (fd < 0) {
+			if (errno != EEXIST)
+				return -errno;
+			continue;
+		}
+		if (!also)
+			return fd;
+		/* The companion file must be new too, or neither name is taken. */
+		snprintf(other, sizeof(other), "%.*s%s", w - (int)strlen(suffix), out, also);
+		ofd = open(other, CREATE_FLAGS, 0644);
+		if (ofd >= 0) {
+			close(ofd);
+			return fd;
+		}
+		err = errno;
+		close(fd);
+		unlink(out);
+		if (err != EEXIST)
+			return -err;
+	}
+	return -EEXIST;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Creating the files iopath writes (records, logs, plots) so that root
+ * cannot be tricked into writing somewhere else: every file is created
+ * with O_CREAT|O_EXCL|O_NOFOLLOW, never opened if it exists, and a final
+ * name is reached by rename(2) from a temporary file in the same
+ * directory. A symlink or a directory at the final name is refused.
+ */
+#ifndef IOPATH_OUTFILE_H
+#define IOPATH_OUTFILE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Create "<final>.tmp.XXXXXX" (random, retried on a collision) with
+ * O_EXCL|O_NOFOLLOW; its name goes to @tmp. Returns the fd or -errno.
+ * The name is remembered for iop_tmp_cleanup_signals() until
+ * iop_tmp_commit() or iop_tmp_discard().
+ */
+int iop_tmp_create(const char *final, mode_t mode, char *tmp, size_t len);
+
+/*
+ * rename(2) @tmp over @final, unless @final is a symlink (-ELOOP), a
+ * directory (-EISDIR) or something else that is not a regular file
+ * (-EINVAL); @tmp is removed on failure.
+ */
+int iop_tmp_commit(const char *tmp, const char *final);
+
+/* Remove @tmp and forget it. */
+void iop_tmp_discard(const char *tmp);
+
+/*
+ * SIGINT, SIGTERM and SIGHUP remove the temporary file being written, then
+ * take their default action. For commands that do not handle those
+ * signals themselves.
+ */
+void iop_tmp_cleanup_signals(void);
+
+/*
+ * Whether @final may be written: its directory exists and is writable, and
+ * @final is absent or a regular file (not a symlink, not a directory).
+ * 0, or -errno with a one-line reason naming @final.
+ */
+int iop_out_check(const char *final, char *why, size_t len);
+
+/*
+ * Create a new file "<dir>/<prefix>-<UTC time>-<pid><suffix>" with
+ * O_EXCL|O_NOFOLLOW, adding "-2", "-3"... before @suffix while the name is
+ * taken: two runs started in the same second never share a file. With
+ * @also, the same name with that suffix is created (empty) as well, and
+ * both must be new. The name goes to @out. Returns the fd or -errno.
+ */
+int iop_out_unique(const char *dir, const char *prefix, const char *suffix, const char *also,
+		   char *out, size_t len);
+
+#endif

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kernel feature probes (see probe.h). Each probe asks the kernel itself
+ * (/proc/filesystems, /proc/kallsyms, the syscall) and never goes through
+ * the setup code the tests use, so a failure of that setup cannot pass
+ * for a missing feature.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <liburing.h>
+
+#include "array_size.h"
+#include "probe.h"
+#include "why.h"
+
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+
+const char *const iop_probe_features[] = {
+	"xfs_reflink", "tracefs_iomap", "fadvise", "cachestat", "odirect", "io_uring",
+	"folio_batch", NULL,
+};
+
+bool iop_errno_means_absent(int err)
+{
+	return err == ENOSYS || err == EOPNOTSUPP || err == ENODEV;
+}
+
+static bool in_proc_filesystems(const char *fstype)
+{
+	char line[256], name[64];
+	bool found = false;
+	FILE *f = fopen("/proc/filesystems", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %63s", name) == 1 ? !strcmp(name, fstype) :
+			sscanf(line, "%63s", name) == 1 && !strcmp(name, fstype);
+	fclose(f);
+	return found;
+}
+
+bool iop_probe_fs(const char *fstype)
+{
+	char *argv[] = { "modprobe", "-q", (char *)fstype, NULL };
+	pid_t pid;
+
+	if (in_proc_filesystems(fstype))
+		return true;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execvp("modprobe", argv);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	return in_proc_filesystems(fstype);
+}
+
+/* 1 if /proc/kallsyms lists @sym, 0 if not, -errno if unreadable or empty. */
+static int kallsyms_has(const char *sym)
+{
+	char line[512], name[256];
+	int found = 0, lines = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f)) {
+		lines++;
+		if (sscanf(line, "%*s %*s %255s", name) == 1 && !strcmp(name, sym))
+			found = 1;
+	}
+	fclose(f);
+	return found || lines ? found : -ENOENT;
+}
+
+static int probe_tracefs_iomap(char *why, size_t len)
+{
+	static const char *const events[] = {
+		"/sys/kernel/tracing/events/iomap/iomap_iter_dstmap",
+		"/sys/kernel/debug/tracing/events/iomap/iomap_iter_dstmap",
+	};
+	size_t i;
+	int ret;
+
+	if (!in_proc_filesystems("tracefs")) {
+		iop_why(why, len, "no tracefs in /proc/filesystems");
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(events); i++)
+		if (!access(events[i], F_OK))
+			return 1;
+	/*
+	 * tracefs not mounted where we look: the tracepoint's own function
+	 * (5.10+; kallsyms lists text symbols even without KALLSYMS_ALL).
+	 */
+	ret = kallsyms_has("__traceiter_iomap_iter_dstmap");
+	if (ret < 0)
+		iop_why(why, len, "tracefs not mounted and /proc/kallsyms unreadable: %s",
+			strerror(-ret));
+	else if (!ret)
+		iop_why(why, len, "no iomap_iter_dstmap tracepoint");
+	return ret > 0;
+}
+
+static int probe_page_cache(bool cachestat, char *why, size_t len)
+{
+	struct { uint64_t off, len; } range = { 0, 0 };
+	uint64_t cs[5];
+	int fd, ret;
+
+	fd = memfd_create("iopath-probe", MFD_CLOEXEC);
+	if (fd < 0) {
+		iop_why(why, len, "memfd_create: %s", strerror(errno));
+		return 0;
+	}
+	if (cachestat)
+		ret = syscall(__NR_cachestat, fd, &range, cs, 0) ? errno : 0;
+	else
+		ret = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	if (ret)
+		iop_why(why, len, "%s: %s", cachestat ? "cachestat" : "posix_fadvise", strerror(ret));
+	return !ret;
+}
+
+static int probe_io_uring(char *why, size_t len)
+{
+	struct io_uring ring;
+	int ret = io_uring_queue_init(2, &ring, 0);
+
+	if (ret) {
+		iop_why(why, len, "io_uring_setup: %s", strerror(-ret));
+		return 0;
+	}
+	io_uring_queue_exit(&ring);
+	return 1;
+}
+
+int iop_probe(const char *feature, char *why, size_t len)
+{
+	int ret;
+
+	if (why && len)
+		why[0] = '\0';
+	if (!strcmp(feature, "xfs_reflink")) {
+		if (iop_probe_fs("xfs"))
+			return 1;
+		iop_why(why, len, "no xfs in /proc/filesystems");
+		return 0;
+	}
+	if (!strcmp(feature, "odirect")) {
+		if (iop_probe_fs("ext4") || iop_probe_fs("xfs"))
+			return 1;
+		iop_why(why, len, "neither ext4 nor xfs in /proc/filesystems");
+		return 0;
+	}
+	if (!strcmp(feature, "tracefs_iomap"))
+		return probe_tracefs_iomap(why, len);
+	if (!strcmp(feature, "fadvise") || !strcmp(feature, "cachestat"))
+		return probe_page_cache(feature[0] == 'c', why, len);
+	if (!strcmp(feature, "io_uring"))
+		return probe_io_uring(why, len);
+	if (!strcmp(feature, "folio_batch")) {
+		ret = kallsyms_has("iomap_fill_dirty_folios");
+		if (ret < 0)
+			iop_why(why, len, "/proc/kallsyms unreadable: %s", strerror(-ret));
+		else if (!ret)
+			iop_why(why, len, "no iomap_fill_dirty_folios in /proc/kallsyms");
+		return ret > 0;
+	}
+	return -EINVAL;
+}

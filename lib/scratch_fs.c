@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mkfs, mount and fsck of a scratch filesystem (see scratch.h for the
+ * defaults mkfs gets and how mount options are split).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "array_size.h"
+#include "scratch_int.h"
+#include "sys.h"
+#include "why.h"
+
+int do_mkfs(struct iop_scratch *s, char *why, size_t len)
+{
+	char opts[sizeof(s->mkfs_opts)], tool[32], out[4096], line[256], *argv[72];
+	bool ext4 = !strcmp(s->fstype, "ext4");
+	int argc = 0, ret;
+
+	snprintf(tool, sizeof(tool), "mkfs.%s", s->fstype);
+	argv[argc++] = tool;
+	argv[argc++] = ext4 ? "-F" : "-f";
+	argv[argc++] = "-q";
+	snprintf(opts, sizeof(opts), "%s", s->mkfs_opts);
+	for (char *save = NULL, *tok = strtok_r(opts, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (argc >= 70) {
+			iop_why(why, len, "too many mkfs options: %s", s->mkfs_opts);
+			return -EINVAL;
+		}
+		argv[argc++] = tok;
+	}
+	argv[argc++] = s->dev;
+	argv[argc] = NULL;
+
+	ret = run_tool(argv, out, sizeof(out));
+	if (ret == -ENOENT) {
+		iop_why(why, len, "%s not found (install %s)", tool,
+			ext4 ? "e2fsprogs" : "xfsprogs");
+		return -ENOENT;
+	}
+	if (ret < 0) {
+		iop_why(why, len, "%s: %s", tool, strerror(-ret));
+		return ret;
+	}
+	if (ret == 0)
+		return 0;
+	first_line(out, line, sizeof(line));
+	/*
+	 * Both mkfs tools exit 1 on an option they do not know or accept (an
+	 * old xfsprogs, a typo): a setup error to fix, never a skip; a test
+	 * skips only for what the kernel lacks (lib/probe.h).
+	 */
+	if (ret == 1 && s->mkfs_opts[0] &&
+	    (strcasestr(out, "invalid") || strcasestr(out, "unknown") ||
+	     strcasestr(out, "bad option") || strcasestr(out, "not supported") ||
+	     strcasestr(out, "unsupported") || strstr(out, "Usage:"))) {
+		iop_why(why, len, "%s %s: options refused: %s", tool, s->mkfs_opts, line);
+		return -EINVAL;
+	}
+	iop_why(why, len, "%s %s failed (exit %d): %s", tool, s->dev, ret, line);
+	return -EIO;
+}
+
+static const struct {
+	const char *name;
+	unsigned long flag;
+	bool set;
+} mount_flags[] = {
+	{ "ro", MS_RDONLY, true },		{ "rw", MS_RDONLY, false },
+	{ "noatime", MS_NOATIME, true },	{ "atime", MS_NOATIME, false },
+	{ "nodiratime", MS_NODIRATIME, true },	{ "diratime", MS_NODIRATIME, false },
+	{ "relatime", MS_RELATIME, true },	{ "norelatime", MS_RELATIME, false },
+	{ "strictatime", MS_STRICTATIME, true },
+	{ "lazytime", MS_LAZYTIME, true },	{ "nolazytime", MS_LAZYTIME, false },
+	{ "nosuid", MS_NOSUID, true },		{ "suid", MS_NOSUID, false },
+	{ "nodev", MS_NODEV, true },		{ "dev", MS_NODEV, false },
+	{ "noexec", MS_NOEXEC, true },		{ "exec", MS_NOEXEC, false },
+	{ "sync", MS_SYNCHRONOUS, true },	{ "async", MS_SYNCHRONOUS, false },
+	{ "dirsync", MS_DIRSYNC, true },	{ "silent", MS_SILENT, true },
+	{ "defaults", 0, false },
+};
+
+/*
+ * mount(8)-style options: the generic words become MS_* flags, the rest is
+ * the filesystem's data string.
+ */
+static void split_mount_opts(const char *opts, unsigned long *flags, char *data, size_t len)
+{
+	char buf[256];
+
+	*flags = 0;
+	data[0] = '\0';
+	snprintf(buf, sizeof(buf), "%s", opts ? opts : "");
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(mount_flags); i++)
+			if (!strcmp(tok, mount_flags[i].name))
+				break;
+		if (i < ARRAY_SIZE(mount_flags)) {
+			if (mount_flags[i].set)
+				*flags |= mount_flags[i].flag;
+			else
+				*flags &= ~mount_flags[i].flag;
+			continue;
+		}
+		if (data[0])
+			s_cat(data, len, ",");
+		s_cat(data, len, tok);
+	}
+}
+
+int do_mount(struct iop_scratch *s, char *why, size_t len)
+{
+	unsigned long flags;
+	char data[256];
+	int ret;
+
+	split_mount_opts(s->mount_opts, &flags, data, sizeof(data));
+	if (mkdir(s->mnt, 0755) && errno != EEXIST) {
+		ret = -errno;
+		iop_why(why, len, "mkdir %s: %s", s->mnt, strerror(-ret));
+		return ret;
+	}
+	if (!mount(s->dev, s->mnt, s->fstype, flags, data[0] ? data : NULL))
+		return 0;
+	ret = -errno;
+	if (ret == -EINVAL && s->mount_opts[0]) {
+		iop_why(why, len, "mount -t %s -o %s %s: %s (the kernel log names the option)",
+			s->fstype, s->mount_opts, s->dev, strerror(-ret));
+		return -EINVAL;
+	}
+	if (ret == -ENODEV)
+		iop_why(why, len, "mount -t %s: filesystem not in this kernel", s->fstype);
+	else
+		iop_why(why, len, "mount -t %s %s %s: %s", s->fstype, s->dev, s->mnt, strerror(-ret));
+	return ret == -ENODEV ? -EOPNOTSUPP : ret;
+}
+
+int iop_scratch_remount(struct iop_scratch *s)
+{
+	struct undo_ctx c = { .busy_tries = 40, .nap = 50 };
+	char why[256];
+	int ret;
+
+	if (s->backing == IOP_BACKING_DIR)
+		return -EOPNOTSUPP;
+	ret = umount_all(s->mnt, &c);
+	if (ret < 0)
+		return ret;
+	return do_mount(s, why, sizeof(why));
+}
+
+int iop_scratch_private_mounts(char *why, size_t len)
+{
+	static pid_t done;	/* a forked child has its parent's namespace */
+	int ret;
+
+	if (done == getpid())
+		return 0;
+	if (unshare(CLONE_NEWNS)) {
+		ret = -errno;
+		iop_why(why, len, "unshare(CLONE_NEWNS): %s", strerror(-ret));
+		return ret;
+	}
+	/* Slave: mounts made here stay here, mounts of the host still arrive. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) {
+		ret = -errno;
+		iop_why(why, len, "mount --make-rslave /: %s", strerror(-ret));
+		return ret;
+	}
+	done = getpid();
+	return 0;
+}
+
+/*
+ * After the umount, the superblock must be gone: an exclusive open of the
+ * block device fails with EBUSY while any mount of it exists, in any
+ * mount namespace. A holder that lets go soon is waited for.
+ */
+static int wait_superblock_gone(const char *dev, char *why, size_t len)
+{
+	int fd, tries;
+
+	for (tries = 0; tries < 40; tries++) {
+		fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EBUSY)
+			return 0;	/* the checker will say what is wrong */
+		nap_ms(50);
+	}
+	iop_why(why, len, "%s still in use 2 s after its umount (mounted in another mount namespace?): not checked",
+		dev);
+	return -EBUSY;
+}
+
+/* The checker's first line that is not progress chatter. */
+static void first_complaint(const char *out, char *line, size_t len)
+{
+	const char *p = out, *last = NULL;
+
+	for (; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		const char *q = p + strspn(p, " \t");
+		size_t l = strcspn(q, "\n");
+
+		if (!l)
+			continue;
+		last = q;
+		if (*q == '-' || s_prefix(q, "Pass ") || s_prefix(q, "Phase ") ||
+		    s_prefix(q, "e2fsck ") || s_prefix(q, "No modify flag set") ||
+		    s_prefix(q, "Maximum metadata LSN"))
+			continue;
+		snprintf(line, len, "%.*s", (int)l, q);
+		return;
+	}
+	if (last)
+		snprintf(line, len, "%.*s", (int)strcspn(last, "\n"), last);
+	else
+		snprintf(line, len, "no output");
+}
+
+int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len)
+{
+	struct undo_ctx c = { .busy_tries = 40, .nap = 50 };
+	static char out[64 << 10];
+	char line[512], mwhy[256];
+	bool ext4 = !strcmp(s->fstype, "ext4");
+	char *e2[] = { "e2fsck", "-fn", s->dev, NULL };
+	char *xr[] = { "xfs_repair", "-n", s->dev, NULL };
+	int ret, mret;
+
+	if (why && len)
+		why[0] = '\0';
+	if (s->backing == IOP_BACKING_DIR) {
+		iop_why(why, len, "an existing directory is not checked");
+		return -EOPNOTSUPP;
+	}
+	ret = umount_all(s->mnt, &c);
+	if (ret < 0) {
+		iop_why(why, len, "umount %s: %s", s->mnt, strerror(-ret));
+		return ret;
+	}
+	ret = wait_superblock_gone(s->dev, why, len);
+	if (!ret)
+		ret = run_tool(ext4 ? e2 : xr, out, sizeof(out));
+	if (ret == -EBUSY) {
+		/* @why says it */
+	} else if (ret == -ENOENT) {
+		iop_why(why, len, "%s not found", ext4 ? "e2fsck" : "xfs_repair");
+		ret = -EOPNOTSUPP;
+	} else if (ret < 0) {
+		iop_why(why, len, "%s: %s", ext4 ? "e2fsck" : "xfs_repair", strerror(-ret));
+	} else if (ret) {
+		first_complaint(out, line, sizeof(line));
+		iop_why(why, len, "%s %s (exit %d): %s", ext4 ? "e2fsck -fn" : "xfs_repair -n",
+			s->dev, ret, line);
+		ret = -EUCLEAN;
+	}
+	mret = do_mount(s, mwhy, sizeof(mwhy));
+	if (mret && !ret) {
+		iop_why(why, len, "remount after the check: %s", mwhy);
+		ret = mret;
+	}
+	return ret;
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What a benchmark run can resolve, and a known effect to check it with.
+ *
+ * - Spike-in: inject_ns=N adds N ns of busy-waiting per operation inside
+ *   every benchmark's timed loop (iop_inject()), on the clock the harness
+ *   reads: CLOCK_MONOTONIC (what rates see) or, with inject_clock=cpu, the
+ *   worker's own CPU clock (what CPU ns per operation see, and what a
+ *   preempting process cannot shorten). A run against inject_ns=0 then
+ *   has a true effect known in advance: the calibration of iopath bench.
+ *   The wait keeps a debt: an overshoot is paid back by the next
+ *   operations, so the average per operation is N even when N is shorter
+ *   than one clock read. The call's own cost is measured on the pinned
+ *   worker before the first timed loop and subtracted; the measured
+ *   per-operation cost goes into the record.
+ * - Main metric: the metric a verdict, the trust check and target_ci go
+ *   by (main_metric=, default the benchmark's first metric).
+ * - Precision-driven repetitions: with target_ci=PCT the harness repeats
+ *   until the 95% confidence interval of the main metric's mean (on the
+ *   scale compare tests: 1/x for rates) is within +-PCT, or time_budget
+ *   seconds have passed, and records which ended it.
+ *
+ * What the spike-in does not measure: a busy-wait adds time, not the
+ * cache, lock or scheduling effects a real change in the kernel has, so a
+ * calibration says how small an effect a comparison can resolve, not how
+ * a given patch will show up.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "iopath.h"
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+void iop_inject_spin(struct iop_worker *w, uint64_t nops)
+{
+	int64_t t0, t;
+
+	w->inject_owed += (int64_t)nops * w->inject_debit;
+	if (w->inject_owed <= 0)
+		return;
+	t0 = clock_ns(w->inject_clock);
+	do
+		t = clock_ns(w->inject_clock);
+	while (t - t0 < w->inject_owed);
+	/* the part of the first read before t0 and of the last after t: one read */
+	w->inject_owed -= t - t0 + w->inject_read_ns;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The cost per injection, on the wait's clock: the median of 41 short
+ * trials of @k injections each, so that the trials a preempting process
+ * interrupts (on a shared CPU most long ones would be) do not count.
+ */
+static double inject_cost(struct iop_worker *w, uint64_t k)
+{
+	double per[41];
+
+	for (int trial = 0; trial < 41; trial++) {
+		int64_t t0, t1;
+
+		w->inject_owed = 0;
+		t0 = clock_ns(w->inject_clock);
+		for (uint64_t i = 0; i < k; i++)
+			iop_inject(w, 1);
+		t1 = clock_ns(w->inject_clock);
+		per[trial] = (double)(t1 - t0) / (double)k;
+	}
+	w->inject_owed = 0;
+	qsort(per, 41, sizeof(per[0]), cmp_dbl);
+	return per[20];
+}
+
+int iop_inject_init(struct iop_worker *w)
+{
+	const struct iop_run *r = w->run;
+	uint64_t n = iop_u64(r, "inject_ns"), k;
+	double best = INFINITY;
+
+	w->inject_ns = n;
+	w->inject_measured_ns = 0;
+	if (!n)
+		return 0;
+	w->inject_clock = iop_is(r, "inject_clock", "cpu") ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+	/* one read of that clock: the fastest of 20 batches of 1000 */
+	for (int b = 0; b < 20; b++) {
+		int64_t t0 = clock_ns(w->inject_clock), t1;
+
+		for (int i = 0; i < 1000; i++)
+			clock_ns(w->inject_clock);
+		t1 = clock_ns(w->inject_clock);
+		if ((double)(t1 - t0) / 1001 < best)
+			best = (double)(t1 - t0) / 1001;
+	}
+	w->inject_read_ns = (int64_t)llround(best);
+	w->inject_debit = (int64_t)n;
+	/* trials of about 0.5 ms, at least 200 calls */
+	k = 500000 / n > 200 ? 500000 / n : 200;
+	for (int round = 0; round < 3; round++) {
+		/* pay less per call by what the call itself costs beyond N */
+		w->inject_debit -= (int64_t)llround(inject_cost(w, k) - (double)n);
+		if (w->inject_debit < 1)
+			w->inject_debit = 1;
+	}
+	w->inject_measured_ns = inject_cost(w, k);
+	return 0;
+}
+
+const char *iop_main_metric(const struct iop_run *r)
+{
+	const char *m = iop_str(r, "main_metric");
+
+	return *m ? m : r->bench->metrics[0].name;
+}
+
+static const struct iop_metric *metric_decl(const struct iop_bench *b, const char *name)
+{
+	const struct iop_metric *tables[2] = { b->metrics, iop_common_metrics };
+
+	for (int t = 0; t < 2; t++)
+		for (const struct iop_metric *m = tables[t]; m && m->name; m++)
+			if (!strcmp(m->name, name))
+				return m;
+	return NULL;
+}
+
+int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
+{
+	const char *m = iop_str(r, "main_metric");
+
+	if (*m && !metric_decl(r->bench, m)) {
+		snprintf(why, len, "main_metric=%s: not a metric of %s (iopath bench --help %s lists them)",
+			 m, r->bench->name, r->bench->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool iop_main_metric_is_rate(const struct iop_run *r)
+{
+	const struct iop_metric *m = metric_decl(r->bench, iop_main_metric(r));
+
+	return m && m->is_rate;
+}
+
+double iop_record_value(json_t *rec, const char *name)
+{
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(json_object_get(rec, "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")) ?: "", name))
+			return json_number_value(json_object_get(m, "value"));
+	return NAN;
+}
+
+bool iop_precision_more(const struct iop_run *r, const double *main, int done, uint64_t t0,
+			struct iop_precision *p)
+{
+	double target = iop_dbl(r, "target_ci");
+	int reps = (int)iop_u64(r, "reps"), limit = IOP_MAX_REPS;
+
+	p->reps = done;
+	if (!(target > 0))
+		return done < reps;
+	p->target_pct = target;
+	p->ci_pct = done >= 2 ? 100 * iop_ci_rel_halfwidth(main, (size_t)done, 0.05,
+							   iop_main_metric_is_rate(r)) : NAN;
+	/* reps= is the minimum, and at least 2 are needed for an interval */
+	if (done < reps || done < 2) {
+		p->stopped = NULL;
+		return true;
+	}
+	if (p->ci_pct <= target) {
+		p->stopped = "target";
+		return false;
+	}
+	if ((double)(iop_now_ns() - t0) / 1e9 >= (double)iop_u64(r, "time_budget")) {
+		p->stopped = "time_budget";
+		return false;
+	}
+	if (done >= limit) {
+		p->stopped = "max_reps";
+		return false;
+	}
+	return true;
+}
+
+void iop_precision_record(const struct iop_run *r, const struct iop_precision *p, json_t *recs,
+			  bool quiet)
+{
+	size_t i;
+	json_t *rec;
+
+	if (!(p->target_pct > 0))
+		return;
+	json_array_foreach(recs, i, rec)
+		json_object_set_new(json_object_get(rec, "run"), "precision",
+				    json_pack("{s:f, s:o, s:s?, s:i}", "target_ci_pct", p->target_pct,
+					      "ci_pct", isfinite(p->ci_pct) ? json_real(p->ci_pct) : json_null(),
+					      "stopped", p->stopped, "reps", p->reps));
+	if (!quiet)
+		fprintf(stderr, "iopath: bench %s: %d reps, 95%% CI of %s +-%.2f%% (target %g%%): %s\n",
+			r->bench->name, p->reps, iop_main_metric(r), p->ci_pct, p->target_pct,
+			!strcmp(p->stopped ?: "", "target") ? "reached" :
+			!strcmp(p->stopped ?: "", "time_budget") ? "time budget ended first" :
+			"repetition limit reached first");
+}

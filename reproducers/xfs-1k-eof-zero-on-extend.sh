@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# xfs-1k-eof-zero-on-extend: on XFS with blocks smaller than a page, bytes
+# written through mmap past EOF in the rest of the EOF folio (past the EOF
+# block, over a hole) survive an extension of i_size (here truncate up;
+# buffered and O_DIRECT writes and fallocate past EOF too) and read back as
+# file data. iomap_zero_range() zeroes only the EOF block and skips the
+# hole. Fixed by c5c810b94cfd "iomap: fix handling of dirty folios over
+# unwritten extents" (v6.12-rc1): zero range flushes a dirty range first,
+# and writeback zeroes the folio past the (old) EOF.
+#
+# usage: xfs-1k-eof-zero-on-extend.sh DIR   (DIR on XFS with 1k blocks, 4k pages)
+# exit: 1 reproduced, 0 not reproduced, 2 could not run
+#
+# repro-fs: xfs
+# repro-mkfs: -b size=1024
+# repro-test: folio_batch.xfs_1k.truncate_up_from_unaligned_eof
+set -u
+dir=${1:?usage: $0 DIR (a directory on the filesystem to test)}
+f=$dir/xfs-1k-eof-zero-on-extend.$$
+command -v xfs_io >/dev/null || { echo "xfs_io not found (xfsprogs)"; exit 2; }
+
+# count_s OFF LEN: bytes of 'S' (0x53) in [OFF, OFF+LEN) of $f.
+count_s() {
+	xfs_io -c "pread -v $1 $2" "$f" |
+		awk '/^[0-9a-f]+:/ { for (i = 2; i <= 17; i++) if ($i == "53") n++ } END { print n + 0 }'
+}
+
+xfs_io -f -c "pwrite -S 0x41 0 1000" -c "mmap -rw 0 4096" \
+	-c "mwrite -S 0x53 1000 3096" -c munmap "$f" >/dev/null || exit 2
+xfs_io -c "truncate 8192" "$f" || exit 2
+
+echo "expected: [1000, 8192) reads as zeros (1000 was EOF, in block [0, 1024), when 'S' was written past it)"
+echo "actual:"
+xfs_io -c "pread -v 1024 16" "$f" | head -n 1
+n=$(count_s 1024 3072)
+echo "bytes of 'S' in [1024, 4096): $n"
+rm -f "$f"
+if [ "$n" -gt 0 ]; then
+	echo reproduced
+	exit 1
+fi
+echo "not reproduced"
+exit 0

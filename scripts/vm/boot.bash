@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# scripts/vm.sh: booting the guest under QEMU and waiting for it within
+# the three limits (boot, idle, overall).
+
+pick_accel() {
+	case $accel in
+	tcg|kvm) echo "$accel" ;;
+	auto)
+		# A hardware KVM boots stock kernels; a software one (PVM on a
+		# nested host) does not, and TCG is the safe choice.
+		if [ -w /dev/kvm ] && { [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; } &&
+		   grep -qwE 'vmx|svm' /proc/cpuinfo; then
+			echo kvm
+		else
+			echo tcg
+		fi ;;
+	esac
+}
+
+boot_guest() {
+	acc=$(pick_accel)
+	# TCG's "max" CPU has SSE4.2, PCLMUL and AVX2, as the kernels expect.
+	cpu=(-cpu max)
+	[ "$acc" = kvm ] && cpu=(-cpu host)
+	echo "$prog: booting $kdesc ($acc, ${mem} MB, $smp CPUs, limit ${timeout_s} s; prepared in ${t_prep} s)" >&2
+
+	console=$tmp/console
+	tap=$tmp/tap
+	: > "$console"
+	: > "$tap"
+	accel_opt=$acc
+	# One host thread for all guest CPUs. With a thread per vCPU (MTTCG), a
+	# vCPU can execute a stale INT3 that x86 text patching (jump labels,
+	# static calls) planted and already removed on another vCPU: "Oops: int3"
+	# at a tracepoint site (__schedule, trace_sched_wakeup) when tracing is
+	# switched on, then a panic. docs/efficacy.md has the measurements.
+	[ "$acc" = tcg ] && accel_opt=tcg,thread=${IOPATH_VM_TCG_THREAD:-single}
+	qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" -m "$mem" -smp "$smp" \
+		-nodefaults -nographic -no-reboot -monitor none \
+		-serial "file:$console" -serial "file:$tap" \
+		-kernel "$vmlinuz" -initrd "$tmp/initrd.gz" \
+		-append "console=ttyS0 panic=-1 rdinit=/init loglevel=5 $append" \
+		< /dev/null > "$tmp/qemu.out" 2>&1 &
+	qpid=$!
+	boot_start=$SECONDS
+
+	# Stream: TAP to stdout, the kernel console to stderr with -v (without the
+	# firmware's terminal escapes and the serial line's carriage returns).
+	strip_esc=$'s/\x1b\\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g'
+	tail -s 0.2 -n +1 -f --pid="$qpid" "$tap" 2>/dev/null |
+		sed -u 's/\r$//' &
+	tail_pids+=($!)
+	if [ "$verbose" = 1 ]; then
+		tail -s 0.2 -n +1 -f --pid="$qpid" "$console" 2>/dev/null | sed -u "$strip_esc" >&2 &
+		tail_pids+=($!)
+	fi
+
+	# Three limits: the guest must reach /init within the boot limit, then
+	# print something (TAP or kernel console) at least every idle-limit seconds,
+	# and finish within the overall limit.
+	timed_out=""
+	done_at=""
+	booted=0
+	last_size=0
+	last_change=$SECONDS
+	while kill -0 "$qpid" 2>/dev/null; do
+		now=$SECONDS
+		# Plain assignments, not $(...) inside $((...)): bash parses the latter
+		# when it runs it, and a SIGTERM landing in that parse broke the trap.
+		tap_size=$(stat -c %s "$tap")
+		console_size=$(stat -c %s "$console")
+		size=$((tap_size + console_size))
+		if [ "$size" != "$last_size" ]; then
+			last_size=$size
+			last_change=$now
+		fi
+		if [ "$booted" = 0 ] && grep -q '^# iopath-vm: kernel' "$tap"; then
+			booted=1
+		fi
+		if [ $((now - boot_start)) -ge "$timeout_s" ]; then
+			timed_out="no result within the ${timeout_s} s limit"
+		elif [ "$booted" = 0 ] && [ $((now - boot_start)) -ge "$boot_timeout_s" ]; then
+			timed_out="the kernel did not reach /init within ${boot_timeout_s} s (hung at boot?)"
+		elif [ "$booted" = 1 ] && [ $((now - last_change)) -ge "$idle_timeout_s" ]; then
+			timed_out="no output from the guest for ${idle_timeout_s} s (hung?)"
+		fi
+		[ -n "$timed_out" ] && break
+		# The guest powers off right after its result line; give it a little.
+		if [ -z "$done_at" ] && grep -q '^# IOPATH-VM-RESULT:' "$tap"; then
+			done_at=$now
+		elif [ -n "$done_at" ] && [ $((now - done_at)) -ge 30 ]; then
+			break
+		fi
+		sleep 0.2
+	done
+	if kill -0 "$qpid" 2>/dev/null; then
+		kill -TERM "$qpid" 2>/dev/null
+		sleep 0.5
+		kill -KILL "$qpid" 2>/dev/null
+	fi
+	wait "$qpid" 2>/dev/null
+	qrc=$?
+	qpid=""
+	for p in "${tail_pids[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	tail_pids=()
+	elapsed=$((SECONDS - boot_start))
+	[ -n "$log_out" ] && { cp "$console" "$log_out" || echo "$prog: cannot write $log_out" >&2; }
+
+}

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath VM guest: mount the pseudo filesystems, load the modules, run the
+# selftests through run_kselftest.sh with TAP on ttyS1, print the result line,
+# power off. scripts/vm.sh copies it into the initramfs as /init.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+# What udev would make; the runner writes to /dev/stdout.
+ln -s /proc/self/fd /dev/fd
+ln -s /proc/self/fd/0 /dev/stdin
+ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+echo /sbin/modprobe > /proc/sys/kernel/modprobe
+
+# TAP goes to the second serial port; the kernel console stays on the first.
+if ! exec 3>/dev/ttyS1; then
+	exec 3>/dev/console
+fi
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+say() { echo "$*" >&3; }
+
+say "# iopath-vm: kernel $(uname -r) ($(uname -v)), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MB" }' /proc/meminfo)"
+while read -r m; do
+	# EEXIST: already loaded on demand; ENODEV: the CPU lacks the
+	# instructions (crc32c-intel without SSE4.2).
+	insmod "$m" 2>/tmp/insmod.err ||
+		grep -qE 'File exists|No such device' /tmp/insmod.err ||
+		say "# iopath-vm: insmod $m: $(cat /tmp/insmod.err)"
+done < /etc/iopath-vm/modules
+
+if [ -f /etc/iopath-vm/repro ]; then
+	set --
+	while IFS= read -r a; do
+		set -- "$@" "$a"
+	done < /etc/iopath-vm/args
+	IOPATH_KNOWN_FAILURES=/etc/iopath-vm/known-failures \
+		/iopath/repro/scripts/repro.sh --result-line "$@" >&3 2>&1
+	sync
+	poweroff -f
+	echo o > /proc/sysrq-trigger
+fi
+
+# The kernel's features, probed once: what the requirements are judged by.
+if ! /iopath/kselftest/iopath/iopath_probe > /tmp/features 2>/tmp/probe.err; then
+	say "# iopath-vm: iopath_probe failed: $(cat /tmp/probe.err)"
+	echo "probe-failed no" > /tmp/features
+fi
+while read -r f; do
+	say "# iopath-vm: feature $f"
+done < /tmp/features
+
+. /etc/iopath-vm/env
+set --
+while IFS= read -r a; do
+	set -- "$@" "$a"
+done < /etc/iopath-vm/args
+cd /iopath/kselftest || poweroff -f
+start=$(cut -d' ' -f1 /proc/uptime)
+./run_kselftest.sh "$@" 2>&1 | tee /tmp/tap >&3
+end=$(cut -d' ' -f1 /proc/uptime)
+
+# The verdict: scripts/tap-verdict.awk, with the known kernel bugs of
+# configs/known-failures and the tests this kernel must not skip.
+awk -v kernel="$(uname -r)" -v tag=iopath-vm -v result=IOPATH-VM-RESULT -v coverage=1 \
+	-v start="$start" -v end="$end" -f /etc/iopath-vm/tap-verdict.awk \
+	/etc/iopath-vm/known-failures /iopath/kselftest/iopath/requirements /tmp/features /tmp/tap >&3
+sync
+poweroff -f
+echo o > /proc/sysrq-trigger

@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# scripts/vm.sh's command line: parse_args sets the options' globals,
+# check_args refuses bad input before anything is created or fetched.
+
+usage() {
+	cat <<EOF
+usage: iopath vm --kernel KERNEL [options] [-- run_kselftest.sh options]
+
+Boot KERNEL under QEMU with a busybox initramfs holding the iopath selftests,
+run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
+
+  --kernel K     a bzImage, a Debian kernel .deb, or a Debian package name
+                 (linux-image-6.12.117+deb12-amd64, linux-image-amd64/bookworm,
+                 linux-image-7.2.13+deb14-amd64 ...)
+  --timeout S    limit for boot plus run, seconds (default 3600)
+  --boot-timeout S  the guest must reach /init within S seconds (default 180)
+  --idle-timeout S  ... and print something at least every S seconds (default 300)
+  --test-timeout S  per test program, passed to run_kselftest.sh as -o when
+                 its runner has that option (default: the collection's
+                 settings timeout times 10, for TCG's slowdown)
+  --accel A      tcg, kvm or auto (default auto: kvm only on a hardware KVM;
+                 stock kernels do not boot under a software one such as PVM)
+  --mem MB       guest memory (default 2048)
+  --smp N        guest CPUs (default 2)
+  --build DIR    build directory with selftests/ or kselftest/ (default build)
+  --cache DIR    where fetched and unpacked kernels are kept (default
+                 BUILD/vm-cache)
+  --modules DIR  with a bzImage: a lib/modules/VERSION tree to take modules from
+  --initrd FILE  boot this initramfs instead of building one
+  --append ARGS  more kernel command line
+  --log FILE     keep the kernel console log there
+  --known-failures FILE  kernel bugs to report without failing the run
+                 (default configs/known-failures; /dev/null: none)
+  --env N=V      set N in the guest's environment (repeatable), e.g.
+                 KSELFTEST_FOLIO_BATCH_TEST_ARGS="-t batch_path_taken":
+                 run_kselftest.sh passes KSELFTEST_<PROGRAM>_ARGS to it
+  -v, --verbose  kernel console to stderr as it arrives
+  --fetch-only   fetch and unpack the kernel into the cache, print the
+                 kernel image's path, boot nothing
+  --repro        run the kernel bug reproducers (scripts/repro.sh, the
+                 arguments after -- go to it) instead of the selftests
+  after --:      passed to run_kselftest.sh, e.g. -t iopath:folio_batch_test
+
+Packages are fetched from bookworm, bookworm-updates, bookworm-security and
+sid on the mirrors the machine's own apt sources name (IOPATH_VM_MIRROR and
+IOPATH_VM_SECURITY_MIRROR override them) and cached in BUILD/vm-cache.
+EOF
+}
+
+usage_error() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+fail() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+# parse_args "$@": the options, then ksft_args (what follows --).
+parse_args() {
+	kernel=""
+	timeout_s=3600
+	boot_timeout_s=180
+	idle_timeout_s=300
+	prog_timeout=""
+	accel=auto
+	mem=2048
+	smp=2
+	build=$top/build
+	cache=""
+	modules_dir=""
+	initrd_in=""
+	append=""
+	log_out=""
+	verbose=0
+	fetch_only=0
+	repro=0
+	guest_env=()
+	known_failures=$top/configs/known-failures
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures)
+			[ $# -ge 2 ] || usage_error "$1 needs a value"
+			case $1 in
+			--kernel) kernel=$2 ;;
+			--timeout) timeout_s=$2 ;;
+			--boot-timeout) boot_timeout_s=$2 ;;
+			--idle-timeout) idle_timeout_s=$2 ;;
+			--test-timeout) prog_timeout=$2 ;;
+			--accel) accel=$2 ;;
+			--mem) mem=$2 ;;
+			--smp) smp=$2 ;;
+			--build) build=$2 ;;
+			--modules) modules_dir=$2 ;;
+			--initrd) initrd_in=$2 ;;
+			--append) append=$2 ;;
+			--log) log_out=$2 ;;
+			--cache) cache=$2 ;;
+			--known-failures) known_failures=$2 ;;
+			--env)
+				[[ $2 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
+					usage_error "--env '$2': expected NAME=VALUE"
+				guest_env+=("$2") ;;
+			esac
+			shift 2 ;;
+		--kernel=*) kernel=${1#*=}; shift ;;
+		--timeout=*) timeout_s=${1#*=}; shift ;;
+		-v|--verbose) verbose=1; shift ;;
+		--fetch-only) fetch_only=1; shift ;;
+		--repro) repro=1; shift ;;
+		-h|--help) usage; exit 0 ;;
+		--) shift; break ;;
+		*) usage_error "unknown option '$1' (see --help)" ;;
+		esac
+	done
+	ksft_args=("$@")
+}
+
+check_args() {
+	[ -n "$kernel" ] || usage_error "--kernel is required (a bzImage, a .deb or a Debian package name)"
+	for v in "--timeout:$timeout_s" "--boot-timeout:$boot_timeout_s" "--idle-timeout:$idle_timeout_s" \
+		 ${prog_timeout:+"--test-timeout:$prog_timeout"}; do
+		[[ ${v#*:} =~ ^[1-9][0-9]{0,5}$ ]] || usage_error "${v%%:*} '${v#*:}': expected seconds, 1 to 999999"
+	done
+	[[ $mem =~ ^[1-9][0-9]{2,6}$ ]] || usage_error "--mem '$mem': expected megabytes, 100 or more"
+	[[ $smp =~ ^[1-9][0-9]?$ ]] || usage_error "--smp '$smp': expected 1 to 99 CPUs"
+	case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
+	[ -z "$initrd_in" ] || [ -f "$initrd_in" ] || usage_error "--initrd $initrd_in: no such file"
+	[ -z "$modules_dir" ] || [ -d "$modules_dir" ] || usage_error "--modules $modules_dir: no such directory"
+	[ -f "$known_failures" ] || [ "$known_failures" = /dev/null ] ||
+		usage_error "--known-failures $known_failures: no such file"
+	# The guest reads it with the same awk script; a bad line is refused here.
+	kf_err=$(awk -v kernel= -f "$top/scripts/tap-verdict.awk" "$known_failures" /dev/null /dev/null /dev/null 2>&1 >/dev/null)
+	[ $? = 2 ] && usage_error "--known-failures ${kf_err}"
+	check_tcg_thread
+	check_kernel_arg "$kernel"
+	build=$(mkdir -p "$build" && cd "$build" && pwd) || usage_error "--build $build: cannot use that directory"
+
+	for t in qemu-system-x86_64 cpio gzip dpkg-deb depmod busybox ldd flock; do
+		command -v "$t" >/dev/null 2>&1 || [ -x "/bin/$t" ] ||
+			fail "$t not found; run 'scripts/deps.sh vm' (as root it installs what is missing)"
+	done
+	busybox_bin=$(command -v busybox || echo /bin/busybox)
+
+	cache=${cache:-$build/vm-cache}
+	mkdir -p "$cache/debs" "$cache/kernels" && cache=$(cd "$cache" && pwd) ||
+		usage_error "--cache $cache: cannot use that directory"
+	apt_dir=$cache/apt
+}
+
+# Bad input is refused before anything is created or fetched.
+check_tcg_thread() {
+	case ${IOPATH_VM_TCG_THREAD:-single} in
+	single|multi) ;;
+	*) usage_error "IOPATH_VM_TCG_THREAD=$IOPATH_VM_TCG_THREAD: single or multi" ;;
+	esac
+}
+
+check_kernel_arg() {
+	local k=$1
+	if [ -f "$k" ]; then
+		case $k in
+		*.deb)
+			dpkg-deb -f "$k" Package >/dev/null 2>&1 || usage_error "--kernel $k: not a valid .deb"
+			;;
+		*)
+			is_bzimage "$k" || usage_error "--kernel $k: not a bzImage (no HdrS boot header) and not a .deb"
+			if [ -n "$modules_dir" ]; then
+				[ -d "$modules_dir/kernel" ] || usage_error "--modules $modules_dir: no kernel/ directory in it"
+				[ -f "$modules_dir/modules.dep" ] ||
+					usage_error "--modules $modules_dir: no modules.dep (run depmod on it)"
+			fi
+			;;
+		esac
+	elif [[ $k == */* && ! $k =~ ^[a-z0-9][a-z0-9.+-]*/[a-z-]+$ ]] || [[ $k == *.deb ]]; then
+		usage_error "--kernel $k: no such file"
+	elif [[ ! $k =~ ^[a-z0-9][a-z0-9.+-]+(/[a-z-]+)?$ ]]; then
+		usage_error "--kernel '$k': not a file and not a Debian package name"
+	fi
+	if [ -n "$modules_dir" ] && { [ ! -f "$k" ] || [[ $k == *.deb ]]; }; then
+		usage_error "--modules goes with a bzImage, not with a package"
+	fi
+}
+
+is_bzimage() {
+	[ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ]
+}

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Bad usage, bad input and safety refusals of iopath bench and iopath run:
+# each is one line on stderr, exit 2, found before any scratch filesystem
+# is made, and nothing is created (no file in the working directory, no
+# "making a scratch" line).
+#
+# Catches: bs=513 for O_DIRECT on a 4k-sector backing and size=1t on a
+# 4 GiB scratch accepted until a filesystem had been made; --fs '' and
+# --fs , running "0 jobs" and passing; --out into a missing directory or
+# onto a directory noticed after the benchmarks ran; a refused device or a
+# missing dir: backing, or fs=btrfs in a profile, reported as SKIP (exit 4);
+# IOPATH_SCRATCH_DEV naming the root disk turned into every selftest
+# failing; "run --profile" with no value called an unknown option; and the
+# profile parser splitting a line over 1023 bytes (the tail of a comment
+# becoming a setting), skipping a line that starts with NUL, dropping an
+# unknown [global] key, or reading /dev/zero or a FIFO forever.
+#
+# usage: tests/bad_usage.sh BUILD_DIR   (TAP on stdout)
+set -u
+
+build=${1:?usage: bad_usage.sh BUILD_DIR}
+iop=$build/iopath
+
+. "$(dirname "$0")/lib/tap.sh"
+
+if [ ! -x "$iop" ]; then
+	echo "1..0 # SKIP $iop not built"
+	exit 0
+fi
+tmp=$(mktemp -d /tmp/iopath-bad-usage.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+work=$tmp/work
+mkdir "$work"
+
+# refused NAME REGEX CMD...: exit 2, one stderr line matching REGEX, nothing made
+refused() {
+	local name=$1 re=$2 rc made
+	shift 2
+	# a reader that blocks (a FIFO, /dev/zero) is killed, and fails
+	timeout -s KILL 20 env -C "$work" "$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	# one line on stderr also means no "making a scratch" progress line
+	made=$(ls -A "$work")
+	if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -qE -- "$re" "$tmp/err" &&
+	   [ -z "$made" ]; then
+		ok "$name"
+	else
+		not_ok "$name (exit $rc)" "$(head -3 "$tmp/err")" "created: $made"
+	fi
+	rm -rf "${work:?}"/* "$work"/.[!.]* 2> /dev/null
+}
+
+# ---- bench: parameters that do not fit the backing -------------------------
+refused bench.bs_not_aligned_for_o_direct 'bs=513: O_DIRECT on this backing needs a multiple of' \
+	"$iop" bench --backing zram --fs ext4 uring_randread bs=513
+refused bench.size_larger_than_scratch 'size=1t does not fit the scratch filesystem' \
+	"$iop" bench --backing loop --fs ext4 uring_randread size=1t
+refused bench.empty_fs_list "--fs '': names no filesystem" "$iop" bench --fs '' falloc_write
+refused bench.comma_fs_list "--fs ',': names no filesystem" "$iop" bench --fs , falloc_write
+refused bench.unknown_fs "'btrfs' is not ext4, xfs or none" "$iop" bench --fs btrfs falloc_write
+refused bench.out_in_missing_directory '--out /nonexistent/r.jsonl: directory /nonexistent' \
+	"$iop" bench --fs ext4 --out /nonexistent/r.jsonl falloc_write
+refused bench.out_onto_directory "--out $tmp: is a directory" \
+	"$iop" bench --fs ext4 --out "$tmp" falloc_write
+ln -s "$tmp/victim" "$tmp/link.jsonl"
+refused bench.out_onto_symlink "--out $tmp/link.jsonl: is a symbolic link" \
+	"$iop" bench --fs ext4 --out "$tmp/link.jsonl" falloc_write
+refused bench.missing_dir_backing 'dir:/nonexistent: No such file or directory' \
+	"$iop" bench --backing dir:/nonexistent falloc_write
+refused bench.profile_without_value '--profile needs a value' "$iop" bench --profile
+refused run.profile_without_value '--profile needs a value' "$iop" run --profile
+
+# The disk holding / (or its partition) is refused as a scratch device.
+root_dev=$(findmnt -no SOURCE / 2> /dev/null)
+if [ -b "$root_dev" ] && [ "$(id -u)" = 0 ]; then
+	refused bench.root_disk_backing_refused 'refusing to format it' \
+		"$iop" bench --backing "dev:$root_dev" falloc_write
+	refused run.root_disk_scratch_refused 'refusing to format it' \
+		env IOPATH_SCRATCH_DEV="$root_dev" "$iop" run --no-bench
+else
+	skip bench.root_disk_backing_refused "/ is not on a block device here, or not root"
+	skip run.root_disk_scratch_refused "/ is not on a block device here, or not root"
+fi
+if [ "$(id -u)" = 0 ]; then
+	refused run.missing_scratch_dir 'dir:/nonexistent: No such file or directory' \
+		env IOPATH_SCRATCH_DIR=/nonexistent "$iop" run --no-bench
+	refused run.unknown_profile 'nosuch.conf: No such file or directory' \
+		"$iop" run --profile nosuch --no-selftests
+	refused run.results_in_missing_directory '--results /nonexistent/r: No such file' \
+		"$iop" run --no-bench --results /nonexistent/r
+	refused run.known_failures_not_a_regular_file 'IOPATH_KNOWN_FAILURES=/dev/zero: not a regular file' \
+		env IOPATH_KNOWN_FAILURES=/dev/zero "$iop" run --no-bench
+else
+	for t in missing_scratch_dir unknown_profile results_in_missing_directory \
+		known_failures_not_a_regular_file; do
+		skip "run.$t" "iopath run needs root"
+	done
+fi
+
+# ---- profiles ------------------------------------------------------------
+profile() { printf "$@" > "$tmp/p.conf"; }
+# "# xxx...reps = 999": an fgets() of 1024 bytes made the tail a setting
+profile '# %s reps = 999\n[falloc_write]\n' "$(head -c 1030 /dev/zero | tr '\0' x)"
+refused profile.long_line_refused 'p.conf:1: line longer than 1024 bytes' \
+	"$iop" bench --dry-run --profile "$tmp/p.conf"
+profile '\0reps = 3\n[falloc_write]\n'
+refused profile.nul_byte_refused 'p.conf:1: NUL byte' "$iop" bench --dry-run --profile "$tmp/p.conf"
+profile '[global]\nrepz = 3\n[falloc_write]\n'
+refused profile.unknown_global_key_refused "p.conf:2: no benchmark has a parameter 'repz'" \
+	"$iop" bench --dry-run --profile "$tmp/p.conf"
+profile '[falloc_write]\nfs = btrfs\n'
+refused profile.unknown_fs_refused 'p.conf:2: fs = btrfs' "$iop" bench --profile "$tmp/p.conf"
+profile '[falloc_write]\nbacking = dir:/nonexistent\n'
+refused profile.missing_dir_backing_refused 'dir:/nonexistent: No such file' \
+	"$iop" bench --profile "$tmp/p.conf"
+refused profile.dev_zero_refused 'profile /dev/zero: not a regular file' \
+	"$iop" bench --dry-run --profile /dev/zero
+mkfifo "$tmp/fifo"
+refused profile.fifo_refused 'not a regular file' "$iop" bench --dry-run --profile "$tmp/fifo"
+# control: a long comment within the limit and a known [global] key are fine
+profile '# %s\n[global]\nreps = 2\n[falloc_write]\n' "$(head -c 1000 /dev/zero | tr '\0' x)"
+if out=$("$iop" bench --dry-run --profile "$tmp/p.conf" 2>&1) && grep -q 'reps=2' <<< "$out"; then
+	ok profile.good_profile_accepted
+else
+	not_ok profile.good_profile_accepted "$out"
+fi
+
+finish_tap

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the fuzz targets share: an input handed to iopath as a file that
+ * is what iopath reads in real use (a regular file, reached by path), and
+ * a subcommand called as the command line would.
+ */
+#ifndef IOPATH_FUZZ_H
+#define IOPATH_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The target: called once per input (libFuzzer's entry point). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A memfd holding @data; its path "/proc/self/fd/N" goes to @path. -1 on failure. */
+int fuzz_file(const uint8_t *data, size_t size, char *path, size_t len);
+
+/* Run the subcommand argv[0] with stdout (and, in the driver, stderr) discarded. */
+int fuzz_cmd(int argc, const char *const *argv);
+
+#endif

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Helpers of the fuzz targets (see fuzz.h). Each input becomes a memfd:
+ * a regular file with a path, so the real readers run unchanged, with no
+ * file left behind however the run ends.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fuzz.h"
+
+int fuzz_file(const uint8_t *data, size_t size, char *path, size_t len)
+{
+	int fd = memfd_create("iopath-fuzz", MFD_CLOEXEC);
+	size_t off = 0;
+
+	if (fd < 0)
+		return -1;
+	while (off < size) {
+		ssize_t n = write(fd, data + off, size - off);
+
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+int fuzz_cmd(int argc, const char *const *argv)
+{
+	static int devnull = -1;
+	const struct iop_cmd *cmd = iop_cmd_find(argv[0]);
+	char *args[16];
+	int saved, ret;
+
+	if (!cmd || argc >= 16)
+		abort();
+	if (devnull < 0)
+		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	/* Tables and JSON are not what is tested: their construction is. */
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	dup2(devnull, STDOUT_FILENO);
+	for (int i = 0; i < argc; i++)
+		args[i] = (char *)argv[i];
+	args[argc] = NULL;
+	ret = cmd->run(argc, args);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	return ret;
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Fuzz target: the records reader (lib/record.c), the record checks and
+ * pairing (cli/recset.c) and the three output formats of iopath compare.
+ * The input is a BASE file, a line "=====", and a NEW file (without the
+ * separator, the input is BASE and NEW is the committed base fixture's
+ * first record, so single files still reach pairing). Any exit status is
+ * fine; a crash, a hang, a leak or a sanitizer report is a bug.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+
+#define SEP "\n=====\n"
+
+static const char fallback[] =
+	"{\"schema\":1,\"bench\":\"uring_randread\",\"rep\":0,\"time\":\"t\",\"params\":{},"
+	"\"metrics\":[{\"name\":\"iops\",\"unit\":\"ops/s\",\"better\":\"higher\","
+	"\"agg\":\"hmean\",\"value\":1,\"samples\":[1,2]}]}\n";
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const formats[] = { "text", "commit", "json" };
+	const uint8_t *sep = memmem(data, size, SEP, strlen(SEP));
+	size_t nb = sep ? (size_t)(sep - data) + 1 : size;
+	const uint8_t *new = sep ? sep + strlen(SEP) : (const uint8_t *)fallback;
+	size_t nn = sep ? size - nb - strlen(SEP) + 1 : strlen(fallback);
+	char base_path[64], new_path[64];
+	int fb, fn;
+
+	fb = fuzz_file(data, nb, base_path, sizeof(base_path));
+	fn = fuzz_file(new, nn, new_path, sizeof(new_path));
+	if (fb >= 0 && fn >= 0) {
+		for (int i = 0; i < 3; i++) {
+			const char *argv[] = { "compare", base_path, new_path, "--format", formats[i] };
+
+			fuzz_cmd(5, argv);
+		}
+	}
+	if (fb >= 0)
+		close(fb);
+	if (fn >= 0)
+		close(fn);
+	return 0;
+}

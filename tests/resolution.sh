@@ -1,0 +1,265 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# What a comparison could have seen, recomputed independently (python3,
+# its own t quantiles from the incomplete beta function, no GSL):
+# - the minimum detectable effect compare states per metric (95% power,
+#   alpha 0.05 and 0.01), in the JSON and in the text;
+# - repetitions nested in boots (tests/fixtures/resolution/): a side with
+#   two or more boots is tested on its per-boot means (harmonic for rates),
+#   one with one boot but two or more runs of iopath bench on its per-run
+#   means, a side from one boot gets the note that its interval is
+#   optimistic;
+# - precision stopping: read_vs_readv (no scratch filesystem) with
+#   target_ci met at once and with target_ci out of reach, the CI each
+#   record states recomputed from the records, and the reason for stopping
+#   checked against it;
+# - the spike-in: inject_ns per operation as measured on the worker, and
+#   calibration refusing a metric a busy-wait has no known effect on.
+#
+# usage: tests/resolution.sh BUILD_DIR     (prints TAP)
+set -u
+
+build=${1:?usage: resolution.sh BUILD_DIR}
+iopath=$(cd "$build" && pwd)/iopath
+fix=$(cd "$(dirname "$0")/fixtures" && pwd)
+tmp=$(mktemp -d /tmp/iopath-resolution-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n $1"; }
+
+if [ ! -x "$iopath" ] || ! command -v python3 > /dev/null; then
+	echo "1..1"
+	echo "not ok 1 resolution.prerequisites # $iopath or python3 missing"
+	exit 1
+fi
+
+cd "$fix" || exit 1
+"$iopath" compare resolution/base-2boots.jsonl resolution/new-2boots.jsonl --format json > "$tmp/boots.json"
+"$iopath" compare resolution/base-2boots.jsonl resolution/new-1boot.jsonl --format json > "$tmp/1boot.json"
+"$iopath" compare resolution/base-2boots.jsonl resolution/new-1boot.jsonl > "$tmp/1boot.txt"
+"$iopath" compare resolution/base-2boots.jsonl resolution/new-2runs.jsonl --format json > "$tmp/2runs.json"
+"$iopath" compare compare/base.jsonl compare/new-same.jsonl --format json > "$tmp/same.json"
+"$iopath" compare compare/base.jsonl compare/new-5pct.jsonl --format json --alpha 0.01 > "$tmp/alpha01.json"
+"$iopath" compare compare/base.jsonl compare/new-same.jsonl > "$tmp/same.txt"
+
+# Precision stopping: a CI of +-50% is met by the minimum of 2
+# repetitions; one of +-0.0001% is not, and a 1 s budget ends it.
+"$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
+	reps=2 target_ci=50 --json 2> "$tmp/reached.err" > "$tmp/reached.jsonl"
+"$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
+	reps=2 target_ci=0.0001 time_budget=1 --json 2> "$tmp/budget.err" > "$tmp/budget.jsonl"
+# The spike-in on the CPU clock, measured per operation on the worker.
+"$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
+	reps=1 inject_ns=200 inject_clock=cpu --json 2> "$tmp/inject.err" > "$tmp/inject.jsonl"
+
+python3 - "$tmp" <<'EOF' | tee "$tmp/py.out"
+import json, math, re, sys
+
+tmp = sys.argv[1]
+n = 0
+
+def result(ok, name, why=""):
+    global n
+    n += 1
+    print("%s %d %s%s" % ("ok" if ok else "not ok", n, name, "" if ok else " # " + why))
+
+def betacf(a, b, x):
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1, a - 1
+    c, d = 1.0, 1 - qab * x / qap
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1 + aa * d; d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c; c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1 + aa * d; d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c; c = c if abs(c) > tiny else tiny
+        de = d * c
+        h *= de
+        if abs(de - 1) < 1e-15:
+            break
+    return h
+
+def ibeta(a, b, x):
+    if x <= 0: return 0.0
+    if x >= 1: return 1.0
+    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(lbt) * betacf(a, b, x) / a
+    return 1 - math.exp(lbt) * betacf(b, a, 1 - x) / b
+
+def p_two(t, df):
+    return ibeta(df / 2, 0.5, df / (df + t * t))
+
+def t_upper(q, df):
+    """t with P(T > t) = q, by bisection on the two-sided p."""
+    lo, hi = 0.0, 1000.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if p_two(mid, df) / 2 > q: lo = mid
+        else: hi = mid
+    return (lo + hi) / 2
+
+def mean(x): return sum(x) / len(x)
+def var(x):
+    mu = mean(x)
+    return sum((v - mu) ** 2 for v in x) / (len(x) - 1)
+
+def load(path):
+    """per (bench, params+fs, metric): [(value, boot_id, invocation)] and agg"""
+    out = {}
+    for line in open(path):
+        if not line.strip(): continue
+        r = json.loads(line)
+        params = dict(r.get("params", {}))
+        params.setdefault("fs", ((r.get("env") or {}).get("fs") or {}).get("type") or "none")
+        boot = ((r.get("env") or {}).get("kernel") or {}).get("boot_id")
+        inv = (r.get("run") or {}).get("invocation")
+        key = (r["bench"], json.dumps(params, sort_keys=True))
+        for m in r["metrics"]:
+            g = out.setdefault((key, m["name"]), {"agg": m["agg"], "v": []})
+            g["v"].append((m["value"], boot, inv))
+    return out
+
+def observations(vals, rate):
+    """the tested scale; per-boot means with two or more boots, else
+    per-run means with two or more runs, else the repetitions"""
+    def units(i):
+        u = []
+        for x in vals:
+            if x[i] not in u: u.append(x[i])
+        return u if any(u) else []
+    y = [1 / x[0] if rate else x[0] for x in vals]
+    boots, runs = units(1), units(2)
+    for i, u in ((1, boots), (2, runs)):
+        if len(u) >= 2:
+            return [mean([1 / x[0] if rate else x[0] for x in vals if x[i] == uu]) for uu in u], len(boots), len(u) if i == 2 else 0
+    return y, len(boots), len(runs)
+
+def check_mde(jf, basef, newf, alpha, name):
+    doc = json.load(open(jf))
+    base, new = load(basef), load(newf)
+    bad = []
+    checked = 0
+    for g in doc["comparisons"][0]["groups"]:
+        params = dict(g["params"])
+        key = (g["bench"], json.dumps(params, sort_keys=True))
+        for m in g["metrics"]:
+            rate = m["mean"] == "harmonic"
+            yb, kb, rb = observations(base[(key, m["name"])]["v"], rate)
+            yn, kn, rn = observations(new[(key, m["name"])]["v"], rate)
+            if m["base"]["n"] != len(yb) or m["new"]["n"] != len(yn):
+                bad.append("%s n %d/%d, expected %d/%d" % (m["name"], m["base"]["n"], m["new"]["n"], len(yb), len(yn)))
+                continue
+            vb, vn = var(yb) / len(yb), var(yn) / len(yn)
+            if vb + vn == 0:
+                continue
+            df = (vb + vn) ** 2 / (vb * vb / (len(yb) - 1) + vn * vn / (len(yn) - 1))
+            mde = (t_upper(alpha / 2, df) + t_upper(0.05, df)) * math.sqrt(vb + vn) / abs(mean(yb))
+            t = (mean(yn) - mean(yb)) / math.sqrt(vb + vn)
+            p = p_two(abs(t), df)
+            checked += 1
+            if m["mde"] is None or not math.isclose(m["mde"], mde, rel_tol=1e-6):
+                bad.append("%s mde %r, independent %r" % (m["name"], m["mde"], mde))
+            if not math.isclose(m["p"], p, rel_tol=1e-6, abs_tol=1e-12) or not math.isclose(m["df"], df, rel_tol=1e-6):
+                bad.append("%s p/df %r/%r, independent %r/%r" % (m["name"], m["p"], m["df"], p, df))
+            for side, k, r in (("base", kb, rb), ("new", kn, rn)):
+                want = "boots" if k >= 2 else "runs" if r >= 2 else "repetitions"
+                if m[side]["unit"] != want or m[side]["boots"] != k or (r >= 2 and m[side]["runs"] != r):
+                    bad.append("%s %s unit %s/%d, expected %s/%d" % (m["name"], side, m[side]["unit"], m[side]["boots"], want, k))
+    result(not bad and checked > 0, name, "; ".join(bad[:4]) or "nothing checked")
+
+check_mde(tmp + "/boots.json", "resolution/base-2boots.jsonl", "resolution/new-2boots.jsonl", 0.05,
+          "resolution.nested_boots.tested_on_boot_means_mde_p_df_match_independent")
+check_mde(tmp + "/1boot.json", "resolution/base-2boots.jsonl", "resolution/new-1boot.jsonl", 0.05,
+          "resolution.one_boot_side.keeps_repetitions_mde_matches_independent")
+check_mde(tmp + "/2runs.json", "resolution/base-2boots.jsonl", "resolution/new-2runs.jsonl", 0.05,
+          "resolution.runs_of_one_boot.tested_on_run_means_mde_matches_independent")
+check_mde(tmp + "/same.json", "compare/base.jsonl", "compare/new-same.jsonl", 0.05,
+          "resolution.mde.alpha_005_matches_independent")
+check_mde(tmp + "/alpha01.json", "compare/base.jsonl", "compare/new-5pct.jsonl", 0.01,
+          "resolution.mde.alpha_001_matches_independent")
+
+notes1 = json.load(open(tmp + "/1boot.json"))["comparisons"][0]["notes"]
+notes2 = json.load(open(tmp + "/boots.json"))["comparisons"][0]["notes"]
+result(any("new-1boot.jsonl: every record from one boot" in x and "optimistic" in x for x in notes1)
+       and not any("optimistic" in x for x in notes2),
+       "resolution.one_boot_side.note_says_interval_optimistic", repr(notes1 + notes2))
+
+# The text states the same MDE instead of a bare "-".
+doc = json.load(open(tmp + "/same.json"))
+text = open(tmp + "/same.txt").read()
+want = ["no significant change (could have seen >= %.1f%%)" % (100 * m["mde"])
+        for g in doc["comparisons"][0]["groups"] for m in g["metrics"] if m["verdict"] == "no significant change"]
+result(want and all(w in text for w in want) and not re.search(r"\]  -  ", text),
+       "resolution.text.could_have_seen_instead_of_dash", "missing in text")
+
+# Precision stopping, recomputed from the records.
+def precision(path):
+    recs = [json.loads(l) for l in open(path) if l.strip()]
+    vals = [next(m["value"] for m in r["metrics"] if m["name"] == r["run"]["main_metric"]) for r in recs]
+    return recs, vals
+
+def ci_pct(vals):
+    k = len(vals)
+    return 100 * t_upper(0.025, k - 1) * math.sqrt(var(vals) / k) / abs(mean(vals))
+
+recs, vals = precision(tmp + "/reached.jsonl")
+pr = recs[-1]["run"]["precision"] if recs else {}
+ok = (len(recs) == 2 and pr.get("stopped") == "target" and pr.get("reps") == 2
+      and math.isclose(pr["ci_pct"], ci_pct(vals), rel_tol=1e-6) and ci_pct(vals) <= 50)
+result(ok, "resolution.target_ci.stops_when_reached", repr(pr))
+
+# New settings at their defaults stay out of params (records pair with older ones).
+keys = set(recs[0]["params"]) if recs else set()
+result("target_ci" in keys and "calls" in keys and not keys & {"main_metric", "time_budget", "inject_ns", "inject_clock"},
+       "resolution.params.new_settings_at_defaults_left_out", repr(sorted(keys)))
+
+recs, vals = precision(tmp + "/budget.jsonl")
+pr = recs[-1]["run"]["precision"] if recs else {}
+ok = (len(recs) >= 2 and pr.get("stopped") == "time_budget" and pr.get("reps") == len(recs)
+      and math.isclose(pr["ci_pct"], ci_pct(vals), rel_tol=1e-6) and ci_pct(vals) > 0.0001
+      and all(r["run"]["precision"] == pr for r in recs))
+result(ok, "resolution.target_ci.budget_ends_it_and_says_so", repr(pr))
+
+recs = [json.loads(l) for l in open(tmp + "/inject.jsonl") if l.strip()]
+inj = recs[0]["run"].get("inject", {}) if recs else {}
+result(inj.get("ns") == 200 and inj.get("clock") == "cpu" and abs(inj.get("measured_ns", 0) - 200) < 20,
+       "resolution.inject.measured_per_operation_within_10pct", repr(inj))
+EOF
+rc=${PIPESTATUS[0]}
+n=$(grep -cE '^(not )?ok ' "$tmp/py.out")
+# a crash of the checks above is a failure, never a shorter plan
+[ "$rc" = 0 ] || not_ok "resolution.independent_checks_ran # python exit status $rc"
+
+# A busy-wait has no known effect on a ratio: refused before anything runs.
+"$iopath" bench --calibrate read_vs_readv main_metric=readv_read_ratio > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "main_metric=readv_read_ratio" "$tmp/err"; then
+	ok resolution.calibrate.refuses_metric_without_known_effect
+else
+	sed 's/^/# /' "$tmp/err"
+	not_ok resolution.calibrate.refuses_metric_without_known_effect
+fi
+"$iopath" bench --calibrate read_vs_readv --effects 0,2 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--effects" "$tmp/err"; then
+	ok resolution.calibrate.refuses_bad_effects
+else
+	not_ok resolution.calibrate.refuses_bad_effects
+fi
+"$iopath" bench read_vs_readv main_metric=nosuch > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q "main_metric=nosuch: not a metric of read_vs_readv" "$tmp/err"; then
+	ok resolution.main_metric.unknown_refused
+else
+	not_ok resolution.main_metric.unknown_refused
+fi
+echo "1..$n"

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * lib/scratch.c's options: the environment (IOPATH_BACKING,
+ * IOPATH_SCRATCH_*), sizes and the backing as users write them. No root
+ * needed, nothing is created.
+ *
+ * Catches: an environment parser that accepts a malformed value or changes
+ * the options while refusing them; a size spelling one parser takes and
+ * another refuses ("4KiB"); a backing name that differs between what is
+ * parsed and what state files and records say.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "iopath.h"
+
+static bool one_line(const char *s)
+{
+	return s[0] && !strchr(s, '\n');
+}
+
+/* ---- the environment -------------------------------------------------- */
+
+FIXTURE(env) {
+	int unused;
+};
+
+FIXTURE_SETUP(env)
+{
+	static const char *const vars[] = {
+		"IOPATH_BACKING", "IOPATH_SCRATCH_DEV", "IOPATH_SCRATCH_DIR",
+		"IOPATH_SCRATCH_FORCE_MKFS", "IOPATH_SCRATCH_SIZE",
+	};
+
+	self->unused = 0;
+	/* Each test runs in its own process: the changes stay there. */
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
+		unsetenv(vars[i]);
+}
+
+FIXTURE_TEARDOWN(env)
+{
+}
+
+TEST_F(env, opts_from_env_accepts_each_form)
+{
+	struct iop_scratch_opts o = { .fstype = "xfs", .mkfs_opts = "-m reflink=1" };
+	char why[256];
+
+	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why)));
+	EXPECT_EQ(IOP_BACKING_DEFAULT, o.backing);
+	EXPECT_EQ(0, o.size);
+	EXPECT_FALSE(o.force);
+
+	setenv("IOPATH_BACKING", "loop", 1);
+	setenv("IOPATH_SCRATCH_SIZE", "512m", 1);
+	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(IOP_BACKING_LOOP, o.backing);
+	EXPECT_EQ(512ull << 20, o.size);
+	EXPECT_STREQ("xfs", o.fstype);
+	EXPECT_STREQ("-m reflink=1", o.mkfs_opts);
+
+	setenv("IOPATH_BACKING", "zram", 1);
+	setenv("IOPATH_SCRATCH_SIZE", "2G", 1);
+	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why)));
+	EXPECT_EQ(IOP_BACKING_ZRAM, o.backing);
+	EXPECT_EQ(2ull << 30, o.size);
+
+	unsetenv("IOPATH_BACKING");
+	setenv("IOPATH_SCRATCH_SIZE", "1073741824", 1);
+	setenv("IOPATH_SCRATCH_DEV", "/dev/nvme0n1", 1);
+	setenv("IOPATH_SCRATCH_FORCE_MKFS", IOP_FORCE_MKFS_WORD, 1);
+	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why)));
+	EXPECT_EQ(IOP_BACKING_DEVICE, o.backing);
+	EXPECT_STREQ("/dev/nvme0n1", o.device);
+	EXPECT_TRUE(o.force);
+	EXPECT_EQ(1ull << 30, o.size);
+
+	unsetenv("IOPATH_SCRATCH_DEV");
+	unsetenv("IOPATH_SCRATCH_FORCE_MKFS");
+	setenv("IOPATH_SCRATCH_DIR", "/mnt/test", 1);
+	o.force = false;
+	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why)));
+	EXPECT_EQ(IOP_BACKING_DIR, o.backing);
+	EXPECT_STREQ("/mnt/test", o.dir);
+}
+
+TEST_F(env, opts_from_env_rejects_malformed_values)
+{
+	static const struct {
+		const char *var, *val, *var2, *val2;
+	} bad[] = {
+		{ "IOPATH_BACKING", "nvme", NULL, NULL },
+		{ "IOPATH_BACKING", "ZRAM", NULL, NULL },
+		{ "IOPATH_SCRATCH_SIZE", "1x", NULL, NULL },
+		{ "IOPATH_SCRATCH_SIZE", "-5", NULL, NULL },
+		{ "IOPATH_SCRATCH_SIZE", "0", NULL, NULL },
+		{ "IOPATH_SCRATCH_SIZE", "g", NULL, NULL },
+		{ "IOPATH_SCRATCH_SIZE", "99999999999999999999", NULL, NULL },
+		{ "IOPATH_SCRATCH_SIZE", "17179869184T", NULL, NULL },
+		{ "IOPATH_SCRATCH_FORCE_MKFS", "yes", NULL, NULL },
+		{ "IOPATH_SCRATCH_FORCE_MKFS", "1", NULL, NULL },
+		{ "IOPATH_SCRATCH_DEV", "nvme0n1", NULL, NULL },
+		{ "IOPATH_SCRATCH_DIR", "relative/dir", NULL, NULL },
+		{ "IOPATH_SCRATCH_DEV", "/dev/vdb", "IOPATH_SCRATCH_DIR", "/mnt" },
+		{ "IOPATH_SCRATCH_DEV", "/dev/vdb", "IOPATH_BACKING", "zram" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct iop_scratch_opts o = { .fstype = "ext4", .size = 12345 };
+		char why[256] = "";
+
+		setenv(bad[i].var, bad[i].val, 1);
+		if (bad[i].var2)
+			setenv(bad[i].var2, bad[i].val2, 1);
+		EXPECT_EQ(-EINVAL, iop_scratch_opts_from_env(&o, why, sizeof(why)))
+			TH_LOG("%s=%s accepted", bad[i].var, bad[i].val);
+		EXPECT_TRUE(one_line(why)) TH_LOG("%s=%s: why '%s'", bad[i].var, bad[i].val, why);
+		/* A refusal changes nothing. */
+		EXPECT_EQ(IOP_BACKING_DEFAULT, o.backing);
+		EXPECT_EQ(12345, o.size);
+		EXPECT_FALSE(o.force);
+		unsetenv(bad[i].var);
+		if (bad[i].var2)
+			unsetenv(bad[i].var2);
+	}
+}
+
+/* The one size parser: the scratch size and the benchmark parameters. */
+TEST_F(env, parse_size_takes_the_usual_spellings)
+{
+	static const struct {
+		const char *s;
+		uint64_t want;
+	} good[] = {
+		{ "4096", 4096 }, { "4k", 4096 }, { "4K", 4096 }, { "4KiB", 4096 },
+		{ "4kb", 4096 }, { "512m", 512ull << 20 }, { "1G", 1ull << 30 },
+		{ "2TiB", 2ull << 40 },
+	};
+	static const char *const bad[] = {
+		"", "0", "k", "4x", "4B", "4iB", "4KiBs", "-4k", " 4k", "4 k",
+		"17179869184T",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		uint64_t v = 0;
+
+		EXPECT_EQ(0, iop_parse_size(good[i].s, &v)) TH_LOG("'%s' refused", good[i].s);
+		EXPECT_EQ(good[i].want, v) TH_LOG("'%s'", good[i].s);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		uint64_t v = 7;
+
+		EXPECT_EQ(-EINVAL, iop_parse_size(bad[i], &v)) TH_LOG("'%s' accepted", bad[i]);
+		EXPECT_EQ(7, v);
+	}
+}
+
+/*
+ * One spelling of the backing from the command line to the records: what
+ * iop_parse_backing() takes, iop_backing_name() gives back.
+ */
+TEST_F(env, backing_parse_and_name_agree)
+{
+	static const struct {
+		const char *arg, *name, *path;
+	} good[] = {
+		{ "zram", "zram", NULL },
+		{ "loop", "loop", NULL },
+		{ "dev:/dev/vdb", "dev", "/dev/vdb" },
+		{ "dir:/mnt/test", "dir", "/mnt/test" },
+	};
+	static const char *const bad[] = {
+		"nvme", "ZRAM", "dev:", "dev:vdb", "dir:relative", "device:/dev/vdb",
+		"zram:/dev/zram1",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		struct iop_scratch_opts o = { 0 };
+		char why[256] = "";
+
+		ASSERT_EQ(0, iop_parse_backing(good[i].arg, &o, why, sizeof(why)))
+			TH_LOG("%s: %s", good[i].arg, why);
+		EXPECT_STREQ(good[i].name, iop_backing_name(o.backing));
+		if (good[i].path)
+			EXPECT_STREQ(good[i].path, o.backing == IOP_BACKING_DIR ? o.dir : o.device);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct iop_scratch_opts o = { 0 };
+		char why[256] = "";
+
+		EXPECT_EQ(-EINVAL, iop_parse_backing(bad[i], &o, why, sizeof(why)))
+			TH_LOG("'%s' accepted", bad[i]);
+		EXPECT_TRUE(one_line(why)) TH_LOG("'%s': why '%s'", bad[i], why);
+		EXPECT_EQ(IOP_BACKING_DEFAULT, o.backing);
+	}
+}
+
+TEST_HARNESS_MAIN

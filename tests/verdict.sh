@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Verdicts that cannot lie, on real harness binaries and the verdict every
+# runner uses (scripts/tap-verdict.awk with selftests/requirements and
+# the kernel's iopath_probe output):
+#   - a test that records a failure and then skips is "not ok";
+#   - a kernel-log marker that never reaches the log (IOPATH_KMSG_DEV=
+#     /dev/null accepts and drops it, as printk_devkmsg=off does) fails the
+#     test, and the coverage block says the kernel-log check did not run;
+#   - a filesystem checker that cannot run fails the test, not passes it;
+#   - a required test that skips (IOPATH_SCRATCH_DIR on ext4 takes XFS,
+#     hence reflink, away from the xfs variant) on a kernel that has XFS
+#     reflink fails the run with the one "required:" line.
+#
+# usage: tests/verdict.sh BUILD_DIR
+set -u
+
+build=${1:?usage: tests/verdict.sh BUILD_DIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tests/lib/tap.sh"
+skip_all_unless_root "scratch filesystems and /dev/kmsg"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+kernel=$(uname -r)
+
+# verdict TAPFILE EXIT: the shared verdict on one binary's output
+verdict() {
+	awk -v kernel="$kernel" -v tag=t -v program=p -v exit_status="$2" -v coverage=1 \
+		-f "$top/scripts/tap-verdict.awk" "$top/configs/known-failures" \
+		"$top/selftests/requirements" "$tmp/features" "$1"
+}
+
+"$build/selftests/iopath_probe" > "$tmp/features"
+check $? "iopath_probe runs"
+
+"$build/tests/helpers/skip_after_failure" > "$tmp/guard" 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q '^not ok 1 guard.expect_fails_then_skips$' "$tmp/guard" &&
+	grep -q 'not skipped, a check already failed: a skip after the failure' "$tmp/guard" &&
+	grep -q '^ok 2 guard.skips_only # SKIP a plain skip$' "$tmp/guard"
+check $? "EXPECT failure, then SKIP: not ok (a plain SKIP stays a skip)"
+
+t=extent_map.ext4.seek_treats_clean_unwritten_as_hole
+IOPATH_KMSG_DEV=/dev/null "$build/selftests/extent_map_test" -r "$t" > "$tmp/kmsg" 2>&1
+rc=$?
+out=$(verdict "$tmp/kmsg" "$rc")
+[ "$rc" = 1 ] && grep -q "^not ok 1 $t\$" "$tmp/kmsg" &&
+	grep -q 'post-test kernel log: not checked: the marker written to /dev/kmsg never reached the log (printk_devkmsg=off drops it)' "$tmp/kmsg" &&
+	grep -q 'status=fail ' <<< "$out" &&
+	grep -q '^# t: coverage: kernel-log check: NOT RUN after 1 tests, ran after 0 tests$' <<< "$out"
+check $? "a dropped kmsg marker fails the test, named, and the coverage block says so"
+
+# A filesystem checker that cannot run (e2fsck covered by /dev/null in a
+# mount namespace of this test alone): the post-test fsck fails the test
+# with the reason instead of passing it.
+t=extent_map.ext4.seek_treats_clean_unwritten_as_hole
+e2fsck=$(PATH=/usr/sbin:/sbin:$PATH command -v e2fsck)
+if [ -n "$e2fsck" ] && unshare -m true 2> /dev/null; then
+	unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$(readlink -f "$e2fsck")" \
+		"$build/selftests/extent_map_test" -r "$t" > "$tmp/nofsck" 2>&1
+	rc=$?
+	[ "$rc" = 1 ] && grep -q "^not ok 1 $t\$" "$tmp/nofsck" && grep -q 'post-test fsck: e2fsck' "$tmp/nofsck"
+	check $? "a filesystem checker that cannot run fails the test, named"
+else
+	skip "a filesystem checker that cannot run" "no e2fsck or no unshare -m"
+fi
+
+if grep -q '^xfs_reflink yes' "$tmp/features"; then
+	t=folio_batch.xfs.truncate_down_unaligned
+	mkdir "$tmp/dir"
+	IOPATH_SCRATCH_DIR=$tmp/dir "$build/selftests/folio_batch_test" -r "$t" > "$tmp/req" 2>&1
+	rc=$?
+	out=$(verdict "$tmp/req" "$rc")
+	[ "$rc" = 0 ] && grep -q "^ok 1 $t # SKIP" "$tmp/req" && grep -q 'status=fail .*required_missing=1' <<< "$out" &&
+		[ "$(grep -c '^# t: required: ' <<< "$out")" = 1 ] &&
+		grep -q "^# t: required: $t skipped on a kernel that has xfs_reflink, fadvise and odirect: IOPATH_SCRATCH_DIR: .* is on [a-z0-9]*, not xfs\$" <<< "$out"
+	check $? "a required test skipped on a kernel with XFS reflink fails the run with the required line"
+else
+	skip "required line on a real skip" "$(grep '^xfs_reflink' "$tmp/features")"
+fi
+
+finish_tap
