@@ -160,7 +160,7 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t n
 	const char *kn = iop_rs_env_str(g->recs[1][0], "kernel.release");
 	char *label = iop_rs_group_label(groups, ngroups, g), *title = NULL, *lb = NULL, *ln = NULL;
 	size_t nb = 0, nn = 0;
-	void (*old)(int);
+	void (*old)(int sig);
 	FILE *gp;
 	int st, ret = -ENOMEM;
 	pid_t pid;

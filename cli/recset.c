@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "input.h"
 #include "recset.h"
 #include "record.h"
@@ -64,7 +65,7 @@ static bool duration(json_t *m)
 	static const char *const units[] = { "ns", "us", "\u00b5s", "ms", "s" };
 	const char *unit = json_string_value(json_object_get(m, "unit"));
 
-	for (size_t i = 0; unit && i < sizeof(units) / sizeof(units[0]); i++)
+	for (size_t i = 0; unit && i < ARRAY_SIZE(units); i++)
 		if (!strcmp(unit, units[i]))
 			return true;
 	return false;

@@ -82,7 +82,7 @@ int iop_kmsg_line_is_bad(const char *line)
 		for (at = strstr(line, bad_words[i]); at; at = strstr(at + 1, bad_words[i]))
 			if (word_start(line, at))
 				return 1;
-	for (i = 0; i < sizeof(bad_starts) / sizeof(bad_starts[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad_starts); i++)
 		if (!strncmp(line, bad_starts[i], strlen(bad_starts[i])))
 			return 1;
 	return 0;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <liburing.h>
 
+#include "array_size.h"
 #include "probe.h"
 #include "why.h"
 
@@ -107,7 +108,7 @@ static int probe_tracefs_iomap(char *why, size_t len)
 		iop_why(why, len, "no tracefs in /proc/filesystems");
 		return 0;
 	}
-	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(events); i++)
 		if (!access(events[i], F_OK))
 			return 1;
 	/*

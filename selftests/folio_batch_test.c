@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@
 #include <linux/fs.h>
 
 #include "iopath_test.h"
+#include "mapcheck.h"
 
 #define NFILES		64		/* files per test, all open while checked */
 #define PREALLOC	65536		/* unwritten extent under the EOF block */
@@ -703,10 +705,35 @@ struct zero_scan {
 	int bad;		/* events that did not parse */
 };
 
+/*
+ * IOMAP_F_FOLIO_BATCH has no name in the trace output: kernels that print
+ * the raw flags show it there, and __print_flags() prints an unnamed bit
+ * as a hex leftover ("NEW|0x2000") where only names are printed.
+ */
+static bool map_has_folio_batch(const struct iop_trace_event *ev)
+{
+	char buf[256], *tok, *save = NULL;
+	uint64_t flags;
+
+	if (!iop_trace_field_u64(ev, "flags", &flags))
+		return flags & IOMAP_F_FOLIO_BATCH;
+	if (iop_trace_field_str(ev, "flags", buf, sizeof(buf)))
+		return false;
+	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+		if (!strncmp(tok, "0x", 2) && (strtoull(tok, NULL, 16) & IOMAP_F_FOLIO_BATCH))
+			return true;
+	return false;
+}
+
+/*
+ * The mapping's type by name (lib/mapcheck.c): up to 6.12 the dstmap event
+ * prints "type UNWRITTEN flags NEW" without raw values.
+ */
 static int scan_zero_maps(const struct iop_trace_event *ev, void *arg)
 {
 	struct zero_scan *z = arg;
-	uint64_t flags, type;
+	struct iop_map_event m;
+	uint64_t flags;
 
 	if (!strcmp(ev->event, "iomap_iter")) {
 		if (iop_trace_field_u64(ev, "flags", &flags)) {
@@ -715,15 +742,14 @@ static int scan_zero_maps(const struct iop_trace_event *ev, void *arg)
 		}
 		z->in_zero = flags & IOMAP_ZERO;
 	} else if (!strcmp(ev->event, "iomap_iter_dstmap") && z->in_zero) {
-		if (iop_trace_field_u64(ev, "type", &type) ||
-		    iop_trace_field_u64(ev, "flags", &flags)) {
+		if (iop_map_event_from_trace(ev, &m)) {
 			z->bad++;
 			return 0;
 		}
 		z->zero_maps++;
-		if (type == IOMAP_UNWRITTEN)
+		if (m.type == IOP_IOMAP_UNWRITTEN)
 			z->unwritten_maps++;
-		if (flags & IOMAP_F_FOLIO_BATCH)
+		if (map_has_folio_batch(ev))
 			z->batch_maps++;
 	}
 	return 0;
