@@ -19,6 +19,13 @@
 
 enum { CMD_NONE, CMD_RUN, CMD_EXIT };
 
+struct pool;
+
+struct worker_arg {
+	struct pool *pool;
+	struct iop_worker *w;
+};
+
 struct pool {
 	pthread_mutex_t lock;
 	pthread_cond_t cmd_cv, done_cv;
@@ -26,12 +33,8 @@ struct pool {
 	int ndone;		/* workers finished with the current command */
 	int nready;
 	pthread_t th[IOP_MAX_WORKERS];
+	struct worker_arg wa[IOP_MAX_WORKERS];
 	int nthreads;
-};
-
-struct worker_arg {
-	struct pool *pool;
-	struct iop_worker *w;
 };
 
 struct rep_result {
@@ -46,13 +49,13 @@ struct rep_result {
 
 /* workers.c: the online CPUs, the worker threads and where they run */
 int online_cpus(cpu_set_t *set);
-void *worker_main(void *arg);
 void pool_command(struct pool *pool, struct iop_run *r, int cmd, int phase);
 void pool_stop(struct iop_run *r);
 int pool_ndone(struct pool *pool);
 void pool_wait(struct pool *pool, struct iop_run *r);
 int pool_error(struct iop_run *r, char *why, size_t len);
-void pool_destroy(struct pool *pool, struct iop_run *r);
+int pool_start(struct pool *pool, struct iop_run *r, char *why, size_t len);
+void pool_release(struct pool *pool, struct iop_run *r);
 uint64_t workers_cpu_ns(const struct pool *pool, const struct iop_run *r);
 int default_cpu(void);
 void place_main_thread(const struct iop_run *r);

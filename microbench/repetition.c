@@ -106,138 +106,131 @@ static void note_untrusted(struct rep_result *res, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* What the workers did over a repetition, summed over them (and the phases). */
+struct rep_sums {
+	double utime, stime;
+	uint64_t all_ops, cpu_ns, wall_ns;
+};
+
 /*
- * One repetition (or the warm-up, with @nsamples including the dropped
- * first interval). Single-phase: the workers run continuously and the main
- * thread reads their counters every interval. Several phases: each interval
- * runs one phase, phases in turn, timed by the worker itself.
+ * Single-phase: the workers run continuously and the main thread reads
+ * their counters every interval. -EINTR when interrupted.
  */
-int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool progress,
-		   struct rep_result *res, char *why, size_t len)
+static int sample_one_phase(struct pool *pool, struct iop_run *r, int nsamples, bool progress,
+			    struct rep_result *res, struct rep_sums *sum)
 {
 	uint64_t interval = iop_u64(r, "interval_ms") * 1000000ull;
-	double utime = 0, stime = 0;
-	uint64_t all_ops = 0, cpu_ns = 0, wall_ns = 0;
-	struct cpu_acct a0, a1;
+	uint64_t t0, t, prev_t, ops, prev_ops, cpu, prev_cpu;
 	int ret = 0;
 
-	memset(res, 0, sizeof(*res));
-	for (int p = 0; p < r->nphases; p++) {
-		res->rep.rate[p] = calloc((size_t)nsamples, sizeof(double));
-		res->rep.ns_per_op[p] = calloc((size_t)nsamples, sizeof(double));
-		res->rep.cpu_ns_per_op[p] = calloc((size_t)nsamples, sizeof(double));
-		if (!res->rep.rate[p] || !res->rep.ns_per_op[p] || !res->rep.cpu_ns_per_op[p])
-			return -ENOMEM;
+	pool_command(pool, r, CMD_RUN, 0);
+	t0 = prev_t = iop_now_ns();
+	prev_ops = sum_ops(r);
+	prev_cpu = workers_cpu_ns(pool, r);
+	for (int s = 0; s < nsamples; s++) {
+		ret = sleep_until(t0 + (uint64_t)(s + 1) * interval);
+		if (ret || pool_ndone(pool))
+			break;
+		t = iop_now_ns();
+		ops = sum_ops(r);
+		res->rep.rate[0][s] = (double)(ops - prev_ops) * 1e9 / (double)(t - prev_t);
+		res->rep.ns_per_op[0][s] = res->rep.rate[0][s] > 0 ?
+			1e9 * r->nworkers / res->rep.rate[0][s] : NAN;
+		cpu = workers_cpu_ns(pool, r);
+		res->rep.cpu_ns_per_op[0][s] = ops > prev_ops ?
+			(double)(cpu - prev_cpu) / (double)(ops - prev_ops) : NAN;
+		prev_cpu = cpu;
+		if (ops == prev_ops)
+			res->empty++;
+		prev_ops = ops;
+		prev_t = t;
+		/* long repetitions: a line every 10 s, from the main thread */
+		if (progress && (uint64_t)(s + 1) * interval % 10000000000ull == 0 &&
+		    (uint64_t)nsamples * interval >= 20000000000ull)
+			fprintf(stderr, "iopath: bench %s: %.0f of %.0f s, %.0f ops/s\n",
+				r->bench->name, (double)(s + 1) * (double)interval / 1e9,
+				(double)nsamples * (double)interval / 1e9, res->rep.rate[0][s]);
 	}
-	if (r->keeps_hist)
-		for (int i = 0; i < r->nworkers; i++)
-			memset(r->w[i]->hist, 0, sizeof(struct iop_hist));
-	res->rep.nsamples = nsamples;
-	cpu_acct_read(&a0);
-	if (r->nphases == 1) {
-		uint64_t t0, t, prev_t, ops, prev_ops, cpu, prev_cpu;
+	pool_stop(r);
+	pool_wait(pool, r);
+	for (int i = 0; i < r->nworkers; i++) {
+		sum->utime += r->w[i]->utime;
+		sum->stime += r->w[i]->stime;
+		sum->cpu_ns += r->w[i]->cpu_ns;
+		sum->wall_ns += r->w[i]->t_end - r->w[i]->t_start;
+		sum->all_ops += r->w[i]->ops - r->w[i]->ops_start;
+		res->nivcsw += r->w[i]->nivcsw;
+		res->migrations += r->w[i]->migrations;
+	}
+	res->rep.ops[0] = sum->all_ops;
+	return ret;
+}
 
-		pool_command(pool, r, CMD_RUN, 0);
-		t0 = prev_t = iop_now_ns();
-		prev_ops = sum_ops(r);
-		prev_cpu = workers_cpu_ns(pool, r);
-		for (int s = 0; s < nsamples; s++) {
-			ret = sleep_until(t0 + (uint64_t)(s + 1) * interval);
-			if (ret || pool_ndone(pool))
-				break;
-			t = iop_now_ns();
-			ops = sum_ops(r);
-			res->rep.rate[0][s] = (double)(ops - prev_ops) * 1e9 / (double)(t - prev_t);
-			res->rep.ns_per_op[0][s] = res->rep.rate[0][s] > 0 ?
-				1e9 * r->nworkers / res->rep.rate[0][s] : NAN;
-			cpu = workers_cpu_ns(pool, r);
-			res->rep.cpu_ns_per_op[0][s] = ops > prev_ops ?
-				(double)(cpu - prev_cpu) / (double)(ops - prev_ops) : NAN;
-			prev_cpu = cpu;
-			if (ops == prev_ops)
-				res->empty++;
-			prev_ops = ops;
-			prev_t = t;
-			/* long repetitions: a line every 10 s, from the main thread */
-			if (progress && (uint64_t)(s + 1) * interval % 10000000000ull == 0 &&
-			    (uint64_t)nsamples * interval >= 20000000000ull)
-				fprintf(stderr, "iopath: bench %s: %.0f of %.0f s, %.0f ops/s\n",
-					r->bench->name, (double)(s + 1) * (double)interval / 1e9,
-					(double)nsamples * (double)interval / 1e9, res->rep.rate[0][s]);
-		}
-		pool_stop(r);
-		pool_wait(pool, r);
-		for (int i = 0; i < r->nworkers; i++) {
-			utime += r->w[i]->utime;
-			stime += r->w[i]->stime;
-			cpu_ns += r->w[i]->cpu_ns;
-			wall_ns += r->w[i]->t_end - r->w[i]->t_start;
-			all_ops += r->w[i]->ops - r->w[i]->ops_start;
-			res->nivcsw += r->w[i]->nivcsw;
-			res->migrations += r->w[i]->migrations;
-		}
-		res->rep.ops[0] = all_ops;
-	} else {
-		for (int s = 0; s < nsamples && !ret; s++) {
-			for (int p = 0; p < r->nphases; p++) {
-				uint64_t t0 = iop_now_ns(), ops = 0, dt = 0, cpu = 0;
+/*
+ * Several phases: each interval runs one phase, phases in turn, timed by
+ * the worker itself. Stops at the first worker error or interruption.
+ */
+static int sample_phases(struct pool *pool, struct iop_run *r, int nsamples,
+			 struct rep_result *res, struct rep_sums *sum, char *why, size_t len)
+{
+	uint64_t interval = iop_u64(r, "interval_ms") * 1000000ull;
+	int ret = 0;
 
-				pool_command(pool, r, CMD_RUN, p);
-				ret = sleep_until(t0 + interval);
-				pool_stop(r);
-				pool_wait(pool, r);
-				for (int i = 0; i < r->nworkers; i++) {
-					struct iop_worker *w = r->w[i];
+	for (int s = 0; s < nsamples && !ret; s++) {
+		for (int p = 0; p < r->nphases; p++) {
+			uint64_t t0 = iop_now_ns(), ops = 0, dt = 0, cpu = 0;
 
-					ops += w->ops - w->ops_start;
-					if (w->t_end - w->t_start > dt)
-						dt = w->t_end - w->t_start;
-					utime += w->utime;
-					stime += w->stime;
-					cpu += w->cpu_ns;
-					wall_ns += w->t_end - w->t_start;
-					res->nivcsw += w->nivcsw;
-					res->migrations += w->migrations;
-				}
-				cpu_ns += cpu;
-				res->rep.cpu_ns_per_op[p][s] = ops ? (double)cpu / (double)ops : NAN;
-				if (!ops)
-					res->empty++;
-				all_ops += ops;
-				res->rep.ops[p] += ops;
-				res->rep.rate[p][s] = dt ? (double)ops * 1e9 / (double)dt : 0;
-				res->rep.ns_per_op[p][s] = ops ? (double)dt * r->nworkers / (double)ops : NAN;
-				if (!ret)
-					ret = pool_error(r, why, len);
-				if (ret)
-					break;
+			pool_command(pool, r, CMD_RUN, p);
+			ret = sleep_until(t0 + interval);
+			pool_stop(r);
+			pool_wait(pool, r);
+			for (int i = 0; i < r->nworkers; i++) {
+				struct iop_worker *w = r->w[i];
+
+				ops += w->ops - w->ops_start;
+				if (w->t_end - w->t_start > dt)
+					dt = w->t_end - w->t_start;
+				sum->utime += w->utime;
+				sum->stime += w->stime;
+				cpu += w->cpu_ns;
+				sum->wall_ns += w->t_end - w->t_start;
+				res->nivcsw += w->nivcsw;
+				res->migrations += w->migrations;
 			}
+			sum->cpu_ns += cpu;
+			res->rep.cpu_ns_per_op[p][s] = ops ? (double)cpu / (double)ops : NAN;
+			if (!ops)
+				res->empty++;
+			sum->all_ops += ops;
+			res->rep.ops[p] += ops;
+			res->rep.rate[p][s] = dt ? (double)ops * 1e9 / (double)dt : 0;
+			res->rep.ns_per_op[p][s] = ops ? (double)dt * r->nworkers / (double)ops : NAN;
+			if (!ret)
+				ret = pool_error(r, why, len);
+			if (ret)
+				break;
 		}
 	}
-	cpu_acct_read(&a1);
-	if (!ret)
-		ret = pool_error(r, why, len);
-	if (ret == -EINTR)
-		snprintf(why, len, "interrupted");
-	if (ret)
-		return ret;
+	return ret;
+}
 
-	res->rep.on_cpu_pct = wall_ns ? (double)cpu_ns * 100.0 / (double)wall_ns : NAN;
-	res->rep.usr_ns_per_op = all_ops ? utime * 1e9 / (double)all_ops : NAN;
-	res->rep.sys_ns_per_op = all_ops ? stime * 1e9 / (double)all_ops : NAN;
+/*
+ * The repetition's trust checks, each failed one a reason in
+ * res->untrusted, and where each worker ran (res->placement).
+ */
+static void rep_trust(struct iop_run *r, struct rep_result *res, const struct cpu_acct *a0,
+		      const struct cpu_acct *a1)
+{
+	double ticks = (double)(a1->t - a0->t) / 1e9 * (double)sysconf(_SC_CLK_TCK);
+	double foreign = (double)(a1->busy - a0->busy) - (double)(a1->self - a0->self);
 
 	/* Other processes' CPU time, as a share of one CPU over the repetition. */
-	{
-		double ticks = (double)(a1.t - a0.t) / 1e9 * (double)sysconf(_SC_CLK_TCK);
-		double foreign = (double)(a1.busy - a0.busy) - (double)(a1.self - a0.self);
-
-		res->foreign_pct = ticks > 0 ? (foreign > 0 ? foreign : 0) * 100.0 / ticks : 0;
-		res->steal_pct = ticks > 0 ? (double)(a1.steal - a0.steal) * 100.0 / ticks : 0;
-		if (res->foreign_pct > iop_dbl(r, "foreign_max"))
-			note_untrusted(res, "other processes used %.0f%% of a CPU", res->foreign_pct);
-		if (res->steal_pct > iop_dbl(r, "foreign_max"))
-			note_untrusted(res, "steal %.0f%% of a CPU", res->steal_pct);
-	}
+	res->foreign_pct = ticks > 0 ? (foreign > 0 ? foreign : 0) * 100.0 / ticks : 0;
+	res->steal_pct = ticks > 0 ? (double)(a1->steal - a0->steal) * 100.0 / ticks : 0;
+	if (res->foreign_pct > iop_dbl(r, "foreign_max"))
+		note_untrusted(res, "other processes used %.0f%% of a CPU", res->foreign_pct);
+	if (res->steal_pct > iop_dbl(r, "foreign_max"))
+		note_untrusted(res, "steal %.0f%% of a CPU", res->steal_pct);
 	if (res->migrations > 0)
 		note_untrusted(res, "workers migrated %ld time%s", res->migrations,
 			       res->migrations == 1 ? "" : "s");
@@ -256,6 +249,48 @@ int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool progress,
 			note_untrusted(res, "worker %d pinned to CPU %d ran on CPU %d/%d", i, w->cpu,
 				       w->cpu_seen_start, w->cpu_seen_end);
 	}
+}
+
+/*
+ * One repetition (or the warm-up, with @nsamples including the dropped
+ * first interval), single-phase or in phases.
+ */
+int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool progress,
+	    struct rep_result *res, char *why, size_t len)
+{
+	struct rep_sums sum = { 0 };
+	struct cpu_acct a0, a1;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	for (int p = 0; p < r->nphases; p++) {
+		res->rep.rate[p] = calloc((size_t)nsamples, sizeof(double));
+		res->rep.ns_per_op[p] = calloc((size_t)nsamples, sizeof(double));
+		res->rep.cpu_ns_per_op[p] = calloc((size_t)nsamples, sizeof(double));
+		if (!res->rep.rate[p] || !res->rep.ns_per_op[p] || !res->rep.cpu_ns_per_op[p])
+			return -ENOMEM;
+	}
+	if (r->keeps_hist)
+		for (int i = 0; i < r->nworkers; i++)
+			memset(r->w[i]->hist, 0, sizeof(struct iop_hist));
+	res->rep.nsamples = nsamples;
+	cpu_acct_read(&a0);
+	if (r->nphases == 1)
+		ret = sample_one_phase(pool, r, nsamples, progress, res, &sum);
+	else
+		ret = sample_phases(pool, r, nsamples, res, &sum, why, len);
+	cpu_acct_read(&a1);
+	if (!ret)
+		ret = pool_error(r, why, len);
+	if (ret == -EINTR)
+		snprintf(why, len, "interrupted");
+	if (ret)
+		return ret;
+
+	res->rep.on_cpu_pct = sum.wall_ns ? (double)sum.cpu_ns * 100.0 / (double)sum.wall_ns : NAN;
+	res->rep.usr_ns_per_op = sum.all_ops ? sum.utime * 1e9 / (double)sum.all_ops : NAN;
+	res->rep.sys_ns_per_op = sum.all_ops ? sum.stime * 1e9 / (double)sum.all_ops : NAN;
+	rep_trust(r, res, &a0, &a1);
 	if (r->keeps_hist) {
 		res->rep.hist = calloc(1, sizeof(struct iop_hist));
 		if (!res->rep.hist)
