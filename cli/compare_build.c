@@ -260,18 +260,12 @@ static bool has_name(const char **names, size_t n, const char *name)
 	return false;
 }
 
-static int compare_group(struct comparison *c, struct group_cmp *gc, double alpha)
+/* Metric names in the order the base records list them, then new-only ones. */
+static int metric_names(struct iop_rs_group *g, const char ***out, size_t *nout)
 {
-	struct iop_rs_group *g = gc->g;
 	const char **names = NULL;
 	size_t nnames = 0;
-	char *label = iop_rs_group_label(c->groups, c->ngroups, g);
-	int ret = -ENOMEM;
 
-	if (!label)
-		return -ENOMEM;
-
-	/* Metric names in the order the base records list them, then new-only ones. */
 	for (int s = 0; s < 2; s++) {
 		for (size_t i = 0; i < g->n[s]; i++) {
 			json_t *m;
@@ -284,65 +278,80 @@ static int compare_group(struct comparison *c, struct group_cmp *gc, double alph
 				if (has_name(names, nnames, name))
 					continue;
 				nn = realloc(names, (nnames + 1) * sizeof(*nn));
-				if (!nn)
-					goto out;
+				if (!nn) {
+					free(names);
+					return -ENOMEM;
+				}
 				names = nn;
 				names[nnames++] = name;
 			}
 		}
 	}
-	gc->m = calloc(nnames ? nnames : 1, sizeof(*gc->m));
-	if (!gc->m)
-		goto out;
+	*out = names;
+	*nout = nnames;
+	return 0;
+}
 
-	for (size_t i = 0; i < nnames; i++) {
-		double *vb = NULL, *vn = NULL;
-		size_t nb, nn;
-		json_t *mb, *mn;
-		struct metric_cmp *mc;
+/*
+ * Metric @name of the group: compared and added to gc->m when both sides
+ * have it with the same "better" and "agg", else a note says why not.
+ */
+static int compare_one(struct comparison *c, struct group_cmp *gc, const char *name,
+		       const char *label, double alpha)
+{
+	struct iop_rs_group *g = gc->g;
+	double *vb = NULL, *vn = NULL;
+	size_t nb, nn;
+	json_t *mb, *mn;
+	struct metric_cmp *mc;
+	int ret = 0;
 
-		if (metric_values(g, 0, names[i], &vb, &nb, &mb) ||
-		    metric_values(g, 1, names[i], &vn, &nn, &mn)) {
-			free(vb);
-			goto out;
-		}
-		if (!nb || !nn) {
-			note(&c->notes, "metric only in %s: %s.%s (%s)",
-			     nb ? c->base_path : c->new_path, g->bench, names[i], label);
-			goto next;
-		}
-		if (!json_equal(json_object_get(mb, "better"), json_object_get(mn, "better")) ||
-		    !json_equal(json_object_get(mb, "agg"), json_object_get(mn, "agg"))) {
-			note(&c->notes, "not compared: %s.%s (%s): \"better\" or \"agg\" differs between the files",
-			     g->bench, names[i], label);
-			goto next;
-		}
-		mc = &gc->m[gc->nm++];
-		mc->name = names[i];
-		mc->unit = json_string_value(json_object_get(mb, "unit"));
-		mc->higher = !strcmp(json_string_value(json_object_get(mb, "better")), "higher");
-		mc->rate = !strcmp(json_string_value(json_object_get(mb, "agg")), "hmean");
-		if (boot_values(g, 0, names[i], mc->rate, vb, &nb, &mc->s[0]) ||
-		    boot_values(g, 1, names[i], mc->rate, vn, &nn, &mc->s[1])) {
-			free(vb);
-			free(vn);
-			goto out;
-		}
-		compare_metric(vb, nb, vn, nn, alpha, mc);
-		metric_mde(mc, alpha);
-		if (mc->why && (nb < 2 || nn < 2))
-			note(&c->notes, "not tested (%s): %s", label, mc->why);
-		else if (mc->why)
-			note(&c->notes, "not tested: %s.%s (%s): %s", g->bench, mc->name, label, mc->why);
-next:
+	if (metric_values(g, 0, name, &vb, &nb, &mb) ||
+	    metric_values(g, 1, name, &vn, &nn, &mn)) {
 		free(vb);
-		free(vn);
+		return -ENOMEM;
 	}
+	if (!nb || !nn) {
+		note(&c->notes, "metric only in %s: %s.%s (%s)",
+		     nb ? c->base_path : c->new_path, g->bench, name, label);
+		goto out;
+	}
+	if (!json_equal(json_object_get(mb, "better"), json_object_get(mn, "better")) ||
+	    !json_equal(json_object_get(mb, "agg"), json_object_get(mn, "agg"))) {
+		note(&c->notes, "not compared: %s.%s (%s): \"better\" or \"agg\" differs between the files",
+		     g->bench, name, label);
+		goto out;
+	}
+	mc = &gc->m[gc->nm++];
+	mc->name = name;
+	mc->unit = json_string_value(json_object_get(mb, "unit"));
+	mc->higher = !strcmp(json_string_value(json_object_get(mb, "better")), "higher");
+	mc->rate = !strcmp(json_string_value(json_object_get(mb, "agg")), "hmean");
+	if (boot_values(g, 0, name, mc->rate, vb, &nb, &mc->s[0]) ||
+	    boot_values(g, 1, name, mc->rate, vn, &nn, &mc->s[1])) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	compare_metric(vb, nb, vn, nn, alpha, mc);
+	metric_mde(mc, alpha);
+	if (mc->why && (nb < 2 || nn < 2))
+		note(&c->notes, "not tested (%s): %s", label, mc->why);
+	else if (mc->why)
+		note(&c->notes, "not tested: %s.%s (%s): %s", g->bench, mc->name, label, mc->why);
+out:
+	free(vb);
+	free(vn);
+	return ret;
+}
 
-	/*
-	 * Untrusted records are compared, but never silently: one note per
-	 * side, with the lines of the records and the first one's reasons.
-	 */
+/*
+ * Untrusted records are compared, but never silently: one note per
+ * side, with the lines of the records and the first one's reasons.
+ */
+static void note_untrusted(struct comparison *c, struct group_cmp *gc, const char *label)
+{
+	struct iop_rs_group *g = gc->g;
+
 	for (int s = 0; s < 2; s++) {
 		char lines[256] = "", reasons[512] = "";
 		size_t ll = 0, rl = 0, bad = 0;
@@ -372,6 +381,27 @@ next:
 		     bad, g->n[s], s ? "new" : "base", label, s ? c->new_path : c->base_path,
 		     bad == 1 ? "" : "s", lines, first, rl ? reasons : "no reason given");
 	}
+}
+
+static int compare_group(struct comparison *c, struct group_cmp *gc, double alpha)
+{
+	struct iop_rs_group *g = gc->g;
+	const char **names = NULL;
+	size_t nnames = 0;
+	char *label = iop_rs_group_label(c->groups, c->ngroups, g);
+	int ret = -ENOMEM;
+
+	if (!label)
+		return -ENOMEM;
+	if (metric_names(g, &names, &nnames))
+		goto out;
+	gc->m = calloc(nnames ? nnames : 1, sizeof(*gc->m));
+	if (!gc->m)
+		goto out;
+	for (size_t i = 0; i < nnames; i++)
+		if (compare_one(c, gc, names[i], label, alpha))
+			goto out;
+	note_untrusted(c, gc, label);
 
 	/* Environment: new against base, and each side against itself. */
 	if (env_diff(&c->notes, g->recs[0][0], g->recs[1][0], "base vs new"))
