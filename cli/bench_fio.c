@@ -23,14 +23,63 @@
 #include "cli.h"
 #include "iopath.h"
 
+/* In the child: stdout into @wfd, stderr to /dev/null, then fio. */
+static void fio_exec(const struct iop_run *r, char **argv, int wfd)
+{
+	int devnull = open("/dev/null", O_WRONLY);
+	cpu_set_t rest;
+
+	dup2(wfd, 1);
+	if (devnull >= 0)
+		dup2(devnull, 2);
+	/*
+	 * fio's main thread polls busily; like our sampling thread it
+	 * goes on the other CPUs (the job threads pin themselves with
+	 * --cpus_allowed), or it would take a share of the CPU under test.
+	 */
+	sched_getaffinity(0, sizeof(rest), &rest);
+	for (int i = 0; i < r->ncpus; i++)
+		CPU_CLR(r->cpus[i], &rest);
+	if (CPU_COUNT(&rest))
+		sched_setaffinity(0, sizeof(rest), &rest);
+	signal(SIGINT, SIG_IGN);	/* the parent kills it */
+	execvp("fio", argv);
+	_exit(127);
+}
+
+/* IOPS and CPU time per operation from fio's JSON output @out. */
+static int fio_parse(const char *out, const struct iop_fio_job *fj, double *iops, double *cpu_ns,
+		     char *why, size_t len)
+{
+	json_t *root, *v, *job;
+	double usr, sys;
+
+	/* fio may print notes before the JSON object */
+	root = json_loads(strchr(out, '{') ? strchr(out, '{') : out, JSON_DISABLE_EOF_CHECK, NULL);
+	v = json_object_get(json_object_get(json_array_get(json_object_get(root, "jobs"), 0), fj->ddir),
+			    "iops");
+	if (!json_is_number(v)) {
+		json_decref(root);
+		snprintf(why, len, "fio output has no jobs[0].%s.iops", fj->ddir);
+		return -EIO;
+	}
+	*iops = json_number_value(v);
+	/* usr_cpu/sys_cpu: % of wall time, from the job thread's rusage (thread=1) */
+	job = json_array_get(json_object_get(root, "jobs"), 0);
+	usr = json_number_value(json_object_get(job, "usr_cpu"));
+	sys = json_number_value(json_object_get(job, "sys_cpu"));
+	*cpu_ns = *iops > 0 ? (usr + sys) / 100.0 * 1e9 / *iops : NAN;
+	json_decref(root);
+	return 0;
+}
+
 static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops, double *cpu_ns,
 		   char *why, size_t len)
 {
 	char cpus[64] = "", *argv[72], buf[1 << 16], *out = NULL;
 	size_t outlen = 0;
-	int pipefd[2], status, argc = 0;
+	int pipefd[2], status, argc = 0, ret;
 	uint64_t deadline;
-	json_t *root, *v;
 	pid_t pid;
 	ssize_t n;
 
@@ -56,30 +105,8 @@ static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops
 		close(pipefd[1]);
 		return -errno;
 	}
-	if (!pid) {
-		int devnull = open("/dev/null", O_WRONLY);
-
-		dup2(pipefd[1], 1);
-		if (devnull >= 0)
-			dup2(devnull, 2);
-		/*
-		 * fio's main thread polls busily; like our sampling thread it
-		 * goes on the other CPUs (the job threads pin themselves with
-		 * --cpus_allowed), or it would take a share of the CPU under test.
-		 */
-		{
-			cpu_set_t rest;
-
-			sched_getaffinity(0, sizeof(rest), &rest);
-			for (int i = 0; i < r->ncpus; i++)
-				CPU_CLR(r->cpus[i], &rest);
-			if (CPU_COUNT(&rest))
-				sched_setaffinity(0, sizeof(rest), &rest);
-		}
-		signal(SIGINT, SIG_IGN);	/* the parent kills it */
-		execvp("fio", argv);
-		_exit(127);
-	}
+	if (!pid)
+		fio_exec(r, argv, pipefd[1]);
 	close(pipefd[1]);
 	deadline = iop_now_ns() + 120000000000ull;
 	while ((n = read(pipefd[0], buf, sizeof(buf))) != 0) {
@@ -113,27 +140,9 @@ static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops
 		free(out);
 		return -EIO;
 	}
-	/* fio may print notes before the JSON object */
-	root = json_loads(strchr(out, '{') ? strchr(out, '{') : out, JSON_DISABLE_EOF_CHECK, NULL);
+	ret = fio_parse(out, fj, iops, cpu_ns, why, len);
 	free(out);
-	v = json_object_get(json_object_get(json_array_get(json_object_get(root, "jobs"), 0), fj->ddir),
-			    "iops");
-	if (!json_is_number(v)) {
-		json_decref(root);
-		snprintf(why, len, "fio output has no jobs[0].%s.iops", fj->ddir);
-		return -EIO;
-	}
-	*iops = json_number_value(v);
-	/* usr_cpu/sys_cpu: % of wall time, from the job thread's rusage (thread=1) */
-	{
-		json_t *job = json_array_get(json_object_get(root, "jobs"), 0);
-		double usr = json_number_value(json_object_get(job, "usr_cpu"));
-		double sys = json_number_value(json_object_get(job, "sys_cpu"));
-
-		*cpu_ns = *iops > 0 ? (usr + sys) / 100.0 * 1e9 / *iops : NAN;
-	}
-	json_decref(root);
-	return 0;
+	return ret;
 }
 
 static void print_fio_cmdline(const struct iop_run *r, const struct iop_fio_job *fj)

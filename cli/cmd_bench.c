@@ -584,7 +584,15 @@ static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
 	return 0;
 }
 
-static int bench_main(int argc, char **argv)
+/* What the command line asks for, besides the jobs' settings in struct ctx. */
+struct bench_args {
+	const char *profile, *out;
+	bool do_list, do_help, dry_run, do_calibrate;
+};
+
+/* Options into @c, @co and @a; -1 to go on, else the exit status. Operands from optind. */
+static int parse_opts(int argc, char **argv, struct ctx *c, struct iop_calib_opts *co,
+		      struct bench_args *a)
 {
 	static const struct option opts[] = {
 		{ "list", no_argument, NULL, 'l' },
@@ -606,93 +614,75 @@ static int bench_main(int argc, char **argv)
 		{ "side-time", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ctx c = { 0 };
-	struct iop_calib_opts co = { .pairs = 20, .effects = { 0.01, 0.02, 0.05 }, .neffects = 3,
-				     .side_time = 60, .alpha = 0.05 };
-	const char *profile = NULL, *out = NULL;
-	bool do_list = false, do_help = false, dry_run = false, do_calibrate = false;
-	char why[512];
-	int opt, ret;
+	int opt;
 
 	optind = 0;
 	while ((opt = iop_getopt(argc, argv, "bench", "", opts)) != -1) {
 		switch (opt) {
 		case 'l':
-			do_list = true;
+			a->do_list = true;
 			break;
 		case 'h':
-			do_help = true;
+			a->do_help = true;
 			break;
 		case 'p':
-			profile = optarg;
+			a->profile = optarg;
 			break;
 		case 'f':
-			c.fs_override = optarg;
+			c->fs_override = optarg;
 			break;
 		case 'b':
-			c.backing_override = optarg;
+			c->backing_override = optarg;
 			break;
 		case 'r':
-			c.reps = optarg;
+			c->reps = optarg;
 			break;
 		case 't':
-			c.runtime = optarg;
+			c->runtime = optarg;
 			break;
 		case 'o':
-			out = optarg;
+			a->out = optarg;
 			break;
 		case 'j':
-			c.json = true;
+			c->json = true;
 			break;
 		case 'v':
-			c.vs_fio = true;
+			c->vs_fio = true;
 			break;
 		case 'q':
-			c.quiet = true;
+			c->quiet = true;
 			break;
 		case 'n':
-			dry_run = true;
+			a->dry_run = true;
 			break;
 		case 'T':
-			c.target_ci = optarg;
+			c->target_ci = optarg;
 			break;
 		case 'C':
-			do_calibrate = true;
+			a->do_calibrate = true;
 			break;
 		case 'P':
 		case 'E':
 		case 'S':
-			if (calib_option(&co, opt, optarg))
+			if (calib_option(co, opt, optarg))
 				return 2;
 			break;
 		default:
 			return 2;
 		}
 	}
-	if (do_list || do_help) {
-		if (optind < argc) {
-			const struct iop_bench *b = iop_bench_find(argv[optind]);
+	return -1;
+}
 
-			if (!b)
-				return iop_usage_error("bench", "no benchmark '%s' (iopath bench --list)",
-						       argv[optind]);
-			iop_bench_usage(b, stdout);
-			return 0;
-		}
-		if (do_help)
-			usage(stdout);
-		else
-			list(stdout);
-		return 0;
-	}
-	if (c.fs_override && iop_fs_list_check(c.fs_override, why, sizeof(why)))
-		return iop_usage_error("bench", "--%s", why);
-	{
-		struct iop_scratch_opts o = { 0 };
+/*
+ * The jobs into js: from --profile, or the benchmark and name=value
+ * operands from optind. -1 to go on, else the exit status.
+ */
+static int load_jobs(const struct ctx *c, const char *profile, int argc, char **argv)
+{
+	char why[512];
+	int ret;
 
-		if (c.backing_override && iop_parse_backing(c.backing_override, &o, why, sizeof(why)))
-			return iop_usage_error("bench", "%s", why);
-	}
 	if (profile && optind < argc)
 		return iop_usage_error("bench", "give either --profile or a benchmark name, not both");
 	if (profile) {
@@ -723,38 +713,88 @@ static int bench_main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (c.backing_override)
+	if (c->backing_override)
 		for (int i = 0; i < js.n; i++)
-			snprintf(js.v[i].backing, sizeof(js.v[i].backing), "%s", c.backing_override);
-	/* validate every job before anything runs or touches a disk */
-	ret = validate_jobs(&c, &js, do_calibrate);
-	if (ret)
-		return ret;
-	if (out && strcmp(out, "-") && iop_out_check(out, why, sizeof(why)))
-		return iop_usage_error("bench", "--out %s", why);
-	if (dry_run) {
-		for (int i = 0; i < js.n; i++) {
-			struct iop_run r = { 0 };
+			snprintf(js.v[i].backing, sizeof(js.v[i].backing), "%s", c->backing_override);
+	return -1;
+}
 
-			iop_params_parse(js.v[i].b, &r, js.v[i].kv, js.v[i].nkv, why, sizeof(why));
-			printf("%s", js.v[i].b->name);
-			if (js.v[i].b->needs_fs(&r))
-				printf(" fs=%s", c.fs_override ? c.fs_override : js.v[i].fs);
-			for (int k = 0; k < js.v[i].nkv; k++)
-				printf(" %s", js.v[i].kv[k]);
-			printf("\n");
+/* --dry-run: each job as it would run, one line each. */
+static void print_jobs(const struct ctx *c)
+{
+	char why[512];
+
+	for (int i = 0; i < js.n; i++) {
+		struct iop_run r = { 0 };
+
+		iop_params_parse(js.v[i].b, &r, js.v[i].kv, js.v[i].nkv, why, sizeof(why));
+		printf("%s", js.v[i].b->name);
+		if (js.v[i].b->needs_fs(&r))
+			printf(" fs=%s", c->fs_override ? c->fs_override : js.v[i].fs);
+		for (int k = 0; k < js.v[i].nkv; k++)
+			printf(" %s", js.v[i].kv[k]);
+		printf("\n");
+	}
+}
+
+static int bench_main(int argc, char **argv)
+{
+	struct ctx c = { 0 };
+	struct iop_calib_opts co = { .pairs = 20, .effects = { 0.01, 0.02, 0.05 }, .neffects = 3,
+				     .side_time = 60, .alpha = 0.05 };
+	struct bench_args a = { 0 };
+	char why[512];
+	int ret;
+
+	ret = parse_opts(argc, argv, &c, &co, &a);
+	if (ret >= 0)
+		return ret;
+	if (a.do_list || a.do_help) {
+		if (optind < argc) {
+			const struct iop_bench *b = iop_bench_find(argv[optind]);
+
+			if (!b)
+				return iop_usage_error("bench", "no benchmark '%s' (iopath bench --list)",
+						       argv[optind]);
+			iop_bench_usage(b, stdout);
+			return 0;
 		}
+		if (a.do_help)
+			usage(stdout);
+		else
+			list(stdout);
 		return 0;
 	}
-	ret = iop_bench_out(out, c.json, profile ? profile : js.v[0].b->name, c.out, sizeof(c.out),
-			    &c.out_reserved);
+	if (c.fs_override && iop_fs_list_check(c.fs_override, why, sizeof(why)))
+		return iop_usage_error("bench", "--%s", why);
+	{
+		struct iop_scratch_opts o = { 0 };
+
+		if (c.backing_override && iop_parse_backing(c.backing_override, &o, why, sizeof(why)))
+			return iop_usage_error("bench", "%s", why);
+	}
+	ret = load_jobs(&c, a.profile, argc, argv);
+	if (ret >= 0)
+		return ret;
+	/* validate every job before anything runs or touches a disk */
+	ret = validate_jobs(&c, &js, a.do_calibrate);
+	if (ret)
+		return ret;
+	if (a.out && strcmp(a.out, "-") && iop_out_check(a.out, why, sizeof(why)))
+		return iop_usage_error("bench", "--out %s", why);
+	if (a.dry_run) {
+		print_jobs(&c);
+		return 0;
+	}
+	ret = iop_bench_out(a.out, c.json, a.profile ? a.profile : js.v[0].b->name, c.out,
+			    sizeof(c.out), &c.out_reserved);
 	if (ret)
 		return ret;
 	if (c.out[0] && !c.quiet)
 		fprintf(stderr, "iopath: bench: records go to %s\n", c.out);
 
 	iop_bench_signals();
-	if (do_calibrate) {
+	if (a.do_calibrate) {
 		ret = calibrate(&c, &js, &co);
 		put_scratches(&c);
 		return iop_interrupted ? 128 + iop_interrupted : ret;
