@@ -4,9 +4,9 @@
  * and the run of one job: setup, worker threads pinned with
  * libnuma/sched_setaffinity, warm-up, repetitions of a fixed duration
  * (sampled once per interval) until the precision asked for, one record
- * each, and the spread across repetitions. Its parts: params.c (parameter
- * tables), metrics.c, workers.c (threads and placement), repetition.c (one
- * repetition and its trust checks), bench_record.c (the record).
+ * each, and the spread across repetitions. Its parts, harness_*.c: params
+ * (parameter tables), metrics, workers (threads and placement), rep (one
+ * repetition and its trust checks), record (the record of a repetition).
  *
  * What it does not do: it does not tune the machine (governor, C-states,
  * IRQ affinity, the unbound workqueue mask); those are recorded or left to
