@@ -197,3 +197,35 @@ int iop_bench_fits(const struct iop_run *r, const struct iop_backing_info *bi,
 	}
 	return 0;
 }
+
+int iop_bench_out(const char *out, bool json, const char *name, char *path, size_t len,
+		  bool *reserved)
+{
+	char prefix[128];
+	int fd;
+
+	path[0] = '\0';
+	*reserved = false;
+	if (out && strcmp(out, "-")) {
+		snprintf(path, len, "%s", out);
+		return 0;
+	}
+	if (out || json)
+		return 0;
+	if (mkdir("results", 0755) && errno != EEXIST) {
+		fprintf(stderr, "iopath: bench: results: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(prefix, sizeof(prefix), "%s", name);
+	for (char *p = prefix; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	fd = iop_out_unique("results", prefix, ".jsonl", NULL, path, len);
+	if (fd < 0) {
+		fprintf(stderr, "iopath: bench: results/%s-*.jsonl: %s\n", prefix, strerror(-fd));
+		return 1;
+	}
+	close(fd);
+	*reserved = true;
+	return 0;
+}

@@ -5,11 +5,12 @@
  * would use (a named device passes the scratch safety checks, a directory
  * exists), the filesystems it names, and whether its parameters fit that
  * backing (an O_DIRECT block size aligned to the device's logical block
- * size, a file that fits the scratch capacity).
+ * size, a file that fits the scratch capacity); and where the records go.
  */
 #ifndef IOPATH_CLI_BENCH_CHECK_H
 #define IOPATH_CLI_BENCH_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,5 +38,15 @@ int iop_fs_list_check(const char *list, char *why, size_t len);
 /* Whether @r's bs= and size= fit @bi. */
 int iop_bench_fits(const struct iop_run *r, const struct iop_backing_info *bi,
 		   char *why, size_t len);
+
+/*
+ * Where records go: @out (checked with the jobs), none for '-' or @json,
+ * else a new results/<name>-<time>-<pid>.jsonl, created with O_EXCL so that
+ * runs started in the same second never share it (*@reserved: an empty
+ * placeholder the caller removes if nothing is written). 0, or the exit
+ * status after one line on stderr.
+ */
+int iop_bench_out(const char *out, bool json, const char *name, char *path, size_t len,
+		  bool *reserved);
 
 #endif

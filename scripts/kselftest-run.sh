@@ -36,11 +36,14 @@ mark=""
 [ -x "$iopath" ] && mark=$("$iopath" kmsg mark)
 ./run_kselftest.sh "$@" | tee "$log"
 if [ -z "$mark" ]; then
-	echo "kselftest-run: kernel-log check of the run: NOT RUN (no $iopath, or no marker)" >&2
+	echo "# kselftest-run: coverage: kernel-log check of the whole run: NOT RUN (no $iopath, or no marker)" >&2
 	kmsg_rc=1
+elif kmsg=$("$iopath" kmsg check "$mark" 2>&1); then
+	echo "# kselftest-run: coverage: kernel-log check of the whole run: ran, clean" >&2
+	kmsg_rc=0
 else
-	"$iopath" kmsg check "$mark" >&2
-	kmsg_rc=$?
+	echo "# kselftest-run: coverage: kernel-log check of the whole run: FAIL: ${kmsg%%$'\n'*}" >&2
+	kmsg_rc=1
 fi
 awk -v kernel="$(uname -r)" -v tag=kselftest-run -v coverage=1 -f "$top/scripts/tap-verdict.awk" \
 	"$known" iopath/requirements "$features" "$log" >&2 && [ "$kmsg_rc" = 0 ]

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The record of one repetition: the benchmark's metrics and the common CPU
+ * ones, the environment seen from the workers' CPUs, and everything about
+ * the run needed to reproduce and to judge it (intervals, workers, foreign
+ * CPU, steal, placement, phases, injection, untrusted reasons).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness_int.h"
+#include "iopath.h"
+
+int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
+		       struct rep_result *res, json_t **out, double *primary)
+{
+	struct iop_env_info info = { 0 };
+	char cpus[256];
+	json_t *rec, *env, *run;
+	cpu_set_t set;
+	int ret;
+
+	rec = iop_record_new(r->bench->name, rep);
+	if (!rec)
+		return -ENOMEM;
+	json_object_set_new(rec, "params", iop_params_json(r));
+	*primary = NAN;
+	ret = r->bench->report(r, &res->rep, rec, primary);
+	if (!ret && r->nphases == 1) {
+		double usr = res->rep.usr_ns_per_op, sys = res->rep.sys_ns_per_op;
+		double share = usr + sys > 0 ? usr * 100.0 / (usr + sys) : NAN;
+
+		iop_metric_add(r, rec, "cpu_usr_ns_per_op", &usr, 1);
+		iop_metric_add(r, rec, "cpu_sys_ns_per_op", &sys, 1);
+		iop_metric_add(r, rec, "cpu_usr_share", &share, 1);
+		iop_metric_add(r, rec, "cpu_ns_per_op", res->rep.cpu_ns_per_op[0],
+			       (size_t)res->rep.nsamples);
+	}
+	if (ret) {
+		json_decref(rec);
+		return ret;
+	}
+	CPU_ZERO(&set);
+	for (int i = 0; i < r->ncpus; i++)
+		CPU_SET(r->cpus[i], &set);
+	iop_cpulist_format(&set, cpus, sizeof(cpus));
+	info.dev = r->dev && *r->dev ? r->dev : NULL;
+	info.fstype = r->fstype;
+	info.mnt = r->dir[0] ? r->dir : NULL;
+	info.backing = r->fstype ? o->backing : NULL;
+	info.mkfs_opts = o->mkfs_opts;
+	info.mount_opts = o->mount_opts;
+	info.cpus = cpus;
+	{
+		/* the record's env.placement describes the calling thread: be where the workers are */
+		cpu_set_t mine;
+
+		sched_getaffinity(0, sizeof(mine), &mine);
+		sched_setaffinity(0, sizeof(set), &set);
+		env = iop_env_collect(&info);
+		sched_setaffinity(0, sizeof(mine), &mine);
+	}
+	if (env)
+		json_object_set_new(rec, "env", env);
+	run = json_pack("{s:i, s:I, s:i, s:f, s:f, s:f, s:I, s:O}",
+			"samples_dropped", 1,
+			"interval_ms", (json_int_t)iop_u64(r, "interval_ms"),
+			"workers", r->nworkers,
+			"foreign_cpu_pct", res->foreign_pct,
+			"worker_on_cpu_pct", res->rep.on_cpu_pct,
+			"steal_pct", res->steal_pct,
+			"nivcsw", (json_int_t)res->nivcsw,
+			"placement", res->placement);
+	if (r->nphases > 1) {
+		json_t *ph = json_array();
+
+		for (int p = 0; p < r->nphases; p++)
+			json_array_append_new(ph, json_string(r->phase_names[p]));
+		json_object_set_new(run, "phases", ph);
+	}
+	if (r->extra)
+		json_object_set(run, "facts", r->extra);
+	json_object_set_new(run, "main_metric", json_string(iop_main_metric(r)));
+	json_object_set_new(run, "invocation", json_string(r->invocation));
+	if (r->w[0] && r->w[0]->inject_ns)
+		json_object_set_new(run, "inject", json_pack("{s:I, s:s, s:f}",
+			"ns", (json_int_t)r->w[0]->inject_ns, "clock", iop_str(r, "inject_clock"),
+			"measured_ns", r->w[0]->inject_measured_ns));
+	json_object_set_new(rec, "run", run);
+	if (res->untrusted[0])
+		iop_record_untrusted(rec, res->untrusted);
+	*out = rec;
+	return 0;
+}

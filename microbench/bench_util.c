@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What the benchmarks' setup shares: fio argument vectors, the block
+ * device under a path, and a file filled with incompressible data.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (j->argc >= 62 || j->nstore >= 32)
+		abort();
+	va_start(ap, fmt);
+	vsnprintf(j->store[j->nstore], sizeof(j->store[0]), fmt, ap);
+	va_end(ap);
+	j->argv[j->argc++] = j->store[j->nstore++];
+	j->argv[j->argc] = NULL;
+}
+
+/* ---- small helpers for benchmarks ------------------------------------ */
+
+void iop_path_device(const char *path, char *buf, size_t len)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	const char *base;
+
+	buf[0] = '\0';
+	if (stat(path, &st))
+		return;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	snprintf(buf, len, "/dev/%s", base ? base + 1 : target);
+}
+
+int iop_fill_file(int fd, uint64_t size)
+{
+	const size_t chunk = 1 << 20;
+	uint64_t *buf, x = 0x9e3779b97f4a7c15ull;
+	int ret = 0;
+
+	buf = malloc(chunk);
+	if (!buf)
+		return -ENOMEM;
+	for (uint64_t off = 0; off < size; off += chunk) {
+		size_t n = size - off < chunk ? (size_t)(size - off) : chunk;
+		ssize_t w;
+
+		for (size_t i = 0; i < chunk / 8; i++) {	/* xorshift64: incompressible */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[i] = x;
+		}
+		w = pwrite(fd, buf, n, (off_t)off);
+		if (w != (ssize_t)n) {
+			ret = w < 0 ? -errno : -EIO;
+			break;
+		}
+	}
+	free(buf);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	return ret;
+}
