@@ -10,9 +10,6 @@
  * the script's (0 every non-equivalent mutant killed, 1 otherwise, 2 bad
  * usage or input).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "cli.h"
 
 static int cmd_mutate(int argc, char **argv)

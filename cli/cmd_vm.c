@@ -7,9 +7,6 @@
  * script and hands over the arguments, so the exit status is the script's
  * (0 passed, 1 failed or no result, 2 bad usage or input).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include "cli.h"
 
 static int cmd_vm(int argc, char **argv)
