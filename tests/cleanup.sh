@@ -74,12 +74,27 @@ wait_clean() {
 	return 1
 }
 
-# interrupt SIGNAL BACKING FS DELAY: stop a scratch run after DELAY seconds.
+# wait_handler PID SIGNO: until PID catches the signal. A background job of
+# a non-interactive shell starts with SIGINT ignored, so a SIGINT sent
+# before iopath installs its handler is lost and the run goes on.
+wait_handler() {
+	local pid=$1 signo=$2 mask
+	for _ in $(seq 500); do
+		mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+		[ -z "$mask" ] && return
+		(( (16#$mask >> (signo - 1)) & 1 )) && return
+		sleep 0.01
+	done
+}
+
+# interrupt SIGNAL BACKING FS DELAY: stop a scratch run after DELAY seconds
+# (of its own, from the moment it catches the signal).
 interrupt() {
 	local sig=$1 backing=$2 fs=$3 delay=$4 pid rc want zb
 	zb=$(zram_list)
 	"$iop" scratch create --fs "$fs" --backing "$backing" -- sleep $marker 2>/dev/null &
 	pid=$!
+	case $sig in INT) wait_handler "$pid" 2 ;; TERM) wait_handler "$pid" 15 ;; esac
 	sleep "$delay"
 	kill -"$sig" "$pid"
 	wait "$pid" 2>/dev/null
