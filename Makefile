@@ -124,6 +124,10 @@ $(O)/fuzz-regress/%: $(O)/tests/fuzz/%.o $(REGRESS_OBJS)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
+# No intermediate object is removed: nothing is rebuilt next time, and
+# nothing prints after make check's last line.
+.SECONDARY:
+
 fuzz-regress: $(FUZZ_TARGETS:%=$(O)/fuzz-regress/%)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_O)/bin/%)
