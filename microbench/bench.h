@@ -332,6 +332,8 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 int iop_inject_init(struct iop_worker *w);
 /* The metric the verdict, the trust check and target_ci go by. */
 const char *iop_main_metric(const struct iop_run *r);
+/* The declaration of metric NAME in b->metrics or iop_common_metrics, or NULL. */
+const struct iop_metric *iop_metric_decl(const struct iop_bench *b, const char *name);
 bool iop_main_metric_is_rate(const struct iop_run *r);
 /* -EINVAL and why when main_metric= names no metric of the benchmark. */
 int iop_main_metric_check(const struct iop_run *r, char *why, size_t len);
