@@ -233,6 +233,12 @@ struct iop_fio_job {
 };
 /* Append a formatted argument to a fio job. */
 void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * End a fio job the way every benchmark runs it: time based, one second
+ * of ramp, @runtime seconds, no per-I/O clock reads unless @lat; its IOPS
+ * under @ddir compare with our phase @phase.
+ */
+void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime, const char *ddir, int phase);
 
 struct iop_bench {
 	const char *name;

@@ -412,13 +412,8 @@ static int rv_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
 	iop_fio_arg(f, "--rw=read");
 	iop_fio_arg(f, "--bs=%zu", j->bs);
 	iop_fio_arg(f, "--invalidate=0");
-	iop_fio_arg(f, "--gtod_reduce=1");
 	iop_fio_arg(f, "--thread=1");
-	iop_fio_arg(f, "--time_based=1");
-	iop_fio_arg(f, "--ramp_time=1");
-	iop_fio_arg(f, "--runtime=%d", runtime);
-	f->ddir = "read";
-	f->phase = PH_READ;
+	iop_fio_time_based(f, false, runtime, "read", PH_READ);
 	return 0;
 }
 

@@ -606,13 +606,8 @@ static int ur_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
 	iop_fio_arg(f, "--thread=1");
 	iop_fio_arg(f, "--numjobs=%d", r->nworkers);
 	iop_fio_arg(f, "--group_reporting=1");
-	if (!j->lat)	/* no per-I/O clock reads, like t/io_uring without -t */
-		iop_fio_arg(f, "--gtod_reduce=1");
-	iop_fio_arg(f, "--time_based=1");
-	iop_fio_arg(f, "--ramp_time=1");
-	iop_fio_arg(f, "--runtime=%d", runtime);
-	f->ddir = "read";
-	f->phase = 0;
+	/* no per-I/O clock reads without lat, like t/io_uring without -t */
+	iop_fio_time_based(f, j->lat, runtime, "read", 0);
 	return 0;
 }
 
