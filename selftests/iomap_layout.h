@@ -31,6 +31,9 @@
 #include <linux/fs.h>
 
 #define IOP_K(x) ((uint64_t)(x) << 10)
+/* The iomap tests' layouts: four regions of 64 KiB. */
+#define IOP_R64 IOP_K(64)
+#define IOP_LAYOUT_SIZE (4 * IOP_R64)
 
 enum iop_region_kind {
 	IOP_REGION_WRITTEN,	/* pwrite + fsync: allocated, written */
@@ -254,6 +257,18 @@ static inline int iop_fiemap_expect(const struct iop_fiemap *f, const struct iop
 	}
 	return 0;
 }
+
+/* Close each of the @n descriptors in @fds that is open (>= 0). */
+static inline void iop_close_fds(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* IOP_CLOSE_FDS(a, b, ...): close those of a, b, ... that are open, in order. */
+#define IOP_CLOSE_FDS(...)								\
+	iop_close_fds((const int[]){ __VA_ARGS__ }, sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
 
 /* open(@dir/@name) without building a path (no length limit to hit). */
 static inline int iop_open_at(const char *dir, const char *name, int flags, mode_t mode)
