@@ -239,6 +239,8 @@ void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...) __attribute__((for
  * under @ddir compare with our phase @phase.
  */
 void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime, const char *ddir, int phase);
+/* Free the run's job (r->priv, set to NULL), first unlinking @path when @created. */
+void iop_job_free(struct iop_run *r, const char *path, bool created);
 
 struct iop_bench {
 	const char *name;

@@ -42,6 +42,14 @@ void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime, const char
 	j->phase = phase;
 }
 
+void iop_job_free(struct iop_run *r, const char *path, bool created)
+{
+	if (created)
+		unlink(path);
+	free(r->priv);
+	r->priv = NULL;
+}
+
 /* ---- small helpers for benchmarks ------------------------------------ */
 
 void iop_path_device(const char *path, char *buf, size_t len)

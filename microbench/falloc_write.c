@@ -124,9 +124,7 @@ static void fw_teardown(struct iop_run *r)
 	if (!j)
 		return;
 	close(j->fd);
-	unlink(j->path);
-	free(j);
-	r->priv = NULL;
+	iop_job_free(r, j->path, true);
 }
 
 /* The same starting layout for every repetition. */
