@@ -301,16 +301,9 @@ static inline int iop_clone_range(int dst, int src, uint64_t src_off, uint64_t l
  * after it, is one.
  */
 #define IOP_IOMAP_FS_VARIANTS(f)						\
-	FIXTURE_VARIANT_ADD(f, ext4) {						\
-		.fstype = "ext4", .mkfs_opts = "", .blksz = 4096,		\
-	};									\
-	FIXTURE_VARIANT_ADD(f, ext4_1k) {					\
-		.fstype = "ext4", .mkfs_opts = "-b 1024", .blksz = 1024,	\
-	};									\
-	FIXTURE_VARIANT_ADD(f, xfs_reflink) {					\
-		.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096,	\
-		.reflink = true,						\
-	};									\
+	FIXTURE_VARIANT_ADD(f, ext4) { IOP_FS_EXT4 };				\
+	FIXTURE_VARIANT_ADD(f, ext4_1k) { IOP_FS_EXT4_1K };			\
+	FIXTURE_VARIANT_ADD(f, xfs_reflink) { IOP_FS_XFS_REFLINK };		\
 	FIXTURE_VARIANT_ADD(f, xfs_1k) {					\
 		.fstype = "xfs", .mkfs_opts = "-b size=1024", .blksz = 1024,	\
 	};									\

@@ -108,17 +108,17 @@ FIXTURE_VARIANT_ADD(iov_single, tmpfs) {
 };
 
 FIXTURE_VARIANT_ADD(iov_single, ext4) {
-	.fstype = "ext4", .mkfs_opts = "", .blksz = 4096,
+	IOP_FS_EXT4,
 	.kind = SRC_FILE,
 };
 
 FIXTURE_VARIANT_ADD(iov_single, ext4_direct) {
-	.fstype = "ext4", .mkfs_opts = "", .blksz = 4096,
+	IOP_FS_EXT4,
 	.kind = SRC_FILE, .direct = true,
 };
 
 FIXTURE_VARIANT_ADD(iov_single, xfs_direct) {
-	.fstype = "xfs", .mkfs_opts = "", .blksz = 4096,
+	IOP_FS_XFS,
 	.kind = SRC_FILE, .direct = true,
 };
 
