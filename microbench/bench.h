@@ -233,6 +233,14 @@ struct iop_fio_job {
 };
 /* Append a formatted argument to a fio job. */
 void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * End a fio job the way every benchmark runs it: time based, one second
+ * of ramp, @runtime seconds, no per-I/O clock reads unless @lat; its IOPS
+ * under @ddir compare with our phase @phase.
+ */
+void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime, const char *ddir, int phase);
+/* Free the run's job (r->priv, set to NULL), first unlinking @path when @created. */
+void iop_job_free(struct iop_run *r, const char *path, bool created);
 
 struct iop_bench {
 	const char *name;
@@ -332,6 +340,8 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 int iop_inject_init(struct iop_worker *w);
 /* The metric the verdict, the trust check and target_ci go by. */
 const char *iop_main_metric(const struct iop_run *r);
+/* The declaration of metric NAME in b->metrics or iop_common_metrics, or NULL. */
+const struct iop_metric *iop_metric_decl(const struct iop_bench *b, const char *name);
 bool iop_main_metric_is_rate(const struct iop_run *r);
 /* -EINVAL and why when main_metric= names no metric of the benchmark. */
 int iop_main_metric_check(const struct iop_run *r, char *why, size_t len);

@@ -134,7 +134,8 @@ const char *iop_main_metric(const struct iop_run *r)
 	return *m ? m : r->bench->metrics[0].name;
 }
 
-static const struct iop_metric *metric_decl(const struct iop_bench *b, const char *name)
+/* The declaration of metric NAME: the benchmark's own, else a common one. */
+const struct iop_metric *iop_metric_decl(const struct iop_bench *b, const char *name)
 {
 	const struct iop_metric *tables[2] = { b->metrics, iop_common_metrics };
 
@@ -149,7 +150,7 @@ int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
 {
 	const char *m = iop_str(r, "main_metric");
 
-	if (*m && !metric_decl(r->bench, m)) {
+	if (*m && !iop_metric_decl(r->bench, m)) {
 		snprintf(why, len, "main_metric=%s: not a metric of %s (iopath bench --help %s lists them)",
 			 m, r->bench->name, r->bench->name);
 		return -EINVAL;
@@ -159,7 +160,7 @@ int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
 
 bool iop_main_metric_is_rate(const struct iop_run *r)
 {
-	const struct iop_metric *m = metric_decl(r->bench, iop_main_metric(r));
+	const struct iop_metric *m = iop_metric_decl(r->bench, iop_main_metric(r));
 
 	return m && m->is_rate;
 }
