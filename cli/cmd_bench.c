@@ -255,6 +255,17 @@ static int write_records(struct ctx *c, json_t *recs)
 	return 0;
 }
 
+/* Point a run, and what its records say of the filesystem, at scratch @s. */
+static void use_scratch(struct iop_run *r, struct iop_harness_opts *o, const struct iop_scratch *s)
+{
+	snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
+	r->fstype = s->fstype;
+	r->dev = s->dev;
+	o->backing = iop_backing_name(s->backing);
+	o->mkfs_opts = s->mkfs_opts;
+	o->mount_opts = s->mount_opts;
+}
+
 /* Run one expanded job on one filesystem (or none). */
 static int run_one(struct ctx *c, const struct job *j, const char *fs, const struct iop_run *proto)
 {
@@ -281,12 +292,7 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 			ret = 0;
 			goto out;
 		}
-		snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
-		r->fstype = s->fstype;
-		r->dev = s->dev;
-		o.backing = iop_backing_name(s->backing);
-		o.mkfs_opts = s->mkfs_opts;
-		o.mount_opts = s->mount_opts;
+		use_scratch(r, &o, s);
 	}
 	if (c->vs_fio) {
 		fp = calloc(1, sizeof(*fp));
@@ -338,13 +344,33 @@ out:
 }
 
 /* Parameters that options set besides --reps and --runtime: target_ci=. */
-static int option_kv(const struct ctx *c, char **kv, char *buf, size_t len)
+/*
+ * A job's parameters as the harness takes them: the job's own, then what
+ * --reps, --runtime and --target-ci override.
+ */
+struct job_kv {
+	char *kv[MAX_KV + 3];
+	char reps[32], runtime[32], tci[48];
+	int n;
+};
+
+static void job_kv_fill(const struct ctx *c, const struct job *j, struct job_kv *a)
 {
-	if (!c->target_ci)
-		return 0;
-	snprintf(buf, len, "target_ci=%s", c->target_ci);
-	kv[0] = buf;
-	return 1;
+	a->n = 0;
+	for (int k = 0; k < j->nkv; k++)
+		a->kv[a->n++] = j->kv[k];
+	if (c->reps) {
+		snprintf(a->reps, sizeof(a->reps), "reps=%s", c->reps);
+		a->kv[a->n++] = a->reps;
+	}
+	if (c->runtime) {
+		snprintf(a->runtime, sizeof(a->runtime), "runtime=%s", c->runtime);
+		a->kv[a->n++] = a->runtime;
+	}
+	if (c->target_ci) {
+		snprintf(a->tci, sizeof(a->tci), "target_ci=%s", c->target_ci);
+		a->kv[a->n++] = a->tci;
+	}
 }
 
 struct calib_arg {
@@ -368,12 +394,7 @@ static int calib_side(void *arg, char **kv, int nkv, json_t *recs, char *why, si
 	if (!ret && a->fs) {
 		ret = get_scratch(a->c, a->fs, a->j->backing, &s, why, len);
 		if (!ret) {
-			snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
-			r->fstype = s->fstype;
-			r->dev = s->dev;
-			o.backing = iop_backing_name(s->backing);
-			o.mkfs_opts = s->mkfs_opts;
-			o.mount_opts = s->mount_opts;
+			use_scratch(r, &o, s);
 		}
 	}
 	if (!ret)
@@ -393,30 +414,21 @@ static int calibrate(struct ctx *c, const struct jobs *js, const struct iop_cali
 {
 	const struct job *j = &js->v[0];
 	struct calib_arg a = { .c = c, .j = j };
-	char *kv[MAX_KV + 3], why[512], fsl[64], reps[32], runtime[32], tci[48];
+	struct job_kv args;
+	char why[512], fsl[64];
 	struct iop_run proto = { 0 };
-	int n = 0, ret;
+	int ret;
 
 	if (js->n != 1)
 		return iop_usage_error("bench", "--calibrate takes one benchmark with single values, not %d jobs",
 				       js->n);
-	for (int k = 0; k < j->nkv; k++)
-		kv[n++] = j->kv[k];
-	if (c->reps) {
-		snprintf(reps, sizeof(reps), "reps=%s", c->reps);
-		kv[n++] = reps;
-	}
-	if (c->runtime) {
-		snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
-		kv[n++] = runtime;
-	}
-	n += option_kv(c, kv + n, tci, sizeof(tci));
-	if (iop_params_parse(j->b, &proto, kv, n, why, sizeof(why)))
+	job_kv_fill(c, j, &args);
+	if (iop_params_parse(j->b, &proto, args.kv, args.n, why, sizeof(why)))
 		return iop_usage_error("bench", "%s: %s", j->b->name, why);
 	snprintf(fsl, sizeof(fsl), "%s", c->fs_override ? c->fs_override : j->fs);
 	fsl[strcspn(fsl, ",")] = '\0';
 	a.fs = j->b->needs_fs(&proto) && strcmp(iop_trim(fsl), "none") ? iop_trim(fsl) : NULL;
-	ret = iop_calibrate(j->b, kv, n, co, calib_side, &a, stdout, why, sizeof(why));
+	ret = iop_calibrate(j->b, args.kv, args.n, co, calib_side, &a, stdout, why, sizeof(why));
 	if (ret == -EINVAL)
 		return iop_usage_error("bench", "--calibrate %s: %s", j->b->name, why);
 	if (ret) {
@@ -433,22 +445,12 @@ static int run_jobs(struct ctx *c, struct jobs *js)
 	for (int i = 0; i < js->n && !iop_interrupted; i++) {
 		struct job *j = &js->v[i];
 		struct iop_run proto = { 0 };
-		char *kv[MAX_KV + 3], why[512], fsl[64], *save, *fs;
-		char reps[32], runtime[32], tci[48];
-		int n = 0, ret;
+		struct job_kv args;
+		char why[512], fsl[64], *save, *fs;
+		int ret;
 
-		for (int k = 0; k < j->nkv; k++)
-			kv[n++] = j->kv[k];
-		if (c->reps) {
-			snprintf(reps, sizeof(reps), "reps=%s", c->reps);
-			kv[n++] = reps;
-		}
-		if (c->runtime) {
-			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
-			kv[n++] = runtime;
-		}
-		n += option_kv(c, kv + n, tci, sizeof(tci));
-		ret = iop_params_parse(j->b, &proto, kv, n, why, sizeof(why));
+		job_kv_fill(c, j, &args);
+		ret = iop_params_parse(j->b, &proto, args.kv, args.n, why, sizeof(why));
 		if (ret)
 			return iop_usage_error("bench", "%s: %s", j->b->name, why);
 		if (!j->b->needs_fs(&proto)) {
@@ -519,25 +521,14 @@ static int validate_jobs(const struct ctx *c, const struct jobs *js, bool calibr
 	for (int i = 0; i < js->n; i++) {
 		const struct job *j = &js->v[i];
 		struct iop_run r = { 0 };
-		char *kv[MAX_KV + 3], reps[32], runtime[32], tci[48];
-		int n = 0;
+		struct job_kv args;
 
-		for (int k = 0; k < j->nkv; k++)
-			kv[n++] = j->kv[k];
-		if (c->reps) {
-			snprintf(reps, sizeof(reps), "reps=%s", c->reps);
-			kv[n++] = reps;
-		}
-		if (c->runtime) {
-			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
-			kv[n++] = runtime;
-		}
-		n += option_kv(c, kv + n, tci, sizeof(tci));
-		if (iop_params_parse(j->b, &r, kv, n, why, sizeof(why)))
+		job_kv_fill(c, j, &args);
+		if (iop_params_parse(j->b, &r, args.kv, args.n, why, sizeof(why)))
 			return iop_usage_error("bench", "%s: %s", j->b->name, why);
 		if (c->vs_fio && !j->b->fio)
 			return iop_usage_error("bench", "%s has no matching fio job", j->b->name);
-		if (calibrating && iop_calib_check(j->b, kv, n, why, sizeof(why)))
+		if (calibrating && iop_calib_check(j->b, args.kv, args.n, why, sizeof(why)))
 			return iop_usage_error("bench", "--calibrate %s: %s", j->b->name, why);
 		if (!j->b->needs_fs(&r))
 			continue;
