@@ -140,8 +140,9 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 {
 	size_t nrec = json_array_size(recs);
 	double *v = calloc(nrec ? nrec : 1, sizeof(double));
+	const struct iop_metric *tables[IOP_METRIC_TABLES];
 	char line[1024], num[32];
-	int l = 0;
+	int l = 0, ntables;
 
 	if (!v)
 		return;
@@ -158,10 +159,9 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 			l += snprintf(line + l, sizeof(line) - (size_t)l, " %s", j->kv[i]);
 	}
 	printf("%s\n", line);
-	for (int t = 0; t < 2; t++) {
-		const struct iop_metric *m = t ? iop_common_metrics : r->bench->metrics;
-
-		for (; m && m->name; m++) {
+	ntables = iop_metric_tables(r->bench, tables);
+	for (int t = 0; t < ntables; t++) {
+		for (const struct iop_metric *m = tables[t]; m && m->name; m++) {
 			const char *unit = NULL;
 			size_t n = 0;
 

@@ -67,12 +67,6 @@ struct iop_metric {
 	bool is_rate;		/* aggregated with the harmonic mean */
 };
 
-/* The rows iop_metric_add_latency() fills, for a bench's metric table. */
-#define IOP_LATENCY_METRICS						\
-	{ "lat_p50_ns", "ns", IOP_LOWER_IS_BETTER, false },		\
-	{ "lat_p99_ns", "ns", IOP_LOWER_IS_BETTER, false },		\
-	{ "lat_p999_ns", "ns", IOP_LOWER_IS_BETTER, false }
-
 #define IOP_MAX_PARAMS	48
 #define IOP_MAX_PHASES	12
 #define IOP_MAX_WORKERS	64
@@ -247,6 +241,7 @@ struct iop_bench {
 	const char *description;	/* "... This benchmark measures ..." */
 	const struct iop_param *params;	/* terminated by { .name = NULL } */
 	const struct iop_metric *metrics; /* terminated by { .name = NULL } */
+	bool latency_metrics;	/* also iop_latency_metrics (iop_metric_add_latency) */
 	/* this benchmark's defaults for common parameters ("interval_ms=200 runtime=2") */
 	const char *common_defaults;
 	/*
@@ -298,6 +293,11 @@ const struct iop_bench *iop_bench_find(const char *name);
 extern const struct iop_param iop_common_params[];
 /* Metrics the harness adds to every single-phase benchmark (CPU per op). */
 extern const struct iop_metric iop_common_metrics[];
+/* The percentiles iop_metric_add_latency() fills, where .latency_metrics. */
+extern const struct iop_metric iop_latency_metrics[];
+#define IOP_METRIC_TABLES	3
+/* @b's metric tables, its own first: fills @tables, returns how many. */
+int iop_metric_tables(const struct iop_bench *b, const struct iop_metric *tables[IOP_METRIC_TABLES]);
 
 /* Print the parameter table of @b (common parameters too) to @f. */
 void iop_bench_usage(const struct iop_bench *b, FILE *f);

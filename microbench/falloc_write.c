@@ -47,7 +47,6 @@ static const struct iop_param fw_params[] = {
 
 static const struct iop_metric fw_metrics[] = {
 	{ "ops", "ops/s", IOP_HIGHER_IS_BETTER, true },
-	IOP_LATENCY_METRICS,
 	{ .name = NULL }
 };
 
@@ -249,6 +248,7 @@ static struct iop_bench falloc_write = {
 		       "path per call: ops/s and latency.",
 	.params = fw_params,
 	.metrics = fw_metrics,
+	.latency_metrics = true,
 	.validate = iop_validate_size_holds_bs,
 	.needs_fs = fw_needs_fs,
 	.requires = fw_requires,

@@ -137,9 +137,10 @@ const char *iop_main_metric(const struct iop_run *r)
 /* The declaration of metric NAME: the benchmark's own, else a common one. */
 const struct iop_metric *iop_metric_decl(const struct iop_bench *b, const char *name)
 {
-	const struct iop_metric *tables[2] = { b->metrics, iop_common_metrics };
+	const struct iop_metric *tables[IOP_METRIC_TABLES];
+	int ntables = iop_metric_tables(b, tables);
 
-	for (int t = 0; t < 2; t++)
+	for (int t = 0; t < ntables; t++)
 		for (const struct iop_metric *m = tables[t]; m && m->name; m++)
 			if (!strcmp(m->name, name))
 				return m;

@@ -57,7 +57,6 @@ static const struct iop_param ur_params[] = {
 static const struct iop_metric ur_metrics[] = {
 	{ "iops", "ops/s", IOP_HIGHER_IS_BETTER, true },
 	{ "reaped_per_call", "ios", IOP_HIGHER_IS_BETTER, false },
-	IOP_LATENCY_METRICS,
 	{ .name = NULL }
 };
 
@@ -606,6 +605,7 @@ static struct iop_bench uring_randread = {
 		       "the IOPS and CPU time per read of the io_uring + filesystem + block read path.",
 	.params = ur_params,
 	.metrics = ur_metrics,
+	.latency_metrics = true,
 	.validate = iop_validate_size_holds_bs,
 	.needs_fs = ur_needs_fs,
 	.requires = ur_requires,
