@@ -124,6 +124,10 @@ $(O)/fuzz-regress/%: $(O)/tests/fuzz/%.o $(REGRESS_OBJS)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
+# No intermediate object is removed: nothing is rebuilt next time, and
+# nothing prints after make check's last line.
+.SECONDARY:
+
 fuzz-regress: $(FUZZ_TARGETS:%=$(O)/fuzz-regress/%)
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_O)/bin/%)
@@ -191,7 +195,8 @@ install: all kselftest-install
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
 	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
-	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm
+	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib
+	install -m 0644 scripts/lib/common.bash $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib/
 	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/lib

@@ -66,17 +66,6 @@ int iop_calib_parse_effects(struct iop_calib_opts *o, const char *list)
 	return o->neffects ? 0 : -EINVAL;
 }
 
-static const struct iop_metric *metric_decl(const struct iop_bench *b, const char *name)
-{
-	const struct iop_metric *tables[2] = { b->metrics, iop_common_metrics };
-
-	for (int t = 0; t < 2; t++)
-		for (const struct iop_metric *m = tables[t]; m && m->name; m++)
-			if (!strcmp(m->name, name))
-				return m;
-	return NULL;
-}
-
 static bool has_param(const struct iop_bench *b, const char *name)
 {
 	for (const struct iop_param *p = b->params; p && p->name; p++)
@@ -334,7 +323,7 @@ int iop_calib_check(const struct iop_bench *b, char **kv, int nkv, char *why, si
 	if (ret)
 		return ret;
 	metric = iop_main_metric(&proto);
-	m = metric_decl(b, metric);
+	m = iop_metric_decl(b, metric);
 	if (!m || !inject_clock_for(&proto, m)) {
 		snprintf(why, len, "main_metric=%s: a busy-wait has no known effect on it; calibrate a rate (ops/s), cpu_ns_per_op or the ns per call of a benchmark with clock=",
 			 metric);
@@ -361,7 +350,7 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 		return ret;
 	iop_params_parse(b, &proto, kv, nkv, why, len);
 	metric = iop_main_metric(&proto);
-	m = metric_decl(b, metric);
+	m = iop_metric_decl(b, metric);
 	clock = inject_clock_for(&proto, m);
 	a = calloc((size_t)o->pairs, sizeof(*a));
 	a2 = calloc((size_t)o->pairs, sizeof(*a2));

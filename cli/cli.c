@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What the subcommands share: the command registry, the usage-error line,
- * option parsing and where the project's files are. main.c dispatches; the
+ * option parsing, where the project's files are and how a subcommand that
+ * is a script runs it. main.c dispatches; the
  * fuzz targets in tests/fuzz call the subcommands through the same table.
  */
 #ifndef _GNU_SOURCE
@@ -133,4 +134,34 @@ const char *iop_src_dir(void)
 		}
 	}
 	return ".";
+}
+
+int iop_exec_script(const char *cmd, const char *script, int argc, char **argv)
+{
+	char path[PATH_MAX];
+	char **args;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/scripts/%s", iop_src_dir(), script);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return iop_usage_error(cmd, "source directory path too long");
+	if (access(path, X_OK)) {
+		fprintf(stderr, "iopath: %s: %s: %s (set IOPATH_SRC to the iopath source tree)\n",
+			cmd, path, strerror(errno));
+		return 1;
+	}
+	/* argv[0] (the subcommand) becomes the script path; the rest is passed as is. */
+	args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!args) {
+		fprintf(stderr, "iopath: %s: %s\n", cmd, strerror(ENOMEM));
+		return 1;
+	}
+	args[0] = path;
+	for (int i = 1; i < argc; i++)
+		args[i] = argv[i];
+	fflush(NULL);
+	execv(path, args);
+	fprintf(stderr, "iopath: %s: cannot run %s: %s\n", cmd, path, strerror(errno));
+	free(args);
+	return 1;
 }

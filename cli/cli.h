@@ -55,4 +55,11 @@ int iop_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
 /* Directory of the running binary's project (for configs/, scripts/). */
 const char *iop_src_dir(void);
 
+/*
+ * For a subcommand that is a script: exec scripts/@script of iop_src_dir()
+ * with argv[1..] as its arguments, so that the exit status is the
+ * script's. Returns (1, the error printed) only if that fails.
+ */
+int iop_exec_script(const char *cmd, const char *script, int argc, char **argv);
+
 #endif

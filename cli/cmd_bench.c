@@ -4,7 +4,7 @@
  * profile (configs/bench/NAME.conf), each on scratch ext4 and/or XFS, and
  * write one JSON Lines record per repetition. --vs-fio runs the matching
  * fio job on the same file and CPU after each repetition (A B A B ...) and
- * prints the ratio. Jobs and profiles: jobs.h.
+ * prints the ratio (bench_fio.c). Jobs and profiles: jobs.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,6 +26,7 @@
 
 #include "bench.h"
 #include "bench_check.h"
+#include "bench_fio.h"
 #include "calibrate.h"
 #include "cli.h"
 #include "iopath.h"
@@ -107,185 +108,6 @@ static void put_scratches(struct ctx *c)
 	c->nscratch = 0;
 }
 
-/* ---- fio --------------------------------------------------------------- */
-
-struct fio_pair {
-	double ours[1000], fio[1000];		/* ops/s */
-	double ours_cpu[1000], fio_cpu[1000];	/* CPU ns per op (user + system) */
-	int n;
-	const char *cmdline_shown;
-};
-
-static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops, double *cpu_ns,
-		   char *why, size_t len)
-{
-	char cpus[64] = "", *argv[72], buf[1 << 16], *out = NULL;
-	size_t outlen = 0;
-	int pipefd[2], status, argc = 0;
-	uint64_t deadline;
-	json_t *root, *v;
-	pid_t pid;
-	ssize_t n;
-
-	for (int i = 0; i < r->ncpus; i++)
-		snprintf(cpus + strlen(cpus), sizeof(cpus) - strlen(cpus), i ? ",%d" : "%d", r->cpus[i]);
-	argv[argc++] = "fio";
-	argv[argc++] = "--output-format=json";
-	for (int i = 0; i < fj->argc; i++)
-		argv[argc++] = fj->argv[i];
-	{
-		static char a1[96];
-
-		snprintf(a1, sizeof(a1), "--cpus_allowed=%s", cpus);
-		argv[argc++] = a1;
-		argv[argc++] = "--cpus_allowed_policy=split";
-	}
-	argv[argc] = NULL;
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return -errno;
-	}
-	if (!pid) {
-		int devnull = open("/dev/null", O_WRONLY);
-
-		dup2(pipefd[1], 1);
-		if (devnull >= 0)
-			dup2(devnull, 2);
-		/*
-		 * fio's main thread polls busily; like our sampling thread it
-		 * goes on the other CPUs (the job threads pin themselves with
-		 * --cpus_allowed), or it would take a share of the CPU under test.
-		 */
-		{
-			cpu_set_t rest;
-
-			sched_getaffinity(0, sizeof(rest), &rest);
-			for (int i = 0; i < r->ncpus; i++)
-				CPU_CLR(r->cpus[i], &rest);
-			if (CPU_COUNT(&rest))
-				sched_setaffinity(0, sizeof(rest), &rest);
-		}
-		signal(SIGINT, SIG_IGN);	/* the parent kills it */
-		execvp("fio", argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	deadline = iop_now_ns() + 120000000000ull;
-	while ((n = read(pipefd[0], buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR && !iop_interrupted && iop_now_ns() < deadline)
-				continue;
-			kill(pid, SIGKILL);
-			break;
-		}
-		char *o2 = realloc(out, outlen + (size_t)n + 1);
-
-		if (!o2) {
-			kill(pid, SIGKILL);
-			break;
-		}
-		out = o2;
-		memcpy(out + outlen, buf, (size_t)n);
-		outlen += (size_t)n;
-		out[outlen] = '\0';
-	}
-	close(pipefd[0]);
-	waitpid(pid, &status, 0);
-	if (iop_interrupted) {
-		free(out);
-		snprintf(why, len, "interrupted");
-		return -EINTR;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !out) {
-		snprintf(why, len, "fio failed (exit %d)%s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-			 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ": fio not installed" : "");
-		free(out);
-		return -EIO;
-	}
-	/* fio may print notes before the JSON object */
-	root = json_loads(strchr(out, '{') ? strchr(out, '{') : out, JSON_DISABLE_EOF_CHECK, NULL);
-	free(out);
-	v = json_object_get(json_object_get(json_array_get(json_object_get(root, "jobs"), 0), fj->ddir),
-			    "iops");
-	if (!json_is_number(v)) {
-		json_decref(root);
-		snprintf(why, len, "fio output has no jobs[0].%s.iops", fj->ddir);
-		return -EIO;
-	}
-	*iops = json_number_value(v);
-	/* usr_cpu/sys_cpu: % of wall time, from the job thread's rusage (thread=1) */
-	{
-		json_t *job = json_array_get(json_object_get(root, "jobs"), 0);
-		double usr = json_number_value(json_object_get(job, "usr_cpu"));
-		double sys = json_number_value(json_object_get(job, "sys_cpu"));
-
-		*cpu_ns = *iops > 0 ? (usr + sys) / 100.0 * 1e9 / *iops : NAN;
-	}
-	json_decref(root);
-	return 0;
-}
-
-static void print_fio_cmdline(const struct iop_run *r, const struct iop_fio_job *fj)
-{
-	fprintf(stderr, "iopath: bench: fio command: fio --output-format=json");
-	for (int i = 0; i < fj->argc; i++)
-		fprintf(stderr, " %s", fj->argv[i]);
-	fprintf(stderr, " --cpus_allowed=");
-	for (int i = 0; i < r->ncpus; i++)
-		fprintf(stderr, i ? ",%d" : "%d", r->cpus[i]);
-	fprintf(stderr, " --cpus_allowed_policy=split\n");
-}
-
-static int vs_fio_after_rep(struct iop_run *r, int rep, const struct iop_rep *res, json_t *rec,
-			    void *arg, char *why, size_t len)
-{
-	struct fio_pair *fp = arg;
-	struct iop_fio_job fj;
-	double ours, fio = 0, ours_cpu, fio_cpu = NAN;
-	int ret;
-
-	memset(&fj, 0, sizeof(fj));
-	ret = r->bench->fio(r, &fj, (int)iop_u64(r, "runtime"));
-	if (ret) {
-		snprintf(why, len, "%s: no matching fio job for these parameters", r->bench->name);
-		return ret;
-	}
-	if (!rep)
-		print_fio_cmdline(r, &fj);
-	if (r->bench->warm) {
-		ret = r->bench->warm(r, why, len);
-		if (ret)
-			return ret;
-	}
-	ret = run_fio(r, &fj, &fio, &fio_cpu, why, len);
-	if (ret)
-		return ret;
-	/* equal intervals: the arithmetic mean is total ops over total time, as fio's IOPS */
-	ours = iop_mean(res->rate[fj.phase], (size_t)res->nsamples);
-	ours_cpu = r->nphases > 1 ? iop_mean(res->cpu_ns_per_op[fj.phase], (size_t)res->nsamples) :
-		   res->usr_ns_per_op + res->sys_ns_per_op;
-	if (fp->n < 1000) {
-		fp->ours[fp->n] = ours;
-		fp->fio[fp->n] = fio;
-		fp->ours_cpu[fp->n] = ours_cpu;
-		fp->fio_cpu[fp->n] = fio_cpu;
-		fp->n++;
-	}
-	json_object_set_new(json_object_get(rec, "run"), "vs_fio",
-			    json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "phase",
-				      r->nphases > 1 ? r->phase_names[fj.phase] : "main",
-				      "iopath_ops", ours, "fio_ops", fio, "ratio", ours / fio,
-				      "iopath_cpu_ns_per_op", ours_cpu, "fio_cpu_ns_per_op", fio_cpu));
-	fprintf(stderr,
-		"iopath: bench %s: pair %d: iopath %.0f ops/s, fio %.0f ops/s, ratio %.3f; CPU per op iopath %.0f ns, fio %.0f ns\n",
-		r->bench->name, rep + 1, ours, fio, ours / fio, ours_cpu, fio_cpu);
-	return 0;
-}
-
 /* ---- running ----------------------------------------------------------- */
 
 static const char *metric_str(json_t *rec, const char *name, double *med)
@@ -318,8 +140,9 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 {
 	size_t nrec = json_array_size(recs);
 	double *v = calloc(nrec ? nrec : 1, sizeof(double));
+	const struct iop_metric *tables[IOP_METRIC_TABLES];
 	char line[1024], num[32];
-	int l = 0;
+	int l = 0, ntables;
 
 	if (!v)
 		return;
@@ -336,10 +159,9 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 			l += snprintf(line + l, sizeof(line) - (size_t)l, " %s", j->kv[i]);
 	}
 	printf("%s\n", line);
-	for (int t = 0; t < 2; t++) {
-		const struct iop_metric *m = t ? iop_common_metrics : r->bench->metrics;
-
-		for (; m && m->name; m++) {
+	ntables = iop_metric_tables(r->bench, tables);
+	for (int t = 0; t < ntables; t++) {
+		for (const struct iop_metric *m = tables[t]; m && m->name; m++) {
 			const char *unit = NULL;
 			size_t n = 0;
 
@@ -433,6 +255,17 @@ static int write_records(struct ctx *c, json_t *recs)
 	return 0;
 }
 
+/* Point a run, and what its records say of the filesystem, at scratch @s. */
+static void use_scratch(struct iop_run *r, struct iop_harness_opts *o, const struct iop_scratch *s)
+{
+	snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
+	r->fstype = s->fstype;
+	r->dev = s->dev;
+	o->backing = iop_backing_name(s->backing);
+	o->mkfs_opts = s->mkfs_opts;
+	o->mount_opts = s->mount_opts;
+}
+
 /* Run one expanded job on one filesystem (or none). */
 static int run_one(struct ctx *c, const struct job *j, const char *fs, const struct iop_run *proto)
 {
@@ -459,12 +292,7 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 			ret = 0;
 			goto out;
 		}
-		snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
-		r->fstype = s->fstype;
-		r->dev = s->dev;
-		o.backing = iop_backing_name(s->backing);
-		o.mkfs_opts = s->mkfs_opts;
-		o.mount_opts = s->mount_opts;
+		use_scratch(r, &o, s);
 	}
 	if (c->vs_fio) {
 		fp = calloc(1, sizeof(*fp));
@@ -516,13 +344,33 @@ out:
 }
 
 /* Parameters that options set besides --reps and --runtime: target_ci=. */
-static int option_kv(const struct ctx *c, char **kv, char *buf, size_t len)
+/*
+ * A job's parameters as the harness takes them: the job's own, then what
+ * --reps, --runtime and --target-ci override.
+ */
+struct job_kv {
+	char *kv[MAX_KV + 3];
+	char reps[32], runtime[32], tci[48];
+	int n;
+};
+
+static void job_kv_fill(const struct ctx *c, const struct job *j, struct job_kv *a)
 {
-	if (!c->target_ci)
-		return 0;
-	snprintf(buf, len, "target_ci=%s", c->target_ci);
-	kv[0] = buf;
-	return 1;
+	a->n = 0;
+	for (int k = 0; k < j->nkv; k++)
+		a->kv[a->n++] = j->kv[k];
+	if (c->reps) {
+		snprintf(a->reps, sizeof(a->reps), "reps=%s", c->reps);
+		a->kv[a->n++] = a->reps;
+	}
+	if (c->runtime) {
+		snprintf(a->runtime, sizeof(a->runtime), "runtime=%s", c->runtime);
+		a->kv[a->n++] = a->runtime;
+	}
+	if (c->target_ci) {
+		snprintf(a->tci, sizeof(a->tci), "target_ci=%s", c->target_ci);
+		a->kv[a->n++] = a->tci;
+	}
 }
 
 struct calib_arg {
@@ -546,12 +394,7 @@ static int calib_side(void *arg, char **kv, int nkv, json_t *recs, char *why, si
 	if (!ret && a->fs) {
 		ret = get_scratch(a->c, a->fs, a->j->backing, &s, why, len);
 		if (!ret) {
-			snprintf(r->dir, sizeof(r->dir), "%s", s->mnt);
-			r->fstype = s->fstype;
-			r->dev = s->dev;
-			o.backing = iop_backing_name(s->backing);
-			o.mkfs_opts = s->mkfs_opts;
-			o.mount_opts = s->mount_opts;
+			use_scratch(r, &o, s);
 		}
 	}
 	if (!ret)
@@ -571,30 +414,21 @@ static int calibrate(struct ctx *c, const struct jobs *js, const struct iop_cali
 {
 	const struct job *j = &js->v[0];
 	struct calib_arg a = { .c = c, .j = j };
-	char *kv[MAX_KV + 3], why[512], fsl[64], reps[32], runtime[32], tci[48];
+	struct job_kv args;
+	char why[512], fsl[64];
 	struct iop_run proto = { 0 };
-	int n = 0, ret;
+	int ret;
 
 	if (js->n != 1)
 		return iop_usage_error("bench", "--calibrate takes one benchmark with single values, not %d jobs",
 				       js->n);
-	for (int k = 0; k < j->nkv; k++)
-		kv[n++] = j->kv[k];
-	if (c->reps) {
-		snprintf(reps, sizeof(reps), "reps=%s", c->reps);
-		kv[n++] = reps;
-	}
-	if (c->runtime) {
-		snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
-		kv[n++] = runtime;
-	}
-	n += option_kv(c, kv + n, tci, sizeof(tci));
-	if (iop_params_parse(j->b, &proto, kv, n, why, sizeof(why)))
+	job_kv_fill(c, j, &args);
+	if (iop_params_parse(j->b, &proto, args.kv, args.n, why, sizeof(why)))
 		return iop_usage_error("bench", "%s: %s", j->b->name, why);
 	snprintf(fsl, sizeof(fsl), "%s", c->fs_override ? c->fs_override : j->fs);
 	fsl[strcspn(fsl, ",")] = '\0';
 	a.fs = j->b->needs_fs(&proto) && strcmp(iop_trim(fsl), "none") ? iop_trim(fsl) : NULL;
-	ret = iop_calibrate(j->b, kv, n, co, calib_side, &a, stdout, why, sizeof(why));
+	ret = iop_calibrate(j->b, args.kv, args.n, co, calib_side, &a, stdout, why, sizeof(why));
 	if (ret == -EINVAL)
 		return iop_usage_error("bench", "--calibrate %s: %s", j->b->name, why);
 	if (ret) {
@@ -611,22 +445,12 @@ static int run_jobs(struct ctx *c, struct jobs *js)
 	for (int i = 0; i < js->n && !iop_interrupted; i++) {
 		struct job *j = &js->v[i];
 		struct iop_run proto = { 0 };
-		char *kv[MAX_KV + 3], why[512], fsl[64], *save, *fs;
-		char reps[32], runtime[32], tci[48];
-		int n = 0, ret;
+		struct job_kv args;
+		char why[512], fsl[64], *save, *fs;
+		int ret;
 
-		for (int k = 0; k < j->nkv; k++)
-			kv[n++] = j->kv[k];
-		if (c->reps) {
-			snprintf(reps, sizeof(reps), "reps=%s", c->reps);
-			kv[n++] = reps;
-		}
-		if (c->runtime) {
-			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
-			kv[n++] = runtime;
-		}
-		n += option_kv(c, kv + n, tci, sizeof(tci));
-		ret = iop_params_parse(j->b, &proto, kv, n, why, sizeof(why));
+		job_kv_fill(c, j, &args);
+		ret = iop_params_parse(j->b, &proto, args.kv, args.n, why, sizeof(why));
 		if (ret)
 			return iop_usage_error("bench", "%s: %s", j->b->name, why);
 		if (!j->b->needs_fs(&proto)) {
@@ -697,25 +521,14 @@ static int validate_jobs(const struct ctx *c, const struct jobs *js, bool calibr
 	for (int i = 0; i < js->n; i++) {
 		const struct job *j = &js->v[i];
 		struct iop_run r = { 0 };
-		char *kv[MAX_KV + 3], reps[32], runtime[32], tci[48];
-		int n = 0;
+		struct job_kv args;
 
-		for (int k = 0; k < j->nkv; k++)
-			kv[n++] = j->kv[k];
-		if (c->reps) {
-			snprintf(reps, sizeof(reps), "reps=%s", c->reps);
-			kv[n++] = reps;
-		}
-		if (c->runtime) {
-			snprintf(runtime, sizeof(runtime), "runtime=%s", c->runtime);
-			kv[n++] = runtime;
-		}
-		n += option_kv(c, kv + n, tci, sizeof(tci));
-		if (iop_params_parse(j->b, &r, kv, n, why, sizeof(why)))
+		job_kv_fill(c, j, &args);
+		if (iop_params_parse(j->b, &r, args.kv, args.n, why, sizeof(why)))
 			return iop_usage_error("bench", "%s: %s", j->b->name, why);
 		if (c->vs_fio && !j->b->fio)
 			return iop_usage_error("bench", "%s has no matching fio job", j->b->name);
-		if (calibrating && iop_calib_check(j->b, kv, n, why, sizeof(why)))
+		if (calibrating && iop_calib_check(j->b, args.kv, args.n, why, sizeof(why)))
 			return iop_usage_error("bench", "--calibrate %s: %s", j->b->name, why);
 		if (!j->b->needs_fs(&r))
 			continue;
@@ -762,7 +575,15 @@ static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
 	return 0;
 }
 
-static int bench_main(int argc, char **argv)
+/* What the command line asks for, besides the jobs' settings in struct ctx. */
+struct bench_args {
+	const char *profile, *out;
+	bool do_list, do_help, dry_run, do_calibrate;
+};
+
+/* Options into @c, @co and @a; -1 to go on, else the exit status. Operands from optind. */
+static int parse_opts(int argc, char **argv, struct ctx *c, struct iop_calib_opts *co,
+		      struct bench_args *a)
 {
 	static const struct option opts[] = {
 		{ "list", no_argument, NULL, 'l' },
@@ -784,93 +605,75 @@ static int bench_main(int argc, char **argv)
 		{ "side-time", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ctx c = { 0 };
-	struct iop_calib_opts co = { .pairs = 20, .effects = { 0.01, 0.02, 0.05 }, .neffects = 3,
-				     .side_time = 60, .alpha = 0.05 };
-	const char *profile = NULL, *out = NULL;
-	bool do_list = false, do_help = false, dry_run = false, do_calibrate = false;
-	char why[512];
-	int opt, ret;
+	int opt;
 
 	optind = 0;
 	while ((opt = iop_getopt(argc, argv, "bench", "", opts)) != -1) {
 		switch (opt) {
 		case 'l':
-			do_list = true;
+			a->do_list = true;
 			break;
 		case 'h':
-			do_help = true;
+			a->do_help = true;
 			break;
 		case 'p':
-			profile = optarg;
+			a->profile = optarg;
 			break;
 		case 'f':
-			c.fs_override = optarg;
+			c->fs_override = optarg;
 			break;
 		case 'b':
-			c.backing_override = optarg;
+			c->backing_override = optarg;
 			break;
 		case 'r':
-			c.reps = optarg;
+			c->reps = optarg;
 			break;
 		case 't':
-			c.runtime = optarg;
+			c->runtime = optarg;
 			break;
 		case 'o':
-			out = optarg;
+			a->out = optarg;
 			break;
 		case 'j':
-			c.json = true;
+			c->json = true;
 			break;
 		case 'v':
-			c.vs_fio = true;
+			c->vs_fio = true;
 			break;
 		case 'q':
-			c.quiet = true;
+			c->quiet = true;
 			break;
 		case 'n':
-			dry_run = true;
+			a->dry_run = true;
 			break;
 		case 'T':
-			c.target_ci = optarg;
+			c->target_ci = optarg;
 			break;
 		case 'C':
-			do_calibrate = true;
+			a->do_calibrate = true;
 			break;
 		case 'P':
 		case 'E':
 		case 'S':
-			if (calib_option(&co, opt, optarg))
+			if (calib_option(co, opt, optarg))
 				return 2;
 			break;
 		default:
 			return 2;
 		}
 	}
-	if (do_list || do_help) {
-		if (optind < argc) {
-			const struct iop_bench *b = iop_bench_find(argv[optind]);
+	return -1;
+}
 
-			if (!b)
-				return iop_usage_error("bench", "no benchmark '%s' (iopath bench --list)",
-						       argv[optind]);
-			iop_bench_usage(b, stdout);
-			return 0;
-		}
-		if (do_help)
-			usage(stdout);
-		else
-			list(stdout);
-		return 0;
-	}
-	if (c.fs_override && iop_fs_list_check(c.fs_override, why, sizeof(why)))
-		return iop_usage_error("bench", "--%s", why);
-	{
-		struct iop_scratch_opts o = { 0 };
+/*
+ * The jobs into js: from --profile, or the benchmark and name=value
+ * operands from optind. -1 to go on, else the exit status.
+ */
+static int load_jobs(const struct ctx *c, const char *profile, int argc, char **argv)
+{
+	char why[512];
+	int ret;
 
-		if (c.backing_override && iop_parse_backing(c.backing_override, &o, why, sizeof(why)))
-			return iop_usage_error("bench", "%s", why);
-	}
 	if (profile && optind < argc)
 		return iop_usage_error("bench", "give either --profile or a benchmark name, not both");
 	if (profile) {
@@ -901,38 +704,88 @@ static int bench_main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (c.backing_override)
+	if (c->backing_override)
 		for (int i = 0; i < js.n; i++)
-			snprintf(js.v[i].backing, sizeof(js.v[i].backing), "%s", c.backing_override);
-	/* validate every job before anything runs or touches a disk */
-	ret = validate_jobs(&c, &js, do_calibrate);
-	if (ret)
-		return ret;
-	if (out && strcmp(out, "-") && iop_out_check(out, why, sizeof(why)))
-		return iop_usage_error("bench", "--out %s", why);
-	if (dry_run) {
-		for (int i = 0; i < js.n; i++) {
-			struct iop_run r = { 0 };
+			snprintf(js.v[i].backing, sizeof(js.v[i].backing), "%s", c->backing_override);
+	return -1;
+}
 
-			iop_params_parse(js.v[i].b, &r, js.v[i].kv, js.v[i].nkv, why, sizeof(why));
-			printf("%s", js.v[i].b->name);
-			if (js.v[i].b->needs_fs(&r))
-				printf(" fs=%s", c.fs_override ? c.fs_override : js.v[i].fs);
-			for (int k = 0; k < js.v[i].nkv; k++)
-				printf(" %s", js.v[i].kv[k]);
-			printf("\n");
+/* --dry-run: each job as it would run, one line each. */
+static void print_jobs(const struct ctx *c)
+{
+	char why[512];
+
+	for (int i = 0; i < js.n; i++) {
+		struct iop_run r = { 0 };
+
+		iop_params_parse(js.v[i].b, &r, js.v[i].kv, js.v[i].nkv, why, sizeof(why));
+		printf("%s", js.v[i].b->name);
+		if (js.v[i].b->needs_fs(&r))
+			printf(" fs=%s", c->fs_override ? c->fs_override : js.v[i].fs);
+		for (int k = 0; k < js.v[i].nkv; k++)
+			printf(" %s", js.v[i].kv[k]);
+		printf("\n");
+	}
+}
+
+static int bench_main(int argc, char **argv)
+{
+	struct ctx c = { 0 };
+	struct iop_calib_opts co = { .pairs = 20, .effects = { 0.01, 0.02, 0.05 }, .neffects = 3,
+				     .side_time = 60, .alpha = 0.05 };
+	struct bench_args a = { 0 };
+	char why[512];
+	int ret;
+
+	ret = parse_opts(argc, argv, &c, &co, &a);
+	if (ret >= 0)
+		return ret;
+	if (a.do_list || a.do_help) {
+		if (optind < argc) {
+			const struct iop_bench *b = iop_bench_find(argv[optind]);
+
+			if (!b)
+				return iop_usage_error("bench", "no benchmark '%s' (iopath bench --list)",
+						       argv[optind]);
+			iop_bench_usage(b, stdout);
+			return 0;
 		}
+		if (a.do_help)
+			usage(stdout);
+		else
+			list(stdout);
 		return 0;
 	}
-	ret = iop_bench_out(out, c.json, profile ? profile : js.v[0].b->name, c.out, sizeof(c.out),
-			    &c.out_reserved);
+	if (c.fs_override && iop_fs_list_check(c.fs_override, why, sizeof(why)))
+		return iop_usage_error("bench", "--%s", why);
+	{
+		struct iop_scratch_opts o = { 0 };
+
+		if (c.backing_override && iop_parse_backing(c.backing_override, &o, why, sizeof(why)))
+			return iop_usage_error("bench", "%s", why);
+	}
+	ret = load_jobs(&c, a.profile, argc, argv);
+	if (ret >= 0)
+		return ret;
+	/* validate every job before anything runs or touches a disk */
+	ret = validate_jobs(&c, &js, a.do_calibrate);
+	if (ret)
+		return ret;
+	if (a.out && strcmp(a.out, "-") && iop_out_check(a.out, why, sizeof(why)))
+		return iop_usage_error("bench", "--out %s", why);
+	if (a.dry_run) {
+		print_jobs(&c);
+		return 0;
+	}
+	ret = iop_bench_out(a.out, c.json, a.profile ? a.profile : js.v[0].b->name, c.out,
+			    sizeof(c.out), &c.out_reserved);
 	if (ret)
 		return ret;
 	if (c.out[0] && !c.quiet)
 		fprintf(stderr, "iopath: bench: records go to %s\n", c.out);
 
 	iop_bench_signals();
-	if (do_calibrate) {
+	if (a.do_calibrate) {
 		ret = calibrate(&c, &js, &co);
 		put_scratches(&c);
 		return iop_interrupted ? 128 + iop_interrupted : ret;

@@ -287,6 +287,48 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o, const char *pa
 	return -1;
 }
 
+/*
+ * The first paired group that passes every --where and has the metric
+ * (--metric, else its first) on both sides, into *@pick and *@metric;
+ * *@matches counts the groups that have it. Returns how many are paired.
+ */
+static size_t pick_group(struct iop_rs_group *groups, size_t ngroups, const struct plot_opts *o,
+			 struct iop_rs_group **pick, const char **metric, size_t *matches)
+{
+	size_t paired = 0;
+
+	for (size_t i = 0; i < ngroups; i++) {
+		struct iop_rs_group *g = &groups[i];
+		json_t *m;
+		size_t j;
+		int w;
+
+		if (!g->n[0] || !g->n[1])
+			continue;
+		paired++;
+		for (w = 0; w < o->nwhere; w++)
+			if (!param_matches(g->params, o->where[w]))
+				break;
+		if (w < o->nwhere)
+			continue;
+		json_array_foreach(json_object_get(g->recs[0][0], "metrics"), j, m) {
+			const char *name = json_string_value(json_object_get(m, "name"));
+
+			if (!metric_matches(g->bench, name, o->metric) || !iop_rs_metric(g->recs[1][0], name))
+				continue;
+			if (!(*matches)++) {
+				*pick = g;
+				*metric = name;
+			}
+			if (!o->metric)
+				break;
+		}
+		if (!o->metric && *pick)
+			break;
+	}
+	return paired;
+}
+
 static int cmd_plot(int argc, char **argv)
 {
 	struct plot_opts o = { 0 };
@@ -317,35 +359,7 @@ static int cmd_plot(int argc, char **argv)
 		fprintf(stderr, "iopath: plot: %s\n", why);
 		goto out;
 	}
-	for (size_t i = 0; i < ngroups; i++) {
-		struct iop_rs_group *g = &groups[i];
-		json_t *m;
-		size_t j;
-		int w;
-
-		if (!g->n[0] || !g->n[1])
-			continue;
-		paired++;
-		for (w = 0; w < o.nwhere; w++)
-			if (!param_matches(g->params, o.where[w]))
-				break;
-		if (w < o.nwhere)
-			continue;
-		json_array_foreach(json_object_get(g->recs[0][0], "metrics"), j, m) {
-			const char *name = json_string_value(json_object_get(m, "name"));
-
-			if (!metric_matches(g->bench, name, o.metric) || !iop_rs_metric(g->recs[1][0], name))
-				continue;
-			if (!matches++) {
-				pick = g;
-				metric = name;
-			}
-			if (!o.metric)
-				break;
-		}
-		if (!o.metric && pick)
-			break;
-	}
+	paired = pick_group(groups, ngroups, &o, &pick, &metric, &matches);
 	if (!pick) {
 		if (!paired)
 			fprintf(stderr, "iopath: plot: %s and %s have no benchmark with the same parameters in common\n",

@@ -25,19 +25,9 @@
 
 static int cmd_repro(int argc, char **argv)
 {
-	char script[PATH_MAX], self[PATH_MAX];
-	char **args;
+	char self[PATH_MAX];
 	ssize_t len;
-	int n;
 
-	n = snprintf(script, sizeof(script), "%s/scripts/repro.sh", iop_src_dir());
-	if (n < 0 || (size_t)n >= sizeof(script))
-		return iop_usage_error("repro", "source directory path too long");
-	if (access(script, X_OK)) {
-		fprintf(stderr, "iopath: repro: %s: %s (set IOPATH_SRC to the iopath source tree)\n",
-			script, strerror(errno));
-		return 1;
-	}
 	/* The scratch filesystems come from this binary's `scratch create`. */
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (len > 0) {
@@ -47,21 +37,7 @@ static int cmd_repro(int argc, char **argv)
 			return 1;
 		}
 	}
-
-	/* argv[0] ("repro") becomes the script path; the rest is passed as is. */
-	args = calloc((size_t)argc + 1, sizeof(*args));
-	if (!args) {
-		fprintf(stderr, "iopath: repro: %s\n", strerror(ENOMEM));
-		return 1;
-	}
-	args[0] = script;
-	for (int i = 1; i < argc; i++)
-		args[i] = argv[i];
-	fflush(NULL);
-	execv(script, args);
-	fprintf(stderr, "iopath: repro: cannot run %s: %s\n", script, strerror(errno));
-	free(args);
-	return 1;
+	return iop_exec_script("repro", "repro.sh", argc, argv);
 }
 
 IOP_COMMAND("repro", "run the reproducers of the kernel bugs the selftests found", cmd_repro)

@@ -576,6 +576,71 @@ static int selftests_summary(struct selftests *st, const struct iop_kmsg_mark *r
 	return fail;
 }
 
+/*
+ * The benchmarks of @profile, records into @out, as step @n of @n: 1 if
+ * iopath bench failed (its output is in @log), else 0.
+ */
+static int bench_step(const char *profile, char *out, int n, uint64_t t0, FILE *log,
+		      const char *logpath)
+{
+	char self[PATH_MAX + 16];
+	char *av[] = { self, "bench", "--profile", (char *)profile, "--out", out, NULL };
+	struct step bench = { .name = "bench" };
+	ssize_t sl;
+
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[sl > 0 ? sl : 0] = '\0';
+	fprintf(stderr, "[%2d/%d %5.0fs] benchmarks, profile %s ...\n", n, n, elapsed(t0), profile);
+	fprintf(log, "# ---- bench --profile %s\n", profile);
+	/* The bench command shows its own progress: let it through. */
+	run_step(&bench, av, 1800, log, NULL, true);
+	if (bench.status != 0) {
+		fprintf(stderr, "iopath: run: benchmarks failed (exit %d), see %s\n", bench.status, logpath);
+		return 1;
+	}
+	return 0;
+}
+
+/* The mean of each benchmark's metrics over its repetitions, from @out. */
+static void bench_summary(const char *out)
+{
+	struct bench_sum bs = { 0 };
+	char why[256];
+
+	if (iop_records_read(out, bench_cb, &bs, why, sizeof(why)) >= 0 && bs.n) {
+		printf("%-32s %-22s %14s %s\n", "benchmark", "metric", "mean of reps", "");
+		for (int i = 0; i < bs.n; i++)
+			printf("%-32s %-22s %14.1f %s%s\n", bs.rows[i].key, bs.rows[i].metric,
+			       bs.rows[i].sum / bs.rows[i].n, bs.rows[i].unit,
+			       bs.rows[i].untrusted ? "  (untrusted)" : "");
+		printf("\nrecords: %s\n", out);
+	}
+}
+
+/*
+ * run-<time>-<pid>.log and .jsonl in @results, both created new with
+ * O_EXCL: the log opened, the records' path in @out; NULL on error.
+ */
+static FILE *open_log(const char *results, char *logpath, size_t loglen, char *out,
+		      size_t outlen)
+{
+	FILE *log;
+	int fd;
+
+	fd = iop_out_unique(results, "run", ".log", ".jsonl", logpath, loglen);
+	if (fd < 0) {
+		fprintf(stderr, "iopath: run: %s/run-*.log: %s\n", results, strerror(-fd));
+		return NULL;
+	}
+	snprintf(out, outlen, "%.*s.jsonl", (int)(strlen(logpath) - 4), logpath);
+	log = fdopen(fd, "w");
+	if (!log) {
+		fprintf(stderr, "iopath: run: %s: %s\n", logpath, strerror(errno));
+		close(fd);
+	}
+	return log;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -589,17 +654,14 @@ static int cmd_run(int argc, char **argv)
 	};
 	const char *profile = "quick", *results = "results";
 	bool do_bench = true, do_tests = true, verbose = false;
-	char logpath[PATH_MAX], out[PATH_MAX], self[PATH_MAX + 16], stamp[32];
+	char logpath[PATH_MAX], out[PATH_MAX], stamp[32];
 	struct selftests tests = { 0 };
 	struct iop_kmsg_mark run_mark;
-	struct step bench = { .name = "bench" };
 	struct sigaction sa = { .sa_handler = on_signal };
-	int total_fail = 0, opt, ret, fd, kmsg_ret;
+	int total_fail = 0, opt, ret, kmsg_ret;
 	uint64_t t0 = iop_now_ns();
-	struct bench_sum bs = { 0 };
 	time_t now = time(NULL);
 	struct stat st;
-	ssize_t sl;
 	FILE *log;
 
 	optind = 0;
@@ -637,19 +699,9 @@ static int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret;
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-	/* run-<time>-<pid>.log and .jsonl, both created new with O_EXCL */
-	fd = iop_out_unique(results, "run", ".log", ".jsonl", logpath, sizeof(logpath));
-	if (fd < 0) {
-		fprintf(stderr, "iopath: run: %s/run-*.log: %s\n", results, strerror(-fd));
+	log = open_log(results, logpath, sizeof(logpath), out, sizeof(out));
+	if (!log)
 		return 1;
-	}
-	snprintf(out, sizeof(out), "%.*s.jsonl", (int)(strlen(logpath) - 4), logpath);
-	log = fdopen(fd, "w");
-	if (!log) {
-		fprintf(stderr, "iopath: run: %s: %s\n", logpath, strerror(errno));
-		close(fd);
-		return 1;
-	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/* The kernel-log check of the whole run, outside every test's window too. */
@@ -659,38 +711,15 @@ static int cmd_run(int argc, char **argv)
 		total_fail += selftests_prepare(&tests);
 	total_fail += selftests_run(&tests, log, t0, tests.n + do_bench, verbose);
 
-	if (do_bench && !interrupted) {
-		char *av[] = { self, "bench", "--profile", (char *)profile, "--out", out, NULL };
-
-		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		self[sl > 0 ? sl : 0] = '\0';
-		fprintf(stderr, "[%2d/%d %5.0fs] benchmarks, profile %s ...\n", tests.n + 1, tests.n + 1,
-			elapsed(t0), profile);
-		fprintf(log, "# ---- bench --profile %s\n", profile);
-		/* The bench command shows its own progress: let it through. */
-		run_step(&bench, av, 1800, log, NULL, true);
-		if (bench.status != 0) {
-			fprintf(stderr, "iopath: run: benchmarks failed (exit %d), see %s\n", bench.status, logpath);
-			total_fail++;
-		}
-	}
+	if (do_bench && !interrupted)
+		total_fail += bench_step(profile, out, tests.n + 1, t0, log, logpath);
 	fclose(log);
 
 	printf("\niopath run on %s, %.0f s\n\n", stamp, elapsed(t0));
 	if (tests.n)
 		total_fail += selftests_summary(&tests, &run_mark, kmsg_ret);
-	if (do_bench && access(out, R_OK) == 0) {
-		char why[256];
-
-		if (iop_records_read(out, bench_cb, &bs, why, sizeof(why)) >= 0 && bs.n) {
-			printf("%-32s %-22s %14s %s\n", "benchmark", "metric", "mean of reps", "");
-			for (int i = 0; i < bs.n; i++)
-				printf("%-32s %-22s %14.1f %s%s\n", bs.rows[i].key, bs.rows[i].metric,
-				       bs.rows[i].sum / bs.rows[i].n, bs.rows[i].unit,
-				       bs.rows[i].untrusted ? "  (untrusted)" : "");
-			printf("\nrecords: %s\n", out);
-		}
-	}
+	if (do_bench && access(out, R_OK) == 0)
+		bench_summary(out);
 	/* The records file was made with the log; without records it goes. */
 	if (!stat(out, &st) && S_ISREG(st.st_mode) && !st.st_size)
 		unlink(out);

@@ -138,6 +138,65 @@ static int wait_cmd(pid_t pid, const sigset_t *set)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * From here on the stop signals (and SIGCHLD) are only ever taken
+ * synchronously; a handler is installed as well so that nothing is lost
+ * if the mask is changed by a library call. The mask before in @old.
+ */
+static void block_stops(sigset_t *block, sigset_t *old)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(block);
+	sigaddset(block, SIGINT);
+	sigaddset(block, SIGTERM);
+	sigaddset(block, SIGHUP);
+	sigaddset(block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, block, old);
+}
+
+/* A stop signal pending (blocked since block_stops()), or 0. */
+static int stop_pending(void)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t pending;
+
+	sigpending(&pending);
+	for (size_t k = 0; k < ARRAY_SIZE(stops); k++)
+		if (sigismember(&pending, stops[k]))
+			return stops[k];
+	return 0;
+}
+
+/* In the child: CMD in the scratch's mount point, with IOPATH_MNT and IOPATH_DEV. */
+static void exec_cmd(const struct iop_scratch *s, char **cmd, const sigset_t *old, pid_t parent)
+{
+	/* CMD must not outlive iopath: it would keep the scratch busy. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(128 + SIGKILL);	/* iopath died before the line above */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, old, NULL);
+	if (setenv("IOPATH_MNT", s->mnt, 1) || setenv("IOPATH_DEV", s->dev, 1) ||
+	    chdir(s->mnt)) {
+		fprintf(stderr, "iopath: scratch create: %s: %s\n", s->mnt, strerror(errno));
+		_exit(127);
+	}
+	execvp(cmd[0], cmd);
+	fprintf(stderr, "iopath: scratch create: %s: %s\n", cmd[0], strerror(errno));
+	_exit(127);
+}
+
 static int scratch_create(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -153,7 +212,6 @@ static int scratch_create(int argc, char **argv)
 	struct iop_scratch *s = NULL;
 	const char *backing = NULL;
 	char why[512], **cmd = NULL;
-	struct sigaction sa = { 0 };
 	sigset_t block, old;
 	int i, ret, status;
 	pid_t pid, parent;
@@ -204,35 +262,10 @@ static int scratch_create(int argc, char **argv)
 	if (backing && iop_parse_backing(backing, &o, why, sizeof(why)))
 		return iop_usage_error("scratch create", "%s", why);
 
-	/*
-	 * From here on the stop signals are only ever taken synchronously; a
-	 * handler is installed as well so that nothing is lost if the mask is
-	 * changed by a library call.
-	 */
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = on_child;
-	sigaction(SIGCHLD, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &old);
-
+	block_stops(&block, &old);
 	ret = iop_scratch_create(&o, &s, why, sizeof(why));
-	{
-		static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
-		sigset_t pending;
-
-		sigpending(&pending);
-		for (size_t k = 0; k < ARRAY_SIZE(stops) && !stop_sig; k++)
-			if (sigismember(&pending, stops[k]))
-				stop_sig = stops[k];
-	}
+	if (!stop_sig)
+		stop_sig = stop_pending();
 	/* Told to stop meanwhile (a ^C also reaches mkfs): that is the answer. */
 	if (stop_sig) {
 		iop_scratch_destroy(s);
@@ -252,25 +285,8 @@ static int scratch_create(int argc, char **argv)
 		iop_scratch_destroy(s);
 		return 1;
 	}
-	if (pid == 0) {
-		/* CMD must not outlive iopath: it would keep the scratch busy. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		if (getppid() != parent)
-			_exit(128 + SIGKILL);	/* iopath died before the line above */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (setenv("IOPATH_MNT", s->mnt, 1) || setenv("IOPATH_DEV", s->dev, 1) ||
-		    chdir(s->mnt)) {
-			fprintf(stderr, "iopath: scratch create: %s: %s\n", s->mnt, strerror(errno));
-			_exit(127);
-		}
-		execvp(cmd[0], cmd);
-		fprintf(stderr, "iopath: scratch create: %s: %s\n", cmd[0], strerror(errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_cmd(s, cmd, &old, parent);
 	status = wait_cmd(pid, &block);
 	ret = iop_scratch_destroy(s);
 	if (ret)

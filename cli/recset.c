@@ -79,11 +79,15 @@ static bool impossible(json_t *m, json_t *v)
 	return !isfinite(x) || (x < 0 && (rate(m) || duration(m)));
 }
 
+/* @v is the string @a or the string @b. */
+static bool is_one_of(json_t *v, const char *a, const char *b)
+{
+	return json_is_string(v) && (!strcmp(json_string_value(v), a) || !strcmp(json_string_value(v), b));
+}
+
 static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics)
 {
 	json_t *name = json_object_get(m, "name");
-	json_t *better = json_object_get(m, "better");
-	json_t *agg = json_object_get(m, "agg");
 	json_t *samples = json_object_get(m, "samples");
 	json_t *v;
 	size_t j;
@@ -94,12 +98,10 @@ static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics
 		return fail(c, "metric %zu has no \"name\"", i + 1);
 	if (!json_is_number(json_object_get(m, "value")))
 		return fail(c, "metric \"%s\" has no numeric \"value\"", json_string_value(name));
-	if (!json_is_string(better) ||
-	    (strcmp(json_string_value(better), "higher") && strcmp(json_string_value(better), "lower")))
+	if (!is_one_of(json_object_get(m, "better"), "higher", "lower"))
 		return fail(c, "metric \"%s\": \"better\" must be \"higher\" or \"lower\"",
 			    json_string_value(name));
-	if (!json_is_string(agg) ||
-	    (strcmp(json_string_value(agg), "hmean") && strcmp(json_string_value(agg), "median")))
+	if (!is_one_of(json_object_get(m, "agg"), "hmean", "median"))
 		return fail(c, "metric \"%s\": \"agg\" must be \"hmean\" or \"median\"",
 			    json_string_value(name));
 	if (json_object_get(m, "unit") && !json_is_string(json_object_get(m, "unit")))

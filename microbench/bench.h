@@ -67,12 +67,6 @@ struct iop_metric {
 	bool is_rate;		/* aggregated with the harmonic mean */
 };
 
-/* The rows iop_metric_add_latency() fills, for a bench's metric table. */
-#define IOP_LATENCY_METRICS						\
-	{ "lat_p50_ns", "ns", IOP_LOWER_IS_BETTER, false },		\
-	{ "lat_p99_ns", "ns", IOP_LOWER_IS_BETTER, false },		\
-	{ "lat_p999_ns", "ns", IOP_LOWER_IS_BETTER, false }
-
 #define IOP_MAX_PARAMS	48
 #define IOP_MAX_PHASES	12
 #define IOP_MAX_WORKERS	64
@@ -233,12 +227,21 @@ struct iop_fio_job {
 };
 /* Append a formatted argument to a fio job. */
 void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * End a fio job the way every benchmark runs it: time based, one second
+ * of ramp, @runtime seconds, no per-I/O clock reads unless @lat; its IOPS
+ * under @ddir compare with our phase @phase.
+ */
+void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime, const char *ddir, int phase);
+/* Free the run's job (r->priv, set to NULL), first unlinking @path when @created. */
+void iop_job_free(struct iop_run *r, const char *path, bool created);
 
 struct iop_bench {
 	const char *name;
 	const char *description;	/* "... This benchmark measures ..." */
 	const struct iop_param *params;	/* terminated by { .name = NULL } */
 	const struct iop_metric *metrics; /* terminated by { .name = NULL } */
+	bool latency_metrics;	/* also iop_latency_metrics (iop_metric_add_latency) */
 	/* this benchmark's defaults for common parameters ("interval_ms=200 runtime=2") */
 	const char *common_defaults;
 	/*
@@ -290,6 +293,11 @@ const struct iop_bench *iop_bench_find(const char *name);
 extern const struct iop_param iop_common_params[];
 /* Metrics the harness adds to every single-phase benchmark (CPU per op). */
 extern const struct iop_metric iop_common_metrics[];
+/* The percentiles iop_metric_add_latency() fills, where .latency_metrics. */
+extern const struct iop_metric iop_latency_metrics[];
+#define IOP_METRIC_TABLES	3
+/* @b's metric tables, its own first: fills @tables, returns how many. */
+int iop_metric_tables(const struct iop_bench *b, const struct iop_metric *tables[IOP_METRIC_TABLES]);
 
 /* Print the parameter table of @b (common parameters too) to @f. */
 void iop_bench_usage(const struct iop_bench *b, FILE *f);
@@ -332,6 +340,8 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 int iop_inject_init(struct iop_worker *w);
 /* The metric the verdict, the trust check and target_ci go by. */
 const char *iop_main_metric(const struct iop_run *r);
+/* The declaration of metric NAME in b->metrics or iop_common_metrics, or NULL. */
+const struct iop_metric *iop_metric_decl(const struct iop_bench *b, const char *name);
 bool iop_main_metric_is_rate(const struct iop_run *r);
 /* -EINVAL and why when main_metric= names no metric of the benchmark. */
 int iop_main_metric_check(const struct iop_run *r, char *why, size_t len);

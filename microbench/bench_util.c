@@ -31,6 +31,25 @@ void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...)
 	j->argv[j->argc] = NULL;
 }
 
+void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime, const char *ddir, int phase)
+{
+	if (!lat)
+		iop_fio_arg(j, "--gtod_reduce=1");
+	iop_fio_arg(j, "--time_based=1");
+	iop_fio_arg(j, "--ramp_time=1");
+	iop_fio_arg(j, "--runtime=%d", runtime);
+	j->ddir = ddir;
+	j->phase = phase;
+}
+
+void iop_job_free(struct iop_run *r, const char *path, bool created)
+{
+	if (created)
+		unlink(path);
+	free(r->priv);
+	r->priv = NULL;
+}
+
 /* ---- small helpers for benchmarks ------------------------------------ */
 
 void iop_path_device(const char *path, char *buf, size_t len)

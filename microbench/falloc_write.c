@@ -47,7 +47,6 @@ static const struct iop_param fw_params[] = {
 
 static const struct iop_metric fw_metrics[] = {
 	{ "ops", "ops/s", IOP_HIGHER_IS_BETTER, true },
-	IOP_LATENCY_METRICS,
 	{ .name = NULL }
 };
 
@@ -124,9 +123,7 @@ static void fw_teardown(struct iop_run *r)
 	if (!j)
 		return;
 	close(j->fd);
-	unlink(j->path);
-	free(j);
-	r->priv = NULL;
+	iop_job_free(r, j->path, true);
 }
 
 /* The same starting layout for every repetition. */
@@ -161,24 +158,40 @@ static __attribute__((noinline)) int fw_fail(struct iop_worker *w, const struct 
 	return -err;
 }
 
+/*
+ * After one call: count it, then move @off on by @bs, back to 0 (and, when
+ * not preallocated, truncate the file) at @end. 1 when it wrapped, 0 when
+ * not, -errno when the truncate failed.
+ */
+static inline __attribute__((always_inline)) int fw_done_one(struct iop_worker *w,
+							     const struct fw_job *j, off_t *off,
+							     off_t bs, off_t end)
+{
+	iop_count(w, 1);
+	iop_inject(w, 1);
+	*off += bs;
+	if (__builtin_expect(*off < end, 1))
+		return 0;
+	*off = 0;
+	if (!j->prealloc && ftruncate(j->fd, 0))
+		return fw_fail(w, j, "ftruncate", 0);
+	return 1;
+}
+
 static int fw_run(struct iop_worker *w)
 {
 	const struct fw_job *j = w->run->priv;
 	const off_t bs = (off_t)j->bs, end = (off_t)(j->size - j->size % j->bs);
 	off_t off = 0;
+	int ret;
 
 	if (!j->lat) {
 		while (!iop_stopping(w)) {
 			if (__builtin_expect(fallocate(j->fd, j->mode, off, bs), 0))
 				return fw_fail(w, j, "fallocate", (uint64_t)off);
-			iop_count(w, 1);
-			iop_inject(w, 1);
-			off += bs;
-			if (__builtin_expect(off >= end, 0)) {
-				off = 0;
-				if (!j->prealloc && ftruncate(j->fd, 0))
-					return fw_fail(w, j, "ftruncate", 0);
-			}
+			ret = fw_done_one(w, j, &off, bs, end);
+			if (__builtin_expect(ret < 0, 0))
+				return ret;
 		}
 		return 0;
 	}
@@ -188,15 +201,11 @@ static int fw_run(struct iop_worker *w)
 			return fw_fail(w, j, "fallocate", (uint64_t)off);
 		t1 = iop_now_ns();
 		iop_hist_add(w->hist, t1 - t0);
-		iop_count(w, 1);
-		iop_inject(w, 1);
-		off += bs;
-		if (__builtin_expect(off >= end, 0)) {
-			off = 0;
-			if (!j->prealloc && ftruncate(j->fd, 0))
-				return fw_fail(w, j, "ftruncate", 0);
+		ret = fw_done_one(w, j, &off, bs, end);
+		if (__builtin_expect(ret < 0, 0))
+			return ret;
+		if (ret)	/* the truncate is not the next call's time */
 			t1 = iop_now_ns();
-		}
 	}
 	return 0;
 }
@@ -215,6 +224,7 @@ static int fw_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 static int fw_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
 {
 	const struct fw_job *j = r->priv;
+	const char *ddir = j->mode == 0 ? "write" : j->mode == FALLOC_FL_KEEP_SIZE ? "read" : "trim";
 
 	if (!j->prealloc)	/* fio would lay the file out by writing it */
 		return -EOPNOTSUPP;
@@ -222,18 +232,12 @@ static int fw_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
 	iop_fio_arg(f, "--filename=%s", j->path);
 	iop_fio_arg(f, "--size=%llu", (unsigned long long)j->size);
 	iop_fio_arg(f, "--ioengine=falloc");
-	iop_fio_arg(f, "--rw=%s", j->mode == 0 ? "write" : j->mode == FALLOC_FL_KEEP_SIZE ? "read" : "trim");
+	iop_fio_arg(f, "--rw=%s", ddir);
 	iop_fio_arg(f, "--bs=%llu", (unsigned long long)j->bs);
 	iop_fio_arg(f, "--fallocate=posix");
 	iop_fio_arg(f, "--invalidate=0");
 	iop_fio_arg(f, "--thread=1");
-	if (!j->lat)
-		iop_fio_arg(f, "--gtod_reduce=1");
-	iop_fio_arg(f, "--time_based=1");
-	iop_fio_arg(f, "--ramp_time=1");
-	iop_fio_arg(f, "--runtime=%d", runtime);
-	f->ddir = j->mode == 0 ? "write" : j->mode == FALLOC_FL_KEEP_SIZE ? "read" : "trim";
-	f->phase = 0;
+	iop_fio_time_based(f, j->lat, runtime, ddir, 0);
 	return 0;
 }
 
@@ -244,6 +248,7 @@ static struct iop_bench falloc_write = {
 		       "path per call: ops/s and latency.",
 	.params = fw_params,
 	.metrics = fw_metrics,
+	.latency_metrics = true,
 	.validate = iop_validate_size_holds_bs,
 	.needs_fs = fw_needs_fs,
 	.requires = fw_requires,

@@ -4,9 +4,9 @@
  * and the run of one job: setup, worker threads pinned with
  * libnuma/sched_setaffinity, warm-up, repetitions of a fixed duration
  * (sampled once per interval) until the precision asked for, one record
- * each, and the spread across repetitions. Its parts: params.c (parameter
- * tables), metrics.c, workers.c (threads and placement), repetition.c (one
- * repetition and its trust checks), bench_record.c (the record).
+ * each, and the spread across repetitions. Its parts, harness_*.c: params
+ * (parameter tables), metrics, workers (threads and placement), rep (one
+ * repetition and its trust checks), record (the record of a repetition).
  *
  * What it does not do: it does not tune the machine (governor, C-states,
  * IRQ affinity, the unbound workqueue mask); those are recorded or left to
@@ -89,26 +89,126 @@ static const char *human(double v, char *buf, size_t len)
 	return buf;
 }
 
+/* The workers' CPUs: those of cpus=, or the default one. */
+static void resolve_cpus(struct iop_run *r)
+{
+	const char *cpus = iop_str(r, "cpus");
+	cpu_set_t cpus_set;
+
+	r->ncpus = 0;
+	if (*cpus) {
+		iop_cpulist_parse(cpus, &cpus_set);
+		for (int c = 0; c < CPU_SETSIZE && r->ncpus < IOP_MAX_WORKERS; c++)
+			if (CPU_ISSET(c, &cpus_set))
+				r->cpus[r->ncpus++] = c;
+	} else {
+		r->cpus[r->ncpus++] = default_cpu();
+	}
+}
+
+/* Warm-up: caches, then untimed running (not recorded). */
+static int warm_up(struct pool *pool, struct iop_run *r, const struct iop_harness_opts *o,
+		   char *why, size_t len)
+{
+	const struct iop_bench *b = r->bench;
+	struct rep_result res;
+	int ret;
+
+	if (b->warm) {
+		ret = b->warm(r, why, len);
+		if (ret)
+			return ret;
+	}
+	if (iop_u64(r, "warmup")) {
+		int ws = (int)(iop_u64(r, "warmup") * 1000 / iop_u64(r, "interval_ms"));
+
+		if (!o->quiet)
+			fprintf(stderr, "iopath: bench %s: warm-up %" PRIu64 " s\n", b->name,
+				iop_u64(r, "warmup"));
+		ret = run_rep(pool, r, ws < 1 ? 1 : ws, false, &res, why, len);
+		rep_free(&res);
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * Repetition @rep: run it, append its record to @job_recs, note its value
+ * of the main metric in @main[@rep] and the one the progress line and the
+ * spread go by in @primary[@rep]. @res is the caller's to free.
+ */
+static int one_rep(struct pool *pool, struct iop_run *r, const struct iop_harness_opts *o,
+		   int rep, int nsamples, struct rep_result *res, json_t *job_recs,
+		   double *primary, double *main, char *why, size_t len)
+{
+	const struct iop_bench *b = r->bench;
+	json_t *rec;
+	char hb[32];
+	int ret;
+
+	ret = run_rep(pool, r, nsamples + 1, !o->quiet, res, why, len);
+	if (ret)
+		return ret;
+	drop_first(r, res);
+	ret = make_record(r, o, rep, res, &rec, &primary[rep]);
+	if (ret) {
+		snprintf(why, len, "%s: building the record: %s", b->name, strerror(-ret));
+		return ret;
+	}
+	json_array_append_new(job_recs, rec);
+	main[rep] = iop_record_value(rec, iop_main_metric(r));
+	if (*iop_str(r, "main_metric"))
+		primary[rep] = main[rep];
+	if (!o->quiet)
+		fprintf(stderr, "iopath: bench %s: rep %d/%d: %s %s%s%s\n", b->name, rep + 1,
+			(int)iop_u64(r, "reps"), human(primary[rep], hb, sizeof(hb)), b->metrics[0].unit,
+			res->untrusted[0] ? "  untrusted: " : "", res->untrusted);
+	if (o->after_rep)
+		return o->after_rep(r, rep, &res->rep, rec, o->arg, why, len);
+	return 0;
+}
+
+/* The spread of the main metric across the @reps repetitions, in each record. */
+static void note_spread(const struct iop_run *r, const double *primary, int reps,
+			json_t *job_recs)
+{
+	double cv;
+	size_t i;
+	json_t *rec;
+
+	if (reps <= 1)
+		return;
+	cv = iop_cv(primary, (size_t)reps) * 100.0;
+	json_array_foreach(job_recs, i, rec) {
+		json_t *run = json_object_get(rec, "run");
+
+		json_object_set_new(run, "cv_across_reps_pct", json_real(cv));
+		if (cv > iop_dbl(r, "cv_max")) {
+			char w[96];
+
+			snprintf(w, sizeof(w), "cv %.1f%% > %g%% across %d repetitions", cv,
+				 iop_dbl(r, "cv_max"), reps);
+			iop_record_untrusted(rec, w);
+		}
+	}
+}
+
 int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *recs,
 		  char *why, size_t len)
 {
 	const struct iop_bench *b = r->bench;
-	int reps = (int)iop_u64(r, "reps");
 	int runtime_ms = (int)iop_u64(r, "runtime") * 1000;
 	int nsamples = runtime_ms / (int)iop_u64(r, "interval_ms");
 	struct pool pool = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			     .cmd_cv = PTHREAD_COND_INITIALIZER,
 			     .done_cv = PTHREAD_COND_INITIALIZER };
-	struct worker_arg wa[IOP_MAX_WORKERS];
 	double primary[IOP_MAX_REPS], main[IOP_MAX_REPS];
 	struct iop_precision prec = { 0 };
 	uint64_t t_first = iop_now_ns();
 	int rep;
 	json_t *job_recs = json_array();
-	cpu_set_t cpus_set, old_affinity;
-	const char *cpus = iop_str(r, "cpus");
+	cpu_set_t old_affinity;
 	struct rep_result res;
-	char hb[32];
 	int ret;
 
 	memset(&res, 0, sizeof(res));
@@ -119,16 +219,8 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 		nsamples = 1;
 	r->nworkers = 1;
 	r->nphases = 1;
-	r->ncpus = 0;
 	sched_getaffinity(0, sizeof(old_affinity), &old_affinity);
-	if (*cpus) {
-		iop_cpulist_parse(cpus, &cpus_set);
-		for (int c = 0; c < CPU_SETSIZE && r->ncpus < IOP_MAX_WORKERS; c++)
-			if (CPU_ISSET(c, &cpus_set))
-				r->cpus[r->ncpus++] = c;
-	} else {
-		r->cpus[r->ncpus++] = default_cpu();
-	}
+	resolve_cpus(r);
 
 	if (b->requires) {
 		ret = b->requires(r, why, len);
@@ -146,118 +238,27 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 		goto out_teardown;
 	}
 	place_main_thread(r);
-	for (int i = 0; i < r->nworkers; i++) {
-		struct iop_worker *w;
-
-		if (posix_memalign((void **)&w, 64, sizeof(*w))) {
-			ret = -ENOMEM;
-			goto out_workers;
-		}
-		memset(w, 0, sizeof(*w));
-		w->idx = i;
-		w->cpu = r->cpus[i % r->ncpus];
-		w->run = r;
-		if (r->keeps_hist) {
-			w->hist = calloc(1, sizeof(*w->hist));
-			if (!w->hist) {
-				free(w);
-				ret = -ENOMEM;
-				goto out_workers;
-			}
-		}
-		r->w[i] = w;
-		wa[i].pool = &pool;
-		wa[i].w = w;
-		ret = -pthread_create(&pool.th[i], NULL, worker_main, &wa[i]);
-		if (ret) {
-			snprintf(why, len, "pthread_create: %s", strerror(-ret));
-			free(w->hist);
-			free(w);
-			r->w[i] = NULL;
-			goto out_workers;
-		}
-		pool.nthreads++;
-	}
-	pthread_mutex_lock(&pool.lock);
-	while (pool.nready < r->nworkers)
-		pthread_cond_wait(&pool.done_cv, &pool.lock);
-	pthread_mutex_unlock(&pool.lock);
-	ret = pool_error(r, why, len);
+	ret = pool_start(&pool, r, why, len);
+	if (ret)
+		goto out_workers;
+	ret = warm_up(&pool, r, o, why, len);
 	if (ret)
 		goto out_workers;
 
-	/* Warm-up: caches, then untimed running (not recorded). */
-	if (b->warm) {
-		ret = b->warm(r, why, len);
-		if (ret)
-			goto out_workers;
-	}
-	if (iop_u64(r, "warmup")) {
-		int ws = (int)(iop_u64(r, "warmup") * 1000 / iop_u64(r, "interval_ms"));
-
-		if (!o->quiet)
-			fprintf(stderr, "iopath: bench %s: warm-up %" PRIu64 " s\n", b->name,
-				iop_u64(r, "warmup"));
-		ret = run_rep(&pool, r, ws < 1 ? 1 : ws, false, &res, why, len);
-		rep_free(&res);
-		if (ret)
-			goto out_workers;
-	}
-
 	for (rep = 0; iop_precision_more(r, main, rep, t_first, &prec); rep++) {
-		json_t *rec;
-
 		if (b->warm && rep > 0) {
 			ret = b->warm(r, why, len);
 			if (ret)
 				goto out_workers;
 		}
-		ret = run_rep(&pool, r, nsamples + 1, !o->quiet, &res, why, len);
+		ret = one_rep(&pool, r, o, rep, nsamples, &res, job_recs, primary, main, why, len);
 		if (ret)
 			goto out_rep;
-		drop_first(r, &res);
-		ret = make_record(r, o, rep, &res, &rec, &primary[rep]);
-		if (ret) {
-			snprintf(why, len, "%s: building the record: %s", b->name, strerror(-ret));
-			goto out_rep;
-		}
-		json_array_append_new(job_recs, rec);
-		main[rep] = iop_record_value(rec, iop_main_metric(r));
-		if (*iop_str(r, "main_metric"))
-			primary[rep] = main[rep];
-		if (!o->quiet)
-			fprintf(stderr, "iopath: bench %s: rep %d/%d: %s %s%s%s\n", b->name, rep + 1, reps,
-				human(primary[rep], hb, sizeof(hb)), b->metrics[0].unit,
-				res.untrusted[0] ? "  untrusted: " : "", res.untrusted);
-		if (o->after_rep) {
-			ret = o->after_rep(r, rep, &res.rep, rec, o->arg, why, len);
-			if (ret)
-				goto out_rep;
-		}
 		rep_free(&res);
 	}
 
-	reps = rep;
 	iop_precision_record(r, &prec, job_recs, o->quiet);
-	/* The spread of the main metric across repetitions. */
-	if (reps > 1) {
-		double cv = iop_cv(primary, (size_t)reps) * 100.0;
-		size_t i;
-		json_t *rec;
-
-		json_array_foreach(job_recs, i, rec) {
-			json_t *run = json_object_get(rec, "run");
-
-			json_object_set_new(run, "cv_across_reps_pct", json_real(cv));
-			if (cv > iop_dbl(r, "cv_max")) {
-				char w[96];
-
-				snprintf(w, sizeof(w), "cv %.1f%% > %g%% across %d repetitions", cv,
-					 iop_dbl(r, "cv_max"), reps);
-				iop_record_untrusted(rec, w);
-			}
-		}
-	}
+	note_spread(r, primary, rep, job_recs);
 	json_array_extend(recs, job_recs);
 	ret = 0;
 	goto out_workers;
@@ -267,14 +268,7 @@ out_rep:
 	/* the repetitions that finished are valid records: keep them */
 	json_array_extend(recs, job_recs);
 out_workers:
-	pool_destroy(&pool, r);
-	for (int i = 0; i < r->nworkers && i < IOP_MAX_WORKERS; i++) {
-		if (!r->w[i])
-			continue;
-		free(r->w[i]->hist);
-		free(r->w[i]);
-		r->w[i] = NULL;
-	}
+	pool_release(&pool, r);
 	sched_setaffinity(0, sizeof(old_affinity), &old_affinity);
 out_teardown:
 	if (b->teardown)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inside the microbenchmark harness, shared by its files and by nothing
- * else: the worker pool (workers.c), one repetition and its result
- * (repetition.c), the record built from it (bench_record.c), and the run
- * that strings them together (harness.c). Benchmarks include bench.h.
+ * else: the worker pool (harness_workers.c), one repetition and its result
+ * (harness_rep.c), the record built from it (harness_record.c), and the
+ * run that strings them together (harness.c). Benchmarks include bench.h.
  */
 #ifndef IOPATH_HARNESS_INT_H
 #define IOPATH_HARNESS_INT_H
@@ -19,6 +19,13 @@
 
 enum { CMD_NONE, CMD_RUN, CMD_EXIT };
 
+struct pool;
+
+struct worker_arg {
+	struct pool *pool;
+	struct iop_worker *w;
+};
+
 struct pool {
 	pthread_mutex_t lock;
 	pthread_cond_t cmd_cv, done_cv;
@@ -26,12 +33,8 @@ struct pool {
 	int ndone;		/* workers finished with the current command */
 	int nready;
 	pthread_t th[IOP_MAX_WORKERS];
+	struct worker_arg wa[IOP_MAX_WORKERS];
 	int nthreads;
-};
-
-struct worker_arg {
-	struct pool *pool;
-	struct iop_worker *w;
 };
 
 struct rep_result {
@@ -44,26 +47,26 @@ struct rep_result {
 	char untrusted[256];
 };
 
-/* workers.c: the online CPUs, the worker threads and where they run */
+/* harness_workers.c: the online CPUs, the worker threads and where they run */
 int online_cpus(cpu_set_t *set);
-void *worker_main(void *arg);
 void pool_command(struct pool *pool, struct iop_run *r, int cmd, int phase);
 void pool_stop(struct iop_run *r);
 int pool_ndone(struct pool *pool);
 void pool_wait(struct pool *pool, struct iop_run *r);
 int pool_error(struct iop_run *r, char *why, size_t len);
-void pool_destroy(struct pool *pool, struct iop_run *r);
+int pool_start(struct pool *pool, struct iop_run *r, char *why, size_t len);
+void pool_release(struct pool *pool, struct iop_run *r);
 uint64_t workers_cpu_ns(const struct pool *pool, const struct iop_run *r);
 int default_cpu(void);
 void place_main_thread(const struct iop_run *r);
 
-/* repetition.c: one repetition, sampled, with its trust checks */
+/* harness_rep.c: one repetition, sampled, with its trust checks */
 int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool progress,
 	    struct rep_result *res, char *why, size_t len);
 void rep_free(struct rep_result *res);
 void drop_first(struct iop_run *r, struct rep_result *res);
 
-/* bench_record.c: the record of one repetition */
+/* harness_record.c: the record of one repetition */
 int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		struct rep_result *res, json_t **out, double *primary);
 

@@ -37,6 +37,7 @@
 
 #include "bench.h"
 #include "iopath.h"
+#include "uring_worker.h"
 
 static const struct iop_param rv_params[] = {
 	{ "source", IOP_P_ENUM, "zero", 0, 0, "zero|file", "/dev/zero, or a page-cached file on the scratch fs" },
@@ -77,10 +78,7 @@ struct rv_job {
 };
 
 struct rv_thread {
-	int fd;
-	char *buf;
-	struct io_uring ring;
-	bool ring_ok;
+	struct iop_uring_worker u;
 	uint64_t bare_iters[PH_MAX];	/* calls per bare interval, from the timed phase */
 };
 
@@ -149,12 +147,8 @@ static void rv_teardown(struct iop_run *r)
 {
 	struct rv_job *j = r->priv;
 
-	if (!j)
-		return;
-	if (j->created)
-		unlink(j->path);
-	free(j);
-	r->priv = NULL;
+	if (j)
+		iop_job_free(r, j->path, j->created);
 }
 
 static int rv_worker_init(struct iop_worker *w, char *why, size_t len)
@@ -166,21 +160,18 @@ static int rv_worker_init(struct iop_worker *w, char *why, size_t len)
 	if (!t)
 		return -ENOMEM;
 	w->priv = t;
-	t->fd = open(j->path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0) {
-		ret = -errno;
-		snprintf(why, len, "read_vs_readv: open %s: %s", j->path, strerror(errno));
+	ret = iop_uring_worker_open(&t->u, "read_vs_readv", j->path, O_RDONLY | O_CLOEXEC, why, len);
+	if (ret)
 		return ret;
-	}
-	if (posix_memalign((void **)&t->buf, 4096, j->bs))
+	if (posix_memalign((void **)&t->u.buf, 4096, j->bs))
 		return -ENOMEM;
-	memset(t->buf, 0, j->bs);
-	ret = io_uring_queue_init(4, &t->ring, 0);
+	memset(t->u.buf, 0, j->bs);
+	ret = io_uring_queue_init(4, &t->u.ring, 0);
 	if (ret) {
 		snprintf(why, len, "read_vs_readv: io_uring_queue_init: %s", strerror(-ret));
 		return ret;
 	}
-	t->ring_ok = true;
+	t->u.ring_ok = true;
 	for (int p = 0; p < PH_MAX; p++)
 		t->bare_iters[p] = 10000;
 	return 0;
@@ -192,11 +183,7 @@ static void rv_worker_exit(struct iop_worker *w)
 
 	if (!t)
 		return;
-	if (t->ring_ok)
-		io_uring_queue_exit(&t->ring);
-	if (t->fd >= 0)
-		close(t->fd);
-	free(t->buf);
+	iop_uring_worker_release(&t->u);
 	free(t);
 	w->priv = NULL;
 }
@@ -209,7 +196,7 @@ static __attribute__((noinline)) int rv_short(struct iop_worker *w, struct rv_th
 					      const struct rv_job *j, ssize_t n, const char *call)
 {
 	if (n >= 0 && j->is_file) {
-		if (lseek(t->fd, 0, SEEK_SET) == 0)
+		if (lseek(t->u.fd, 0, SEEK_SET) == 0)
 			return 0;
 		n = -1;
 	}
@@ -220,20 +207,20 @@ static __attribute__((noinline)) int rv_short(struct iop_worker *w, struct rv_th
 
 static int rv_uring_one(struct rv_thread *t, const struct rv_job *j)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&t->ring);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&t->u.ring);
 	struct io_uring_cqe *cqe;
 	int ret;
 
 	/* offset -1: the file position, as read(2) */
-	io_uring_prep_read(sqe, t->fd, t->buf, (unsigned int)j->bs, (uint64_t)-1);
-	ret = io_uring_submit_and_wait(&t->ring, 1);
+	io_uring_prep_read(sqe, t->u.fd, t->u.buf, (unsigned int)j->bs, (uint64_t)-1);
+	ret = io_uring_submit_and_wait(&t->u.ring, 1);
 	if (ret < 0)
 		return ret;
-	ret = io_uring_peek_cqe(&t->ring, &cqe);
+	ret = io_uring_peek_cqe(&t->u.ring, &cqe);
 	if (ret)
 		return ret;
 	ret = cqe->res;
-	io_uring_cqe_seen(&t->ring, cqe);
+	io_uring_cqe_seen(&t->u.ring, cqe);
 	return ret;
 }
 
@@ -242,7 +229,7 @@ static int rv_run(struct iop_worker *w)
 	struct rv_thread *t = w->priv;
 	const struct rv_job *j = w->run->priv;
 	const ssize_t bs = (ssize_t)j->bs;
-	struct iovec iov = { .iov_base = t->buf, .iov_len = j->bs };
+	struct iovec iov = { .iov_base = t->u.buf, .iov_len = j->bs };
 	uint64_t start = w->ops;
 	ssize_t n;
 	int ret;
@@ -250,7 +237,7 @@ static int rv_run(struct iop_worker *w)
 	switch (w->phase) {
 	case PH_READ:
 		while (!iop_stopping(w)) {
-			n = read(t->fd, t->buf, j->bs);
+			n = read(t->u.fd, t->u.buf, j->bs);
 			if (__builtin_expect(n != bs, 0)) {
 				ret = rv_short(w, t, j, n, "read");
 				if (ret)
@@ -263,7 +250,7 @@ static int rv_run(struct iop_worker *w)
 		return 0;
 	case PH_READV:
 		while (!iop_stopping(w)) {
-			n = readv(t->fd, &iov, 1);
+			n = readv(t->u.fd, &iov, 1);
 			if (__builtin_expect(n != bs, 0)) {
 				ret = rv_short(w, t, j, n, "readv");
 				if (ret)
@@ -276,7 +263,7 @@ static int rv_run(struct iop_worker *w)
 		return 0;
 	case PH_PREADV2:
 		while (!iop_stopping(w)) {
-			n = preadv2(t->fd, &iov, 1, -1, 0);
+			n = preadv2(t->u.fd, &iov, 1, -1, 0);
 			if (__builtin_expect(n != bs, 0)) {
 				ret = rv_short(w, t, j, n, "preadv2");
 				if (ret)
@@ -305,7 +292,7 @@ static int rv_run(struct iop_worker *w)
 		uint64_t iters = t->bare_iters[PH_BARE_READ];
 
 		for (uint64_t i = 0; i < iters; i++) {
-			n = read(t->fd, t->buf, j->bs);
+			n = read(t->u.fd, t->u.buf, j->bs);
 			if (__builtin_expect(n != bs, 0)) {
 				ret = rv_short(w, t, j, n, "read");
 				if (ret)
@@ -320,7 +307,7 @@ static int rv_run(struct iop_worker *w)
 		uint64_t iters = t->bare_iters[PH_BARE_READV];
 
 		for (uint64_t i = 0; i < iters; i++) {
-			n = readv(t->fd, &iov, 1);
+			n = readv(t->u.fd, &iov, 1);
 			if (__builtin_expect(n != bs, 0)) {
 				ret = rv_short(w, t, j, n, "readv");
 				if (ret)
@@ -412,13 +399,8 @@ static int rv_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
 	iop_fio_arg(f, "--rw=read");
 	iop_fio_arg(f, "--bs=%zu", j->bs);
 	iop_fio_arg(f, "--invalidate=0");
-	iop_fio_arg(f, "--gtod_reduce=1");
 	iop_fio_arg(f, "--thread=1");
-	iop_fio_arg(f, "--time_based=1");
-	iop_fio_arg(f, "--ramp_time=1");
-	iop_fio_arg(f, "--runtime=%d", runtime);
-	f->ddir = "read";
-	f->phase = PH_READ;
+	iop_fio_time_based(f, false, runtime, "read", PH_READ);
 	return 0;
 }
 

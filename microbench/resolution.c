@@ -134,11 +134,13 @@ const char *iop_main_metric(const struct iop_run *r)
 	return *m ? m : r->bench->metrics[0].name;
 }
 
-static const struct iop_metric *metric_decl(const struct iop_bench *b, const char *name)
+/* The declaration of metric NAME: the benchmark's own, else a common one. */
+const struct iop_metric *iop_metric_decl(const struct iop_bench *b, const char *name)
 {
-	const struct iop_metric *tables[2] = { b->metrics, iop_common_metrics };
+	const struct iop_metric *tables[IOP_METRIC_TABLES];
+	int ntables = iop_metric_tables(b, tables);
 
-	for (int t = 0; t < 2; t++)
+	for (int t = 0; t < ntables; t++)
 		for (const struct iop_metric *m = tables[t]; m && m->name; m++)
 			if (!strcmp(m->name, name))
 				return m;
@@ -149,7 +151,7 @@ int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
 {
 	const char *m = iop_str(r, "main_metric");
 
-	if (*m && !metric_decl(r->bench, m)) {
+	if (*m && !iop_metric_decl(r->bench, m)) {
 		snprintf(why, len, "main_metric=%s: not a metric of %s (iopath bench --help %s lists them)",
 			 m, r->bench->name, r->bench->name);
 		return -EINVAL;
@@ -159,7 +161,7 @@ int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
 
 bool iop_main_metric_is_rate(const struct iop_run *r)
 {
-	const struct iop_metric *m = metric_decl(r->bench, iop_main_metric(r));
+	const struct iop_metric *m = iop_metric_decl(r->bench, iop_main_metric(r));
 
 	return m && m->is_rate;
 }

@@ -33,6 +33,7 @@
 
 #include "bench.h"
 #include "iopath.h"
+#include "uring_worker.h"
 
 static const struct iop_param ur_params[] = {
 	{ "size", IOP_P_SIZE, "1g", 1 << 20, 1ull << 40, NULL, "file size (random offsets span it)" },
@@ -56,7 +57,6 @@ static const struct iop_param ur_params[] = {
 static const struct iop_metric ur_metrics[] = {
 	{ "iops", "ops/s", IOP_HIGHER_IS_BETTER, true },
 	{ "reaped_per_call", "ios", IOP_HIGHER_IS_BETTER, false },
-	IOP_LATENCY_METRICS,
 	{ .name = NULL }
 };
 
@@ -70,11 +70,8 @@ struct ur_job {
 };
 
 struct ur_thread {
-	struct io_uring ring;
-	bool ring_ok;
-	int fd;
-	int fd_idx;		/* 0 with registered files, else fd */
-	char *buf;
+	struct iop_uring_worker u;
+	int fd_idx;		/* 0 with registered files, else u.fd */
 	uint64_t *stamp;	/* submission time per slot (lat=1) */
 	unsigned int *free;	/* stack of free slots */
 	unsigned int nfree;
@@ -146,12 +143,8 @@ static void ur_teardown(struct iop_run *r)
 {
 	struct ur_job *j = r->priv;
 
-	if (!j)
-		return;
-	if (j->created)
-		unlink(j->path);
-	free(j);
-	r->priv = NULL;
+	if (j)
+		iop_job_free(r, j->path, j->created);
 }
 
 /*
@@ -175,13 +168,13 @@ static int ur_ring_init(struct ur_thread *t, const struct ur_job *j, bool poll)
 		memset(&p, 0, sizeof(p));
 		p.flags = flags;
 		p.cq_entries = j->depth;
-		ret = io_uring_queue_init_params(j->depth, &t->ring, &p);
+		ret = io_uring_queue_init_params(j->depth, &t->u.ring, &p);
 		if (ret != -EINVAL || i == ARRAY_SIZE(optional))
 			break;
 		flags &= ~optional[i];
 	}
 	if (!ret) {
-		t->ring_ok = true;
+		t->u.ring_ok = true;
 		t->ring_flags = flags;
 	}
 	return ret;
@@ -214,12 +207,12 @@ static int ur_poll_probe(const struct ur_job *j, char *why, size_t len)
 		snprintf(why, len, "uring_randread: poll=1: IOPOLL ring: %s", strerror(-ret));
 		goto out;
 	}
-	sqe = io_uring_get_sqe(&t.ring);
+	sqe = io_uring_get_sqe(&t.u.ring);
 	io_uring_prep_read(sqe, fd, buf, (unsigned int)j->bs, 0);
-	io_uring_submit(&t.ring);
+	io_uring_submit(&t.u.ring);
 	deadline = iop_now_ns() + 2000000000ull;
 	for (;;) {
-		ret = io_uring_peek_cqe(&t.ring, &cqe);
+		ret = io_uring_peek_cqe(&t.u.ring, &cqe);
 		if (!ret)
 			break;
 		if (iop_now_ns() > deadline) {
@@ -228,10 +221,10 @@ static int ur_poll_probe(const struct ur_job *j, char *why, size_t len)
 				 j->dev[0] ? j->dev : j->path);
 			goto out;
 		}
-		io_uring_enter(t.ring.ring_fd, 0, 0, IORING_ENTER_GETEVENTS, NULL);
+		io_uring_enter(t.u.ring.ring_fd, 0, 0, IORING_ENTER_GETEVENTS, NULL);
 	}
 	ret = cqe->res;
-	io_uring_cqe_seen(&t.ring, cqe);
+	io_uring_cqe_seen(&t.u.ring, cqe);
 	if (ret == -EOPNOTSUPP)
 		snprintf(why, len,
 			 "uring_randread: poll=1: %s%s does not support polled I/O (completion -EOPNOTSUPP: no poll queues%s)",
@@ -242,8 +235,8 @@ static int ur_poll_probe(const struct ur_job *j, char *why, size_t len)
 	else
 		ret = 0;
 out:
-	if (t.ring_ok)
-		io_uring_queue_exit(&t.ring);
+	if (t.u.ring_ok)
+		io_uring_queue_exit(&t.u.ring);
 	free(buf);
 	close(fd);
 	return ret;
@@ -310,39 +303,37 @@ static int ur_worker_init(struct iop_worker *w, char *why, size_t len)
 	if (!t)
 		return -ENOMEM;
 	w->priv = t;
-	t->fd = -1;
+	t->u.fd = -1;
 	t->rnd = 0x9e3779b97f4a7c15ull ^ ((uint64_t)(w->idx + 1) * 0xbf58476d1ce4e5b9ull);
 	t->free = calloc(nslots, sizeof(*t->free));
 	t->stamp = calloc(nslots, sizeof(*t->stamp));
 	/* memory is touched here, on the pinned thread, so it is node-local */
-	if (!t->free || !t->stamp || posix_memalign((void **)&t->buf, 4096, nslots * j->bs))
+	if (!t->free || !t->stamp || posix_memalign((void **)&t->u.buf, 4096, nslots * j->bs))
 		return -ENOMEM;
-	memset(t->buf, 0, nslots * j->bs);
+	memset(t->u.buf, 0, nslots * j->bs);
 	for (unsigned int i = 0; i < j->depth; i++)
 		t->free[t->nfree++] = i;
-	t->fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NOATIME | (j->direct ? O_DIRECT : 0));
-	if (t->fd < 0) {
-		ret = -errno;
-		snprintf(why, len, "uring_randread: open %s: %s", j->path, strerror(errno));
+	ret = iop_uring_worker_open(&t->u, "uring_randread", j->path,
+				    O_RDONLY | O_CLOEXEC | O_NOATIME | (j->direct ? O_DIRECT : 0), why, len);
+	if (ret)
 		return ret;
-	}
 	ret = ur_ring_init(t, j, j->poll);
 	if (ret) {
 		snprintf(why, len, "uring_randread: io_uring_queue_init(%u): %s", j->depth, strerror(-ret));
 		return ret;
 	}
 	if (j->fixedbufs) {
-		struct iovec iov = { .iov_base = t->buf, .iov_len = nslots * j->bs };
+		struct iovec iov = { .iov_base = t->u.buf, .iov_len = nslots * j->bs };
 
-		ret = io_uring_register_buffers(&t->ring, &iov, 1);
+		ret = io_uring_register_buffers(&t->u.ring, &iov, 1);
 		if (ret) {
 			snprintf(why, len, "uring_randread: register buffers: %s", strerror(-ret));
 			return ret;
 		}
 	}
-	t->fd_idx = t->fd;
+	t->fd_idx = t->u.fd;
 	if (j->regfiles) {
-		ret = io_uring_register_files(&t->ring, &t->fd, 1);
+		ret = io_uring_register_files(&t->u.ring, &t->u.fd, 1);
 		if (ret) {
 			snprintf(why, len, "uring_randread: register files: %s", strerror(-ret));
 			return ret;
@@ -350,7 +341,7 @@ static int ur_worker_init(struct iop_worker *w, char *why, size_t len)
 		t->fd_idx = 0;
 	}
 	if (j->regring) {
-		ret = io_uring_register_ring_fd(&t->ring);
+		ret = io_uring_register_ring_fd(&t->u.ring);
 		if (ret != 1) {
 			snprintf(why, len, "uring_randread: register ring fd: %s",
 				 strerror(ret < 0 ? -ret : EINVAL));
@@ -368,11 +359,7 @@ static void ur_worker_exit(struct iop_worker *w)
 
 	if (!t)
 		return;
-	if (t->ring_ok)
-		io_uring_queue_exit(&t->ring);
-	if (t->fd >= 0)
-		close(t->fd);
-	free(t->buf);
+	iop_uring_worker_release(&t->u);
 	free(t->stamp);
 	free(t->free);
 	free(t);
@@ -404,7 +391,7 @@ static unsigned int ur_prep(struct ur_thread *t, const struct ur_job *j, unsigne
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&t->ring);
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&t->u.ring);
 		unsigned int slot;
 		uint64_t off;
 
@@ -413,10 +400,10 @@ static unsigned int ur_prep(struct ur_thread *t, const struct ur_job *j, unsigne
 		slot = t->free[--t->nfree];
 		off = ur_next_block(t, j) * j->bs;
 		if (j->fixedbufs)
-			io_uring_prep_read_fixed(sqe, t->fd_idx, t->buf + (size_t)slot * j->bs,
+			io_uring_prep_read_fixed(sqe, t->fd_idx, t->u.buf + (size_t)slot * j->bs,
 						 (unsigned int)j->bs, off, 0);
 		else
-			io_uring_prep_read(sqe, t->fd_idx, t->buf + (size_t)slot * j->bs,
+			io_uring_prep_read(sqe, t->fd_idx, t->u.buf + (size_t)slot * j->bs,
 					   (unsigned int)j->bs, off);
 		if (j->regfiles)
 			sqe->flags |= IOSQE_FIXED_FILE;
@@ -437,7 +424,7 @@ static int ur_reap(struct iop_worker *w, struct ur_thread *t, const struct ur_jo
 
 	if (j->lat)
 		now = iop_now_ns();
-	io_uring_for_each_cqe(&t->ring, head, cqe) {
+	io_uring_for_each_cqe(&t->u.ring, head, cqe) {
 		unsigned int slot = (unsigned int)cqe->user_data;
 
 		if (__builtin_expect(cqe->res != (int)j->bs, 0) && !err) {
@@ -460,7 +447,7 @@ static int ur_reap(struct iop_worker *w, struct ur_thread *t, const struct ur_jo
 		t->free[t->nfree++] = slot;
 		n++;
 	}
-	io_uring_cq_advance(&t->ring, n);	/* always, also on error: no livelock */
+	io_uring_cq_advance(&t->u.ring, n);	/* always, also on error: no livelock */
 	*inflight -= n;
 	t->reaped += n;
 	if (!err) {
@@ -477,7 +464,7 @@ static void ur_drain(struct iop_worker *w, struct ur_thread *t, const struct ur_
 	uint64_t deadline = iop_now_ns() + 5000000000ull;
 
 	while (*inflight && iop_now_ns() < deadline) {
-		int ret = io_uring_submit_and_wait(&t->ring, 1);
+		int ret = io_uring_submit_and_wait(&t->u.ring, 1);
 
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
 			break;
@@ -509,7 +496,7 @@ static int ur_run(struct iop_worker *w)
 			to_wait = 0;
 		else
 			to_wait = inflight + prepped < j->complete ? inflight + prepped : j->complete;
-		ret = io_uring_submit_and_wait(&t->ring, to_wait);
+		ret = io_uring_submit_and_wait(&t->u.ring, to_wait);
 		t->calls++;
 		if (__builtin_expect(ret < 0, 0)) {
 			if (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY)
@@ -606,13 +593,8 @@ static int ur_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
 	iop_fio_arg(f, "--thread=1");
 	iop_fio_arg(f, "--numjobs=%d", r->nworkers);
 	iop_fio_arg(f, "--group_reporting=1");
-	if (!j->lat)	/* no per-I/O clock reads, like t/io_uring without -t */
-		iop_fio_arg(f, "--gtod_reduce=1");
-	iop_fio_arg(f, "--time_based=1");
-	iop_fio_arg(f, "--ramp_time=1");
-	iop_fio_arg(f, "--runtime=%d", runtime);
-	f->ddir = "read";
-	f->phase = 0;
+	/* no per-I/O clock reads without lat, like t/io_uring without -t */
+	iop_fio_time_based(f, j->lat, runtime, "read", 0);
 	return 0;
 }
 
@@ -623,6 +605,7 @@ static struct iop_bench uring_randread = {
 		       "the IOPS and CPU time per read of the io_uring + filesystem + block read path.",
 	.params = ur_params,
 	.metrics = ur_metrics,
+	.latency_metrics = true,
 	.validate = iop_validate_size_holds_bs,
 	.needs_fs = ur_needs_fs,
 	.requires = ur_requires,

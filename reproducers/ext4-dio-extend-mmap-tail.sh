@@ -14,15 +14,8 @@
 # repro-mkfs:
 # repro-test: folio_batch.ext4.direct_write_past_eof_mmap_tail
 set -u
-dir=${1:?usage: $0 DIR (a directory on the filesystem to test)}
-f=$dir/ext4-dio-extend-mmap-tail.$$
-command -v xfs_io >/dev/null || { echo "xfs_io not found (xfsprogs)"; exit 2; }
-
-# count_s OFF LEN [-d]: bytes of 'S' (0x53) in [OFF, OFF+LEN) of $f.
-count_s() {
-	xfs_io ${3:+"$3"} -c "pread -v $1 $2" "$f" |
-		awk '/^[0-9a-f]+:/ { for (i = 2; i <= 17; i++) if ($i == "53") n++ } END { print n + 0 }'
-}
+# shellcheck source=reproducers/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 
 # Separate processes: with one "xfs_io -d", the buffered pwrite would be
 # O_DIRECT too.
@@ -30,17 +23,10 @@ xfs_io -f -c "pwrite -S 0x41 0 1000" -c "mmap -rw 0 4096" \
 	-c "mwrite -S 0x53 1000 3096" -c munmap "$f" >/dev/null || exit 2
 xfs_io -d -c "pwrite -S 0x44 8192 4096" "$f" >/dev/null || exit 2
 
-echo "expected: [1000, 8192) reads as zeros (1000 was EOF when 'S' was written past it)"
-echo "actual:"
+expect "[1000, 8192) reads as zeros (1000 was EOF when 'S' was written past it)"
 xfs_io -c "pread -v 1000 16" "$f" | head -n 1
 cached=$(count_s 1000 3096)
 xfs_io -c fsync "$f" || exit 2
 ondisk=$(count_s 0 4096 -d)
 echo "bytes of 'S' in [1000, 4096): $cached through the page cache, $ondisk on disk after fsync"
-rm -f "$f"
-if [ "$cached" -gt 0 ] || [ "$ondisk" -gt 0 ]; then
-	echo reproduced
-	exit 1
-fi
-echo "not reproduced"
-exit 0
+verdict "$cached" "$ondisk"

@@ -18,15 +18,8 @@
 # repro-mkfs: -b size=1024
 # repro-test: folio_batch.xfs_1k.direct_write_past_eof
 set -u
-dir=${1:?usage: $0 DIR (a directory on the filesystem to test)}
-f=$dir/xfs-1k-dio-extend-mmap-tail.$$
-command -v xfs_io >/dev/null || { echo "xfs_io not found (xfsprogs)"; exit 2; }
-
-# count_s OFF LEN: bytes of 'S' (0x53) in [OFF, OFF+LEN) of $f.
-count_s() {
-	xfs_io -c "pread -v $1 $2" "$f" |
-		awk '/^[0-9a-f]+:/ { for (i = 2; i <= 17; i++) if ($i == "53") n++ } END { print n + 0 }'
-}
+# shellcheck source=reproducers/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 
 # A dirty EOF block over an unwritten extent: 64k preallocated, 8k written
 # (not synced), cut to 1000 bytes; then 'S' past EOF through mmap.
@@ -36,15 +29,6 @@ xfs_io -f -c "falloc 0 64k" -c "pwrite -S 0x41 0 8k" -c "truncate 1000" \
 # O_DIRECT too.
 xfs_io -d -c "pwrite -S 0x44 64k 4k" "$f" >/dev/null || exit 2
 
-echo "expected: [1000, 65536) reads as zeros (1000 was EOF, in block [0, 1024), when 'S' was written past it)"
-echo "actual:"
+expect "[1000, 65536) reads as zeros (1000 was EOF, in block [0, 1024), when 'S' was written past it)"
 xfs_io -c "pread -v 1024 16" "$f" | head -n 1
-n=$(count_s 1000 3096)
-echo "bytes of 'S' in [1000, 4096): $n"
-rm -f "$f"
-if [ "$n" -gt 0 ]; then
-	echo reproduced
-	exit 1
-fi
-echo "not reproduced"
-exit 0
+verdict_s 1000 3096

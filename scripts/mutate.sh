@@ -34,6 +34,9 @@ set -u
 
 prog="iopath: mutate"
 top=$(cd "$(dirname "$0")/.." && pwd)
+# usage_error, fail, host_mirror
+# shellcheck source=scripts/lib/common.bash
+. "$top/scripts/lib/common.bash"
 
 usage() {
 	cat <<EOF
@@ -68,15 +71,6 @@ arguments).
 EOF
 }
 
-usage_error() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
-fail() {
-	echo "$prog: $*" >&2
-	exit 1
-}
 
 note() {
 	echo "$prog: $*" >&2
@@ -202,22 +196,12 @@ flock -n 8 || fail "another iopath mutate is running on $work"
 
 apt_dir=$work/apt
 
-# The first URI of the machine's apt sources whose path ends in /debian.
-host_mirror() {
-	{
-		grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources |
-			awk '{ for (i = 2; i <= NF; i++) print $i }'
-		grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
-			sed 's/\[[^]]*\]//' | awk '{ print $2 }'
-	} | grep -E '/debian/?$' | head -n 1
-}
-
 # Debian unstable's newest linux-source-7.x, unpacked into WORK/src, through
 # a private apt state (the machine's apt configuration is never touched).
 fetch_source() {
 	local m key="" pkg deb tarball dir
 	local -a o
-	m=${IOPATH_VM_MIRROR:-$(host_mirror)}
+	m=${IOPATH_VM_MIRROR:-$(host_mirror debian)}
 	[ -n "$m" ] || fail "no Debian mirror in /etc/apt sources; set IOPATH_VM_MIRROR=URL or KSRC=DIR"
 	[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] &&
 		key="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "

@@ -50,6 +50,8 @@ VM_TOOLS="mkfs.ext4 mke2fs e2fsck fsck.ext4 tune2fs dumpe2fs debugfs filefrag
 	mkfs.xfs xfs_repair xfs_db xfs_io losetup blkid timeout"
 
 # The parts, in the order they run; scripts/vm/init.sh is the guest's /init.
+# shellcheck source=scripts/lib/common.bash
+. "$top/scripts/lib/common.bash"
 # shellcheck source=scripts/vm/options.bash
 . "$top/scripts/vm/options.bash"
 # shellcheck source=scripts/vm/fetch.bash

@@ -28,17 +28,15 @@
 #include "iopath_test.h"
 #include "iomap_layout.h"
 
-#define R64 IOP_K(64)
-#define FILE_SIZE (4 * R64)
 
 /* [W 0-64K][H 64-128K, delalloc 80-84K][U 128-192K][W 192-256K] */
 static const struct iop_region layout[] = {
-	{ 0 * R64, R64, IOP_REGION_WRITTEN },
-	{ 1 * R64, IOP_K(16), IOP_REGION_HOLE },
+	{ 0 * IOP_R64, IOP_R64, IOP_REGION_WRITTEN },
+	{ 1 * IOP_R64, IOP_K(16), IOP_REGION_HOLE },
 	{ IOP_K(80), IOP_K(4), IOP_REGION_DELALLOC },
 	{ IOP_K(84), IOP_K(44), IOP_REGION_HOLE },
-	{ 2 * R64, R64, IOP_REGION_UNWRITTEN },
-	{ 3 * R64, R64, IOP_REGION_WRITTEN },
+	{ 2 * IOP_R64, IOP_R64, IOP_REGION_UNWRITTEN },
+	{ 3 * IOP_R64, IOP_R64, IOP_REGION_WRITTEN },
 };
 #define NLAYOUT (ARRAY_SIZE(layout))
 
@@ -47,7 +45,7 @@ FIXTURE(dio_span) {
 	int fd;			/* buffered: builds the layout */
 	int dfd;		/* O_DIRECT */
 	uint8_t *model;
-	uint8_t *buf;		/* FILE_SIZE, 4K aligned */
+	uint8_t *buf;		/* IOP_LAYOUT_SIZE, 4K aligned */
 	struct io_uring ring;
 	bool ring_up;
 	char why[192];
@@ -65,8 +63,8 @@ FIXTURE_SETUP(dio_span)
 
 	self->fd = -1;
 	self->dfd = -1;
-	self->model = calloc(1, FILE_SIZE);
-	self->buf = iop_alloc_aligned(FILE_SIZE);
+	self->model = calloc(1, IOP_LAYOUT_SIZE);
+	self->buf = iop_alloc_aligned(IOP_LAYOUT_SIZE);
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
 	if (!self->fs.scratch)
 		return;
@@ -104,10 +102,7 @@ FIXTURE_TEARDOWN(dio_span)
 {
 	if (self->ring_up)
 		ring_teardown(&self->ring);
-	if (self->dfd >= 0)
-		close(self->dfd);
-	if (self->fd >= 0)
-		close(self->fd);
+	IOP_CLOSE_FDS(self->dfd, self->fd);
 	free(self->model);
 	free(self->buf);
 	IOP_TEST_FS_TEARDOWN(&self->fs);
@@ -149,10 +144,10 @@ TEST_F(dio_span, preadv_across_extents_returns_model_bytes)
 		iov[i].iov_len = seg[i];
 		pos += seg[i];
 	}
-	ASSERT_EQ(FILE_SIZE, pos);
+	ASSERT_EQ(IOP_LAYOUT_SIZE, pos);
 	ret = preadv(self->dfd, iov, 4, 0);
-	ASSERT_EQ((ssize_t)FILE_SIZE, ret) TH_LOG("preadv: %s", ret < 0 ? strerror(errno) : "short");
-	EXPECT_EQ(0, iop_model_compare(self->buf, self->model, 0, FILE_SIZE, self->why,
+	ASSERT_EQ((ssize_t)IOP_LAYOUT_SIZE, ret) TH_LOG("preadv: %s", ret < 0 ? strerror(errno) : "short");
+	EXPECT_EQ(0, iop_model_compare(self->buf, self->model, 0, IOP_LAYOUT_SIZE, self->why,
 				       sizeof(self->why))) TH_LOG("preadv: %s", self->why);
 
 	n = probe_offsets(offs);
@@ -172,8 +167,8 @@ TEST_F(dio_span, preadv_across_extents_returns_model_bytes)
 	}
 
 	/* At EOF: 0. Across EOF: the part before it. */
-	EXPECT_EQ(0, pread(self->dfd, self->buf, 4096, FILE_SIZE));
-	EXPECT_EQ(4096, pread(self->dfd, self->buf, 8192, FILE_SIZE - 4096));
+	EXPECT_EQ(0, pread(self->dfd, self->buf, 4096, IOP_LAYOUT_SIZE));
+	EXPECT_EQ(4096, pread(self->dfd, self->buf, 8192, IOP_LAYOUT_SIZE - 4096));
 	/*
 	 * A file offset off the device's logical block: EINVAL, not a
 	 * partial transfer. (Buffer address alignment is not checked: it
@@ -221,14 +216,14 @@ TEST_F(dio_span, pwritev_across_extents_writes_every_byte)
 	ret = pwritev(self->dfd, iov, 4, (off_t)start);
 	ASSERT_EQ((ssize_t)pos, ret) TH_LOG("pwritev: %s", ret < 0 ? strerror(errno) : "short");
 
-	ASSERT_EQ(0, iop_pread_all(self->dfd, self->buf, FILE_SIZE, 0));
-	EXPECT_EQ(0, iop_model_compare(self->buf, self->model, 0, FILE_SIZE, self->why,
+	ASSERT_EQ(0, iop_pread_all(self->dfd, self->buf, IOP_LAYOUT_SIZE, 0));
+	EXPECT_EQ(0, iop_model_compare(self->buf, self->model, 0, IOP_LAYOUT_SIZE, self->why,
 				       sizeof(self->why))) TH_LOG("O_DIRECT read: %s", self->why);
-	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("buffered read: %s", self->why);
 
 	ASSERT_EQ(0, fsync(self->fd));
-	n = iop_fiemap(self->fd, 0, FILE_SIZE, &f);
+	n = iop_fiemap(self->fd, 0, IOP_LAYOUT_SIZE, &f);
 	ASSERT_LT(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
 	for (i = 0; i < (unsigned int)n; i++) {
 		EXPECT_EQ(covered, f.ext[i].fe_logical) TH_LOG("hole before extent %u", i);
@@ -236,11 +231,11 @@ TEST_F(dio_span, pwritev_across_extents_writes_every_byte)
 			TH_LOG("extent %u at %llu still unwritten", i, f.ext[i].fe_logical);
 		covered = f.ext[i].fe_logical + f.ext[i].fe_length;
 	}
-	EXPECT_EQ(FILE_SIZE, covered);
+	EXPECT_EQ(IOP_LAYOUT_SIZE, covered);
 	ASSERT_EQ(0, fstat(self->fd, &st));
-	EXPECT_LE(FILE_SIZE, (uint64_t)st.st_blocks * 512)
+	EXPECT_LE(IOP_LAYOUT_SIZE, (uint64_t)st.st_blocks * 512)
 		TH_LOG("st_blocks %lld: less than the %llu bytes FIEMAP shows allocated",
-		       (long long)st.st_blocks, (unsigned long long)FILE_SIZE);
+		       (long long)st.st_blocks, (unsigned long long)IOP_LAYOUT_SIZE);
 }
 
 /* io_uring with the file and the buffers registered, or a skip reason. */
@@ -308,13 +303,13 @@ TEST_F(dio_span, io_uring_fixed_buffers_span_extents)
 	IOP_TEST_BEGIN(&self->fs);
 	if (iop_probe("io_uring", self->why, sizeof(self->why)) == 0)
 		SKIP(return, "%s", self->why);
-	ret = ring_setup(ring, self->dfd, self->buf, FILE_SIZE, self->why, sizeof(self->why));
+	ret = ring_setup(ring, self->dfd, self->buf, IOP_LAYOUT_SIZE, self->why, sizeof(self->why));
 	ASSERT_EQ(0, ret) TH_LOG("%s", self->why);
 	self->ring_up = true;
 
-	ret = ring_rw(ring, false, self->buf, FILE_SIZE, 0);
-	EXPECT_EQ((int)FILE_SIZE, ret) TH_LOG("READ_FIXED: %s", strerror(ret < 0 ? -ret : 0));
-	EXPECT_EQ(0, iop_model_compare(self->buf, self->model, 0, FILE_SIZE, self->why,
+	ret = ring_rw(ring, false, self->buf, IOP_LAYOUT_SIZE, 0);
+	EXPECT_EQ((int)IOP_LAYOUT_SIZE, ret) TH_LOG("READ_FIXED: %s", strerror(ret < 0 ? -ret : 0));
+	EXPECT_EQ(0, iop_model_compare(self->buf, self->model, 0, IOP_LAYOUT_SIZE, self->why,
 				       sizeof(self->why))) TH_LOG("whole file: %s", self->why);
 
 	n = probe_offsets(offs);
@@ -332,10 +327,10 @@ TEST_F(dio_span, io_uring_fixed_buffers_span_extents)
 	ret = ring_rw(ring, true, self->buf, IOP_K(64), IOP_K(96));
 	EXPECT_EQ((int)IOP_K(64), ret) TH_LOG("WRITE_FIXED: %s", strerror(ret < 0 ? -ret : 0));
 
-	memset(self->buf, 0xee, FILE_SIZE);
-	ret = ring_rw(ring, false, self->buf, FILE_SIZE, 0);
-	EXPECT_EQ((int)FILE_SIZE, ret);
-	EXPECT_EQ(0, iop_model_compare(self->buf, self->model, 0, FILE_SIZE, self->why,
+	memset(self->buf, 0xee, IOP_LAYOUT_SIZE);
+	ret = ring_rw(ring, false, self->buf, IOP_LAYOUT_SIZE, 0);
+	EXPECT_EQ((int)IOP_LAYOUT_SIZE, ret);
+	EXPECT_EQ(0, iop_model_compare(self->buf, self->model, 0, IOP_LAYOUT_SIZE, self->why,
 				       sizeof(self->why))) TH_LOG("after write: %s", self->why);
 }
 

@@ -64,24 +64,12 @@ FIXTURE_VARIANT(unwritten) {
 	IOP_FS_VARIANT_FIELDS;
 };
 
-FIXTURE_VARIANT_ADD(unwritten, ext4) {
-	.fstype = "ext4",
-	.mkfs_opts = "",
-	.blksz = 4096,
-};
+FIXTURE_VARIANT_ADD(unwritten, ext4) { IOP_FS_EXT4 };
 
 /* blocks smaller than a page: partial-page extents and conversions */
-FIXTURE_VARIANT_ADD(unwritten, ext4_1k) {
-	.fstype = "ext4",
-	.mkfs_opts = "-b 1024",
-	.blksz = 1024,
-};
+FIXTURE_VARIANT_ADD(unwritten, ext4_1k) { IOP_FS_EXT4_1K };
 
-FIXTURE_VARIANT_ADD(unwritten, xfs) {
-	.fstype = "xfs",
-	.mkfs_opts = "",
-	.blksz = 4096,
-};
+FIXTURE_VARIANT_ADD(unwritten, xfs) { IOP_FS_XFS };
 
 FIXTURE_SETUP(unwritten)
 {

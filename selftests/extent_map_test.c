@@ -28,15 +28,13 @@
 #include "iopath_test.h"
 #include "iomap_layout.h"
 
-#define R64 IOP_K(64)
-#define FILE_SIZE (4 * R64)
 
 /* [W 0-64K][H 64-128K][U 128-192K][W 192-256K] */
 static const struct iop_region layout_whuw[] = {
-	{ 0 * R64, R64, IOP_REGION_WRITTEN },
-	{ 1 * R64, R64, IOP_REGION_HOLE },
-	{ 2 * R64, R64, IOP_REGION_UNWRITTEN },
-	{ 3 * R64, R64, IOP_REGION_WRITTEN },
+	{ 0 * IOP_R64, IOP_R64, IOP_REGION_WRITTEN },
+	{ 1 * IOP_R64, IOP_R64, IOP_REGION_HOLE },
+	{ 2 * IOP_R64, IOP_R64, IOP_REGION_UNWRITTEN },
+	{ 3 * IOP_R64, IOP_R64, IOP_REGION_WRITTEN },
 };
 
 FIXTURE(extent_map) {
@@ -61,7 +59,7 @@ FIXTURE_SETUP(extent_map)
 	if (!self->fs.scratch)
 		return;
 	self->fd = iop_open_at(self->fs.scratch->mnt, "layout", O_RDWR | O_CREAT | O_TRUNC, 0644);
-	self->model = calloc(1, FILE_SIZE);
+	self->model = calloc(1, IOP_LAYOUT_SIZE);
 	if (self->fd < 0 || !self->model)
 		snprintf(self->fs.error, sizeof(self->fs.error), "open layout: %s",
 			 strerror(self->fd < 0 ? -self->fd : ENOMEM));
@@ -69,10 +67,7 @@ FIXTURE_SETUP(extent_map)
 
 FIXTURE_TEARDOWN(extent_map)
 {
-	if (self->src >= 0)
-		close(self->src);
-	if (self->fd >= 0)
-		close(self->fd);
+	IOP_CLOSE_FDS(self->src, self->fd);
 	free(self->model);
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
@@ -140,8 +135,8 @@ static int check_seeks(int fd, const struct data_span *d, unsigned int n, uint64
 	unsigned int i, j, k = 0, nbound;
 	static const int whence[2] = { SEEK_DATA, SEEK_HOLE };
 
-	for (i = 0; i <= size / R64; i++)
-		offs[k++] = i * R64;
+	for (i = 0; i <= size / IOP_R64; i++)
+		offs[k++] = i * IOP_R64;
 	for (i = 0; i < n; i++) {
 		offs[k++] = d[i].start;
 		offs[k++] = d[i].end;
@@ -176,9 +171,9 @@ static int check_seeks(int fd, const struct data_span *d, unsigned int n, uint64
 TEST_F(extent_map, fiemap_reports_each_extent_with_its_own_flags)
 {
 	static const struct iop_fiemap_want want[] = {
-		{ 0 * R64, R64, 0 },
-		{ 2 * R64, R64, FIEMAP_EXTENT_UNWRITTEN },
-		{ 3 * R64, R64, FIEMAP_EXTENT_LAST },
+		{ 0 * IOP_R64, IOP_R64, 0 },
+		{ 2 * IOP_R64, IOP_R64, FIEMAP_EXTENT_UNWRITTEN },
+		{ 3 * IOP_R64, IOP_R64, FIEMAP_EXTENT_LAST },
 	};
 	struct iop_fiemap f;
 	int n;
@@ -195,18 +190,18 @@ TEST_F(extent_map, fiemap_reports_each_extent_with_its_own_flags)
 	 * (FIEMAP of [0,128K) here says LAST on [0,64K) on ext4 and XFS
 	 * alike), not on the file's last extent.
 	 */
-	n = iop_fiemap(self->fd, 0, FILE_SIZE, &f);
+	n = iop_fiemap(self->fd, 0, IOP_LAYOUT_SIZE, &f);
 	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
 	EXPECT_EQ(0, iop_fiemap_expect(&f, want, 3, self->why, sizeof(self->why)))
 		TH_LOG("%s", self->why);
 
 	/* A range starting inside the hole begins at the unwritten extent. */
-	n = iop_fiemap(self->fd, R64 + 4096, FILE_SIZE - R64 - 4096, &f);
+	n = iop_fiemap(self->fd, IOP_R64 + 4096, IOP_LAYOUT_SIZE - IOP_R64 - 4096, &f);
 	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
 	EXPECT_EQ(0, iop_fiemap_expect(&f, want + 1, 2, self->why, sizeof(self->why)))
 		TH_LOG("from inside the hole: %s", self->why);
 
-	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("%s", self->why);
 }
 
@@ -220,15 +215,15 @@ TEST_F(extent_map, fiemap_reports_each_extent_with_its_own_flags)
 TEST_F(extent_map, seek_treats_clean_unwritten_as_hole)
 {
 	static const struct data_span data[] = {
-		{ 0, R64 }, { 3 * R64, 4 * R64 },
+		{ 0, IOP_R64 }, { 3 * IOP_R64, 4 * IOP_R64 },
 	};
 
 	IOP_TEST_BEGIN(&self->fs);
 	ASSERT_EQ(0, iop_layout_build(self->fd, layout_whuw, 4, self->model, 2,
 				      self->why, sizeof(self->why))) TH_LOG("%s", self->why);
-	EXPECT_EQ(0, check_seeks(self->fd, data, 2, FILE_SIZE, self->why, sizeof(self->why)))
+	EXPECT_EQ(0, check_seeks(self->fd, data, 2, IOP_LAYOUT_SIZE, self->why, sizeof(self->why)))
 		TH_LOG("%s", self->why);
-	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("%s", self->why);
 }
 
@@ -246,22 +241,22 @@ TEST_F(extent_map, seek_treats_clean_unwritten_as_hole)
 TEST_F(extent_map, delalloc_and_dirty_unwritten_are_data_before_and_after_writeback)
 {
 	static const struct data_span data[] = {
-		{ 0, R64 }, { IOP_K(80), IOP_K(84) }, { IOP_K(132), IOP_K(136) },
-		{ 3 * R64, 4 * R64 },
+		{ 0, IOP_R64 }, { IOP_K(80), IOP_K(84) }, { IOP_K(132), IOP_K(136) },
+		{ 3 * IOP_R64, 4 * IOP_R64 },
 	};
 	static const struct iop_fiemap_want dirty[] = {
-		{ 0, R64, 0 },
+		{ 0, IOP_R64, 0 },
 		{ IOP_K(80), IOP_K(4), FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN },
-		{ 2 * R64, R64, FIEMAP_EXTENT_UNWRITTEN },
-		{ 3 * R64, R64, FIEMAP_EXTENT_LAST },
+		{ 2 * IOP_R64, IOP_R64, FIEMAP_EXTENT_UNWRITTEN },
+		{ 3 * IOP_R64, IOP_R64, FIEMAP_EXTENT_LAST },
 	};
 	static const struct iop_fiemap_want clean[] = {
-		{ 0, R64, 0 },
+		{ 0, IOP_R64, 0 },
 		{ IOP_K(80), IOP_K(4), 0 },
 		{ IOP_K(128), IOP_K(4), FIEMAP_EXTENT_UNWRITTEN },
 		{ IOP_K(132), IOP_K(4), 0 },
 		{ IOP_K(136), IOP_K(56), FIEMAP_EXTENT_UNWRITTEN },
-		{ 3 * R64, R64, FIEMAP_EXTENT_LAST },
+		{ 3 * IOP_R64, IOP_R64, FIEMAP_EXTENT_LAST },
 	};
 	static const struct iop_region dirty_writes[] = {
 		{ IOP_K(80), IOP_K(4), IOP_REGION_DELALLOC },
@@ -285,22 +280,22 @@ TEST_F(extent_map, delalloc_and_dirty_unwritten_are_data_before_and_after_writeb
 		memcpy(self->model + r->offset, buf, r->length);
 	}
 
-	n = iop_fiemap(self->fd, 0, FILE_SIZE, &f);
+	n = iop_fiemap(self->fd, 0, IOP_LAYOUT_SIZE, &f);
 	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
 	EXPECT_EQ(0, iop_fiemap_expect(&f, dirty, 4, self->why, sizeof(self->why)))
 		TH_LOG("before writeback: %s", self->why);
-	EXPECT_EQ(0, check_seeks(self->fd, data, 4, FILE_SIZE, self->why, sizeof(self->why)))
+	EXPECT_EQ(0, check_seeks(self->fd, data, 4, IOP_LAYOUT_SIZE, self->why, sizeof(self->why)))
 		TH_LOG("before writeback: %s", self->why);
 
 	ASSERT_EQ(0, fsync(self->fd));
-	n = iop_fiemap(self->fd, 0, FILE_SIZE, &f);
+	n = iop_fiemap(self->fd, 0, IOP_LAYOUT_SIZE, &f);
 	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
 	EXPECT_EQ(0, iop_fiemap_expect(&f, clean, 6, self->why, sizeof(self->why)))
 		TH_LOG("after writeback: %s", self->why);
-	EXPECT_EQ(0, check_seeks(self->fd, data, 4, FILE_SIZE, self->why, sizeof(self->why)))
+	EXPECT_EQ(0, check_seeks(self->fd, data, 4, IOP_LAYOUT_SIZE, self->why, sizeof(self->why)))
 		TH_LOG("after writeback: %s", self->why);
 
-	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("%s", self->why);
 }
 
@@ -316,26 +311,26 @@ TEST_F(extent_map, delalloc_and_dirty_unwritten_are_data_before_and_after_writeb
 TEST_F(extent_map, fiemap_marks_only_cloned_extents_shared)
 {
 	static const struct iop_region src_layout[] = {
-		{ 0, FILE_SIZE, IOP_REGION_WRITTEN },
+		{ 0, IOP_LAYOUT_SIZE, IOP_REGION_WRITTEN },
 	};
 	static const struct iop_region dst_layout[] = {
-		{ 0, R64, IOP_REGION_HOLE },
-		{ R64, R64, IOP_REGION_WRITTEN },
-		{ 2 * R64, 2 * R64, IOP_REGION_HOLE },
+		{ 0, IOP_R64, IOP_REGION_HOLE },
+		{ IOP_R64, IOP_R64, IOP_REGION_WRITTEN },
+		{ 2 * IOP_R64, 2 * IOP_R64, IOP_REGION_HOLE },
 	};
 	static const struct iop_fiemap_want dst_want[] = {
-		{ 0, R64, FIEMAP_EXTENT_SHARED },
-		{ R64, R64, 0 },
-		{ 3 * R64, R64, FIEMAP_EXTENT_SHARED | FIEMAP_EXTENT_LAST },
+		{ 0, IOP_R64, FIEMAP_EXTENT_SHARED },
+		{ IOP_R64, IOP_R64, 0 },
+		{ 3 * IOP_R64, IOP_R64, FIEMAP_EXTENT_SHARED | FIEMAP_EXTENT_LAST },
 	};
 	/* src [0,64K) went to dst 0, src [128K,192K) to dst 192K */
 	static const struct iop_fiemap_want src_want[] = {
-		{ 0, R64, FIEMAP_EXTENT_SHARED },
-		{ R64, R64, 0 },
-		{ 2 * R64, R64, FIEMAP_EXTENT_SHARED },
-		{ 3 * R64, R64, FIEMAP_EXTENT_LAST },
+		{ 0, IOP_R64, FIEMAP_EXTENT_SHARED },
+		{ IOP_R64, IOP_R64, 0 },
+		{ 2 * IOP_R64, IOP_R64, FIEMAP_EXTENT_SHARED },
+		{ 3 * IOP_R64, IOP_R64, FIEMAP_EXTENT_LAST },
 	};
-	uint8_t *src_model = calloc(1, FILE_SIZE);
+	uint8_t *src_model = calloc(1, IOP_LAYOUT_SIZE);
 	struct iop_fiemap f;
 	int n, ret;
 
@@ -351,27 +346,27 @@ TEST_F(extent_map, fiemap_marks_only_cloned_extents_shared)
 				      self->why, sizeof(self->why))) TH_LOG("%s", self->why);
 	ASSERT_EQ(0, iop_layout_build(self->fd, dst_layout, 3, self->model, 5,
 				      self->why, sizeof(self->why))) TH_LOG("%s", self->why);
-	ret = iop_clone_range(self->fd, self->src, 0, R64, 0);
+	ret = iop_clone_range(self->fd, self->src, 0, IOP_R64, 0);
 	if (ret == -EOPNOTSUPP || ret == -EXDEV || ret == -ENOTTY ||
 	    (ret == -EINVAL && !variant->reflink))
 		SKIP(return, "%s: no reflink (FICLONERANGE: %s)", variant->fstype, strerror(-ret));
 	ASSERT_EQ(0, ret) TH_LOG("FICLONERANGE: %s", strerror(-ret));
-	ASSERT_EQ(0, iop_clone_range(self->fd, self->src, 2 * R64, R64, 3 * R64));
-	memcpy(self->model, src_model, R64);
-	memcpy(self->model + 3 * R64, src_model + 2 * R64, R64);
+	ASSERT_EQ(0, iop_clone_range(self->fd, self->src, 2 * IOP_R64, IOP_R64, 3 * IOP_R64));
+	memcpy(self->model, src_model, IOP_R64);
+	memcpy(self->model + 3 * IOP_R64, src_model + 2 * IOP_R64, IOP_R64);
 
-	n = iop_fiemap(self->fd, 0, FILE_SIZE, &f);
+	n = iop_fiemap(self->fd, 0, IOP_LAYOUT_SIZE, &f);
 	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
 	EXPECT_EQ(0, iop_fiemap_expect(&f, dst_want, 3, self->why, sizeof(self->why)))
 		TH_LOG("clone: %s", self->why);
-	n = iop_fiemap(self->src, 0, FILE_SIZE, &f);
+	n = iop_fiemap(self->src, 0, IOP_LAYOUT_SIZE, &f);
 	ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
 	EXPECT_EQ(0, iop_fiemap_expect(&f, src_want, 4, self->why, sizeof(self->why)))
 		TH_LOG("source: %s", self->why);
 
-	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("clone: %s", self->why);
-	EXPECT_EQ(0, iop_file_compare(self->src, src_model, FILE_SIZE, self->why,
+	EXPECT_EQ(0, iop_file_compare(self->src, src_model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("source: %s", self->why);
 	free(src_model);
 }

@@ -286,18 +286,9 @@ FIXTURE_VARIANT(folio_batch) {
 	IOP_FS_VARIANT_FIELDS;
 };
 
-FIXTURE_VARIANT_ADD(folio_batch, xfs) {
-	.fstype = "xfs",
-	.mkfs_opts = "-m reflink=1",
-	.blksz = 4096,
-	.reflink = true,
-};
+FIXTURE_VARIANT_ADD(folio_batch, xfs) { IOP_FS_XFS_REFLINK };
 
-FIXTURE_VARIANT_ADD(folio_batch, ext4) {
-	.fstype = "ext4",
-	.mkfs_opts = "",
-	.blksz = 4096,
-};
+FIXTURE_VARIANT_ADD(folio_batch, ext4) { IOP_FS_EXT4 };
 
 /*
  * Blocks smaller than a page: the EOF block is a part of its folio, so

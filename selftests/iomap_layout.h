@@ -31,6 +31,9 @@
 #include <linux/fs.h>
 
 #define IOP_K(x) ((uint64_t)(x) << 10)
+/* The iomap tests' layouts: four regions of 64 KiB. */
+#define IOP_R64 IOP_K(64)
+#define IOP_LAYOUT_SIZE (4 * IOP_R64)
 
 enum iop_region_kind {
 	IOP_REGION_WRITTEN,	/* pwrite + fsync: allocated, written */
@@ -255,6 +258,18 @@ static inline int iop_fiemap_expect(const struct iop_fiemap *f, const struct iop
 	return 0;
 }
 
+/* Close each of the @n descriptors in @fds that is open (>= 0). */
+static inline void iop_close_fds(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* IOP_CLOSE_FDS(a, b, ...): close those of a, b, ... that are open, in order. */
+#define IOP_CLOSE_FDS(...)								\
+	iop_close_fds((const int[]){ __VA_ARGS__ }, sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
+
 /* open(@dir/@name) without building a path (no length limit to hit). */
 static inline int iop_open_at(const char *dir, const char *name, int flags, mode_t mode)
 {
@@ -286,16 +301,9 @@ static inline int iop_clone_range(int dst, int src, uint64_t src_off, uint64_t l
  * after it, is one.
  */
 #define IOP_IOMAP_FS_VARIANTS(f)						\
-	FIXTURE_VARIANT_ADD(f, ext4) {						\
-		.fstype = "ext4", .mkfs_opts = "", .blksz = 4096,		\
-	};									\
-	FIXTURE_VARIANT_ADD(f, ext4_1k) {					\
-		.fstype = "ext4", .mkfs_opts = "-b 1024", .blksz = 1024,	\
-	};									\
-	FIXTURE_VARIANT_ADD(f, xfs_reflink) {					\
-		.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096,	\
-		.reflink = true,						\
-	};									\
+	FIXTURE_VARIANT_ADD(f, ext4) { IOP_FS_EXT4 };				\
+	FIXTURE_VARIANT_ADD(f, ext4_1k) { IOP_FS_EXT4_1K };			\
+	FIXTURE_VARIANT_ADD(f, xfs_reflink) { IOP_FS_XFS_REFLINK };		\
 	FIXTURE_VARIANT_ADD(f, xfs_1k) {					\
 		.fstype = "xfs", .mkfs_opts = "-b size=1024", .blksz = 1024,	\
 	};									\

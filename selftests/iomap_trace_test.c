@@ -37,8 +37,6 @@
 #include "iomap_layout.h"
 #include "mapcheck.h"
 
-#define R64 IOP_K(64)
-#define FILE_SIZE (4 * R64)
 #define MAX_EVENTS 4096
 
 /* The op flags that tell one kind of loop from another. */
@@ -52,18 +50,18 @@
 
 /* [W 0-64K][H 64-128K][U 128-192K][W 192-256K] */
 static const struct iop_region layout_whuw[] = {
-	{ 0 * R64, R64, IOP_REGION_WRITTEN },
-	{ 1 * R64, R64, IOP_REGION_HOLE },
-	{ 2 * R64, R64, IOP_REGION_UNWRITTEN },
-	{ 3 * R64, R64, IOP_REGION_WRITTEN },
+	{ 0 * IOP_R64, IOP_R64, IOP_REGION_WRITTEN },
+	{ 1 * IOP_R64, IOP_R64, IOP_REGION_HOLE },
+	{ 2 * IOP_R64, IOP_R64, IOP_REGION_UNWRITTEN },
+	{ 3 * IOP_R64, IOP_R64, IOP_REGION_WRITTEN },
 };
 
 /* What the filesystem must report for it when nothing is being written. */
 static const struct iop_map_extent report_whuw[] = {
-	MAP(0 * R64, R64, IOP_IOMAP_MAPPED, 0, 0, false),
-	MAP(1 * R64, R64, IOP_IOMAP_HOLE, 0, 0, false),
-	MAP(2 * R64, R64, IOP_IOMAP_UNWRITTEN, 0, 0, false),
-	MAP(3 * R64, R64, IOP_IOMAP_MAPPED, 0, 0, false),
+	MAP(0 * IOP_R64, IOP_R64, IOP_IOMAP_MAPPED, 0, 0, false),
+	MAP(1 * IOP_R64, IOP_R64, IOP_IOMAP_HOLE, 0, 0, false),
+	MAP(2 * IOP_R64, IOP_R64, IOP_IOMAP_UNWRITTEN, 0, 0, false),
+	MAP(3 * IOP_R64, IOP_R64, IOP_IOMAP_MAPPED, 0, 0, false),
 };
 
 FIXTURE(iomap_trace) {
@@ -132,8 +130,8 @@ FIXTURE_SETUP(iomap_trace)
 	self->trace = NULL;
 	self->fd = self->dfd = self->src = -1;
 	self->n = 0;
-	self->model = calloc(1, FILE_SIZE);
-	self->buf = iop_alloc_aligned(FILE_SIZE);
+	self->model = calloc(1, IOP_LAYOUT_SIZE);
+	self->buf = iop_alloc_aligned(IOP_LAYOUT_SIZE);
 	self->ev = calloc(MAX_EVENTS, sizeof(*self->ev));
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
 	if (!self->fs.scratch)
@@ -162,12 +160,7 @@ FIXTURE_TEARDOWN(iomap_trace)
 {
 	iop_trace_close(self->trace);
 	/* Every fd closed before the scratch is unmounted. */
-	if (self->src >= 0)
-		close(self->src);
-	if (self->dfd >= 0)
-		close(self->dfd);
-	if (self->fd >= 0)
-		close(self->fd);
+	IOP_CLOSE_FDS(self->src, self->dfd, self->fd);
 	free(self->model);
 	free(self->buf);
 	free(self->ev);
@@ -293,18 +286,18 @@ TEST_F(iomap_trace, report_loops_map_each_extent_with_its_own_state)
 				      self->why, sizeof(self->why))) TH_LOG("%s", self->why);
 
 	ASSERT_EQ(0, trace_begin(self));
-	n = iop_fiemap(self->fd, 0, FILE_SIZE, &f);
+	n = iop_fiemap(self->fd, 0, IOP_LAYOUT_SIZE, &f);
 	TRACE_END_OK(self);
 	ASSERT_EQ(3, n);
-	EXPECT_TRUE(judge(self, IOP_IOMAP_REPORT, report_whuw, 4, 0, FILE_SIZE, 0, &v))
+	EXPECT_TRUE(judge(self, IOP_IOMAP_REPORT, report_whuw, 4, 0, IOP_LAYOUT_SIZE, 0, &v))
 		TH_LOG("FIEMAP: %s", v.reason);
 	EXPECT_EQ(4u, v.mappings);
 
 	ASSERT_EQ(0, trace_begin(self));
 	got = lseek(self->fd, IOP_K(68), SEEK_DATA);
 	TRACE_END_OK(self);
-	ASSERT_EQ((off_t)(3 * R64), got);
-	EXPECT_TRUE(judge(self, IOP_IOMAP_REPORT, report_whuw, 4, IOP_K(68), FILE_SIZE - IOP_K(68),
+	ASSERT_EQ((off_t)(3 * IOP_R64), got);
+	EXPECT_TRUE(judge(self, IOP_IOMAP_REPORT, report_whuw, 4, IOP_K(68), IOP_LAYOUT_SIZE - IOP_K(68),
 			  IOP_MAPCHECK_PARTIAL, &v)) TH_LOG("SEEK_DATA: %s", v.reason);
 	EXPECT_EQ(3u, v.mappings);
 }
@@ -328,16 +321,16 @@ TEST_F(iomap_trace, direct_read_maps_each_extent_with_its_own_state)
 	iov[0].iov_base = self->buf;
 	iov[0].iov_len = IOP_K(100);
 	iov[1].iov_base = self->buf + IOP_K(100);
-	iov[1].iov_len = FILE_SIZE - IOP_K(100);
+	iov[1].iov_len = IOP_LAYOUT_SIZE - IOP_K(100);
 
 	ASSERT_EQ(0, trace_begin(self));
 	ret = preadv(self->dfd, iov, 2, 0);
 	TRACE_END_OK(self);
-	ASSERT_EQ((ssize_t)FILE_SIZE, ret);
-	EXPECT_TRUE(judge(self, IOP_IOMAP_DIRECT, report_whuw, 4, 0, FILE_SIZE, 0, &v))
+	ASSERT_EQ((ssize_t)IOP_LAYOUT_SIZE, ret);
+	EXPECT_TRUE(judge(self, IOP_IOMAP_DIRECT, report_whuw, 4, 0, IOP_LAYOUT_SIZE, 0, &v))
 		TH_LOG("%s", v.reason);
 	EXPECT_EQ(4u, v.mappings);
-	EXPECT_EQ(0, iop_model_compare(self->buf, self->model, 0, FILE_SIZE, self->why,
+	EXPECT_EQ(0, iop_model_compare(self->buf, self->model, 0, IOP_LAYOUT_SIZE, self->why,
 				       sizeof(self->why))) TH_LOG("%s", self->why);
 }
 
@@ -361,10 +354,10 @@ TEST_F(iomap_trace, direct_write_marks_only_allocated_blocks_new)
 {
 	const bool ext4 = !strcmp(variant->fstype, "ext4");
 	const struct iop_map_extent want[] = {
-		MAP(1 * R64, R64, IOP_IOMAP_UNWRITTEN, IOP_IOMAP_F_NEW, 0, false),
-		MAP(2 * R64, R64, IOP_IOMAP_UNWRITTEN, 0,
+		MAP(1 * IOP_R64, IOP_R64, IOP_IOMAP_UNWRITTEN, IOP_IOMAP_F_NEW, 0, false),
+		MAP(2 * IOP_R64, IOP_R64, IOP_IOMAP_UNWRITTEN, 0,
 		    ext4 ? IOP_IOMAP_F_SHARED : 0, false),
-		MAP(3 * R64, R64, IOP_IOMAP_MAPPED, 0, 0, false),
+		MAP(3 * IOP_R64, IOP_R64, IOP_IOMAP_MAPPED, 0, 0, false),
 	};
 	struct iop_map_verdict v;
 	ssize_t ret;
@@ -372,17 +365,17 @@ TEST_F(iomap_trace, direct_write_marks_only_allocated_blocks_new)
 	IOP_TEST_BEGIN(&self->fs);
 	ASSERT_EQ(0, iop_layout_build(self->fd, layout_whuw, 4, self->model, 43,
 				      self->why, sizeof(self->why))) TH_LOG("%s", self->why);
-	iop_pattern_fill(self->buf, R64, 3 * R64, 44);
-	memcpy(self->model + R64, self->buf, 3 * R64);
+	iop_pattern_fill(self->buf, IOP_R64, 3 * IOP_R64, 44);
+	memcpy(self->model + IOP_R64, self->buf, 3 * IOP_R64);
 
 	ASSERT_EQ(0, trace_begin(self));
-	ret = pwrite(self->dfd, self->buf, 3 * R64, R64);
+	ret = pwrite(self->dfd, self->buf, 3 * IOP_R64, IOP_R64);
 	TRACE_END_OK(self);
-	ASSERT_EQ((ssize_t)(3 * R64), ret);
-	EXPECT_TRUE(judge(self, IOP_IOMAP_WRITE | IOP_IOMAP_DIRECT, want, 3, R64, 3 * R64, 0, &v))
+	ASSERT_EQ((ssize_t)(3 * IOP_R64), ret);
+	EXPECT_TRUE(judge(self, IOP_IOMAP_WRITE | IOP_IOMAP_DIRECT, want, 3, IOP_R64, 3 * IOP_R64, 0, &v))
 		TH_LOG("%s", v.reason);
 	EXPECT_EQ(3u, v.mappings);
-	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("%s", self->why);
 }
 
@@ -398,7 +391,7 @@ TEST_F(iomap_trace, direct_write_marks_only_allocated_blocks_new)
  */
 TEST_F(iomap_trace, cow_write_has_srcmap_only_over_the_shared_extent)
 {
-	static const struct iop_region whole[] = { { 0, FILE_SIZE, IOP_REGION_WRITTEN } };
+	static const struct iop_region whole[] = { { 0, IOP_LAYOUT_SIZE, IOP_REGION_WRITTEN } };
 	/*
 	 * NEW on a COW reservation differs between releases (6.1: SHARED
 	 * only, 6.18: NEW|SHARED), so only SHARED is judged there; the hole's
@@ -409,7 +402,7 @@ TEST_F(iomap_trace, cow_write_has_srcmap_only_over_the_shared_extent)
 		MAP(IOP_K(128), IOP_K(128), IOP_IOMAP_DELALLOC, IOP_IOMAP_F_NEW, 0, false),
 	};
 	const uint64_t off = 100, len = 140000 - 100;
-	uint8_t *src_model = calloc(1, FILE_SIZE);
+	uint8_t *src_model = calloc(1, IOP_LAYOUT_SIZE);
 	struct iop_map_verdict v;
 	ssize_t ret;
 
@@ -418,7 +411,7 @@ TEST_F(iomap_trace, cow_write_has_srcmap_only_over_the_shared_extent)
 	self->src = iop_open_at(self->fs.scratch->mnt, "src", O_RDWR | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, self->src);
 	ASSERT_EQ(0, iop_layout_build(self->src, whole, 1, src_model, 45, self->why, sizeof(self->why)));
-	ASSERT_EQ(0, ftruncate(self->fd, FILE_SIZE));
+	ASSERT_EQ(0, ftruncate(self->fd, IOP_LAYOUT_SIZE));
 	CLONE_OR_SKIP(self->fd, self->src, 0, IOP_K(128), 0);
 	memcpy(self->model, src_model, IOP_K(128));
 	iop_pattern_fill(self->buf, off, len, 46);
@@ -430,9 +423,9 @@ TEST_F(iomap_trace, cow_write_has_srcmap_only_over_the_shared_extent)
 	ASSERT_EQ((ssize_t)len, ret);
 	EXPECT_TRUE(judge(self, IOP_IOMAP_WRITE, want, 2, off, len, 0, &v)) TH_LOG("%s", v.reason);
 	EXPECT_EQ(2u, v.mappings);
-	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("dst: %s", self->why);
-	EXPECT_EQ(0, iop_file_compare(self->src, src_model, FILE_SIZE, self->why, sizeof(self->why)))
+	EXPECT_EQ(0, iop_file_compare(self->src, src_model, IOP_LAYOUT_SIZE, self->why, sizeof(self->why)))
 		TH_LOG("src: %s", self->why);
 	free(src_model);
 }
@@ -452,7 +445,7 @@ TEST_F(iomap_trace, cow_write_has_srcmap_only_over_the_shared_extent)
  */
 TEST_F(iomap_trace, unshare_maps_holes_without_shared_state)
 {
-	static const struct iop_region whole[] = { { 0, FILE_SIZE, IOP_REGION_WRITTEN } };
+	static const struct iop_region whole[] = { { 0, IOP_LAYOUT_SIZE, IOP_REGION_WRITTEN } };
 	/*
 	 * A shared extent gets a fresh COW reservation (DELALLOC, SHARED; NEW
 	 * too from some release on, not judged) that may reach past it
@@ -460,12 +453,12 @@ TEST_F(iomap_trace, unshare_maps_holes_without_shared_state)
 	 * SHARED, no srcmap.
 	 */
 	static const struct iop_map_extent want[] = {
-		MAP(0 * R64, R64, IOP_IOMAP_DELALLOC, IOP_IOMAP_F_SHARED, IOP_IOMAP_F_SHARED, true),
-		MAP(1 * R64, R64, IOP_IOMAP_HOLE, 0, 0, false),
-		MAP(2 * R64, R64, IOP_IOMAP_DELALLOC, IOP_IOMAP_F_SHARED, IOP_IOMAP_F_SHARED, true),
-		MAP(3 * R64, R64, IOP_IOMAP_HOLE, 0, 0, false),
+		MAP(0 * IOP_R64, IOP_R64, IOP_IOMAP_DELALLOC, IOP_IOMAP_F_SHARED, IOP_IOMAP_F_SHARED, true),
+		MAP(1 * IOP_R64, IOP_R64, IOP_IOMAP_HOLE, 0, 0, false),
+		MAP(2 * IOP_R64, IOP_R64, IOP_IOMAP_DELALLOC, IOP_IOMAP_F_SHARED, IOP_IOMAP_F_SHARED, true),
+		MAP(3 * IOP_R64, IOP_R64, IOP_IOMAP_HOLE, 0, 0, false),
 	};
-	uint8_t *src_model = calloc(1, FILE_SIZE);
+	uint8_t *src_model = calloc(1, IOP_LAYOUT_SIZE);
 	struct iop_map_verdict v;
 
 	IOP_TEST_BEGIN(&self->fs);
@@ -473,20 +466,20 @@ TEST_F(iomap_trace, unshare_maps_holes_without_shared_state)
 	self->src = iop_open_at(self->fs.scratch->mnt, "src", O_RDWR | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, self->src);
 	ASSERT_EQ(0, iop_layout_build(self->src, whole, 1, src_model, 47, self->why, sizeof(self->why)));
-	ASSERT_EQ(0, ftruncate(self->fd, FILE_SIZE));
-	CLONE_OR_SKIP(self->fd, self->src, 0, R64, 0);
-	CLONE_OR_SKIP(self->fd, self->src, 2 * R64, R64, 2 * R64);
-	memcpy(self->model, src_model, R64);
-	memcpy(self->model + 2 * R64, src_model + 2 * R64, R64);
+	ASSERT_EQ(0, ftruncate(self->fd, IOP_LAYOUT_SIZE));
+	CLONE_OR_SKIP(self->fd, self->src, 0, IOP_R64, 0);
+	CLONE_OR_SKIP(self->fd, self->src, 2 * IOP_R64, IOP_R64, 2 * IOP_R64);
+	memcpy(self->model, src_model, IOP_R64);
+	memcpy(self->model + 2 * IOP_R64, src_model + 2 * IOP_R64, IOP_R64);
 
 	ASSERT_EQ(0, trace_begin(self));
-	ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_UNSHARE_RANGE, 0, FILE_SIZE))
+	ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_UNSHARE_RANGE, 0, IOP_LAYOUT_SIZE))
 		TH_LOG("FALLOC_FL_UNSHARE_RANGE: %s", strerror(errno));
 	TRACE_END_OK(self);
-	EXPECT_TRUE(judge(self, IOP_IOMAP_WRITE | IOP_IOMAP_UNSHARE, want, 4, 0, FILE_SIZE, 0, &v))
+	EXPECT_TRUE(judge(self, IOP_IOMAP_WRITE | IOP_IOMAP_UNSHARE, want, 4, 0, IOP_LAYOUT_SIZE, 0, &v))
 		TH_LOG("%s", v.reason);
 	EXPECT_EQ(4u, v.mappings);
-	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, FILE_SIZE, self->why,
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("dst: %s", self->why);
 	free(src_model);
 }
@@ -520,7 +513,7 @@ TEST_F(iomap_trace, zero_range_loops_each_start_on_a_fresh_iter)
 	uint8_t *got;
 
 	IOP_TEST_BEGIN(&self->fs);
-	ASSERT_EQ(0, fallocate(self->fd, 0, 0, R64));
+	ASSERT_EQ(0, fallocate(self->fd, 0, 0, IOP_R64));
 	memset(self->buf, 'A', 8192);
 	ASSERT_EQ(0, iop_pwrite_all(self->fd, self->buf, 8192, 0));
 	ASSERT_EQ(0, ftruncate(self->fd, 1000));

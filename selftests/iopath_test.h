@@ -36,6 +36,16 @@
 	unsigned int blksz;		\
 	bool reflink
 
+/*
+ * The filesystem configurations the fixtures share, as the initializer of
+ * IOP_FS_VARIANT_FIELDS: ext4 and XFS with 4 KiB blocks, ext4 with 1 KiB
+ * blocks (smaller than a page), XFS with reflink.
+ */
+#define IOP_FS_EXT4		.fstype = "ext4", .mkfs_opts = "", .blksz = 4096
+#define IOP_FS_EXT4_1K		.fstype = "ext4", .mkfs_opts = "-b 1024", .blksz = 1024
+#define IOP_FS_XFS		.fstype = "xfs", .mkfs_opts = "", .blksz = 4096
+#define IOP_FS_XFS_REFLINK	.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096, .reflink = true
+
 struct iop_test_fs {
 	struct iop_scratch *scratch;
 	struct iop_kmsg_mark mark;

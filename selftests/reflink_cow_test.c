@@ -60,10 +60,7 @@ FIXTURE_SETUP(reflink_cow)
 
 FIXTURE_TEARDOWN(reflink_cow)
 {
-	if (self->src >= 0)
-		close(self->src);
-	if (self->dst >= 0)
-		close(self->dst);
+	IOP_CLOSE_FDS(self->src, self->dst);
 	free(self->src_model);
 	free(self->dst_model);
 	free(self->buf);

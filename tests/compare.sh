@@ -16,6 +16,7 @@ set -u
 build=${1:?usage: compare.sh BUILD_DIR}
 iopath=$build/iopath
 fix=$(cd "$(dirname "$0")/fixtures/compare" && pwd)
+lib=$(cd "$(dirname "$0")/lib" && pwd)
 asan=${IOPATH_ASAN:-$(dirname "$build")/build-asan/iopath}
 tmp=$(mktemp -d /tmp/iopath-compare-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -65,51 +66,11 @@ if command -v python3 > /dev/null; then
 		"$iopath" compare "$1" "$2" --format json > "$tmp/$1-$2.json" 2> "$tmp/err"
 	done
 	"$iopath" compare base.jsonl new-5pct.jsonl --format json --alpha 0.01 > "$tmp/alpha01.json" 2> "$tmp/err"
-	python3 - "$tmp" > "$tmp/py.out" 2>&1 <<'EOF'
+	PYTHONPATH=$lib PYTHONDONTWRITEBYTECODE=1 python3 - "$tmp" > "$tmp/py.out" 2>&1 <<'EOF'
 import json, math, sys
+from tdist import p_two, t_crit
 
 tmp = sys.argv[1]
-
-def betacf(a, b, x):
-    # Continued fraction of the incomplete beta function (modified Lentz).
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1, a - 1
-    c, d = 1.0, 1 - qab * x / qap
-    d = 1 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 500):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1 + aa * d; d = 1 / (d if abs(d) > tiny else tiny)
-        c = 1 + aa / c; c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1 + aa * d; d = 1 / (d if abs(d) > tiny else tiny)
-        c = 1 + aa / c; c = c if abs(c) > tiny else tiny
-        de = d * c
-        h *= de
-        if abs(de - 1) < 1e-15:
-            break
-    return h
-
-def ibeta(a, b, x):
-    if x <= 0: return 0.0
-    if x >= 1: return 1.0
-    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)
-    if x < (a + 1) / (a + b + 2):
-        return math.exp(lbt) * betacf(a, b, x) / a
-    return 1 - math.exp(lbt) * betacf(b, a, 1 - x) / b
-
-def p_two(t, df):
-    return ibeta(df / 2, 0.5, df / (df + t * t))
-
-def t_crit(alpha, df):
-    lo, hi = 0.0, 1000.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if p_two(mid, df) > alpha: lo = mid
-        else: hi = mid
-    return (lo + hi) / 2
 
 def load(path):
     groups = {}

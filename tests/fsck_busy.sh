@@ -16,10 +16,10 @@ set -u
 
 build=${1:?usage: tests/fsck_busy.sh BUILD_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/lib/tap.sh
 . "$top/tests/lib/tap.sh"
-skip_all_unless_root "scratch filesystems"
+root_test "scratch filesystems" fsck-busy
 
-tmp=$(mktemp -d)
 copier=""
 cleanup() {
 	[ -n "$copier" ] && kill -- -"$copier" 2> /dev/null && wait "$copier" 2> /dev/null

@@ -90,7 +90,7 @@ if [ ${#bad[@]} = 0 ]; then ok "kernel_bugs.reports_quote_their_reproducers"; el
 	not_ok "kernel_bugs.reports_quote_their_reproducers" "${bad[@]}"; fi
 
 if command -v shellcheck >/dev/null 2>&1; then
-	if out=$(shellcheck -s sh reproducers/*.sh scripts/repro.sh 2>&1); then
+	if out=$(shellcheck -x -s sh reproducers/*.sh reproducers/lib/*.sh scripts/repro.sh 2>&1); then
 		ok "kernel_bugs.reproducers_shellcheck_clean_posix_sh"
 	else
 		not_ok "kernel_bugs.reproducers_shellcheck_clean_posix_sh" "$(head -n 20 <<< "$out")"

@@ -355,6 +355,8 @@ TEST_F(mapcheck, loops_are_split_at_an_iter_without_dstmap)
 		TH_LOG("%s", self->v.reason);
 }
 
+#define MAP_64K_FIELDS "dev 7:0 ino 0x83 bdev 7:0 addr 0x18000 offset 0x10000 length 0x10000 "
+
 TEST_F(mapcheck, trace_lines_convert_to_events)
 {
 	struct iop_map_event e;
@@ -362,14 +364,11 @@ TEST_F(mapcheck, trace_lines_convert_to_events)
 		    "ops 0xffffffff82469ab0 caller iomap_file_buffered_write+0xcf/0x470";
 	char f2[] = "dev 7:0 ino 0x83 bdev 7:0 addr 0xffffffffffffffff offset 0x20000 "
 		    "length 0x3000 type DELALLOC (0x1) flags NEW|SHARED (0x5)";
-	char f3[] = "dev 7:0 ino 0x83 bdev 7:0 addr 0x18000 offset 0x10000 length 0x10000 "
-		    "type HOLE (0x0) flags  (0x0)";
-	char f4[] = "dev 7:0 ino 0x83 bdev 7:0 addr 0x18000 offset 0x10000 length 0x10000 "
-		    "type UNWRITTEN flags NEW|SHARED|STALE";
-	char f5[] = "dev 7:0 ino 0x83 bdev 7:0 addr 0x18000 offset 0x10000 length 0x10000 "
-		    "type HOLE flags";
-	char f6[] = "dev 7:0 ino 0x83 bdev 7:0 addr 0x18000 offset 0x10000 length 0x10000 "
-		    "type 0x7 flags DIRTY|0x4000";
+	/* f3-f6: one mapping of [64K, 128K), its type and flags as kernels print them */
+	char f3[] = MAP_64K_FIELDS "type HOLE (0x0) flags  (0x0)";
+	char f4[] = MAP_64K_FIELDS "type UNWRITTEN flags NEW|SHARED|STALE";
+	char f5[] = MAP_64K_FIELDS "type HOLE flags";
+	char f6[] = MAP_64K_FIELDS "type 0x7 flags DIRTY|0x4000";
 	char f7[] = "dev 7:0 ino 0x83 pos 0x0 length 0x10000 processed 65536 flags REPORT (0x4) "
 		    "ops 0xffffffff82469aa0 caller iomap_fiemap+0x1f0/0x270";
 	struct iop_trace_event t = { .event = "iomap_iter", .fields = f1 };

@@ -535,6 +535,31 @@ TEST_F(record, hand_written_integers_and_unknown_keys_accepted)
 	collected_free(&c);
 }
 
+/*
+ * Records from before the one backing spelling said "device": read back,
+ * they say "dev", as new ones do, so that the two compare.
+ */
+TEST_F(record, old_device_backing_reads_as_dev)
+{
+	struct collected c = { 0 };
+	json_t *b;
+
+	ASSERT_EQ(0, write_text(self->path,
+		"{\"schema\":1,\"bench\":\"b\",\"env\":{\"device\":{\"backing\":\"device\"}},"
+		"\"metrics\":[{\"name\":\"iops\",\"samples\":[1]}]}\n"
+		"{\"schema\":1,\"bench\":\"b\",\"env\":{\"device\":{\"backing\":\"loop\"}},"
+		"\"metrics\":[{\"name\":\"iops\",\"samples\":[1]}]}\n"));
+	ASSERT_EQ(0, iop_records_read(self->path, collect, &c, self->why, sizeof(self->why)))
+		TH_LOG("%s", self->why);
+	ASSERT_EQ(2, c.n);
+	b = json_object_get(json_object_get(json_object_get(c.recs[0], "env"), "device"), "backing");
+	EXPECT_STREQ(iop_backing_name(IOP_BACKING_DEVICE), json_string_value(b));
+	EXPECT_STREQ("dev", json_string_value(b));
+	b = json_object_get(json_object_get(json_object_get(c.recs[1], "env"), "device"), "backing");
+	EXPECT_STREQ("loop", json_string_value(b));
+	collected_free(&c);
+}
+
 /* A root-only file a symlink points at, and whether it is still intact. */
 static int plant_victim(const char *dir, char *victim, size_t len)
 {

@@ -23,6 +23,7 @@ set -u
 build=${1:?usage: resolution.sh BUILD_DIR}
 iopath=$(cd "$build" && pwd)/iopath
 fix=$(cd "$(dirname "$0")/fixtures" && pwd)
+lib=$(cd "$(dirname "$0")/lib" && pwd)
 tmp=$(mktemp -d /tmp/iopath-resolution-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -55,8 +56,9 @@ cd "$fix" || exit 1
 "$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
 	reps=1 inject_ns=200 inject_clock=cpu --json 2> "$tmp/inject.err" > "$tmp/inject.jsonl"
 
-python3 - "$tmp" <<'EOF' | tee "$tmp/py.out"
+PYTHONPATH=$lib PYTHONDONTWRITEBYTECODE=1 python3 - "$tmp" <<'EOF' | tee "$tmp/py.out"
 import json, math, re, sys
+from tdist import p_two, t_upper
 
 tmp = sys.argv[1]
 n = 0
@@ -65,47 +67,6 @@ def result(ok, name, why=""):
     global n
     n += 1
     print("%s %d %s%s" % ("ok" if ok else "not ok", n, name, "" if ok else " # " + why))
-
-def betacf(a, b, x):
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1, a - 1
-    c, d = 1.0, 1 - qab * x / qap
-    d = 1 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 500):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1 + aa * d; d = 1 / (d if abs(d) > tiny else tiny)
-        c = 1 + aa / c; c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1 + aa * d; d = 1 / (d if abs(d) > tiny else tiny)
-        c = 1 + aa / c; c = c if abs(c) > tiny else tiny
-        de = d * c
-        h *= de
-        if abs(de - 1) < 1e-15:
-            break
-    return h
-
-def ibeta(a, b, x):
-    if x <= 0: return 0.0
-    if x >= 1: return 1.0
-    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)
-    if x < (a + 1) / (a + b + 2):
-        return math.exp(lbt) * betacf(a, b, x) / a
-    return 1 - math.exp(lbt) * betacf(b, a, 1 - x) / b
-
-def p_two(t, df):
-    return ibeta(df / 2, 0.5, df / (df + t * t))
-
-def t_upper(q, df):
-    """t with P(T > t) = q, by bisection on the two-sided p."""
-    lo, hi = 0.0, 1000.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if p_two(mid, df) / 2 > q: lo = mid
-        else: hi = mid
-    return (lo + hi) / 2
 
 def mean(x): return sum(x) / len(x)
 def var(x):

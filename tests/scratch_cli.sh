@@ -19,15 +19,10 @@ build=${1:?usage: scratch_cli.sh BUILD_DIR}
 iop=$build/iopath
 run=/run/iopath
 
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
 
-skip_all_unless_root "mount, loop, zram"
-if [ ! -x "$iop" ]; then
-	echo "1..0 # SKIP $iop not built"
-	exit 0
-fi
-
-tmp=$(mktemp -d /tmp/iopath-scratch-cli.XXXXXX)
+root_test "mount, loop, zram" scratch-cli "$iop"
 img=$run/img/$$-c0.img
 loopdev=
 finish() {

@@ -16,15 +16,10 @@ set -u
 build=${1:?usage: scratch_dir_root.sh BUILD_DIR}
 iop=$build/iopath
 
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
 
-skip_all_unless_root "writes to /"
-if [ ! -x "$iop" ]; then
-	echo "1..0 # SKIP $iop not built"
-	exit 0
-fi
-tmp=$(mktemp -d /tmp/iopath-scratch-root.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+root_test "writes to /" scratch-root "$iop"
 
 # normal exit: the command's files and the directory are gone
 IOPATH_SCRATCH_DIR=/ "$iop" scratch create --fs ext4 -- \

@@ -193,13 +193,27 @@ static int collect(const struct iop_trace_event *tev, void *arg)
 	return 0;
 }
 
-static int make_traced_file(FIXTURE_DATA(tracefs) *self, struct stat *st, char *why, size_t len)
+/*
+ * A 64 KiB file on /var/tmp's ext4 or XFS to trace, its inode in @c; -1
+ * with the reason to skip in @why where that cannot be (no instance, no
+ * iomap tracepoints, another filesystem).
+ */
+static int traced_file(FIXTURE_DATA(tracefs) *self, struct collected *c, struct stat *st,
+		       char *why, size_t len)
 {
 	static char buf[65536];
 	char path[96];
 	struct statfs sfs;
 	int fd;
 
+	if (self->skip[0]) {
+		snprintf(why, len, "%s", self->skip);
+		return -1;
+	}
+	if (!iop_trace_has_event(self->t, "iomap", "iomap_iter")) {
+		snprintf(why, len, "no iomap tracepoints in this kernel");
+		return -1;
+	}
 	snprintf(self->dir, sizeof(self->dir), "/var/tmp/iopath-tracefs-test.XXXXXX");
 	if (!mkdtemp(self->dir)) {
 		snprintf(why, len, "mkdtemp: %s", strerror(errno));
@@ -219,6 +233,7 @@ static int make_traced_file(FIXTURE_DATA(tracefs) *self, struct stat *st, char *
 			close(fd);
 		return -1;
 	}
+	c->ino = st->st_ino;
 	return fd;
 }
 
@@ -245,15 +260,10 @@ TEST_F(tracefs, fiemap_events_are_read_back_and_judged)
 	struct stat st;
 	int fd, n;
 
-	if (self->skip[0])
-		SKIP(return, "%s", self->skip);
 	ASSERT_NE(NULL, c);
-	if (!iop_trace_has_event(self->t, "iomap", "iomap_iter"))
-		SKIP(return, "no iomap tracepoints in this kernel");
-	fd = make_traced_file(self, &st, why, sizeof(why));
+	fd = traced_file(self, c, &st, why, sizeof(why));
 	if (fd < 0)
 		SKIP(return, "%s", why);
-	c->ino = st.st_ino;
 	snprintf(filter, sizeof(filter), "dev == %llu",
 		 (unsigned long long)iop_trace_devno(major(st.st_dev), minor(st.st_dev)));
 	ASSERT_EQ(0, iop_trace_enable(self->t, "iomap", "iomap_iter", filter));
@@ -287,15 +297,10 @@ TEST_F(tracefs, filter_for_another_device_records_nothing)
 	struct stat st;
 	int fd;
 
-	if (self->skip[0])
-		SKIP(return, "%s", self->skip);
 	ASSERT_NE(NULL, c);
-	if (!iop_trace_has_event(self->t, "iomap", "iomap_iter"))
-		SKIP(return, "no iomap tracepoints in this kernel");
-	fd = make_traced_file(self, &st, why, sizeof(why));
+	fd = traced_file(self, c, &st, why, sizeof(why));
 	if (fd < 0)
 		SKIP(return, "%s", why);
-	c->ino = st.st_ino;
 	/* dev_t 0:1 is no block device's */
 	ASSERT_EQ(0, iop_trace_enable(self->t, "iomap", "iomap_iter", "dev == 1"));
 	ASSERT_EQ(0, iop_trace_start(self->t));

@@ -18,11 +18,10 @@ set -u
 
 build=${1:?usage: tests/verdict.sh BUILD_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/lib/tap.sh
 . "$top/tests/lib/tap.sh"
-skip_all_unless_root "scratch filesystems and /dev/kmsg"
+root_test "scratch filesystems and /dev/kmsg" verdict
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 kernel=$(uname -r)
 
 # verdict TAPFILE EXIT: the shared verdict on one binary's output

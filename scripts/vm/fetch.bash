@@ -4,16 +4,6 @@
 # scripts/vm.sh: fetching and unpacking Debian kernel packages into the
 # cache; resolve_kernel sets vmlinuz, moddir and kdesc.
 
-# The first URI of the machine's apt sources whose path ends in /$1.
-host_mirror() {
-	{
-		grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources |
-			awk '{ for (i = 2; i <= NF; i++) print $i }'
-		grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
-			sed 's/\[[^]]*\]//' | awk '{ print $2 }'
-	} | grep -E "/$1/?\$" | head -n 1
-}
-
 apt_setup() {
 	local m s key=""
 	[ -f "$apt_dir/sources.list" ] && return 0

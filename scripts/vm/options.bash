@@ -49,15 +49,6 @@ IOPATH_VM_SECURITY_MIRROR override them) and cached in BUILD/vm-cache.
 EOF
 }
 
-usage_error() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-
-fail() {
-	echo "$prog: $*" >&2
-	exit 1
-}
 
 # parse_args "$@": the options, then ksft_args (what follows --).
 parse_args() {

@@ -33,6 +33,20 @@ skip_all_unless_root() {
 	fi
 }
 
+# root_test WHY NAME [BUILT]: the start of a script that runs as root:
+# skip it all (1..0) unless root, or unless BUILT (a build product it
+# drives) is there; then tmp, a fresh /tmp/iopath-NAME.XXXXXX removed on
+# exit (a script with more to undo sets its own EXIT trap, removing $tmp).
+root_test() {
+	skip_all_unless_root "$1"
+	if [ -n "${3:-}" ] && [ ! -x "$3" ]; then
+		echo "1..0 # SKIP $3 not built"
+		exit 0
+	fi
+	tmp=$(mktemp -d "/tmp/iopath-$2.XXXXXX") || { echo "Bail out! no temporary directory"; exit 1; }
+	trap 'rm -rf "$tmp"' EXIT
+}
+
 # Everything iopath may leave behind, one "kind name" per line: mounts
 # under /run/iopath, loop devices tagged iopath, configured zram devices,
 # iopath trace instances, scratch state files.

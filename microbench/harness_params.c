@@ -360,6 +360,13 @@ static void usage_table(const struct iop_param *t, FILE *f)
 	}
 }
 
+static void metrics_table(const struct iop_metric *m, FILE *f)
+{
+	for (; m && m->name; m++)
+		fprintf(f, "  %-20s %-6s %s is better\n", m->name, m->unit,
+			m->better == IOP_HIGHER_IS_BETTER ? "higher" : "lower");
+}
+
 void iop_bench_usage(const struct iop_bench *b, FILE *f)
 {
 	fprintf(f, "%s: %s\n\nparameters (name=value):\n", b->name, b->description);
@@ -369,7 +376,7 @@ void iop_bench_usage(const struct iop_bench *b, FILE *f)
 	if (b->common_defaults)
 		fprintf(f, "  (%s defaults: %s)\n", b->name, b->common_defaults);
 	fprintf(f, "\nmetrics:\n");
-	for (const struct iop_metric *m = b->metrics; m && m->name; m++)
-		fprintf(f, "  %-20s %-6s %s is better\n", m->name, m->unit,
-			m->better == IOP_HIGHER_IS_BETTER ? "higher" : "lower");
+	metrics_table(b->metrics, f);
+	if (b->latency_metrics)
+		metrics_table(iop_latency_metrics, f);
 }

@@ -79,7 +79,7 @@ static double tv_sec(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-void *worker_main(void *arg)
+static void *worker_main(void *arg)
 {
 	struct worker_arg *wa = arg;
 	struct pool *pool = wa->pool;
@@ -211,7 +211,7 @@ int pool_error(struct iop_run *r, char *why, size_t len)
 	return 0;
 }
 
-void pool_destroy(struct pool *pool, struct iop_run *r)
+static void pool_destroy(struct pool *pool, struct iop_run *r)
 {
 	if (!pool->nthreads)
 		return;
@@ -220,6 +220,65 @@ void pool_destroy(struct pool *pool, struct iop_run *r)
 	for (int i = 0; i < pool->nthreads; i++)
 		pthread_join(pool->th[i], NULL);
 	pool->nthreads = 0;
+}
+
+/*
+ * Start r->nworkers threads, worker i on CPU r->cpus[i % r->ncpus], and
+ * wait until each is pinned and set up: -errno (with @why where there is
+ * more to say) for the first that is not. Whatever was started is undone
+ * by pool_release(), error or not.
+ */
+int pool_start(struct pool *pool, struct iop_run *r, char *why, size_t len)
+{
+	int ret;
+
+	for (int i = 0; i < r->nworkers; i++) {
+		struct iop_worker *w;
+
+		if (posix_memalign((void **)&w, 64, sizeof(*w)))
+			return -ENOMEM;
+		memset(w, 0, sizeof(*w));
+		w->idx = i;
+		w->cpu = r->cpus[i % r->ncpus];
+		w->run = r;
+		if (r->keeps_hist) {
+			w->hist = calloc(1, sizeof(*w->hist));
+			if (!w->hist) {
+				free(w);
+				return -ENOMEM;
+			}
+		}
+		r->w[i] = w;
+		pool->wa[i].pool = pool;
+		pool->wa[i].w = w;
+		ret = -pthread_create(&pool->th[i], NULL, worker_main, &pool->wa[i]);
+		if (ret) {
+			snprintf(why, len, "pthread_create: %s", strerror(-ret));
+			free(w->hist);
+			free(w);
+			r->w[i] = NULL;
+			return ret;
+		}
+		pool->nthreads++;
+	}
+	pthread_mutex_lock(&pool->lock);
+	while (pool->nready < r->nworkers)
+		pthread_cond_wait(&pool->done_cv, &pool->lock);
+	pthread_mutex_unlock(&pool->lock);
+	return pool_error(r, why, len);
+}
+
+/* Stop and join the threads, free the workers. */
+void pool_release(struct pool *pool, struct iop_run *r)
+{
+	pool_destroy(pool, r);
+	for (int i = 0; i < r->nworkers && i < IOP_MAX_WORKERS; i++) {
+		if (!r->w[i])
+			continue;
+		free(r->w[i]->hist);
+		free(r->w[i]);
+		r->w[i] = NULL;
+	}
 }
 
 /* ---- placement --------------------------------------------------------- */

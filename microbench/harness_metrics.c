@@ -22,12 +22,31 @@ const struct iop_metric iop_common_metrics[] = {
 	{ .name = NULL }
 };
 
+const struct iop_metric iop_latency_metrics[] = {
+	{ "lat_p50_ns", "ns", IOP_LOWER_IS_BETTER, false },
+	{ "lat_p99_ns", "ns", IOP_LOWER_IS_BETTER, false },
+	{ "lat_p999_ns", "ns", IOP_LOWER_IS_BETTER, false },
+	{ .name = NULL }
+};
+
+int iop_metric_tables(const struct iop_bench *b, const struct iop_metric *tables[IOP_METRIC_TABLES])
+{
+	int n = 0;
+
+	tables[n++] = b->metrics;
+	if (b->latency_metrics)
+		tables[n++] = iop_latency_metrics;
+	tables[n++] = iop_common_metrics;
+	return n;
+}
+
 int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
 		   const double *samples, size_t n)
 {
-	const struct iop_metric *tables[2] = { r->bench->metrics, iop_common_metrics };
+	const struct iop_metric *tables[IOP_METRIC_TABLES];
+	int ntables = iop_metric_tables(r->bench, tables);
 
-	for (int t = 0; t < 2; t++) {
+	for (int t = 0; t < ntables; t++) {
 		for (const struct iop_metric *m = tables[t]; m && m->name; m++) {
 			double *fin;
 			size_t k = 0;

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside iopath compare, shared by its parts and by nothing else: one
+ * comparison of a base and a new record file, group by group (a benchmark
+ * and its parameters) and metric by metric. cmd_compare.c: the options and
+ * the flow; compare_stats.c: the test, interval and MDE of one metric;
+ * compare_build.c: pairing, the observations and the notes; compare_fmt.c:
+ * the text table, the commit block and the JSON.
+ */
+#ifndef IOPATH_CLI_COMPARE_H
+#define IOPATH_CLI_COMPARE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "recset.h"
+
+enum verdict { V_NONE, V_BETTER, V_WORSE, V_UNTESTED };
+
+struct side_stats {
+	size_t n;
+	double mean;		/* as printed: harmonic mean for rates */
+	double rsd;		/* relative stddev on the tested scale (fraction) */
+	double tmean;		/* mean on the tested scale (1/x for rates) */
+	double tvar;		/* variance of that mean: s^2 / n */
+	size_t boots;		/* distinct boot ids among the records (0: none recorded) */
+	bool by_boot;		/* the observations are per-boot means (2 or more boots) */
+	size_t runs;		/* distinct invocations of iopath bench (0: none recorded) */
+	bool by_run;		/* one boot, 2 or more runs: the observations are per-run means */
+};
+
+struct metric_cmp {
+	const char *name;
+	const char *unit;
+	bool higher;		/* higher is better */
+	bool rate;		/* agg "hmean" */
+	struct side_stats s[2];
+	double change;		/* new / base - 1 */
+	double ci_lo, ci_hi;	/* of change; NAN unknown, +-INFINITY unbounded */
+	double t, df, p;
+	double mde;		/* smallest change found with IOP_MDE_POWER, relative to the base mean */
+	enum verdict v;
+	const char *why;	/* why not tested */
+};
+
+struct group_cmp {
+	struct iop_rs_group *g;
+	struct metric_cmp *m;
+	size_t nm;
+	bool untrusted;
+	bool env_differs;
+};
+
+struct notes {
+	char **v;
+	size_t n;
+};
+
+struct comparison {
+	const char *base_path, *new_path;
+	struct iop_rs_file *base, *new;
+	struct iop_rs_group *groups;
+	size_t ngroups;
+	struct group_cmp *gc;
+	size_t ngc;
+	struct notes notes;
+};
+
+struct opts {
+	enum { F_TEXT, F_COMMIT, F_JSON } format;
+	double alpha;
+};
+
+/* The power at which compare and iopath bench --calibrate state what could be seen. */
+#define IOP_MDE_POWER	0.95
+
+void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
+		    double alpha, struct metric_cmp *mc);
+void metric_mde(struct metric_cmp *mc, double alpha);
+
+/* Pair, check and compute; -errno with @why for input that cannot be compared. */
+int comparison_build(struct comparison *c, double alpha, char *why, size_t len);
+void comparison_free(struct comparison *c);
+
+void compare_print_text(FILE *out, struct comparison *c, const struct opts *o);
+void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o);
+json_t *comparison_json(struct comparison *c);
+
+#endif

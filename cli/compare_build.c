@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Building one comparison of iopath compare: the records of both files
+ * paired into groups (recset.c), each group's metrics with their
+ * observations (repetitions, or per-run or per-boot means), and the notes
+ * that keep nothing silent: unpaired groups, metrics on one side only,
+ * untrusted records, environment differences, records from one boot.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "iopath.h"
+#include "compare.h"
+
+static int note(struct notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int note(struct notes *nt, const char *fmt, ...)
+{
+	va_list ap;
+	char *s, **v;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < nt->n; i++) {
+		if (!strcmp(nt->v[i], s)) {
+			free(s);
+			return 0;
+		}
+	}
+	v = realloc(nt->v, (nt->n + 1) * sizeof(*v));
+	if (!v) {
+		free(s);
+		return -ENOMEM;
+	}
+	nt->v = v;
+	nt->v[nt->n++] = s;
+	return 0;
+}
+
+static void notes_free(struct notes *nt)
+{
+	for (size_t i = 0; i < nt->n; i++)
+		free(nt->v[i]);
+	free(nt->v);
+}
+
+/*
+ * What must match for two runs to be comparable. The kernel release and
+ * version are left out on purpose: they are what differs.
+ */
+static const char *const env_fields[] = {
+	"machine.cpu_model", "machine.cpus_online", "machine.nodes", "machine.hostname",
+	"kernel.cmdline", "placement.requested", "placement.cpus", "placement.mems",
+	"placement.node", "device.backing", "device.queue", "fs.type", "fs.mkfs_opts",
+	"fs.mount_opts", "iopath.version",
+};
+
+/*
+ * The kernel command line without the words that name the kernel image:
+ * BOOT_IMAGE= (GRUB) and initrd= differ between a base and a patched
+ * kernel by design. Returns a new string or NULL.
+ */
+static char *cmdline_norm(const char *cmdline)
+{
+	char *copy = strdup(cmdline), *out = calloc(1, strlen(cmdline) + 1), *tok, *save, *end;
+
+	if (!copy || !out) {
+		free(copy);
+		free(out);
+		return NULL;
+	}
+	/* Appending at @end, not strcat(): a long cmdline is linear, not quadratic. */
+	end = out;
+	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		size_t l = strlen(tok);
+
+		if (!strncmp(tok, "BOOT_IMAGE=", 11) || !strncmp(tok, "initrd=", 7))
+			continue;
+		if (end != out)
+			*end++ = ' ';
+		memcpy(end, tok, l);
+		end += l;
+	}
+	*end = '\0';
+	free(copy);
+	return out;
+}
+
+/* An env field as compared: the cmdline normalized, everything else as is. */
+static json_t *env_get(json_t *rec, const char *field)
+{
+	json_t *v = iop_rs_env(rec, field);
+	char *norm;
+
+	if (!json_is_string(v) || strcmp(field, "kernel.cmdline"))
+		return json_incref(v);
+	norm = cmdline_norm(json_string_value(v));
+	v = norm ? json_string(norm) : NULL;
+	free(norm);
+	return v;
+}
+
+static char *env_val(json_t *rec, const char *field)
+{
+	json_t *v = env_get(rec, field);
+	char *s;
+
+	if (!v || json_is_null(v))
+		s = strdup("(none)");
+	else if (json_is_string(v)) {
+		if (asprintf(&s, "\"%s\"", json_string_value(v)) < 0)
+			s = NULL;
+	} else
+		s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	json_decref(v);
+	return s;
+}
+
+/* Note the fields in which @b and @n differ; returns how many. */
+static int env_diff(struct notes *nt, json_t *b, json_t *n, const char *what)
+{
+	int diffs = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(env_fields); i++) {
+		json_t *vb = env_get(b, env_fields[i]), *vn = env_get(n, env_fields[i]);
+		bool same = (!vb || json_is_null(vb)) && (!vn || json_is_null(vn));
+		char *sb, *sn;
+
+		same = same || (vb && vn && json_equal(vb, vn));
+		json_decref(vb);
+		json_decref(vn);
+		if (same)
+			continue;
+		sb = env_val(b, env_fields[i]);
+		sn = env_val(n, env_fields[i]);
+		note(nt, "environment differs (%s): %s: %s vs %s", what, env_fields[i],
+		     sb ? sb : "?", sn ? sn : "?");
+		free(sb);
+		free(sn);
+		diffs++;
+	}
+	return diffs;
+}
+
+static int metric_values(struct iop_rs_group *g, int side, const char *name, double **out,
+			 size_t *n, json_t **first)
+{
+	double *v = calloc(g->n[side] ? g->n[side] : 1, sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	*first = NULL;
+	for (size_t i = 0; i < g->n[side]; i++) {
+		json_t *m = iop_rs_metric(g->recs[side][i], name);
+
+		if (!m)
+			continue;
+		if (!*first)
+			*first = m;
+		v[k++] = json_number_value(json_object_get(m, "value"));
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static const char *rec_boot(json_t *rec)
+{
+	return iop_rs_env_str(rec, "kernel.boot_id");
+}
+
+static const char *rec_run(json_t *rec)
+{
+	return json_string_value(json_object_get(json_object_get(rec, "run"), "invocation"));
+}
+
+/*
+ * The means of @v (the values of metric @name, in record order) per
+ * distinct @key of their records into @means; returns how many, 0 when no
+ * record has a key.
+ */
+static size_t unit_means(struct iop_rs_group *g, int side, const char *name, bool rate,
+			 const char *(*key)(json_t *), const double *v, const char **keys,
+			 double *means)
+{
+	size_t k = 0;
+	bool known = false;
+
+	for (size_t i = 0; i < g->n[side]; i++) {
+		const char *id = key(g->recs[side][i]);
+
+		if (!iop_rs_metric(g->recs[side][i], name))
+			continue;
+		known |= id && *id;
+		keys[k++] = id ? id : "";
+	}
+	return known ? iop_group_means(v, keys, k, rate, means) : 0;
+}
+
+/*
+ * Repetitions nested in boots: with records from two or more boots on a
+ * side, the side's observations become one mean per boot (harmonic for
+ * rates), because repetitions within one boot share page placement,
+ * interrupt routing and frequency state and are not independent of each
+ * other the way two boots are. With one boot but two or more runs of
+ * iopath bench, the runs are the unit: separate runs of one boot differ
+ * by more than their repetitions do (docs/benchmarks.md, "Resolution").
+ * Otherwise the repetitions stay the observations. Either way short of
+ * two boots, the between-boot variance is unknown (a note says so).
+ */
+static int boot_values(struct iop_rs_group *g, int side, const char *name, bool rate,
+		       double *v, size_t *n, struct side_stats *ss)
+{
+	const char **keys = calloc(g->n[side] ? g->n[side] : 1, sizeof(*keys));
+	double *means = malloc((g->n[side] ? g->n[side] : 1) * sizeof(*means));
+	size_t nu;
+
+	if (!keys || !means) {
+		free(keys);
+		free(means);
+		return -ENOMEM;
+	}
+	ss->boots = unit_means(g, side, name, rate, rec_boot, v, keys, means);
+	ss->by_boot = ss->boots >= 2;
+	ss->runs = 0;
+	ss->by_run = false;
+	nu = ss->boots;
+	if (!ss->by_boot) {
+		ss->runs = unit_means(g, side, name, rate, rec_run, v, keys, means);
+		ss->by_run = ss->runs >= 2;
+		nu = ss->runs;
+	}
+	if (ss->by_boot || ss->by_run) {
+		memcpy(v, means, nu * sizeof(*v));
+		*n = nu;
+	}
+	free(means);
+	free(keys);
+	return 0;
+}
+
+static bool has_name(const char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* Metric names in the order the base records list them, then new-only ones. */
+static int metric_names(struct iop_rs_group *g, const char ***out, size_t *nout)
+{
+	const char **names = NULL;
+	size_t nnames = 0;
+
+	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < g->n[s]; i++) {
+			json_t *m;
+			size_t j;
+
+			json_array_foreach(json_object_get(g->recs[s][i], "metrics"), j, m) {
+				const char *name = json_string_value(json_object_get(m, "name"));
+				const char **nn;
+
+				if (has_name(names, nnames, name))
+					continue;
+				nn = realloc(names, (nnames + 1) * sizeof(*nn));
+				if (!nn) {
+					free(names);
+					return -ENOMEM;
+				}
+				names = nn;
+				names[nnames++] = name;
+			}
+		}
+	}
+	*out = names;
+	*nout = nnames;
+	return 0;
+}
+
+/*
+ * Metric @name of the group: compared and added to gc->m when both sides
+ * have it with the same "better" and "agg", else a note says why not.
+ */
+static int compare_one(struct comparison *c, struct group_cmp *gc, const char *name,
+		       const char *label, double alpha)
+{
+	struct iop_rs_group *g = gc->g;
+	double *vb = NULL, *vn = NULL;
+	size_t nb, nn;
+	json_t *mb, *mn;
+	struct metric_cmp *mc;
+	int ret = 0;
+
+	if (metric_values(g, 0, name, &vb, &nb, &mb) ||
+	    metric_values(g, 1, name, &vn, &nn, &mn)) {
+		free(vb);
+		return -ENOMEM;
+	}
+	if (!nb || !nn) {
+		note(&c->notes, "metric only in %s: %s.%s (%s)",
+		     nb ? c->base_path : c->new_path, g->bench, name, label);
+		goto out;
+	}
+	if (!json_equal(json_object_get(mb, "better"), json_object_get(mn, "better")) ||
+	    !json_equal(json_object_get(mb, "agg"), json_object_get(mn, "agg"))) {
+		note(&c->notes, "not compared: %s.%s (%s): \"better\" or \"agg\" differs between the files",
+		     g->bench, name, label);
+		goto out;
+	}
+	mc = &gc->m[gc->nm++];
+	mc->name = name;
+	mc->unit = json_string_value(json_object_get(mb, "unit"));
+	mc->higher = !strcmp(json_string_value(json_object_get(mb, "better")), "higher");
+	mc->rate = !strcmp(json_string_value(json_object_get(mb, "agg")), "hmean");
+	if (boot_values(g, 0, name, mc->rate, vb, &nb, &mc->s[0]) ||
+	    boot_values(g, 1, name, mc->rate, vn, &nn, &mc->s[1])) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	compare_metric(vb, nb, vn, nn, alpha, mc);
+	metric_mde(mc, alpha);
+	if (mc->why && (nb < 2 || nn < 2))
+		note(&c->notes, "not tested (%s): %s", label, mc->why);
+	else if (mc->why)
+		note(&c->notes, "not tested: %s.%s (%s): %s", g->bench, mc->name, label, mc->why);
+out:
+	free(vb);
+	free(vn);
+	return ret;
+}
+
+/*
+ * Untrusted records are compared, but never silently: one note per
+ * side, with the lines of the records and the first one's reasons.
+ */
+static void note_untrusted(struct comparison *c, struct group_cmp *gc, const char *label)
+{
+	struct iop_rs_group *g = gc->g;
+
+	for (int s = 0; s < 2; s++) {
+		char lines[256] = "", reasons[512] = "";
+		size_t ll = 0, rl = 0, bad = 0;
+		int first = 0;
+
+		for (size_t i = 0; i < g->n[s]; i++) {
+			json_t *rec = g->recs[s][i], *r;
+			size_t j;
+
+			if (!iop_rs_untrusted(rec))
+				continue;
+			if (ll < sizeof(lines))
+				ll += snprintf(lines + ll, sizeof(lines) - ll, "%s%d", bad ? "," : "",
+					       g->lines[s][i]);
+			if (!bad++) {
+				first = g->lines[s][i];
+				json_array_foreach(json_object_get(rec, "untrusted"), j, r)
+					if (json_is_string(r) && rl < sizeof(reasons))
+						rl += snprintf(reasons + rl, sizeof(reasons) - rl, "%s%s",
+							       rl ? "; " : "", json_string_value(r));
+			}
+		}
+		if (!bad)
+			continue;
+		gc->untrusted = true;
+		note(&c->notes, "untrusted: %zu of %zu %s records of %s (%s line%s %s); line %d: %s",
+		     bad, g->n[s], s ? "new" : "base", label, s ? c->new_path : c->base_path,
+		     bad == 1 ? "" : "s", lines, first, rl ? reasons : "no reason given");
+	}
+}
+
+static int compare_group(struct comparison *c, struct group_cmp *gc, double alpha)
+{
+	struct iop_rs_group *g = gc->g;
+	const char **names = NULL;
+	size_t nnames = 0;
+	char *label = iop_rs_group_label(c->groups, c->ngroups, g);
+	int ret = -ENOMEM;
+
+	if (!label)
+		return -ENOMEM;
+	if (metric_names(g, &names, &nnames))
+		goto out;
+	gc->m = calloc(nnames ? nnames : 1, sizeof(*gc->m));
+	if (!gc->m)
+		goto out;
+	for (size_t i = 0; i < nnames; i++)
+		if (compare_one(c, gc, names[i], label, alpha))
+			goto out;
+	note_untrusted(c, gc, label);
+
+	/* Environment: new against base, and each side against itself. */
+	if (env_diff(&c->notes, g->recs[0][0], g->recs[1][0], "base vs new"))
+		gc->env_differs = true;
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 1; i < g->n[s]; i++)
+			if (env_diff(&c->notes, g->recs[s][0], g->recs[s][i],
+				     s ? "between records of the new file" : "between records of the base file"))
+				gc->env_differs = true;
+	ret = 0;
+out:
+	free(names);
+	free(label);
+	return ret;
+}
+
+void comparison_free(struct comparison *c)
+{
+	for (size_t i = 0; i < c->ngc; i++)
+		free(c->gc[i].m);
+	free(c->gc);
+	iop_rs_groups_free(c->groups, c->ngroups);
+	notes_free(&c->notes);
+}
+
+/* The number of distinct boot ids among @f's records (0: none recorded), the first in @id. */
+static size_t file_boots(const struct iop_rs_file *f, const char **id)
+{
+	size_t nb = 0;
+
+	*id = NULL;
+	for (size_t i = 0; i < f->n; i++) {
+		const char *b = iop_rs_env_str(f->recs[i], "kernel.boot_id");
+		size_t j;
+
+		if (!b)
+			continue;
+		for (j = 0; j < i; j++) {
+			const char *o = iop_rs_env_str(f->recs[j], "kernel.boot_id");
+
+			if (o && !strcmp(o, b))
+				break;
+		}
+		if (j == i) {
+			if (!nb)
+				*id = b;
+			nb++;
+		}
+	}
+	return nb;
+}
+
+/* Say for each side whose spread lacks the between-boot part that its intervals are optimistic. */
+static void boot_notes(struct comparison *c)
+{
+	const struct iop_rs_file *f[2] = { c->base, c->new };
+	const char *path[2] = { c->base_path, c->new_path };
+
+	for (int s = 0; s < 2; s++) {
+		const char *id;
+		size_t nb = file_boots(f[s], &id);
+
+		if (nb == 1)
+			note(&c->notes, "%s: every record from one boot (%.8s): the between-boot variance is unknown and the intervals are optimistic (run each side on two or more boots)",
+			     path[s], id);
+		else if (!nb)
+			note(&c->notes, "%s: no boot ids in the records: the between-boot variance is unknown and the intervals are optimistic",
+			     path[s]);
+		for (size_t i = 0; nb >= 2 && i < c->ngc; i++) {
+			struct group_cmp *gc = &c->gc[i];
+			char *label;
+
+			if (!gc->nm || gc->m[0].s[s].by_boot)
+				continue;
+			label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
+			note(&c->notes, "%s: %s: records from one boot: the between-boot variance is unknown and the intervals are optimistic",
+			     path[s], label ? label : gc->g->bench);
+			free(label);
+		}
+	}
+}
+
+/* Pair, check and compute; -errno with @why for input that cannot be compared. */
+int comparison_build(struct comparison *c, double alpha, char *why, size_t len)
+{
+	size_t paired = 0;
+	int ret;
+
+	ret = iop_rs_pair(c->base, c->new, &c->groups, &c->ngroups);
+	if (ret) {
+		snprintf(why, len, "%s", strerror(-ret));
+		return ret;
+	}
+	ret = iop_rs_check(c->groups, c->ngroups, c->base_path, c->new_path, why, len);
+	if (ret)
+		return ret;
+	c->gc = calloc(c->ngroups ? c->ngroups : 1, sizeof(*c->gc));
+	if (!c->gc) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->ngroups; i++) {
+		struct iop_rs_group *g = &c->groups[i];
+
+		if (g->n[0] && g->n[1]) {
+			paired++;
+			continue;
+		}
+		char *label = iop_rs_group_label(c->groups, c->ngroups, g);
+
+		note(&c->notes, "unpaired: only in %s: %s (%zu record%s, first at line %d)",
+		     g->n[0] ? c->base_path : c->new_path, label ? label : g->bench,
+		     g->n[0] + g->n[1], g->n[0] + g->n[1] == 1 ? "" : "s",
+		     g->n[0] ? g->lines[0][0] : g->lines[1][0]);
+		free(label);
+	}
+	if (!paired) {
+		snprintf(why, len, "%s and %s have no benchmark with the same parameters in common",
+			 c->base_path, c->new_path);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < c->ngroups; i++) {
+		if (!c->groups[i].n[0] || !c->groups[i].n[1])
+			continue;
+		c->gc[c->ngc].g = &c->groups[i];
+		ret = compare_group(c, &c->gc[c->ngc++], alpha);
+		if (ret) {
+			snprintf(why, len, "%s", strerror(-ret));
+			return ret;
+		}
+	}
+	boot_notes(c);
+	return 0;
+}

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The output formats of iopath compare: the kernel test robot's table
+ * (text), the significant changes as a block for a commit message (commit,
+ * with the command line that reproduces each), and everything as JSON.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "iopath.h"
+#include "compare.h"
+
+static const char *const verdict_name[] = {
+	[V_NONE] = "-",
+	[V_BETTER] = "improvement",
+	[V_WORSE] = "regression",
+	[V_UNTESTED] = "n/a",
+};
+
+static const char *const verdict_json[] = {
+	[V_NONE] = "no significant change",
+	[V_BETTER] = "improvement",
+	[V_WORSE] = "regression",
+	[V_UNTESTED] = "not tested",
+};
+
+/* Numbers the way the robot prints them: integers from 1000 up, %.4g past 8 digits. */
+static const char *fmt_num(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "n/a");
+	else if (a >= 1e8)
+		snprintf(buf, len, "%.4g", v);
+	else if (a >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else if (a != 0 && a < 0.01)
+		snprintf(buf, len, "%.3g", v);
+	else
+		snprintf(buf, len, "%.2f", v);
+	return buf;
+}
+
+static const char *fmt_pct(char *buf, size_t len, double frac)
+{
+	double p = 100 * frac;
+
+	if (isnan(p))
+		snprintf(buf, len, "n/a");
+	else if (isinf(p))
+		snprintf(buf, len, "%sinf", p > 0 ? "+" : "-");
+	else if (fabs(p) >= 100000)
+		snprintf(buf, len, "%+.2g%%", p);
+	else
+		snprintf(buf, len, "%+.1f%%", p);
+	return buf;
+}
+
+/* " ± 5%", blank up to 2% as the robot does. */
+static const char *fmt_rsd(char *buf, size_t len, const struct side_stats *s)
+{
+	if (isfinite(s->rsd) && s->n > 1 && 100 * s->rsd > 2)
+		snprintf(buf, len, " ±%3.0f%%", 100 * s->rsd);
+	else
+		snprintf(buf, len, "      ");
+	return buf;
+}
+
+static const char *fmt_ci(char *buf, size_t len, const struct metric_cmp *m)
+{
+	char lo[24], hi[24];
+
+	if (isnan(m->ci_lo) || isnan(m->ci_hi))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "[%s, %s]", fmt_pct(lo, sizeof(lo), m->ci_lo),
+			 fmt_pct(hi, sizeof(hi), m->ci_hi));
+	return buf;
+}
+
+static const char *kernel_of(struct iop_rs_file *f)
+{
+	const char *r = f->n ? iop_rs_env_str(f->recs[0], "kernel.release") : NULL;
+
+	return r ? r : "unknown";
+}
+
+static void print_notes(FILE *out, const struct notes *nt)
+{
+	if (!nt->n)
+		return;
+	fprintf(out, "\nnotes (a '?' after a verdict: untrusted records or another environment):\n");
+	for (size_t i = 0; i < nt->n; i++)
+		fprintf(out, "  ! %s\n", nt->v[i]);
+}
+
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The parameter names in sorted order; caller frees the array only. */
+static const char **sorted_keys(json_t *params, size_t *n)
+{
+	const char **keys = calloc(json_object_size(params) + 1, sizeof(*keys)), *k;
+	size_t i = 0;
+	json_t *v;
+
+	if (!keys)
+		return NULL;
+	json_object_foreach(params, k, v)
+		keys[i++] = k;
+	qsort(keys, i, sizeof(*keys), cmp_key);
+	*n = i;
+	return keys;
+}
+
+static void print_param_value(FILE *out, json_t *v, bool quote)
+{
+	char *s;
+
+	if (json_is_string(v)) {
+		const char *str = json_string_value(v);
+
+		if (quote && (!*str || strpbrk(str, " \t'\"$`\\;&|<>()*?")))
+			fprintf(out, "'%s'", str);
+		else
+			fputs(str, out);
+		return;
+	}
+	s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	fputs(s ? s : "?", out);
+	free(s);
+}
+
+/* The robot's two lines: "bs/fs/bench:" then "  4k/ext4/falloc_write". */
+static void print_lkp_params(FILE *out, struct iop_rs_group *g)
+{
+	size_t n = 0;
+	const char **keys = sorted_keys(g->params, &n);
+
+	if (!keys)
+		return;
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s/", keys[i]);
+	fprintf(out, "bench:\n  ");
+	for (size_t i = 0; i < n; i++) {
+		print_param_value(out, json_object_get(g->params, keys[i]), false);
+		fputc('/', out);
+	}
+	fprintf(out, "%s\n", g->bench);
+	free(keys);
+}
+
+/*
+ * "iopath bench --fs F --backing B NAME k=v ..." with every parameter the
+ * record carries: the filesystem and backing are options of iopath bench,
+ * not parameters, so they come from the record's environment.
+ */
+static void print_reproduce(FILE *out, struct iop_rs_group *g)
+{
+	json_t *rec = g->recs[0][0];
+	const char *fs = g->fs_from_env ? json_string_value(json_object_get(g->params, "fs"))
+					: iop_rs_env_str(rec, "fs.type");
+	const char *backing = iop_rs_env_str(rec, "device.backing");
+	const char *dev = iop_rs_env_str(rec, "device.name");
+	const char *mnt = iop_rs_env_str(rec, "fs.mnt");
+	size_t n = 0;
+	const char **keys = sorted_keys(g->params, &n);
+
+	fprintf(out, "iopath bench --fs %s", fs ? fs : "none");
+	if (backing && !strcmp(backing, "loop"))
+		fprintf(out, " --backing loop");
+	else if (backing && !strcmp(backing, iop_backing_name(IOP_BACKING_DEVICE)) && dev)
+		fprintf(out, " --backing dev:/dev/%s", dev);
+	else if (backing && !strcmp(backing, "dir") && mnt)
+		fprintf(out, " --backing 'dir:%s'", mnt);
+	fprintf(out, " %s", g->bench);
+	for (size_t i = 0; keys && i < n; i++) {
+		json_t *v = json_object_get(g->params, keys[i]);
+
+		/* "fs" is --fs; an empty value is the parameter's default. */
+		if ((g->fs_from_env && !strcmp(keys[i], "fs")) ||
+		    (json_is_string(v) && !*json_string_value(v)))
+			continue;
+		fprintf(out, " %s=", keys[i]);
+		print_param_value(out, json_object_get(g->params, keys[i]), true);
+	}
+	fputc('\n', out);
+	free(keys);
+}
+
+static void print_machine(FILE *out, json_t *rec)
+{
+	const char *cpu = iop_rs_env_str(rec, "machine.cpu_model");
+	json_t *online = iop_rs_env(rec, "machine.cpus_online");
+	const char *pin = iop_rs_env_str(rec, "placement.cpus");
+
+	fprintf(out, "machine: %s", cpu ? cpu : "unknown CPU");
+	if (json_is_string(online))
+		fprintf(out, ", CPUs %s online", json_string_value(online));
+	else if (json_is_integer(online))
+		fprintf(out, ", %lld CPUs online", (long long)json_integer_value(online));
+	if (pin && *pin)
+		fprintf(out, ", pinned to CPU %s", pin);
+	fputc('\n', out);
+}
+
+/* The metric the runs chose for their verdict (run.main_metric), when both sides agree. */
+static const char *main_metric(const struct iop_rs_group *g)
+{
+	json_t *b = json_object_get(json_object_get(g->recs[0][0], "run"), "main_metric");
+	json_t *n = json_object_get(json_object_get(g->recs[1][0], "run"), "main_metric");
+
+	return json_is_string(b) && json_equal(b, n) ? json_string_value(b) : NULL;
+}
+
+/*
+ * "; tested over boots: 2 base, 3 new" where a side has several, and the
+ * main metric the runs chose for their verdict.
+ */
+static void print_boots(FILE *out, const struct group_cmp *gc)
+{
+	const struct side_stats *s = gc->nm ? gc->m[0].s : NULL;
+	const char *main = main_metric(gc->g);
+
+	if (main)
+		fprintf(out, "; verdict metric %s", main);
+	if (!s || !(s[0].by_boot || s[1].by_boot || s[0].by_run || s[1].by_run))
+		return;
+	fprintf(out, "; tested over");
+	for (int i = 0; i < 2; i++)
+		fprintf(out, "%s %zu %s (%s)", i ? " and" : "", s[i].n,
+			s[i].by_boot ? "boots" : s[i].by_run ? "runs" : "repetitions",
+			i ? "new" : "base");
+}
+
+/* "improvement", or "no significant change (could have seen >= 2.1%)" instead of a bare "-". */
+static void verdict_text(char *buf, size_t len, const struct metric_cmp *m, bool caveat)
+{
+	if (m->v == V_NONE && isfinite(m->mde))
+		snprintf(buf, len, "no significant change%s (could have seen >= %.1f%%)",
+			 caveat ? "?" : "", 100 * m->mde);
+	else
+		snprintf(buf, len, "%s%s", verdict_name[m->v], caveat ? "?" : "");
+}
+
+void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
+{
+	int conf = (int)lround(100 * (1 - o->alpha));
+	char hdr_b[17], hdr_n[28], ci_hdr[32];
+
+	snprintf(ci_hdr, sizeof(ci_hdr), "%d%% CI of %%change", conf);
+	fprintf(out, "base: %s (kernel %s, %zu records)\n", c->base_path, kernel_of(c->base), c->base->n);
+	fprintf(out, "new:  %s (kernel %s, %zu records)\n", c->new_path, kernel_of(c->new), c->new->n);
+	print_machine(out, c->base->recs[0]);
+	fprintf(out, "test: Welch's t-test per metric at alpha %g over the repetitions; rates by\n"
+		     "      harmonic mean (tested as 1/x); %d%% CI of %%change by Fieller's method\n",
+		o->alpha, conf);
+	fprintf(out, "      over boots (else runs) where a side has two or more; \"could have\n"
+		     "      seen\": the change the test finds with %.0f%% power\n", 100 * IOP_MDE_POWER);
+	print_notes(out, &c->notes);
+
+	snprintf(hdr_b, sizeof(hdr_b), "%s", kernel_of(c->base));
+	snprintf(hdr_n, sizeof(hdr_n), "%s", kernel_of(c->new));
+	for (size_t i = 0; i < c->ngc; i++) {
+		struct group_cmp *gc = &c->gc[i];
+		struct iop_rs_group *g = gc->g;
+
+		fprintf(out, "\n=========================================================================================\n");
+		print_lkp_params(out, g);
+		fprintf(out, "\nruns: %zu base, %zu new%s%s", g->n[0], g->n[1],
+			gc->untrusted ? "; untrusted records, see notes" : "",
+			gc->env_differs ? "; environment differs, see notes" : "");
+		print_boots(out, gc);
+		fprintf(out, "\n\n");
+		fprintf(out, "%-16s %s\n", hdr_b, hdr_n);
+		fprintf(out, "---------------- --------------------------- \n");
+		fprintf(out, "         %%stddev     %%change         %%stddev  %20s  verdict\n", ci_hdr);
+		fprintf(out, "             \\          |                \\  \n");
+		for (size_t j = 0; j < gc->nm; j++) {
+			struct metric_cmp *m = &gc->m[j];
+			char b[32], n[32], rb[16], rn[16], ch[24], ci[48], vd[80];
+
+			verdict_text(vd, sizeof(vd), m, gc->untrusted || gc->env_differs);
+			fprintf(out, "%10s%s%11s%11s%s  %20s  %-12s %s.%s\n",
+				fmt_num(b, sizeof(b), m->s[0].mean), fmt_rsd(rb, sizeof(rb), &m->s[0]),
+				fmt_pct(ch, sizeof(ch), m->change),
+				fmt_num(n, sizeof(n), m->s[1].mean), fmt_rsd(rn, sizeof(rn), &m->s[1]),
+				fmt_ci(ci, sizeof(ci), m), vd, g->bench, m->name);
+		}
+	}
+}
+
+/* What the unchanged metrics could have shown, one line per group. */
+static void print_commit_mde(FILE *out, struct comparison *c)
+{
+	fprintf(out, "Could have seen (%.0f%% power):\n", 100 * IOP_MDE_POWER);
+	for (size_t i = 0; i < c->ngc; i++) {
+		struct group_cmp *gc = &c->gc[i];
+		char *label = NULL;
+		int k = 0;
+
+		for (size_t j = 0; j < gc->nm; j++) {
+			struct metric_cmp *m = &gc->m[j];
+
+			if (m->v != V_NONE || !isfinite(m->mde))
+				continue;
+			if (!k++) {
+				label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
+				fprintf(out, "  %s:", label ? label : gc->g->bench);
+			}
+			fprintf(out, "%s %s >= %.1f%%", k > 1 ? "," : "", m->name, 100 * m->mde);
+		}
+		if (k)
+			fputc('\n', out);
+		free(label);
+	}
+}
+
+/* A block to paste into a commit message: the significant changes only. */
+void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o)
+{
+	int conf = (int)lround(100 * (1 - o->alpha));
+	size_t total = 0, changed = 0;
+
+	for (size_t i = 0; i < c->ngc; i++) {
+		total += c->gc[i].nm;
+		for (size_t j = 0; j < c->gc[i].nm; j++)
+			changed += c->gc[i].m[j].v == V_BETTER || c->gc[i].m[j].v == V_WORSE;
+	}
+	fprintf(out, "iopath compare, kernel %s (base) vs %s (new)\n", kernel_of(c->base), kernel_of(c->new));
+	print_machine(out, c->base->recs[0]);
+	fprintf(out, "Welch's t-test over repetitions, alpha %g; %d%% CI of the change\n", o->alpha, conf);
+
+	for (size_t i = 0; i < c->ngc; i++) {
+		struct group_cmp *gc = &c->gc[i];
+		bool header = false;
+
+		for (size_t j = 0; j < gc->nm; j++) {
+			struct metric_cmp *m = &gc->m[j];
+			char b[32], n[32], ch[24], ci[48];
+
+			if (m->v != V_BETTER && m->v != V_WORSE)
+				continue;
+			if (!header) {
+				char *label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
+
+				fprintf(out, "\n%s (%zu vs %zu runs):\n", label ? label : gc->g->bench,
+					gc->g->n[0], gc->g->n[1]);
+				free(label);
+				fprintf(out, "%12s %12s %9s  %-20s %s\n", "base", "new", "change",
+					"CI", "metric");
+				header = true;
+			}
+			fprintf(out, "%12s %12s %9s  %-20s %s%s (%s)\n",
+				fmt_num(b, sizeof(b), m->s[0].mean), fmt_num(n, sizeof(n), m->s[1].mean),
+				fmt_pct(ch, sizeof(ch), m->change), fmt_ci(ci, sizeof(ci), m),
+				m->name, gc->untrusted || gc->env_differs ? "?" : "",
+				m->v == V_BETTER ? "better" : "worse");
+		}
+		if (header) {
+			fprintf(out, "reproduce: ");
+			print_reproduce(out, gc->g);
+		}
+	}
+	if (changed < total) {
+		fprintf(out, "\nNo significant change in %s%zu metric%s.\n", changed ? "the other " : "",
+			total - changed, total - changed == 1 ? "" : "s");
+		print_commit_mde(out, c);
+	}
+	if (c->notes.n) {
+		fprintf(out, "\nCaveats ('?': untrusted records or another environment):\n");
+		for (size_t i = 0; i < c->notes.n; i++)
+			fprintf(out, "- %s\n", c->notes.v[i]);
+	}
+}
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *side_json(const struct side_stats *s)
+{
+	json_t *o = json_pack("{s:I, s:o, s:o, s:s, s:I}", "n", (json_int_t)s->n,
+			      "mean", jnum(s->mean), "rsd", jnum(s->rsd),
+			      "unit", s->by_boot ? "boots" : s->by_run ? "runs" : "repetitions",
+			      "boots", (json_int_t)s->boots);
+
+	if (o)
+		json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
+	return o;
+}
+
+json_t *comparison_json(struct comparison *c)
+{
+	json_t *groups = json_array(), *notes = json_array(), *cmp;
+
+	for (size_t i = 0; i < c->notes.n; i++)
+		json_array_append_new(notes, json_string(c->notes.v[i]));
+	for (size_t i = 0; i < c->ngc; i++) {
+		struct group_cmp *gc = &c->gc[i];
+		json_t *metrics = json_array();
+
+		for (size_t j = 0; j < gc->nm; j++) {
+			struct metric_cmp *m = &gc->m[j];
+			json_t *o = json_pack("{s:s, s:s?, s:s, s:s, s:o, s:o, s:o, s:[o, o], s:o, s:o, s:o, s:s}",
+					      "name", m->name, "unit", m->unit,
+					      "better", m->higher ? "higher" : "lower",
+					      "mean", m->rate ? "harmonic" : "arithmetic",
+					      "base", side_json(&m->s[0]), "new", side_json(&m->s[1]),
+					      "change", jnum(m->change),
+					      "ci", jnum(m->ci_lo), jnum(m->ci_hi),
+					      "t", jnum(m->t), "df", jnum(m->df), "p", jnum(m->p),
+					      "verdict", verdict_json[m->v]);
+
+			if (o)
+				json_object_set_new(o, "mde", jnum(m->mde));
+			if (o && m->why)
+				json_object_set_new(o, "why_not_tested", json_string(m->why));
+			json_array_append_new(metrics, o);
+		}
+		json_array_append_new(groups, json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o, s:s?}",
+			"bench", gc->g->bench, "params", gc->g->params,
+			"runs", "base", (json_int_t)gc->g->n[0], "new", (json_int_t)gc->g->n[1],
+			"untrusted", gc->untrusted, "env_differs", gc->env_differs,
+			"metrics", metrics, "main_metric", main_metric(gc->g)));
+	}
+	cmp = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:I}, s:o, s:o}",
+			"base", "file", c->base_path, "kernel", kernel_of(c->base), "records", (json_int_t)c->base->n,
+			"new", "file", c->new_path, "kernel", kernel_of(c->new), "records", (json_int_t)c->new->n,
+			"notes", notes, "groups", groups);
+	return cmp;
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The statistics of iopath compare for one metric: the means as printed
+ * (harmonic for rates), Welch's t-test on the tested scale, Fieller's
+ * interval of the relative change, the verdict, and the smallest change
+ * the comparison could have found (MDE). cmd_compare.c says why these.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "cli.h"
+#include "compare.h"
+
+/*
+ * The comparison of one metric. @xb and @xn are the per-repetition values
+ * of the base and new side. tests/compare.sh recomputes every figure this
+ * produces (through the JSON output) without GSL.
+ */
+void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
+			   double alpha, struct metric_cmp *mc)
+{
+	const double *x[2] = { xb, xn };
+	size_t n[2] = { nb, nn };
+	double *y[2] = { NULL, NULL };
+	double a, b, va, vb, tc, den, disc, lo, hi;
+
+	mc->change = mc->ci_lo = mc->ci_hi = NAN;
+	mc->t = mc->df = mc->p = NAN;
+	mc->v = V_UNTESTED;
+	mc->why = NULL;
+
+	for (int s = 0; s < 2; s++) {
+		struct side_stats *ss = &mc->s[s];
+
+		ss->n = n[s];
+		ss->mean = ss->rsd = ss->tmean = ss->tvar = NAN;
+		y[s] = malloc((n[s] ? n[s] : 1) * sizeof(double));
+		if (!y[s]) {
+			mc->why = "out of memory";
+			goto out;
+		}
+		for (size_t i = 0; i < n[s]; i++) {
+			if (!isfinite(x[s][i]) || (mc->rate && x[s][i] <= 0)) {
+				mc->why = mc->rate ? "a rate is zero or negative" : "a value is not finite";
+				ss->mean = mc->rate ? iop_hmean(x[s], n[s]) : iop_mean(x[s], n[s]);
+				goto out;
+			}
+			y[s][i] = mc->rate ? 1 / x[s][i] : x[s][i];
+		}
+		ss->tmean = iop_mean(y[s], n[s]);
+		ss->mean = mc->rate ? 1 / ss->tmean : ss->tmean;
+		ss->rsd = ss->tmean ? iop_stddev(y[s], n[s]) / fabs(ss->tmean) : NAN;
+		ss->tvar = n[s] ? pow(iop_stddev(y[s], n[s]), 2) / n[s] : NAN;
+	}
+	if (mc->s[0].mean > 0 && mc->s[1].mean >= 0)
+		mc->change = mc->s[1].mean / mc->s[0].mean - 1;
+
+	if (nb < 2 || nn < 2) {
+		mc->why = "fewer than 2 repetitions on a side";
+		goto out;
+	}
+
+	a = mc->s[1].tmean;
+	b = mc->s[0].tmean;
+	va = mc->s[1].tvar;
+	vb = mc->s[0].tvar;
+	if (va + vb == 0) {
+		/* Identical repetitions on both sides: the difference is exact. */
+		mc->t = a == b ? 0 : copysign(INFINITY, a - b);
+		mc->df = nb + nn - 2;
+		mc->p = a == b ? 1 : 0;
+		mc->ci_lo = mc->ci_hi = mc->change;
+	} else {
+		mc->t = (a - b) / sqrt(va + vb);
+		mc->df = (va + vb) * (va + vb) /
+			 (va * va / (nn - 1) + vb * vb / (nb - 1));
+		mc->p = 2 * gsl_cdf_tdist_Q(fabs(mc->t), mc->df);
+		tc = gsl_cdf_tdist_Pinv(1 - alpha / 2, mc->df);
+
+		/*
+		 * Fieller: the theta with (a - theta*b)^2 <= tc^2 (va + theta^2 vb).
+		 * Bounded only when the base mean is itself clearly non-zero.
+		 */
+		den = b * b - tc * tc * vb;
+		if (b > 0 && den > 0) {
+			disc = a * a * vb + b * b * va - tc * tc * va * vb;
+			lo = (a * b - tc * sqrt(disc)) / den;
+			hi = (a * b + tc * sqrt(disc)) / den;
+			if (!mc->rate) {
+				mc->ci_lo = lo - 1;
+				mc->ci_hi = hi - 1;
+			} else {
+				/* printed ratio = hmean_new / hmean_base = b / a = 1 / theta */
+				mc->ci_lo = 1 / hi - 1;
+				mc->ci_hi = lo > 0 ? 1 / lo - 1 : INFINITY;
+			}
+		} else if (b > 0) {
+			mc->ci_lo = -INFINITY;
+			mc->ci_hi = INFINITY;
+		}
+	}
+	/* t carries the sign of the printed change: for rates 1/x moves the other way. */
+	if (mc->rate)
+		mc->t = -mc->t;
+	if (mc->p < alpha) {
+		bool up = mc->rate ? a < b : a > b;
+
+		mc->v = up == mc->higher ? V_BETTER : V_WORSE;
+	} else {
+		mc->v = V_NONE;
+	}
+out:
+	free(y[0]);
+	free(y[1]);
+}
+
+/*
+ * The smallest change this comparison finds with probability
+ * IOP_MDE_POWER: the MDE of the same Welch test from the two sides' spread
+ * and numbers of observations, relative to the base mean on the tested
+ * scale (time per operation for rates).
+ */
+void metric_mde(struct metric_cmp *mc, double alpha)
+{
+	const struct side_stats *b = &mc->s[0], *n = &mc->s[1];
+
+	mc->mde = NAN;
+	if (mc->why || !(fabs(b->tmean) > 0))
+		return;
+	if (b->tvar + n->tvar == 0) {
+		mc->mde = 0;
+		return;
+	}
+	mc->mde = iop_mde(b->tvar, b->n, n->tvar, n->n, alpha, IOP_MDE_POWER) / fabs(b->tmean);
+}

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Sourced by scripts/vm.sh and scripts/mutate.sh: their one-line errors and
+# the machine's Debian mirror. The caller sets prog ("iopath: vm").
+
+# usage_error MESSAGE: bad usage or input, exit 2.
+usage_error() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+
+# fail MESSAGE: anything else that stops the run, exit 1.
+fail() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+# host_mirror PATH: the first URI of the machine's apt sources whose path
+# ends in /PATH (debian, debian-security).
+host_mirror() {
+	{
+		grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources |
+			awk '{ for (i = 2; i <= NF; i++) print $i }'
+		grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
+			sed 's/\[[^]]*\]//' | awk '{ print $2 }'
+	} | grep -E "/$1/?\$" | head -n 1
+}
