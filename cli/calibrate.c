@@ -59,7 +59,8 @@ int iop_calib_parse_effects(struct iop_calib_opts *o, const char *list)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		double e = strtod(tok, &end);
 
-		if (end == tok || *end || !(e > 0 && e <= 50) || o->neffects == IOP_CALIB_MAX_EFFECTS)
+		if (end == tok || *end || !(e > 0 && e <= 50) ||
+		    o->neffects == IOP_CALIB_MAX_EFFECTS)
 			return -EINVAL;
 		o->effects[o->neffects++] = e / 100;
 	}
@@ -123,8 +124,8 @@ static int run_side(char **kv, int nkv, uint64_t inject_ns, const char *clock, c
 			s->v[s->n++] = v;
 		if (json_integer_value(json_object_get(run, "workers")) > 0)
 			s->workers = (int)json_integer_value(json_object_get(run, "workers"));
-		s->inject_measured = json_number_value(json_object_get(json_object_get(run, "inject"),
-								      "measured_ns"));
+		s->inject_measured = json_number_value(
+			json_object_get(json_object_get(run, "inject"), "measured_ns"));
 	}
 	json_decref(recs);
 	if (!ret && s->n < 2) {
@@ -240,7 +241,8 @@ static void report_spread(FILE *out, const struct side *a, const struct side *a2
 		int flagged = 0, k = 0;
 
 		for (int i = 0; i < pairs; i++) {
-			size_t nx = metric_vals(a[i].recs, name, x), ny = metric_vals(a2[i].recs, name, y);
+			size_t nx = metric_vals(a[i].recs, name, x);
+			size_t ny = metric_vals(a2[i].recs, name, y);
 			double p = iop_welch_p(x, nx, y, ny, false, &rel);
 
 			if (nx < 2 || ny < 2 || !isfinite(rel))
@@ -298,7 +300,8 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 	nt = floor(o->side_time / rep_s);
 	if (nt >= 2)
 		fprintf(out, "  for %.0f s per side (%.0f reps): %.2f%% (between-side part %.2f%%)\n",
-			o->side_time, nt, 100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(2 * sb2 + 2 * wv / nt),
+			o->side_time, nt,
+			100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(2 * sb2 + 2 * wv / nt),
 			100 * sqrt(2 * sb2));
 	/*
 	 * The same time as k runs like these, tested over the runs (compare
@@ -384,7 +387,8 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 		if (ret)
 			goto out;
 		tally_pair(aa, &a[i], &a2[i], m->is_rate, o->alpha, false);
-		t_base += (time_per_op(&a[i], m->is_rate) + time_per_op(&a2[i], m->is_rate)) / 2 / o->pairs;
+		t_base += (time_per_op(&a[i], m->is_rate) + time_per_op(&a2[i], m->is_rate)) / 2 /
+			  o->pairs;
 		side_s += (a[i].seconds + a2[i].seconds) / 2 / o->pairs;
 	}
 	loadavg(load1, sizeof(load1));

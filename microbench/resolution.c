@@ -102,7 +102,8 @@ int iop_inject_init(struct iop_worker *w)
 	w->inject_measured_ns = 0;
 	if (!n)
 		return 0;
-	w->inject_clock = iop_is(r, "inject_clock", "cpu") ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+	w->inject_clock = iop_is(r, "inject_clock", "cpu") ? CLOCK_THREAD_CPUTIME_ID :
+							      CLOCK_MONOTONIC;
 	/* one read of that clock: the fastest of 20 batches of 1000 */
 	for (int b = 0; b < 20; b++) {
 		int64_t t0 = clock_ns(w->inject_clock), t1;
