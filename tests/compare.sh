@@ -21,16 +21,8 @@ asan=${IOPATH_ASAN:-$(dirname "$build")/build-asan/iopath}
 tmp=$(mktemp -d /tmp/iopath-compare-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
-check() { # check NAME CMD...: ok if CMD succeeds
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
+# shellcheck source=tests/lib/tap.sh
+. "$lib/tap.sh"
 
 if [ ! -x "$iopath" ]; then
 	echo "1..1"
@@ -208,29 +200,29 @@ fi
 
 # ---- caveats are called out, not silent -------------------------------------
 out=$("$iopath" compare base.jsonl new-caveats.jsonl --format commit 2>&1)
-check compare.caveats.untrusted_record_named \
+check_cmd compare.caveats.untrusted_record_named \
 	grep -qF 'untrusted: 2 of 5 new records of uring_randread fs=xfs (new-caveats.jsonl lines 8,9); line 8: cv 3.4% > 2%' <<< "$out"
-check compare.caveats.env_difference_named \
+check_cmd compare.caveats.env_difference_named \
 	grep -q 'environment differs (base vs new): fs.mount_opts: "noatime" vs "noatime,lazytime"' <<< "$out"
-check compare.caveats.cmdline_difference_named \
+check_cmd compare.caveats.cmdline_difference_named \
 	grep -q 'kernel.cmdline: "root=/dev/vda1 ro" vs "root=/dev/vda1 ro mitigations=off"' <<< "$out"
 # BOOT_IMAGE= names the kernel, which differs by design
-check compare.caveats.boot_image_not_a_difference \
+check_cmd compare.caveats.boot_image_not_a_difference \
 	bash -c '! grep -q "environment differs" expected/base-vs-new-5pct.txt && grep -q "BOOT_IMAGE=/vmlinuz-6.18.0-new" new-5pct.jsonl'
-check compare.caveats.unpaired_named \
+check_cmd compare.caveats.unpaired_named \
 	grep -q 'unpaired: only in new-caveats.jsonl: falloc_write .*fs=xfs' <<< "$out"
 
 # ---- several NEW files, options ------------------------------------------------
 out=$("$iopath" compare base.jsonl new-same.jsonl new-5pct.jsonl 2>/dev/null)
-check compare.several_new_files \
+check_cmd compare.several_new_files \
 	test "$(grep -c '^new: ' <<< "$out")" = 2
 "$iopath" compare new-5pct.jsonl base.jsonl --fail-on-regression > "$tmp/out" 2>&1
 rc=$?
-check compare.fail_on_regression_exits_1 test "$rc" = 1 -a -s "$tmp/out"
+check_cmd compare.fail_on_regression_exits_1 test "$rc" = 1 -a -s "$tmp/out"
 "$iopath" compare base.jsonl new-5pct.jsonl --fail-on-regression > /dev/null 2>&1
 rc=$?
-check compare.fail_on_regression_passes_improvement test "$rc" = 0
-check compare.json_is_valid_json \
+check_cmd compare.fail_on_regression_passes_improvement test "$rc" = 0
+check_cmd compare.json_is_valid_json \
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/base.jsonl-new-5pct.jsonl.json"
 bad_usage() { # bad_usage NAME ARGS...: exit 2, one line on stderr, nothing on stdout
 	local name=$1 rc
@@ -373,23 +365,23 @@ if command -v gnuplot > /dev/null; then
 	fi
 	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/p.svg" --metric no_such_metric > /dev/null 2>&1
 	rc=$?
-	check plot.unknown_metric_fails_and_keeps_output \
+	check_cmd plot.unknown_metric_fails_and_keeps_output \
 		test "$rc" = 2 -a -s "$tmp/p.svg" -a "$(find "$tmp" -maxdepth 1 -name '*.tmp.*' | wc -l)" = 0
 	# gnuplot falls back to stdout when it cannot open its output
 	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/no/such/dir/p.svg" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
-	check plot.unwritable_output_fails_with_nothing_on_stdout \
+	check_cmd plot.unwritable_output_fails_with_nothing_on_stdout \
 		test "$rc" = 2 -a ! -s "$tmp/out" -a "$(wc -l < "$tmp/err")" = 1
 	# a symlink at OUT (planted in a shared directory) is refused, not followed
 	echo secret > "$tmp/victim"
 	ln -s "$tmp/victim" "$tmp/link.svg"
 	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/link.svg" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
-	check plot.symlink_output_refused \
+	check_cmd plot.symlink_output_refused \
 		test "$rc" = 2 -a "$(cat "$tmp/victim")" = secret -a "$(wc -l < "$tmp/err")" = 1
 	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
-	check plot.directory_output_refused test "$rc" = 2
+	check_cmd plot.directory_output_refused test "$rc" = 2
 	# SIGTERM while drawing (or after) leaves no temporary file
 	left=0
 	for delay in 0.02 0.05 0.1; do
@@ -399,7 +391,7 @@ if command -v gnuplot > /dev/null; then
 		wait $!
 		left=$((left + $(find "$tmp" -maxdepth 1 -name 'term.svg.tmp.*' | wc -l)))
 	done
-	check plot.sigterm_leaves_no_temp_file test "$left" = 0
+	check_cmd plot.sigterm_leaves_no_temp_file test "$left" = 0
 else
 	skip plot.svg_written "gnuplot not installed"
 	skip plot.png_written_where_selects "gnuplot not installed"
@@ -407,7 +399,6 @@ else
 fi
 "$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp/p.pdf" > /dev/null 2>&1
 rc=$?
-check plot.rejects_unknown_format test "$rc" = 2 -a ! -e "$tmp/p.pdf"
+check_cmd plot.rejects_unknown_format test "$rc" = 2 -a ! -e "$tmp/p.pdf"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish_tap

@@ -27,9 +27,8 @@ lib=$(cd "$(dirname "$0")/lib" && pwd)
 tmp=$(mktemp -d /tmp/iopath-resolution-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $1"; }
+# shellcheck source=tests/lib/tap.sh
+. "$lib/tap.sh"
 
 if [ ! -x "$iopath" ] || ! command -v python3 > /dev/null; then
 	echo "1..1"
@@ -223,4 +222,4 @@ if [ "$rc" = 2 ] && grep -q "main_metric=nosuch: not a metric of read_vs_readv" 
 else
 	not_ok resolution.main_metric.unknown_refused
 fi
-echo "1..$n"
+finish_tap

@@ -22,6 +22,12 @@ not_ok() {
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 # check STATUS NAME: ok when STATUS is 0
 check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2"; fi; }
+# check_cmd NAME CMD...: ok when CMD succeeds
+check_cmd() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
 # The plan comes last; exit with the verdict.
 finish_tap() { echo "1..$n"; exit "$failed"; }
 
