@@ -7,7 +7,7 @@
  * side per known effect (inject_ns set so that the main metric's time per
  * operation grows by 1%, 2%, 5% ...), then A' (inject_ns=0 again, last, so
  * that an A/A pair spans the whole round and any drift in it). Each pair
- * is tested the way iopath compare tests it (Welch over the repetitions'
+ * is tested the way iopath compare tests it (Yuen over the repetitions'
  * values, 1/x for rates) at alpha 0.05, and the report gives:
  *  - the A/A false-positive rate (A against A');
  *  - the detection rate of each effect (A against its side), with the true
@@ -83,7 +83,7 @@ static const char *inject_clock_for(const struct iop_run *r, const struct iop_me
 {
 	if (m->is_rate)
 		return "wall";
-	if (!strcmp(m->name, "cpu_ns_per_op"))
+	if (!strcmp(m->name, "cpu_ns_per_op") || !strcmp(m->name, "cpu_ns_floor"))
 		return "cpu";
 	if (strcmp(m->unit, "ns") || !strncmp(m->name, "lat_", 4) || !strncmp(m->name, "cpu_", 4))
 		return NULL;
@@ -136,29 +136,26 @@ static int run_side(char **kv, int nkv, uint64_t inject_ns, const char *clock, c
 	return ret;
 }
 
-/* Mean of the main metric on the tested scale: time per operation, in ns. */
-static double time_per_op(const struct side *s, bool rate)
+/*
+ * The main metric's trimmed mean on the tested scale (time per operation
+ * in ns for a rate: @workers threads each doing 1/x of the time), and the
+ * squared relative standard error of it that iopath compare would use.
+ */
+static double side_est(const struct side *s, bool rate, double *rel_se2, size_t *h)
 {
-	double sum = 0;
+	double tmean, se2;
 
-	for (size_t i = 0; i < s->n; i++)
-		sum += rate ? 1e9 * s->workers / s->v[i] : s->v[i];
-	return sum / (double)s->n;
+	*h = iop_trimmed(s->v, s->n, rate, &tmean, &se2);
+	*rel_se2 = se2 / (tmean * tmean);
+	return rate ? 1e9 * s->workers * tmean : tmean;
 }
 
-/* Squared relative spread of one side's repetitions on the tested scale. */
-static double rel_var(const struct side *s, bool rate)
+static double time_per_op(const struct side *s, bool rate)
 {
-	double m = 0, q = 0, y;
+	double se2;
+	size_t h;
 
-	for (size_t i = 0; i < s->n; i++)
-		m += rate ? 1 / s->v[i] : s->v[i];
-	m /= (double)s->n;
-	for (size_t i = 0; i < s->n; i++) {
-		y = (rate ? 1 / s->v[i] : s->v[i]) - m;
-		q += y * y;
-	}
-	return q / (double)(s->n - 1) / (m * m);
+	return side_est(s, rate, &se2, &h);
 }
 
 static double mde_factor(double df, double alpha)
@@ -189,14 +186,16 @@ struct tally {
 static void tally_pair(struct tally *t, const struct side *a, const struct side *b, bool rate,
 		       double alpha, bool want_increase)
 {
-	double rel, p = iop_welch_p(a->v, a->n, b->v, b->n, rate, &rel);
-	double va = rel_var(a, rate) / (double)a->n, vb = rel_var(b, rate) / (double)b->n;
+	double rel, p = iop_yuen_p(a->v, a->n, b->v, b->n, rate, &rel), va, vb;
+	size_t ha, hb;
 
+	side_est(a, rate, &va, &ha);
+	side_est(b, rate, &vb, &hb);
 	if (p < alpha && (!want_increase || rel > 0))
 		t->flagged++;
 	if (t->n < IOP_MAX_REPS) {
 		t->rel[t->n] = rel;
-		t->mde_stated[t->n] = iop_mde(va, a->n, vb, b->n, alpha, 0.95);
+		t->mde_stated[t->n] = iop_mde(va, ha, vb, hb, alpha, 0.95);
 		t->n++;
 	}
 }
@@ -221,7 +220,7 @@ static size_t metric_vals(json_t *recs, const char *name, double *v)
 /*
  * Which metric varies least here: for every metric of the A sides, the
  * median within-side cv, the rms of the A/A relative differences and how
- * many A/A pairs Welch's test called a change.
+ * many A/A pairs the test called a change.
  */
 static void report_spread(FILE *out, const struct side *a, const struct side *a2, int pairs,
 			  double alpha)
@@ -243,7 +242,7 @@ static void report_spread(FILE *out, const struct side *a, const struct side *a2
 		for (int i = 0; i < pairs; i++) {
 			size_t nx = metric_vals(a[i].recs, name, x);
 			size_t ny = metric_vals(a2[i].recs, name, y);
-			double p = iop_welch_p(x, nx, y, ny, false, &rel);
+			double p = iop_yuen_p(x, nx, y, ny, false, &rel);
 
 			if (nx < 2 || ny < 2 || !isfinite(rel))
 				continue;
@@ -264,19 +263,21 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 		   const struct side *a, int nsides, const struct tally *aa, const struct tally *eff,
 		   const uint64_t *inject, double t_base, double side_s)
 {
-	double wv = 0, d2 = 0, sb2, df, mde_pairs, n = (double)a[0].n, rep_s, nt;
+	double se2 = 0, v, d2 = 0, sb2, df, mde_pairs, n = (double)a[0].n, rep_s, nt, k;
+	size_t h = 0;
 
-	for (int i = 0; i < nsides; i++)
-		wv += rel_var(&a[i], rate);
-	wv /= nsides;		/* within-side relative variance per repetition */
+	for (int i = 0; i < nsides; i++) {
+		side_est(&a[i], rate, &v, &h);
+		se2 += v / nsides;	/* squared relative standard error of one side */
+	}
 	for (int i = 0; i < aa->n; i++)
 		d2 += aa->rel[i] * aa->rel[i];
 	d2 /= aa->n;		/* A/A: mean square of the relative differences */
-	df = 2 * n - 2;
+	df = 2 * (double)h - 2;
 	mde_pairs = mde_factor(df, o->alpha) * sqrt(d2);
-	fprintf(out, "time per operation (A sides): %.1f ns; within a side: cv %.2f%% per repetition;\n"
-		     "A/A pairs: rms difference %.2f%% (within-side spread alone predicts %.2f%%)\n",
-		t_base, 100 * sqrt(wv), 100 * sqrt(d2), 100 * sqrt(2 * wv / n));
+	fprintf(out, "time per operation (A sides): %.1f ns; %.0f repetitions per side, %zu kept after trimming;\n"
+		     "A/A pairs: rms difference %.2f%% (the sides' standard errors alone predict %.2f%%)\n",
+		t_base, n, h, 100 * sqrt(d2), 100 * sqrt(2 * se2));
 	fprintf(out, "A/A: %d of %d pairs flagged a change (%.1f%%, alpha %g)\n", aa->flagged, aa->n,
 		100.0 * aa->flagged / aa->n, o->alpha);
 	for (int e = 0; e < o->neffects; e++) {
@@ -287,22 +288,23 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 			100 * t->inject_measured / t_base, t->flagged, t->n, 100.0 * t->flagged / t->n,
 			100 * iop_median(t->rel, (size_t)t->n));
 	}
-	fprintf(out, "MDE at 95%% power, alpha %g, %d reps per side (%.1f s per side):\n"
+	fprintf(out, "MDE at 95%% power, alpha %g, %.0f reps per side (%.1f s per side):\n"
 		     "  from the A/A pairs (what the pairs showed): %.2f%%\n"
-		     "  as iopath compare states it (within-side spread, median over the A/A pairs): %.2f%%\n",
-		o->alpha, a[0].n > 0 ? (int)a[0].n : 0, side_s, 100 * mde_pairs,
-		100 * iop_median(aa->mde_stated, (size_t)aa->n));
-	/* projection: between-side variance stays, within-side part shrinks with n */
-	sb2 = d2 / 2 - wv / n;
+		     "  as iopath compare states it (the sides' standard errors, median over the A/A pairs): %.2f%%\n",
+		o->alpha, n, side_s, 100 * mde_pairs, 100 * iop_median(aa->mde_stated, (size_t)aa->n));
+	/* projection: the between-side part stays, the standard error shrinks with reps */
+	sb2 = d2 / 2 - se2;
 	if (sb2 < 0)
 		sb2 = 0;
 	rep_s = side_s / n;
 	nt = floor(o->side_time / rep_s);
-	if (nt >= 2)
+	if (nt >= 2) {
+		k = nt - 2 * (double)iop_trim_count((size_t)nt);
 		fprintf(out, "  for %.0f s per side (%.0f reps): %.2f%% (between-side part %.2f%%)\n",
 			o->side_time, nt,
-			100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(2 * sb2 + 2 * wv / nt),
+			100 * mde_factor(2 * k - 2, o->alpha) * sqrt(2 * sb2 + 2 * se2 * n / nt),
 			100 * sqrt(2 * sb2));
+	}
 	/*
 	 * The same time as k runs like these, tested over the runs (compare
 	 * does when a side's file holds several): each run's mean differs
@@ -312,7 +314,8 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 	if (nt >= 2)
 		fprintf(out, "  for %.0f s per side as %.0f runs like these, tested over the runs: %.2f%%\n",
 			o->side_time, nt, 100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(d2 / nt));
-	fprintf(out, "(%s, tested as %s)\n", metric, rate ? "time per operation, 1/x" : "its mean");
+	fprintf(out, "(%s, tested as %s)\n", metric,
+		rate ? "time per operation, 1/x, 20%-trimmed mean" : "its 20%-trimmed mean");
 }
 
 int iop_calib_check(const struct iop_bench *b, char **kv, int nkv, char *why, size_t len)

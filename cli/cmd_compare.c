@@ -8,10 +8,12 @@
  * number of repetitions. Per metric:
  *  - rates (agg "hmean") are summarised by the harmonic mean and tested on
  *    their reciprocals (time per operation), everything else by the
- *    arithmetic mean of the values, so the test is about exactly the means
- *    that are printed;
- *  - Welch's t-test (unequal variances, Welch-Satterthwaite degrees of
- *    freedom) decides improvement, regression or no significant change;
+ *    values themselves, each side by its 20%-trimmed mean, so the test is
+ *    about exactly the means that are printed;
+ *  - Yuen's test of the trimmed means (Welch's t-test with winsorized
+ *    variances and the values kept; exactly Welch's below 5 values)
+ *    decides improvement, regression or no significant change: a
+ *    repetition the host slowed as a whole cannot decide it;
  *  - the confidence interval of the relative change is Fieller's interval
  *    for the ratio of the two means, with the same t quantile, so it
  *    excludes 0% exactly when the test rejects.
@@ -44,7 +46,8 @@ static void usage(FILE *f)
 		   "                      [--fail-on-regression]\n"
 		   "Compare benchmark records (JSON Lines from iopath bench) of a base and new runs:\n"
 		   "per metric the means, %%change, its confidence interval and a verdict from\n"
-		   "Welch's t-test over the repetitions. docs/compare.md explains the statistics.\n"
+		   "Yuen's trimmed-mean test over the repetitions. docs/compare.md explains the\n"
+		   "statistics.\n"
 		   "  --format text    the kernel test robot's table (default)\n"
 		   "  --format commit  the significant changes, for a commit message\n"
 		   "  --format json    everything, for programs\n"

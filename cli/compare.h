@@ -23,8 +23,9 @@ struct side_stats {
 	size_t n;
 	double mean;		/* as printed: harmonic mean for rates */
 	double rsd;		/* relative stddev on the tested scale (fraction) */
-	double tmean;		/* mean on the tested scale (1/x for rates) */
-	double tvar;		/* variance of that mean: s^2 / n */
+	double tmean;		/* trimmed mean on the tested scale (1/x for rates) */
+	double tvar;		/* its squared standard error (Yuen; s^2 / n untrimmed) */
+	size_t h;		/* values kept after trimming */
 	size_t boots;		/* distinct boot ids among the records (0: none recorded) */
 	bool by_boot;		/* the observations are per-boot means (2 or more boots) */
 	size_t runs;		/* distinct invocations of iopath bench (0: none recorded) */

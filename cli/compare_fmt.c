@@ -263,8 +263,9 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 	fprintf(out, "base: %s (kernel %s, %zu records)\n", c->base_path, kernel_of(c->base), c->base->n);
 	fprintf(out, "new:  %s (kernel %s, %zu records)\n", c->new_path, kernel_of(c->new), c->new->n);
 	print_machine(out, c->base->recs[0]);
-	fprintf(out, "test: Welch's t-test per metric at alpha %g over the repetitions; rates by\n"
-		     "      harmonic mean (tested as 1/x); %d%% CI of %%change by Fieller's method\n",
+	fprintf(out, "test: Yuen's test of 20%%-trimmed means per metric at alpha %g over the\n"
+		     "      repetitions (Welch's t-test below 5); rates by harmonic mean (tested\n"
+		     "      as 1/x); %d%% CI of %%change by Fieller's method\n",
 		o->alpha, conf);
 	fprintf(out, "      over boots (else runs) where a side has two or more; \"could have\n"
 		     "      seen\": the change the test finds with %.0f%% power\n", 100 * IOP_MDE_POWER);
@@ -340,7 +341,7 @@ void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o)
 	}
 	fprintf(out, "iopath compare, kernel %s (base) vs %s (new)\n", kernel_of(c->base), kernel_of(c->new));
 	print_machine(out, c->base->recs[0]);
-	fprintf(out, "Welch's t-test over repetitions, alpha %g; %d%% CI of the change\n", o->alpha, conf);
+	fprintf(out, "Yuen's trimmed-mean test over repetitions, alpha %g; %d%% CI of the change\n", o->alpha, conf);
 
 	for (size_t i = 0; i < c->ngc; i++) {
 		struct group_cmp *gc = &c->gc[i];

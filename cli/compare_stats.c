@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The statistics of iopath compare for one metric: the means as printed
- * (harmonic for rates), Welch's t-test on the tested scale, Fieller's
- * interval of the relative change, the verdict, and the smallest change
- * the comparison could have found (MDE). cmd_compare.c says why these.
+ * (20%-trimmed, harmonic for rates), Yuen's test of the trimmed means on
+ * the tested scale (Welch's t-test when a side has fewer than 5 values),
+ * Fieller's interval of the relative change, the verdict, and the smallest
+ * change the comparison could have found (MDE). cmd_compare.c says why
+ * these.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -49,10 +51,9 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 			}
 			y[s][i] = mc->rate ? 1 / x[s][i] : x[s][i];
 		}
-		ss->tmean = iop_mean(y[s], n[s]);
+		ss->h = iop_trimmed(y[s], n[s], false, &ss->tmean, &ss->tvar);
 		ss->mean = mc->rate ? 1 / ss->tmean : ss->tmean;
 		ss->rsd = ss->tmean ? iop_stddev(y[s], n[s]) / fabs(ss->tmean) : NAN;
-		ss->tvar = n[s] ? pow(iop_stddev(y[s], n[s]), 2) / n[s] : NAN;
 	}
 	if (mc->s[0].mean > 0 && mc->s[1].mean >= 0)
 		mc->change = mc->s[1].mean / mc->s[0].mean - 1;
@@ -69,13 +70,12 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 	if (va + vb == 0) {
 		/* Identical repetitions on both sides: the difference is exact. */
 		mc->t = a == b ? 0 : copysign(INFINITY, a - b);
-		mc->df = nb + nn - 2;
+		mc->df = mc->s[0].h + mc->s[1].h - 2;
 		mc->p = a == b ? 1 : 0;
 		mc->ci_lo = mc->ci_hi = mc->change;
 	} else {
 		mc->t = (a - b) / sqrt(va + vb);
-		mc->df = (va + vb) * (va + vb) /
-			 (va * va / (nn - 1) + vb * vb / (nb - 1));
+		mc->df = iop_welch_df(vb, mc->s[0].h, va, mc->s[1].h);
 		mc->p = 2 * gsl_cdf_tdist_Q(fabs(mc->t), mc->df);
 		tc = gsl_cdf_tdist_Pinv(1 - alpha / 2, mc->df);
 
@@ -118,8 +118,8 @@ out:
 
 /*
  * The smallest change this comparison finds with probability
- * IOP_MDE_POWER: the MDE of the same Welch test from the two sides' spread
- * and numbers of observations, relative to the base mean on the tested
+ * IOP_MDE_POWER: the MDE of the same test from the two sides' standard
+ * errors and numbers of values kept, relative to the base mean on the tested
  * scale (time per operation for rates).
  */
 void metric_mde(struct metric_cmp *mc, double alpha)
@@ -133,5 +133,5 @@ void metric_mde(struct metric_cmp *mc, double alpha)
 		mc->mde = 0;
 		return;
 	}
-	mc->mde = iop_mde(b->tvar, b->n, n->tvar, n->n, alpha, IOP_MDE_POWER) / fabs(b->tmean);
+	mc->mde = iop_mde(b->tvar, b->h, n->tvar, n->h, alpha, IOP_MDE_POWER) / fabs(b->tmean);
 }

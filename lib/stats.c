@@ -114,83 +114,91 @@ double iop_mde(double vb, size_t nb, double vn, size_t nn, double alpha, double 
 	       sqrt(vb + vn);
 }
 
+size_t iop_trim_count(size_t n)
+{
+	return (size_t)floor(IOP_TRIM * (double)n);
+}
+
+size_t iop_trimmed(const double *x, size_t n, bool reciprocal, double *tmean, double *se2)
+{
+	size_t g = iop_trim_count(n), h = n - 2 * g, i;
+	double *y;
+
+	*tmean = *se2 = NAN;
+	y = malloc((n ? n : 1) * sizeof(*y));
+	if (!n || !y) {
+		free(y);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		y[i] = reciprocal ? 1 / x[i] : x[i];
+	gsl_sort(y, 1, n);
+	*tmean = gsl_stats_mean(y + g, 1, h);
+	/* winsorize: each trimmed value becomes the nearest kept one */
+	for (i = 0; i < g; i++) {
+		y[i] = y[g];
+		y[n - 1 - i] = y[n - 1 - g];
+	}
+	if (h >= 2)
+		*se2 = gsl_stats_variance(y, 1, n) * (double)(n - 1) / (double)(h * (h - 1));
+	free(y);
+	return h;
+}
+
 double iop_ci_rel_halfwidth(const double *x, size_t n, double alpha, bool reciprocal)
 {
-	double sum = 0, sq = 0, mean, sd, y;
-	size_t i;
+	double tmean, se2;
+	size_t h;
 
 	if (n < 2 || !(alpha > 0 && alpha < 1))
 		return NAN;
-	for (i = 0; i < n; i++)
-		sum += reciprocal ? 1 / x[i] : x[i];
-	mean = sum / (double)n;
-	for (i = 0; i < n; i++) {
-		y = (reciprocal ? 1 / x[i] : x[i]) - mean;
-		sq += y * y;
-	}
-	if (mean == 0 || !isfinite(mean))
+	h = iop_trimmed(x, n, reciprocal, &tmean, &se2);
+	if (h < 2 || tmean == 0 || !isfinite(tmean))
 		return NAN;
-	sd = sqrt(sq / (double)(n - 1));
-	return gsl_cdf_tdist_Pinv(1 - alpha / 2, (double)(n - 1)) * sd / sqrt((double)n) /
-	       fabs(mean);
+	return gsl_cdf_tdist_Pinv(1 - alpha / 2, (double)(h - 1)) * sqrt(se2) / fabs(tmean);
 }
 
 size_t iop_group_means(const double *x, const char *const *key, size_t n, bool reciprocal,
 		       double *means)
 {
 	size_t ng = 0, i, j, cnt;
-	double sum;
+	double *member, tmean, se2;
 
+	member = malloc((n ? n : 1) * sizeof(*member));
+	if (!member)
+		return 0;
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < i && strcmp(key[j], key[i]); j++)
 			;
 		if (j < i)	/* group seen already */
 			continue;
-		sum = 0;
 		cnt = 0;
-		for (j = i; j < n; j++) {
-			if (strcmp(key[j], key[i]))
-				continue;
-			sum += reciprocal ? 1 / x[j] : x[j];
-			cnt++;
-		}
-		means[ng++] = reciprocal ? (double)cnt / sum : sum / (double)cnt;
+		for (j = i; j < n; j++)
+			if (!strcmp(key[j], key[i]))
+				member[cnt++] = x[j];
+		iop_trimmed(member, cnt, reciprocal, &tmean, &se2);
+		means[ng++] = reciprocal ? 1 / tmean : tmean;
 	}
+	free(member);
 	return ng;
 }
 
-static void mean_var(const double *x, size_t n, bool reciprocal, double *mean, double *var)
-{
-	double sum = 0, sq = 0, y;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		sum += reciprocal ? 1 / x[i] : x[i];
-	*mean = sum / (double)n;
-	for (i = 0; i < n; i++) {
-		y = (reciprocal ? 1 / x[i] : x[i]) - *mean;
-		sq += y * y;
-	}
-	*var = n > 1 ? sq / (double)(n - 1) : NAN;
-}
-
-double iop_welch_p(const double *xb, size_t nb, const double *xn, size_t nn, bool reciprocal,
-		   double *rel)
+double iop_yuen_p(const double *xb, size_t nb, const double *xn, size_t nn, bool reciprocal,
+		  double *rel)
 {
 	double mb, vb, mn, vn, df, t;
+	size_t hb, hn;
 
 	*rel = NAN;
 	if (nb < 2 || nn < 2)
 		return NAN;
-	mean_var(xb, nb, reciprocal, &mb, &vb);
-	mean_var(xn, nn, reciprocal, &mn, &vn);
+	hb = iop_trimmed(xb, nb, reciprocal, &mb, &vb);
+	hn = iop_trimmed(xn, nn, reciprocal, &mn, &vn);
 	if (mb != 0)
 		*rel = (mn - mb) / fabs(mb);
-	vb /= (double)nb;
-	vn /= (double)nn;
 	if (vb + vn == 0)
 		return mn == mb ? 1 : 0;
-	df = iop_welch_df(vb, nb, vn, nn);
+	df = iop_welch_df(vb, hb, vn, hn);
 	t = (mn - mb) / sqrt(vb + vn);
 	return 2 * gsl_cdf_tdist_Q(fabs(t), df);
 }

@@ -23,9 +23,29 @@ double iop_max(const double *x, size_t n);
 double iop_percentile(const double *x, size_t n, double p);
 
 /*
- * Resolution of a two-sided Welch t-test: what a comparison could have
- * detected. @vb and @vn are the variances of the two means (s^2 / n) on
- * the tested scale, @nb and @nn the numbers of observations.
+ * The location every comparison tests: the 20%-trimmed mean (Yuen 1974),
+ * the mean of what is left when the lowest and highest floor(0.2 n) values
+ * are set aside. A repetition that the host slowed as a whole (another
+ * guest on the core for seconds) moves it little, where it would drag a
+ * plain mean and inflate its variance; with fewer than 5 values nothing is
+ * trimmed and everything below is Welch's test exactly.
+ */
+#define IOP_TRIM	0.2
+/* How many values are set aside at each end: floor(IOP_TRIM * n). */
+size_t iop_trim_count(size_t n);
+/*
+ * The trimmed mean of @x (of 1/x with @reciprocal) into @tmean and the
+ * squared standard error Yuen gives it, (n - 1) s_w^2 / (h (h - 1)) with
+ * s_w^2 the winsorized variance, into @se2 (NAN when h < 2). Returns h,
+ * the number of values kept, n - 2 floor(0.2 n).
+ */
+size_t iop_trimmed(const double *x, size_t n, bool reciprocal, double *tmean, double *se2);
+
+/*
+ * Resolution of the two-sided test: what a comparison could have
+ * detected. @vb and @vn are the squared standard errors of the two
+ * trimmed means on the tested scale, @nb and @nn the numbers of values
+ * kept (h).
  */
 /* Welch-Satterthwaite degrees of freedom; NAN when undefined. */
 double iop_welch_df(double vb, size_t nb, double vn, size_t nn);
@@ -36,27 +56,29 @@ double iop_welch_df(double vb, size_t nb, double vn, size_t nn);
  */
 double iop_mde(double vb, size_t nb, double vn, size_t nn, double alpha, double power);
 /*
- * Half-width of the (1 - alpha) confidence interval of the mean of @x
- * (Student t, n - 1 degrees of freedom) relative to |mean|; NAN for n < 2
- * or a zero mean. With @reciprocal, of the mean of 1/x (rates).
+ * Half-width of the (1 - alpha) confidence interval of the trimmed mean of
+ * @x (Student t, h - 1 degrees of freedom, Yuen's standard error) relative
+ * to |trimmed mean|; NAN for n < 2 or a zero mean. With @reciprocal, of
+ * 1/x (rates).
  */
 double iop_ci_rel_halfwidth(const double *x, size_t n, double alpha, bool reciprocal);
 /*
  * Repetitions nested in groups (boots): @key[i] names the group of @x[i].
  * Writes the mean of each group, in order of first appearance, to @means
- * (room for @n) and returns the number of groups. With @reciprocal the
- * group's value is its harmonic mean (1 / mean of 1/x), the mean a rate is
- * tested by, so that the group means are again values of the same kind.
+ * (room for @n) and returns the number of groups. A group's value is its
+ * trimmed mean; with @reciprocal, the reciprocal of the trimmed mean of
+ * 1/x, the scale a rate is tested on, so that the group values are again
+ * values of the same kind.
  */
 size_t iop_group_means(const double *x, const char *const *key, size_t n, bool reciprocal,
 		       double *means);
 
 /*
- * Welch's two-sided t-test of the means of @xb and @xn (of 1/x with
+ * Yuen's two-sided test of the trimmed means of @xb and @xn (of 1/x with
  * @reciprocal, the scale rates are tested on). Returns p (NAN when
- * undefined); @rel gets (mean_n - mean_b) / |mean_b| on that scale.
+ * undefined); @rel gets (tmean_n - tmean_b) / |tmean_b| on that scale.
  */
-double iop_welch_p(const double *xb, size_t nb, const double *xn, size_t nn, bool reciprocal,
+double iop_yuen_p(const double *xb, size_t nb, const double *xn, size_t nn, bool reciprocal,
 		   double *rel);
 
 #endif

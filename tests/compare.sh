@@ -61,6 +61,7 @@ if command -v python3 > /dev/null; then
 	PYTHONPATH=$lib PYTHONDONTWRITEBYTECODE=1 python3 - "$tmp" > "$tmp/py.out" 2>&1 <<'EOF'
 import json, math, sys
 from tdist import p_two, t_crit
+from trimmed import mean, var, yuen, welch_df
 
 tmp = sys.argv[1]
 
@@ -77,11 +78,6 @@ def load(path):
             g = groups.setdefault(key, {}).setdefault(m["name"], {"agg": m["agg"], "better": m["better"], "v": []})
             g["v"].append(m["value"])
     return groups
-
-def mean(x): return sum(x) / len(x)
-def var(x):
-    mu = mean(x)
-    return sum((v - mu) ** 2 for v in x) / (len(x) - 1)
 
 fails = 0
 def close(a, b, what, rel=1e-6):
@@ -102,16 +98,15 @@ def check(basef, newf, jf, alpha):
             rate = b["agg"] == "hmean"
             yb = [1 / v for v in b["v"]] if rate else b["v"]
             yn = [1 / v for v in n["v"]] if rate else n["v"]
-            mb, mn = mean(yb), mean(yn)
+            (mb, vb, hb), (mn, vn, hn) = yuen(yb), yuen(yn)
             disp_b, disp_n = (1 / mb, 1 / mn) if rate else (mb, mn)
             what = "%s %s.%s" % (jf.split("/")[-1], g["bench"], m["name"])
             close(m["base"]["mean"], disp_b, what + " base mean")
             close(m["new"]["mean"], disp_n, what + " new mean")
             close(m["base"]["rsd"], math.sqrt(var(yb)) / mb, what + " base rsd")
             close(m["change"], disp_n / disp_b - 1, what + " change")
-            vb, vn = var(yb) / len(yb), var(yn) / len(yn)
             t = (mn - mb) / math.sqrt(vb + vn)
-            df = (vb + vn) ** 2 / (vb ** 2 / (len(yb) - 1) + vn ** 2 / (len(yn) - 1))
+            df = welch_df(vb, hb, vn, hn)
             # iopath gives t the sign of the printed change (1/x flips it for rates)
             close(m["t"], -t if rate else t, what + " t")
             close(m["df"], df, what + " df")
@@ -144,6 +139,11 @@ check("base.jsonl", "new-same.jsonl", tmp + "/base.jsonl-new-same.jsonl.json", 0
 check("base.jsonl", "new-caveats.jsonl", tmp + "/base.jsonl-new-caveats.jsonl.json", 0.05)
 check("base.jsonl", "new-5pct.jsonl", tmp + "/alpha01.json", 0.01)
 
+# Hand-worked Yuen anchor: 1 2 3 4 100 keeps 2 3 4 (mean 3); winsorized
+# 2 2 3 4 4 has variance 1, so se^2 = 4 * 1 / (3 * 2).
+close(yuen([1, 2, 3, 4, 100])[0], 3.0, "self-test trimmed mean")
+close(yuen([1, 2, 3, 4, 100])[1], 2.0 / 3, "self-test yuen se^2")
+
 # Hand-worked anchor, independent of the code above: two reps per side,
 # x = 10, 12 vs 14, 16 (arithmetic): t = 4 / sqrt(2/2 + 2/2) = 2.828427,
 # df = 2, two-sided p = 1 - 2/sqrt(2)*... = 0.10557 (t table: 2.920 at 0.10).
@@ -153,10 +153,10 @@ print("fails", fails)
 sys.exit(1 if fails else 0)
 EOF
 	if [ $? = 0 ]; then
-		ok compare.stats.match_independent_welch_and_fieller
+		ok compare.stats.match_independent_yuen_and_fieller
 	else
 		sed 's/^/# /' "$tmp/py.out"
-		not_ok compare.stats.match_independent_welch_and_fieller
+		not_ok compare.stats.match_independent_yuen_and_fieller
 	fi
 
 	# The verdicts the acceptance asks for, read from the JSON.
@@ -192,7 +192,7 @@ for c in json.load(open(sys.argv[1]))["comparisons"]:
 		not_ok compare.same_distribution_no_significant_change
 	fi
 else
-	for t in stats.match_independent_welch_and_fieller five_percent_iops_is_significant_improvement \
+	for t in stats.match_independent_yuen_and_fieller five_percent_iops_is_significant_improvement \
 		 five_percent_iops_reversed_is_regression same_distribution_no_significant_change; do
 		skip "compare.$t" "python3 not installed"
 	done

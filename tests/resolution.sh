@@ -58,6 +58,7 @@ cd "$fix" || exit 1
 PYTHONPATH=$lib PYTHONDONTWRITEBYTECODE=1 python3 - "$tmp" <<'EOF' | tee "$tmp/py.out"
 import json, math, re, sys
 from tdist import p_two, t_upper
+from trimmed import yuen, welch_df
 
 tmp = sys.argv[1]
 n = 0
@@ -67,10 +68,6 @@ def result(ok, name, why=""):
     n += 1
     print("%s %d %s%s" % ("ok" if ok else "not ok", n, name, "" if ok else " # " + why))
 
-def mean(x): return sum(x) / len(x)
-def var(x):
-    mu = mean(x)
-    return sum((v - mu) ** 2 for v in x) / (len(x) - 1)
 
 def load(path):
     """per (bench, params+fs, metric): [(value, boot_id, invocation)] and agg"""
@@ -100,7 +97,7 @@ def observations(vals, rate):
     boots, runs = units(1), units(2)
     for i, u in ((1, boots), (2, runs)):
         if len(u) >= 2:
-            return [mean([1 / x[0] if rate else x[0] for x in vals if x[i] == uu]) for uu in u], len(boots), len(u) if i == 2 else 0
+            return [yuen([1 / x[0] if rate else x[0] for x in vals if x[i] == uu])[0] for uu in u], len(boots), len(u) if i == 2 else 0
     return y, len(boots), len(runs)
 
 def check_mde(jf, basef, newf, alpha, name):
@@ -118,12 +115,12 @@ def check_mde(jf, basef, newf, alpha, name):
             if m["base"]["n"] != len(yb) or m["new"]["n"] != len(yn):
                 bad.append("%s n %d/%d, expected %d/%d" % (m["name"], m["base"]["n"], m["new"]["n"], len(yb), len(yn)))
                 continue
-            vb, vn = var(yb) / len(yb), var(yn) / len(yn)
+            (mb, vb, hb), (mn, vn, hn) = yuen(yb), yuen(yn)
             if vb + vn == 0:
                 continue
-            df = (vb + vn) ** 2 / (vb * vb / (len(yb) - 1) + vn * vn / (len(yn) - 1))
-            mde = (t_upper(alpha / 2, df) + t_upper(0.05, df)) * math.sqrt(vb + vn) / abs(mean(yb))
-            t = (mean(yn) - mean(yb)) / math.sqrt(vb + vn)
+            df = welch_df(vb, hb, vn, hn)
+            mde = (t_upper(alpha / 2, df) + t_upper(0.05, df)) * math.sqrt(vb + vn) / abs(mb)
+            t = (mn - mb) / math.sqrt(vb + vn)
             p = p_two(abs(t), df)
             checked += 1
             if m["mde"] is None or not math.isclose(m["mde"], mde, rel_tol=1e-6):
@@ -168,8 +165,8 @@ def precision(path):
     return recs, vals
 
 def ci_pct(vals):
-    k = len(vals)
-    return 100 * t_upper(0.025, k - 1) * math.sqrt(var(vals) / k) / abs(mean(vals))
+    tm, se2, h = yuen(vals)
+    return 100 * t_upper(0.025, h - 1) * math.sqrt(se2) / abs(tm)
 
 recs, vals = precision(tmp + "/reached.jsonl")
 pr = recs[-1]["run"]["precision"] if recs else {}

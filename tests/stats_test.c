@@ -229,4 +229,28 @@ TEST_F(stats, ci_half_width_relative)
 	ASSERT_TRUE(isnan(iop_ci_rel_halfwidth(x, 1, 0.05, false)));
 }
 
+/*
+ * Yuen by hand: 1 2 3 4 100 sets 1 and 100 aside (floor(0.2 * 5) = 1),
+ * mean of 2 3 4 is 3; winsorized 2 2 3 4 4 has variance 1, so the squared
+ * standard error is (5 - 1) * 1 / (3 * 2). One value that a stalled host
+ * made 30 times slower moves nothing. Below 5 values nothing is trimmed.
+ */
+TEST_F(stats, trimmed_mean_and_yuen_standard_error)
+{
+	const double x[] = { 100, 3, 1, 4, 2 }, y[] = { 9, 10, 11, 10 };
+	double tm, se2;
+
+	ASSERT_EQ(iop_trim_count(4), 0);
+	ASSERT_EQ(iop_trim_count(5), 1);
+	ASSERT_EQ(iop_trim_count(15), 3);
+	ASSERT_EQ(iop_trimmed(x, 5, false, &tm, &se2), 3);
+	ASSERT_TRUE(close_to(tm, 3));
+	ASSERT_TRUE(close_to(se2, 4.0 / 6));
+	ASSERT_EQ(iop_trimmed(y, 4, false, &tm, &se2), 4);
+	ASSERT_TRUE(close_to(tm, 10));
+	ASSERT_TRUE(close_to(se2, 2.0 / 3 / 4));
+	ASSERT_EQ(iop_trimmed(y, 4, true, &tm, &se2), 4);
+	ASSERT_TRUE(close_to(tm, (1 / 9.0 + 2 / 10.0 + 1 / 11.0) / 4));
+}
+
 TEST_HARNESS_MAIN
