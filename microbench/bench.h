@@ -215,6 +215,15 @@ struct iop_rep {
 int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
 		   const double *samples, size_t n);
 /* lat_p50_ns, lat_p99_ns and lat_p999_ns from the repetition's histogram, if it has one. */
+/*
+ * Add @name as the floor of @samples: the least time per operation over
+ * the repetition's intervals (non-finite intervals left out). Contention
+ * from the host (another guest on the core, frequency) only ever adds
+ * time, so the floor is the cost with the least of it: here it varies
+ * between repetitions 5-20 times less than the median (docs/benchmarks.md).
+ */
+int iop_metric_add_floor(const struct iop_run *r, json_t *rec, const char *name,
+			 const double *samples, size_t n);
 int iop_metric_add_latency(const struct iop_run *r, json_t *rec, const struct iop_rep *rep);
 
 struct iop_fio_job {

@@ -19,6 +19,7 @@ const struct iop_metric iop_common_metrics[] = {
 	{ "cpu_sys_ns_per_op", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "cpu_usr_share", "%", IOP_LOWER_IS_BETTER, false },
 	{ "cpu_ns_per_op", "ns", IOP_LOWER_IS_BETTER, false },
+	{ "cpu_ns_floor", "ns", IOP_LOWER_IS_BETTER, false },
 	{ .name = NULL }
 };
 
@@ -73,6 +74,17 @@ int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
 	}
 	fprintf(stderr, "iopath: bench %s: metric '%s' is not declared\n", r->bench->name, name);
 	abort();
+}
+
+int iop_metric_add_floor(const struct iop_run *r, json_t *rec, const char *name,
+			 const double *samples, size_t n)
+{
+	double floor = INFINITY;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(samples[i]) && samples[i] < floor)
+			floor = samples[i];
+	return isfinite(floor) ? iop_metric_add(r, rec, name, &floor, 1) : 0;
 }
 
 int iop_metric_add_latency(const struct iop_run *r, json_t *rec, const struct iop_rep *rep)

@@ -41,6 +41,8 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		iop_metric_add(r, rec, "cpu_usr_share", &share, 1);
 		iop_metric_add(r, rec, "cpu_ns_per_op", res->rep.cpu_ns_per_op[0],
 			       (size_t)res->rep.nsamples);
+		iop_metric_add_floor(r, rec, "cpu_ns_floor", res->rep.cpu_ns_per_op[0],
+				     (size_t)res->rep.nsamples);
 	}
 	if (ret) {
 		json_decref(rec);

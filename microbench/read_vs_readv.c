@@ -57,6 +57,10 @@ static const struct iop_metric rv_metrics[] = {
 	{ "readv_ns", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "preadv2_ns", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "uring_ns", "ns", IOP_LOWER_IS_BETTER, false },
+	{ "read_ns_floor", "ns", IOP_LOWER_IS_BETTER, false },
+	{ "readv_ns_floor", "ns", IOP_LOWER_IS_BETTER, false },
+	{ "preadv2_ns_floor", "ns", IOP_LOWER_IS_BETTER, false },
+	{ "uring_ns_floor", "ns", IOP_LOWER_IS_BETTER, false },
 	{ "preadv2_read_ratio", "x", IOP_LOWER_IS_BETTER, false },
 	{ "uring_read_ratio", "x", IOP_LOWER_IS_BETTER, false },
 	{ "bare_read_ns", "ns", IOP_LOWER_IS_BETTER, false },
@@ -356,6 +360,9 @@ static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 	static const char *const ns_names[PH_MAX] = {
 		"read_ns", "readv_ns", "preadv2_ns", "uring_ns", "bare_read_ns", "bare_readv_ns",
 	};
+	static const char *const floor_names[PH_BARE_READ] = {
+		"read_ns_floor", "readv_ns_floor", "preadv2_ns_floor", "uring_ns_floor",
+	};
 	double *const *ns = iop_is(r, "clock", "cpu") ? rep->cpu_ns_per_op : rep->ns_per_op;
 	size_t n = (size_t)rep->nsamples;
 	double *tmp = calloc(n * 2, sizeof(double));
@@ -369,6 +376,8 @@ static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 	*primary = iop_median(tmp, n);
 	for (int p = 0; p < r->nphases; p++)
 		ret |= iop_metric_add(r, rec, ns_names[p], ns[p], n);
+	for (int p = 0; p < r->nphases && p < PH_BARE_READ; p++)
+		ret |= iop_metric_add_floor(r, rec, floor_names[p], ns[p], n);
 	if (r->nphases > PH_URING) {
 		ratio(ns[PH_PREADV2], ns[PH_READ], tmp, rep->nsamples);
 		ret |= iop_metric_add(r, rec, "preadv2_read_ratio", tmp, n);
