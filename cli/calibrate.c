@@ -3,10 +3,12 @@
  * iopath bench --calibrate NAME [params]: measure, on this machine and with
  * these settings, what a comparison of two runs of NAME can resolve.
  *
- * Rounds of sides, each side a full run of the job: A (inject_ns=0), one
+ * A sequence of sides, each a full run of the job: A (inject_ns=0), one
  * side per known effect (inject_ns set so that the main metric's time per
- * operation grows by 1%, 2%, 5% ...), then A' (inject_ns=0 again, last, so
- * that an A/A pair spans the whole round and any drift in it). Each pair
+ * operation grows by 1%, 2%, 5% ..., sized from the first A), A again, and
+ * so on, ending with an A. Each effect side is paired with the A before
+ * it, each A with the next A (an A/A pair spans the effect sides between
+ * them, and any drift in that time). Each pair
  * is tested the way iopath compare tests it (Yuen over the repetitions'
  * values, 1/x for rates) at alpha 0.05, and the report gives:
  *  - the A/A false-positive rate (A against A');
@@ -344,7 +346,7 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 	struct iop_run proto = { 0 };
 	const struct iop_metric *m;
 	const char *metric, *clock;
-	struct side *a = NULL, *a2 = NULL, *bs = NULL, probe = { 0 };
+	struct side *a = NULL, *bs = NULL;
 	struct tally *aa = NULL, *eff = NULL;
 	uint64_t inject[IOP_CALIB_MAX_EFFECTS];
 	double t_probe, t_base = 0, side_s = 0;
@@ -358,26 +360,24 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 	metric = iop_main_metric(&proto);
 	m = iop_metric_decl(b, metric);
 	clock = inject_clock_for(&proto, m);
-	a = calloc((size_t)o->pairs, sizeof(*a));
-	a2 = calloc((size_t)o->pairs, sizeof(*a2));
+	a = calloc((size_t)o->pairs + 1, sizeof(*a));
 	bs = calloc((size_t)o->neffects, sizeof(*bs));
 	aa = calloc(1, sizeof(*aa));
 	eff = calloc((size_t)o->neffects, sizeof(*eff));
-	if (!a || !a2 || !bs || !aa || !eff) {
+	if (!a || !bs || !aa || !eff) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	loadavg(load0, sizeof(load0));
-	fprintf(stderr, "iopath: bench --calibrate %s: probing the time per operation\n", b->name);
-	ret = run_side(kv, nkv, 0, clock, metric, fn, arg, &probe, why, len);
+	/* the first A side also sizes the effects */
+	fprintf(stderr, "iopath: bench --calibrate %s: A side 1 of %d\n", b->name, o->pairs + 1);
+	ret = run_side(kv, nkv, 0, clock, metric, fn, arg, &a[0], why, len);
 	if (ret)
 		goto out;
-	t_probe = time_per_op(&probe, m->is_rate);
+	t_probe = time_per_op(&a[0], m->is_rate);
 	for (int e = 0; e < o->neffects; e++)
 		inject[e] = (uint64_t)llround(o->effects[e] * t_probe) ?: 1;
 	for (int i = 0; i < o->pairs; i++) {
-		fprintf(stderr, "iopath: bench --calibrate %s: round %d of %d\n", b->name, i + 1, o->pairs);
-		ret = run_side(kv, nkv, 0, clock, metric, fn, arg, &a[i], why, len);
 		for (int e = 0; !ret && e < o->neffects; e++) {
 			ret = run_side(kv, nkv, inject[e], clock, metric, fn, arg, &bs[e], why, len);
 			if (!ret) {
@@ -385,29 +385,29 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 				eff[e].inject_measured += bs[e].inject_measured / o->pairs;
 			}
 		}
+		fprintf(stderr, "iopath: bench --calibrate %s: A side %d of %d\n", b->name, i + 2,
+			o->pairs + 1);
 		if (!ret)
-			ret = run_side(kv, nkv, 0, clock, metric, fn, arg, &a2[i], why, len);
+			ret = run_side(kv, nkv, 0, clock, metric, fn, arg, &a[i + 1], why, len);
 		if (ret)
 			goto out;
-		tally_pair(aa, &a[i], &a2[i], m->is_rate, o->alpha, false);
-		t_base += (time_per_op(&a[i], m->is_rate) + time_per_op(&a2[i], m->is_rate)) / 2 /
-			  o->pairs;
-		side_s += (a[i].seconds + a2[i].seconds) / 2 / o->pairs;
+		tally_pair(aa, &a[i], &a[i + 1], m->is_rate, o->alpha, false);
+	}
+	for (int i = 0; i <= o->pairs; i++) {
+		t_base += time_per_op(&a[i], m->is_rate) / (o->pairs + 1);
+		side_s += a[i].seconds / (o->pairs + 1);
 	}
 	loadavg(load1, sizeof(load1));
-	fprintf(out, "calibration of %s: main metric %s, %d rounds (A, %d effect%s, A'), alpha %g\n",
-		b->name, metric, o->pairs, o->neffects, o->neffects == 1 ? "" : "s", o->alpha);
+	fprintf(out, "calibration of %s: main metric %s, %d pairs of each kind over %d sides (A, %d effect%s, A, ...), alpha %g\n",
+		b->name, metric, o->pairs, (o->pairs + 1) + o->pairs * o->neffects, o->neffects,
+		o->neffects == 1 ? "" : "s", o->alpha);
 	fprintf(out, "load average: %s at the start, %s at the end\n", load0, load1);
-	report(out, o, metric, m->is_rate, a, o->pairs, aa, eff, inject, t_base, side_s);
-	report_spread(out, a, a2, o->pairs, o->alpha);
+	report(out, o, metric, m->is_rate, a, o->pairs + 1, aa, eff, inject, t_base, side_s);
+	report_spread(out, a, a + 1, o->pairs, o->alpha);
 out:
-	for (int i = 0; a && a2 && i < o->pairs; i++) {
+	for (int i = 0; a && i <= o->pairs; i++)
 		json_decref(a[i].recs);
-		json_decref(a2[i].recs);
-	}
-	json_decref(probe.recs);
 	free(a);
-	free(a2);
 	free(bs);
 	free(aa);
 	free(eff);
