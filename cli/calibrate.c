@@ -95,14 +95,22 @@ static const char *inject_clock_for(const struct iop_run *r, const struct iop_me
 	return NULL;
 }
 
+/*
+ * One side: @runs runs of the job. With one run its values are the main
+ * metric of each repetition; with several, each run's trimmed mean (of
+ * 1/x for a rate, given back as a rate), the observations iopath compare
+ * tests a file with several runs of one boot by.
+ */
 static int run_side(char **kv, int nkv, uint64_t inject_ns, const char *clock, const char *metric,
-		    iop_calib_side_fn fn, void *arg, struct side *s, char *why, size_t len)
+		    bool rate, int runs, iop_calib_side_fn fn, void *arg, struct side *s, char *why,
+		    size_t len)
 {
 	char *all[MAX_KV + 2], a1[48], a2[48];
 	json_t *recs = json_array(), *rec;
+	double v[IOP_MAX_REPS], tm, se2;
 	uint64_t t0 = iop_now_ns();
-	size_t i;
-	int n = 0, ret;
+	size_t i, nv;
+	int n = 0, ret = 0;
 
 	if (!recs)
 		return -ENOMEM;
@@ -112,27 +120,44 @@ static int run_side(char **kv, int nkv, uint64_t inject_ns, const char *clock, c
 	snprintf(a2, sizeof(a2), "inject_clock=%s", clock);
 	all[n++] = a1;
 	all[n++] = a2;
-	ret = fn(arg, all, n, recs, why, len);
-	s->seconds = (double)(iop_now_ns() - t0) / 1e9;
-	s->recs = inject_ns ? NULL : json_incref(recs);
 	s->n = 0;
 	s->workers = 1;
 	s->inject_measured = 0;
-	json_array_foreach(recs, i, rec) {
-		double v = iop_record_value(rec, metric);
-		json_t *run = json_object_get(rec, "run");
+	for (int r = 0; r < runs && !ret; r++) {
+		json_t *run_recs = json_array();
 
-		if (isfinite(v) && s->n < IOP_MAX_REPS)
-			s->v[s->n++] = v;
-		if (json_integer_value(json_object_get(run, "workers")) > 0)
-			s->workers = (int)json_integer_value(json_object_get(run, "workers"));
-		s->inject_measured = json_number_value(
-			json_object_get(json_object_get(run, "inject"), "measured_ns"));
+		if (!run_recs) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = fn(arg, all, n, run_recs, why, len);
+		nv = 0;
+		json_array_foreach(run_recs, i, rec) {
+			double x = iop_record_value(rec, metric);
+			json_t *run = json_object_get(rec, "run");
+
+			if (isfinite(x) && nv < IOP_MAX_REPS)
+				v[nv++] = x;
+			if (json_integer_value(json_object_get(run, "workers")) > 0)
+				s->workers = (int)json_integer_value(json_object_get(run, "workers"));
+			s->inject_measured = json_number_value(
+				json_object_get(json_object_get(run, "inject"), "measured_ns"));
+			json_array_append(recs, rec);
+		}
+		json_decref(run_recs);
+		if (runs == 1) {
+			for (i = 0; i < nv; i++)
+				s->v[s->n++] = v[i];
+		} else if (nv && iop_trimmed(v, nv, rate, &tm, &se2)) {
+			s->v[s->n++] = rate ? 1 / tm : tm;
+		}
 	}
+	s->seconds = (double)(iop_now_ns() - t0) / 1e9;
+	s->recs = inject_ns ? NULL : json_incref(recs);
 	json_decref(recs);
 	if (!ret && s->n < 2) {
-		snprintf(why, len, "a side gave %zu value%s of %s; the calibration needs reps >= 2",
-			 s->n, s->n == 1 ? "" : "s", metric);
+		snprintf(why, len, "a side gave %zu value%s of %s; the calibration needs %s >= 2",
+			 s->n, s->n == 1 ? "" : "s", metric, runs == 1 ? "reps" : "--runs");
 		ret = -EINVAL;
 	}
 	return ret;
@@ -202,9 +227,14 @@ static void tally_pair(struct tally *t, const struct side *a, const struct side 
 	}
 }
 
-/* One metric's values in @recs on the tested scale (1/x for rates). */
-static size_t metric_vals(json_t *recs, const char *name, double *v)
+/*
+ * One metric's values in @recs on the tested scale (1/x for rates): per
+ * repetition, or with @by_run each run's trimmed mean, as the side's main
+ * metric was taken.
+ */
+static size_t metric_vals(json_t *recs, const char *name, bool by_run, double *v)
 {
+	const char *key[IOP_MAX_REPS];
 	size_t i, n = 0;
 	json_t *rec;
 
@@ -213,10 +243,13 @@ static size_t metric_vals(json_t *recs, const char *name, double *v)
 		double x = json_number_value(json_object_get(m, "value"));
 		bool rate = !strcmp(json_string_value(json_object_get(m, "agg")) ?: "", "hmean");
 
-		if (m && isfinite(x) && (!rate || x > 0) && n < IOP_MAX_REPS)
+		if (m && isfinite(x) && (!rate || x > 0) && n < IOP_MAX_REPS) {
+			key[n] = json_string_value(json_object_get(json_object_get(rec, "run"),
+								   "invocation")) ?: "";
 			v[n++] = rate ? 1 / x : x;
+		}
 	}
-	return n;
+	return by_run ? iop_group_means(v, key, n, false, v) : n;
 }
 
 /*
@@ -225,7 +258,7 @@ static size_t metric_vals(json_t *recs, const char *name, double *v)
  * many A/A pairs the test called a change.
  */
 static void report_spread(FILE *out, const struct side *a, const struct side *a2, int pairs,
-			  double alpha)
+			  bool by_run, double alpha)
 {
 	double *x = malloc(2 * IOP_MAX_REPS * sizeof(*x)), *y = x + IOP_MAX_REPS;
 	double *cv = calloc((size_t)pairs, sizeof(*cv));
@@ -242,8 +275,8 @@ static void report_spread(FILE *out, const struct side *a, const struct side *a2
 		int flagged = 0, k = 0;
 
 		for (int i = 0; i < pairs; i++) {
-			size_t nx = metric_vals(a[i].recs, name, x);
-			size_t ny = metric_vals(a2[i].recs, name, y);
+			size_t nx = metric_vals(a[i].recs, name, by_run, x);
+			size_t ny = metric_vals(a2[i].recs, name, by_run, y);
 			double p = iop_yuen_p(x, nx, y, ny, false, &rel);
 
 			if (nx < 2 || ny < 2 || !isfinite(rel))
@@ -266,6 +299,7 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 		   const uint64_t *inject, double t_base, double side_s)
 {
 	double se2 = 0, v, d2 = 0, sb2, df, mde_pairs, n = (double)a[0].n, rep_s, nt, k;
+	const char *unit = o->runs > 1 ? "runs" : "repetitions";
 	size_t h = 0;
 
 	for (int i = 0; i < nsides; i++) {
@@ -277,23 +311,24 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 	d2 /= aa->n;		/* A/A: mean square of the relative differences */
 	df = 2 * (double)h - 2;
 	mde_pairs = mde_factor(df, o->alpha) * sqrt(d2);
-	fprintf(out, "time per operation (A sides): %.1f ns; %.0f repetitions per side, %zu kept after trimming;\n"
+	fprintf(out, "time per operation (A sides): %.1f ns; %.0f %s per side, %zu kept after trimming;\n"
 		     "A/A pairs: rms difference %.2f%% (the sides' standard errors alone predict %.2f%%)\n",
-		t_base, n, h, 100 * sqrt(d2), 100 * sqrt(2 * se2));
-	fprintf(out, "A/A: %d of %d pairs flagged a change (%.1f%%, alpha %g)\n", aa->flagged, aa->n,
-		100.0 * aa->flagged / aa->n, o->alpha);
+		t_base, n, unit, h, 100 * sqrt(d2), 100 * sqrt(2 * se2));
+	fprintf(out, "A/A: %d of %d pairs flagged a change (%.1f%%, alpha %g)\n", aa->flagged,
+		aa->n, 100.0 * aa->flagged / aa->n, o->alpha);
 	for (int e = 0; e < o->neffects; e++) {
 		const struct tally *t = &eff[e];
 
 		fprintf(out, "effect %g%%: inject_ns=%llu, measured %.1f ns per operation = %.2f%%: detected in %d of %d pairs (%.0f%%), observed change median %+.2f%%\n",
 			100 * o->effects[e], (unsigned long long)inject[e], t->inject_measured,
-			100 * t->inject_measured / t_base, t->flagged, t->n, 100.0 * t->flagged / t->n,
-			100 * iop_median(t->rel, (size_t)t->n));
+			100 * t->inject_measured / t_base, t->flagged, t->n,
+			100.0 * t->flagged / t->n, 100 * iop_median(t->rel, (size_t)t->n));
 	}
-	fprintf(out, "MDE at 95%% power, alpha %g, %.0f reps per side (%.1f s per side):\n"
+	fprintf(out, "MDE at 95%% power, alpha %g, %.0f %s per side (%.1f s per side):\n"
 		     "  from the A/A pairs (what the pairs showed): %.2f%%\n"
 		     "  as iopath compare states it (the sides' standard errors, median over the A/A pairs): %.2f%%\n",
-		o->alpha, n, side_s, 100 * mde_pairs, 100 * iop_median(aa->mde_stated, (size_t)aa->n));
+		o->alpha, n, unit, side_s, 100 * mde_pairs,
+		100 * iop_median(aa->mde_stated, (size_t)aa->n));
 	/* projection: the between-side part stays, the standard error shrinks with reps */
 	sb2 = d2 / 2 - se2;
 	if (sb2 < 0)
@@ -302,8 +337,8 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 	nt = floor(o->side_time / rep_s);
 	if (nt >= 2) {
 		k = nt - 2 * (double)iop_trim_count((size_t)nt);
-		fprintf(out, "  for %.0f s per side (%.0f reps): %.2f%% (between-side part %.2f%%)\n",
-			o->side_time, nt,
+		fprintf(out, "  for %.0f s per side (%.0f %s): %.2f%% (between-side part %.2f%%)\n",
+			o->side_time, nt, unit,
 			100 * mde_factor(2 * k - 2, o->alpha) * sqrt(2 * sb2 + 2 * se2 * n / nt),
 			100 * sqrt(2 * sb2));
 	}
@@ -371,7 +406,7 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 	loadavg(load0, sizeof(load0));
 	/* the first A side also sizes the effects */
 	fprintf(stderr, "iopath: bench --calibrate %s: A side 1 of %d\n", b->name, o->pairs + 1);
-	ret = run_side(kv, nkv, 0, clock, metric, fn, arg, &a[0], why, len);
+	ret = run_side(kv, nkv, 0, clock, metric, m->is_rate, o->runs, fn, arg, &a[0], why, len);
 	if (ret)
 		goto out;
 	t_probe = time_per_op(&a[0], m->is_rate);
@@ -379,7 +414,8 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 		inject[e] = (uint64_t)llround(o->effects[e] * t_probe) ?: 1;
 	for (int i = 0; i < o->pairs; i++) {
 		for (int e = 0; !ret && e < o->neffects; e++) {
-			ret = run_side(kv, nkv, inject[e], clock, metric, fn, arg, &bs[e], why, len);
+			ret = run_side(kv, nkv, inject[e], clock, metric, m->is_rate, o->runs, fn,
+				       arg, &bs[e], why, len);
 			if (!ret) {
 				tally_pair(&eff[e], &a[i], &bs[e], m->is_rate, o->alpha, true);
 				eff[e].inject_measured += bs[e].inject_measured / o->pairs;
@@ -388,7 +424,8 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 		fprintf(stderr, "iopath: bench --calibrate %s: A side %d of %d\n", b->name, i + 2,
 			o->pairs + 1);
 		if (!ret)
-			ret = run_side(kv, nkv, 0, clock, metric, fn, arg, &a[i + 1], why, len);
+			ret = run_side(kv, nkv, 0, clock, metric, m->is_rate, o->runs, fn, arg,
+				       &a[i + 1], why, len);
 		if (ret)
 			goto out;
 		tally_pair(aa, &a[i], &a[i + 1], m->is_rate, o->alpha, false);
@@ -403,7 +440,7 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 		o->neffects == 1 ? "" : "s", o->alpha);
 	fprintf(out, "load average: %s at the start, %s at the end\n", load0, load1);
 	report(out, o, metric, m->is_rate, a, o->pairs + 1, aa, eff, inject, t_base, side_s);
-	report_spread(out, a, a + 1, o->pairs, o->alpha);
+	report_spread(out, a, a + 1, o->pairs, o->runs > 1, o->alpha);
 out:
 	for (int i = 0; a && i <= o->pairs; i++)
 		json_decref(a[i].recs);

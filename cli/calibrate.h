@@ -12,9 +12,11 @@
 #include "bench.h"
 
 #define IOP_CALIB_MAX_EFFECTS	8
+#define IOP_CALIB_MAX_RUNS	64
 
 struct iop_calib_opts {
 	int pairs;			/* comparisons of each kind */
+	int runs;			/* runs per side: 1 tests over repetitions */
 	double effects[IOP_CALIB_MAX_EFFECTS];	/* fractions: 0.01, 0.02, 0.05 */
 	int neffects;
 	double side_time;		/* seconds per side to state the MDE for */

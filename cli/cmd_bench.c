@@ -500,7 +500,8 @@ static void usage(FILE *f)
 		"                      (or time_budget= ends); --reps is then the minimum\n"
 		"  --calibrate         measure what comparisons of NAME can resolve: A/A pairs and\n"
 		"                      pairs with known effects (inject_ns), MDE at 95%% power\n"
-		"  --pairs N           calibration rounds (default 20)\n"
+		"  --pairs N           calibration pairs of each kind (default 20)\n"
+		"  --runs K            runs per side, tested over the runs as compare does (1)\n"
 		"  --effects LIST      known effects in %% (default 1,2,5)\n"
 		"  --side-time S       also state the MDE for S seconds per side (default 60)\n\n"
 		"Values with commas are matrix axes (bs=4k,64k). Parameters: iopath bench --help NAME.\n");
@@ -548,7 +549,7 @@ static int validate_jobs(const struct ctx *c, const struct jobs *js, bool calibr
 
 static struct jobs js;
 
-/* --pairs, --effects, --side-time: 2 (after saying why) on a bad value. */
+/* --pairs, --runs, --effects, --side-time: 2 (after saying why) on a bad value. */
 static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
 {
 	char *end;
@@ -567,6 +568,13 @@ static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
 			return iop_usage_error("bench", "--pairs %s: must be an integer in 2..%d", val,
 					       IOP_MAX_REPS);
 		co->pairs = (int)d;
+		return 0;
+	}
+	if (opt == 'K') {
+		if (errno || end == val || *end || !(d >= 1 && d <= IOP_CALIB_MAX_RUNS) || d != floor(d))
+			return iop_usage_error("bench", "--runs %s: must be an integer in 1..%d", val,
+					       IOP_CALIB_MAX_RUNS);
+		co->runs = (int)d;
 		return 0;
 	}
 	if (errno || end == val || *end || !(d >= 1 && d <= 86400))
@@ -601,6 +609,7 @@ static int parse_opts(int argc, char **argv, struct ctx *c, struct iop_calib_opt
 		{ "target-ci", required_argument, NULL, 'T' },
 		{ "calibrate", no_argument, NULL, 'C' },
 		{ "pairs", required_argument, NULL, 'P' },
+		{ "runs", required_argument, NULL, 'K' },
 		{ "effects", required_argument, NULL, 'E' },
 		{ "side-time", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
@@ -653,6 +662,7 @@ static int parse_opts(int argc, char **argv, struct ctx *c, struct iop_calib_opt
 			a->do_calibrate = true;
 			break;
 		case 'P':
+		case 'K':
 		case 'E':
 		case 'S':
 			if (calib_option(co, opt, optarg))
@@ -731,7 +741,7 @@ static void print_jobs(const struct ctx *c)
 static int bench_main(int argc, char **argv)
 {
 	struct ctx c = { 0 };
-	struct iop_calib_opts co = { .pairs = 20, .effects = { 0.01, 0.02, 0.05 }, .neffects = 3,
+	struct iop_calib_opts co = { .pairs = 20, .runs = 1, .effects = { 0.01, 0.02, 0.05 }, .neffects = 3,
 				     .side_time = 60, .alpha = 0.05 };
 	struct bench_args a = { 0 };
 	char why[512];
