@@ -549,6 +549,21 @@ static int validate_jobs(const struct ctx *c, const struct jobs *js, bool calibr
 
 static struct jobs js;
 
+/* --pairs and --runs: an integer in lo..hi, or 2 after saying why. */
+static int calib_count(const char *name, const char *val, int lo, int hi, int *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(val, &end);
+	if (errno || end == val || *end || !(d >= lo && d <= hi) || d != floor(d))
+		return iop_usage_error("bench", "--%s %s: must be an integer in %d..%d", name, val,
+				       lo, hi);
+	*out = (int)d;
+	return 0;
+}
+
 /* --pairs, --runs, --effects, --side-time: 2 (after saying why) on a bad value. */
 static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
 {
@@ -561,22 +576,12 @@ static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
 					       val, IOP_CALIB_MAX_EFFECTS);
 		return 0;
 	}
+	if (opt == 'P')
+		return calib_count("pairs", val, 2, IOP_MAX_REPS, &co->pairs);
+	if (opt == 'K')
+		return calib_count("runs", val, 1, IOP_CALIB_MAX_RUNS, &co->runs);
 	errno = 0;
 	d = strtod(val, &end);
-	if (opt == 'P') {
-		if (errno || end == val || *end || !(d >= 2 && d <= IOP_MAX_REPS) || d != floor(d))
-			return iop_usage_error("bench", "--pairs %s: must be an integer in 2..%d", val,
-					       IOP_MAX_REPS);
-		co->pairs = (int)d;
-		return 0;
-	}
-	if (opt == 'K') {
-		if (errno || end == val || *end || !(d >= 1 && d <= IOP_CALIB_MAX_RUNS) || d != floor(d))
-			return iop_usage_error("bench", "--runs %s: must be an integer in 1..%d", val,
-					       IOP_CALIB_MAX_RUNS);
-		co->runs = (int)d;
-		return 0;
-	}
 	if (errno || end == val || *end || !(d >= 1 && d <= 86400))
 		return iop_usage_error("bench", "--side-time %s: must be seconds in 1..86400", val);
 	co->side_time = d;

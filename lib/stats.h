@@ -79,6 +79,6 @@ size_t iop_group_means(const double *x, const char *const *key, size_t n, bool r
  * undefined); @rel gets (tmean_n - tmean_b) / |tmean_b| on that scale.
  */
 double iop_yuen_p(const double *xb, size_t nb, const double *xn, size_t nn, bool reciprocal,
-		   double *rel);
+		  double *rel);
 
 #endif

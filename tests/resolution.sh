@@ -15,7 +15,10 @@
 #   record states recomputed from the records, and the reason for stopping
 #   checked against it;
 # - the spike-in: inject_ns per operation as measured on the worker, and
-#   calibration refusing a metric a busy-wait has no known effect on.
+#   calibration refusing a metric a busy-wait has no known effect on;
+# - a floor metric is the least interval of its repetition;
+# - a small calibration (A B A B A): its A/A and detection counts and its
+#   MDE from the A/A pairs recomputed from the records it wrote.
 #
 # usage: tests/resolution.sh BUILD_DIR     (prints TAP)
 set -u
@@ -51,6 +54,10 @@ cd "$fix" || exit 1
 	reps=2 target_ci=50 --json 2> "$tmp/reached.err" > "$tmp/reached.jsonl"
 "$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
 	reps=2 target_ci=0.0001 time_budget=1 --json 2> "$tmp/budget.err" > "$tmp/budget.jsonl"
+# A small calibration, end to end: 2 pairs of each kind over 5 sides.
+"$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=2 runtime=1 \
+	interval_ms=100 warmup=0 main_metric=readv_ns_floor --pairs 2 --effects 5 \
+	--out "$tmp/calib.jsonl" > "$tmp/calib.txt" 2> "$tmp/calib.err"
 # The spike-in on the CPU clock, measured per operation on the worker.
 "$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
 	reps=1 inject_ns=200 inject_clock=cpu --json 2> "$tmp/inject.err" > "$tmp/inject.jsonl"
@@ -186,6 +193,46 @@ ok = (len(recs) >= 2 and pr.get("stopped") == "time_budget" and pr.get("reps") =
       and all(r["run"]["precision"] == pr for r in recs))
 result(ok, "resolution.target_ci.budget_ends_it_and_says_so", repr(pr))
 
+# A floor is the least interval of its call type, one value per repetition.
+bad = []
+for r in precision(tmp + "/reached.jsonl")[0]:
+    m = {x["name"]: x for x in r["metrics"]}
+    for call in ("read", "readv"):
+        f = m.get(call + "_ns_floor")
+        if not f or f["n"] != 1 or f["value"] != min(m[call + "_ns"]["samples"]):
+            bad.append("%s_ns_floor %r, least interval %r" % (call, f and f["value"], min(m[call + "_ns"]["samples"])))
+result(not bad, "resolution.floor.is_least_interval_of_repetition", "; ".join(bad))
+
+# The calibration's counts and MDE, recomputed from its own records:
+# sides in order A B A B A, each A/A pair (A_i, A_i+1), each effect pair
+# (A_i, B_i), Yuen's test at 0.05, an effect found only upwards.
+sides = []
+for line in open(tmp + "/calib.jsonl"):
+    r = json.loads(line)
+    v = next(m["value"] for m in r["metrics"] if m["name"] == "readv_ns_floor")
+    if not sides or sides[-1][0] != r["run"]["invocation"]:
+        sides.append((r["run"]["invocation"], "inject" in r["run"], []))
+    sides[-1][2].append(v)
+def pair(a, b):
+    (ma, va, ha), (mb, vb, hb) = yuen(a), yuen(b)
+    t = (mb - ma) / math.sqrt(va + vb)
+    return p_two(abs(t), welch_df(va, ha, vb, hb)), (mb - ma) / ma, ha
+A = [s[2] for s in sides if not s[1]]
+B = [s[2] for s in sides if s[1]]
+aa = [pair(A[i], A[i + 1]) for i in range(len(A) - 1)]
+ef = [pair(A[i], B[i]) for i in range(len(B))]
+text = open(tmp + "/calib.txt").read()
+d2 = sum(x[1] ** 2 for x in aa) / len(aa)
+h = aa[0][2]
+mde = (t_upper(0.025, 2 * h - 2) + t_upper(0.05, 2 * h - 2)) * math.sqrt(d2)
+want = ["2 pairs of each kind over 5 sides",
+        "A/A: %d of 2 pairs flagged" % sum(p < 0.05 for p, _, _ in aa),
+        "detected in %d of 2 pairs" % sum(p < 0.05 and r > 0 for p, r, _ in ef),
+        "from the A/A pairs (what the pairs showed): %.2f%%" % (100 * mde)]
+miss = [w for w in want if w not in text]
+result(len(A) == 3 and len(B) == 2 and not miss, "resolution.calibrate.counts_and_mde_match_its_records",
+       "sides %d/%d, missing %r" % (len(A), len(B), miss))
+
 recs = [json.loads(l) for l in open(tmp + "/inject.jsonl") if l.strip()]
 inj = recs[0]["run"].get("inject", {}) if recs else {}
 result(inj.get("ns") == 200 and inj.get("clock") == "cpu" and abs(inj.get("measured_ns", 0) - 200) < 20,
@@ -211,6 +258,13 @@ if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--effects" "$
 	ok resolution.calibrate.refuses_bad_effects
 else
 	not_ok resolution.calibrate.refuses_bad_effects
+fi
+"$iopath" bench --calibrate read_vs_readv --runs 0 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--runs 0" "$tmp/err"; then
+	ok resolution.calibrate.refuses_bad_runs
+else
+	not_ok resolution.calibrate.refuses_bad_runs
 fi
 "$iopath" bench read_vs_readv main_metric=nosuch > "$tmp/out" 2> "$tmp/err"
 rc=$?
