@@ -28,12 +28,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "iopath.h"
 #include "uring_worker.h"
+
+#define UR_HUGE	(2u << 20)	/* a transparent huge page on x86-64 */
 
 static const struct iop_param ur_params[] = {
 	{ "size", IOP_P_SIZE, "1g", 1 << 20, 1ull << 40, NULL, "file size (random offsets span it)" },
@@ -294,7 +297,7 @@ static int ur_worker_init(struct iop_worker *w, char *why, size_t len)
 {
 	const struct ur_job *j = w->run->priv;
 	struct ur_thread *t;
-	size_t nslots = 1;
+	size_t nslots = 1, bytes;
 	int ret;
 
 	while (nslots < j->depth)
@@ -307,10 +310,19 @@ static int ur_worker_init(struct iop_worker *w, char *why, size_t len)
 	t->rnd = 0x9e3779b97f4a7c15ull ^ ((uint64_t)(w->idx + 1) * 0xbf58476d1ce4e5b9ull);
 	t->free = calloc(nslots, sizeof(*t->free));
 	t->stamp = calloc(nslots, sizeof(*t->stamp));
-	/* memory is touched here, on the pinned thread, so it is node-local */
-	if (!t->free || !t->stamp || posix_memalign((void **)&t->u.buf, 4096, nslots * j->bs))
+	/*
+	 * Memory is touched here, on the pinned thread, so it is node-local.
+	 * The buffers sit in 2 MiB transparent huge pages where the kernel
+	 * gives them: physically contiguous, so every run maps them to the
+	 * same cache sets. In 4 KiB pages the CPU time per read moved with
+	 * their placement: by 3.3% (sd) from one run to the next, against
+	 * 1.3% between the repetitions of one run.
+	 */
+	bytes = (nslots * j->bs + UR_HUGE - 1) & ~(size_t)(UR_HUGE - 1);
+	if (!t->free || !t->stamp || posix_memalign((void **)&t->u.buf, UR_HUGE, bytes))
 		return -ENOMEM;
-	memset(t->u.buf, 0, nslots * j->bs);
+	madvise(t->u.buf, bytes, MADV_HUGEPAGE);
+	memset(t->u.buf, 0, bytes);
 	for (unsigned int i = 0; i < j->depth; i++)
 		t->free[t->nfree++] = i;
 	ret = iop_uring_worker_open(&t->u, "uring_randread", j->path,
