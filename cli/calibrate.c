@@ -3,17 +3,18 @@
  * iopath bench --calibrate NAME [params]: measure, on this machine and with
  * these settings, what a comparison of two runs of NAME can resolve.
  *
- * A sequence of sides, each a full run of the job: A (inject_ns=0), one
- * side per known effect (inject_ns set so that the main metric's time per
- * operation grows by 1%, 2%, 5% ..., sized from the first A), A again, and
- * so on, ending with an A. Each effect side is paired with the A before
- * it, each A with the next A (an A/A pair spans the effect sides between
- * them, and any drift in that time). Each pair
- * is tested the way iopath compare tests it (Yuen over the repetitions'
- * values, 1/x for rates) at alpha 0.05, and the report gives:
- *  - the A/A false-positive rate (A against A');
- *  - the detection rate of each effect (A against its side), with the true
- *    effect from the injection's measured per-operation cost;
+ * A sequence of sides, each one or more (--runs) full runs of the job: A
+ * (inject_ns=0), one side per known effect (inject_ns set so that the main
+ * metric's time per operation grows by 1%, 2%, 5% ..., sized from the
+ * first A), A again, and so on, ending with an A. Each effect side is
+ * paired with the A before it, each A with the next A (an A/A pair spans
+ * the effect sides between them, and any drift in that time). Each pair is
+ * tested the way iopath compare tests it (Yuen over the repetitions'
+ * values, or over the runs' trimmed means; 1/x for rates) at alpha 0.05,
+ * and the report gives:
+ *  - the A/A false-positive rate;
+ *  - the detection rate of each effect, with its size from the injection's
+ *    measured per-operation cost and the change the pairs showed;
  *  - the minimum detectable effect (MDE) at 95% power from what the pairs
  *    showed: the spread of the A/A differences, which holds the
  *    side-to-side variation that the spread within one side cannot show;
@@ -21,7 +22,7 @@
  *    the MDE projected for a given time per side.
  * The spike-in is a busy-wait, so it is known only for metrics that are a
  * rate or a time per operation: a rate is measured on the wall clock, and
- * so waits on it; cpu_ns_per_op and CPU-clock ns per call on the
+ * so waits on it; cpu_ns_per_op, the floors and CPU-clock ns per call on the
  * worker's own CPU clock. Every side's records go to the output file.
  */
 #ifndef _GNU_SOURCE
