@@ -136,11 +136,12 @@ static int run_side(char **kv, int nkv, uint64_t inject_ns, const char *clock, c
 		json_array_foreach(run_recs, i, rec) {
 			double x = iop_record_value(rec, metric);
 			json_t *run = json_object_get(rec, "run");
+			json_t *workers = json_object_get(run, "workers");
 
 			if (isfinite(x) && nv < IOP_MAX_REPS)
 				v[nv++] = x;
-			if (json_integer_value(json_object_get(run, "workers")) > 0)
-				s->workers = (int)json_integer_value(json_object_get(run, "workers"));
+			if (json_integer_value(workers) > 0)
+				s->workers = (int)json_integer_value(workers);
 			s->inject_measured = json_number_value(
 				json_object_get(json_object_get(run, "inject"), "measured_ns"));
 			json_array_append(recs, rec);
