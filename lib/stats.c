@@ -106,12 +106,14 @@ double iop_welch_df(double vb, size_t nb, double vn, size_t nn)
 
 double iop_mde(double vb, size_t nb, double vn, size_t nn, double alpha, double power)
 {
-	double df = iop_welch_df(vb, nb, vn, nn);
+	return iop_mde_t(vb + vn, iop_welch_df(vb, nb, vn, nn), alpha, power);
+}
 
-	if (isnan(df) || !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1))
+double iop_mde_t(double se2, double df, double alpha, double power)
+{
+	if (!(df > 0) || !(se2 >= 0) || !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1))
 		return NAN;
-	return (gsl_cdf_tdist_Pinv(1 - alpha / 2, df) + gsl_cdf_tdist_Pinv(power, df)) *
-	       sqrt(vb + vn);
+	return (gsl_cdf_tdist_Pinv(1 - alpha / 2, df) + gsl_cdf_tdist_Pinv(power, df)) * sqrt(se2);
 }
 
 size_t iop_trim_count(size_t n)
@@ -201,4 +203,47 @@ double iop_yuen_p(const double *xb, size_t nb, const double *xn, size_t nn, bool
 	df = iop_welch_df(vb, hb, vn, hn);
 	t = (mn - mb) / sqrt(vb + vn);
 	return 2 * gsl_cdf_tdist_Q(fabs(t), df);
+}
+
+size_t iop_paired(const double *xb, const double *xn, size_t n, bool reciprocal, double *d,
+		  double *se2, double *base)
+{
+	double *diff, se2b;
+	size_t h;
+
+	*d = *se2 = *base = NAN;
+	if (n < 2)
+		return 0;
+	diff = malloc(n * sizeof(*diff));
+	if (!diff)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		diff[i] = reciprocal ? 1 / xn[i] - 1 / xb[i] : xn[i] - xb[i];
+	h = iop_trimmed(diff, n, false, d, se2);
+	iop_trimmed(xb, n, reciprocal, base, &se2b);
+	free(diff);
+	return h;
+}
+
+size_t iop_round_pairs(const double *x, size_t n, bool reciprocal, double *units)
+{
+	for (size_t j = 0; j < n / 2; j++)
+		units[j] = reciprocal ? 2 / (1 / x[2 * j] + 1 / x[2 * j + 1]) :
+					(x[2 * j] + x[2 * j + 1]) / 2;
+	return n / 2;
+}
+
+double iop_paired_p(const double *xb, const double *xn, size_t n, bool reciprocal, double *rel)
+{
+	double d, se2, base;
+	size_t h = iop_paired(xb, xn, n, reciprocal, &d, &se2, &base);
+
+	*rel = NAN;
+	if (h < 2)
+		return NAN;
+	if (base != 0)
+		*rel = d / fabs(base);
+	if (se2 == 0)
+		return d == 0 ? 1 : 0;
+	return 2 * gsl_cdf_tdist_Q(fabs(d) / sqrt(se2), (double)(h - 1));
 }

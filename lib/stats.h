@@ -55,6 +55,13 @@ double iop_welch_df(double vb, size_t nb, double vn, size_t nn);
  * test at level @alpha finds with probability @power. NAN when undefined.
  */
 double iop_mde(double vb, size_t nb, double vn, size_t nn, double alpha, double power);
+
+/* The power at which compare and iopath bench --calibrate state what could be seen. */
+#define IOP_MDE_POWER	0.95
+
+/* The same for a test of @df degrees of freedom with squared standard error @se2. */
+double iop_mde_t(double se2, double df, double alpha, double power);
+
 /*
  * Half-width of the (1 - alpha) confidence interval of the trimmed mean of
  * @x (Student t, h - 1 degrees of freedom, Yuen's standard error) relative
@@ -80,5 +87,35 @@ size_t iop_group_means(const double *x, const char *const *key, size_t n, bool r
  */
 double iop_yuen_p(const double *xb, size_t nb, const double *xn, size_t nn, bool reciprocal,
 		  double *rel);
+
+/*
+ * Yuen's test for paired values, on the difference scores (Wilcox): the
+ * pairs are (@xb[i], @xn[i]), of 1/x with @reciprocal, as interleaved runs
+ * give them, each pair measured side by side in time, so drift that moves
+ * both cancels. @d gets the trimmed mean of the differences xn[i] - xb[i],
+ * @se2 its squared standard error, @base the trimmed mean of the xb on
+ * the tested scale; returns the differences kept after trimming (the
+ * test has that minus 1 degrees of freedom), 0 when n < 2.
+ */
+size_t iop_paired(const double *xb, const double *xn, size_t n, bool reciprocal, double *d,
+		  double *se2, double *base);
+
+/*
+ * Interleaved sides run in the order A B in even rounds and B A in odd
+ * ones, so a trend within a round adds to one round's difference and
+ * takes from the next one's: the differences of single rounds alternate
+ * and their spread overstates that of their mean (read_vs_readv here: A/A
+ * means 0.22% apart, single rounds predicting 0.35%). The unit of the
+ * design is therefore a pair of rounds (2j, 2j + 1): @units[j] is the
+ * mean of @x[2j] and @x[2j + 1] (on the 1/x scale with @reciprocal, given
+ * back as a rate). Returns n / 2; @n must be even.
+ */
+size_t iop_round_pairs(const double *x, size_t n, bool reciprocal, double *units);
+
+/*
+ * The paired test's two-sided p (NAN when undefined); @rel gets the trimmed
+ * mean difference relative to |base|, on the tested scale.
+ */
+double iop_paired_p(const double *xb, const double *xn, size_t n, bool reciprocal, double *rel);
 
 #endif

@@ -253,4 +253,42 @@ TEST_F(stats, trimmed_mean_and_yuen_standard_error)
 	ASSERT_TRUE(close_to(tm, (1 / 9.0 + 2 / 10.0 + 1 / 11.0) / 4));
 }
 
+/*
+ * Paired by hand: the base drifts 10 to 50 and the new side sits 1, 2, 3,
+ * 4 and 100 above it, round by round. The differences are the set above:
+ * trimmed mean 3, squared standard error 4/6, 3 kept; t = 3 / sqrt(4/6)
+ * = 3.674 on 2 degrees of freedom, p = 0.06674 (tests/lib/tdist.py). The
+ * base's trimmed mean is 30, so the change is 10%. Unpaired, the drift
+ * would hide all of it.
+ */
+TEST_F(stats, paired_yuen_on_round_differences)
+{
+	const double b[] = { 10, 20, 30, 40, 50 }, n[] = { 11, 120, 33, 42, 54 };
+	double d, se2, base, rel, rel_unpaired;
+
+	ASSERT_EQ(iop_paired(b, n, 5, false, &d, &se2, &base), 3);
+	ASSERT_TRUE(close_to(d, 3));
+	ASSERT_TRUE(close_to(se2, 4.0 / 6));
+	ASSERT_TRUE(close_to(base, 30));
+	ASSERT_TRUE(fabs(iop_paired_p(b, n, 5, false, &rel) - 0.0667435) < 1e-6);
+	ASSERT_TRUE(close_to(rel, 0.1));
+	ASSERT_TRUE(iop_yuen_p(b, 5, n, 5, false, &rel_unpaired) > 0.05);
+	ASSERT_EQ(iop_paired(b, n, 1, false, &d, &se2, &base), 0);
+	ASSERT_TRUE(isnan(iop_paired_p(b, n, 1, false, &rel)));
+}
+
+/* Round pairs: 1 and 3 make 2, 10 and 20 make 15; as rates, 1/x averaged. */
+TEST_F(stats, round_pairs_average_two_rounds)
+{
+	const double x[] = { 1, 3, 10, 20 };
+	double u[2];
+
+	ASSERT_EQ(iop_round_pairs(x, 4, false, u), 2);
+	ASSERT_TRUE(close_to(u[0], 2));
+	ASSERT_TRUE(close_to(u[1], 15));
+	ASSERT_EQ(iop_round_pairs(x, 4, true, u), 2);
+	ASSERT_TRUE(close_to(u[0], 1.5));
+	ASSERT_TRUE(close_to(u[1], 2 / 0.15));
+}
+
 TEST_HARNESS_MAIN
