@@ -3,21 +3,25 @@
  * iopath bench --calibrate NAME [params]: measure, on this machine and with
  * these settings, what a comparison of two runs of NAME can resolve.
  *
- * A sequence of sides, each one or more (--runs) full runs of the job: A
- * (inject_ns=0), one side per known effect (inject_ns set so that the main
- * metric's time per operation grows by 1%, 2%, 5% ..., sized from the
- * first A), A again, and so on, ending with an A. Each effect side is
- * paired with the A before it, each A with the next A (an A/A pair spans
- * the effect sides between them, and any drift in that time). Each pair is
- * tested the way iopath compare tests it (Yuen over the repetitions'
- * values, or over the runs' trimmed means; 1/x for rates) at alpha 0.05,
- * and the report gives:
+ * Sides of one or more (--runs) full runs of the job each: A (inject_ns=0)
+ * and one side per known effect (inject_ns set so that the main metric's
+ * time per operation grows by 1%, 2%, 5% ..., sized from the first A run).
+ * Sequential: A, the effects, A again, and so on, ending with an A; each
+ * effect side is paired with the A before it, each A with the next A (an
+ * A/A pair spans the effect sides between them, and any drift in that
+ * time). Interleaved (--interleave): each pair is a block of sides A, A'
+ * and the effects, run round by round, one run of each per round, so
+ * that drift moves the block's sides alike. Each pair is tested the way
+ * iopath compare tests it (Yuen over the repetitions' values, over the
+ * runs' trimmed means, or interleaved over the differences of round pairs;
+ * 1/x for rates) at alpha 0.05, and the report gives:
  *  - the A/A false-positive rate;
  *  - the detection rate of each effect, with its size from the injection's
  *    measured per-operation cost and the change the pairs showed;
  *  - the minimum detectable effect (MDE) at 95% power from what the pairs
  *    showed: the spread of the A/A differences, which holds the
- *    side-to-side variation that the spread within one side cannot show;
+ *    side-to-side variation that the spread within one side (or within
+ *    one pair's differences) cannot show;
  *    next to it the MDE compare states from the within-side spread, and
  *    the MDE projected for a given time per side.
  * The spike-in is a busy-wait, so it is known only for metrics that are a
@@ -33,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -96,73 +101,94 @@ static const char *inject_clock_for(const struct iop_run *r, const struct iop_me
 	return NULL;
 }
 
+/* What every run of a calibration shares. */
+struct calib {
+	char **kv;
+	int nkv;
+	const char *clock, *metric;
+	bool rate;
+	const struct iop_calib_opts *o;
+	iop_calib_side_fn fn;
+	void *arg;
+	char *why;
+	size_t len;
+};
+
+static int side_reset(struct side *s, bool keep_recs)
+{
+	json_decref(s->recs);
+	memset(s, 0, sizeof(*s));
+	s->workers = 1;
+	s->recs = keep_recs ? json_array() : NULL;
+	return keep_recs && !s->recs ? -ENOMEM : 0;
+}
+
 /*
- * One side: @runs runs of the job. With one run its values are the main
- * metric of each repetition; with several, each run's trimmed mean (of
- * 1/x for a rate, given back as a rate), the observations iopath compare
- * tests a file with several runs of one boot by.
+ * One run of the job into side @s: with --runs 1 the main metric of each
+ * repetition, else the run's trimmed mean (of 1/x for a rate, given back
+ * as a rate), the observations iopath compare tests a file with several
+ * runs of one boot by.
  */
-static int run_side(char **kv, int nkv, uint64_t inject_ns, const char *clock, const char *metric,
-		    bool rate, int runs, iop_calib_side_fn fn, void *arg, struct side *s, char *why,
-		    size_t len)
+static int run_once(const struct calib *c, uint64_t inject_ns, json_t *pairing, struct side *s)
 {
 	char *all[MAX_KV + 2], a1[48], a2[48];
 	json_t *recs = json_array(), *rec;
 	double v[IOP_MAX_REPS], tm, se2;
 	uint64_t t0 = iop_now_ns();
-	size_t i, nv;
-	int n = 0, ret = 0;
+	size_t i, nv = 0;
+	int n = 0, ret;
 
 	if (!recs)
 		return -ENOMEM;
-	for (int k = 0; k < nkv && n < MAX_KV; k++)
-		all[n++] = kv[k];
+	for (int k = 0; k < c->nkv && n < MAX_KV; k++)
+		all[n++] = c->kv[k];
 	snprintf(a1, sizeof(a1), "inject_ns=%llu", (unsigned long long)inject_ns);
-	snprintf(a2, sizeof(a2), "inject_clock=%s", clock);
+	snprintf(a2, sizeof(a2), "inject_clock=%s", c->clock);
 	all[n++] = a1;
 	all[n++] = a2;
-	s->n = 0;
-	s->workers = 1;
-	s->inject_measured = 0;
-	for (int r = 0; r < runs && !ret; r++) {
-		json_t *run_recs = json_array();
+	ret = c->fn(c->arg, all, n, pairing, recs, c->why, c->len);
+	json_array_foreach(recs, i, rec) {
+		double x = iop_record_value(rec, c->metric);
+		json_t *run = json_object_get(rec, "run");
+		json_t *workers = json_object_get(run, "workers");
 
-		if (!run_recs) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = fn(arg, all, n, run_recs, why, len);
-		nv = 0;
-		json_array_foreach(run_recs, i, rec) {
-			double x = iop_record_value(rec, metric);
-			json_t *run = json_object_get(rec, "run");
-			json_t *workers = json_object_get(run, "workers");
-
-			if (isfinite(x) && nv < IOP_MAX_REPS)
-				v[nv++] = x;
-			if (json_integer_value(workers) > 0)
-				s->workers = (int)json_integer_value(workers);
-			s->inject_measured = json_number_value(
-				json_object_get(json_object_get(run, "inject"), "measured_ns"));
-			json_array_append(recs, rec);
-		}
-		json_decref(run_recs);
-		if (runs == 1) {
-			for (i = 0; i < nv; i++)
-				s->v[s->n++] = v[i];
-		} else if (nv && iop_trimmed(v, nv, rate, &tm, &se2)) {
-			s->v[s->n++] = rate ? 1 / tm : tm;
-		}
+		if (isfinite(x) && nv < IOP_MAX_REPS)
+			v[nv++] = x;
+		if (json_integer_value(workers) > 0)
+			s->workers = (int)json_integer_value(workers);
+		s->inject_measured = json_number_value(
+			json_object_get(json_object_get(run, "inject"), "measured_ns"));
+		if (s->recs)
+			json_array_append(s->recs, rec);
 	}
-	s->seconds = (double)(iop_now_ns() - t0) / 1e9;
-	s->recs = inject_ns ? NULL : json_incref(recs);
 	json_decref(recs);
-	if (!ret && s->n < 2) {
-		snprintf(why, len, "a side gave %zu value%s of %s; the calibration needs %s >= 2",
-			 s->n, s->n == 1 ? "" : "s", metric, runs == 1 ? "reps" : "--runs");
-		ret = -EINVAL;
+	if (c->o->runs == 1) {
+		for (i = 0; i < nv && s->n < IOP_MAX_REPS; i++)
+			s->v[s->n++] = v[i];
+	} else if (nv && iop_trimmed(v, nv, c->rate, &tm, &se2)) {
+		s->v[s->n++] = c->rate ? 1 / tm : tm;
 	}
+	s->seconds += (double)(iop_now_ns() - t0) / 1e9;
 	return ret;
+}
+
+static int side_check(const struct calib *c, const struct side *s)
+{
+	if (s->n >= 2)
+		return 0;
+	snprintf(c->why, c->len, "a side gave %zu value%s of %s; the calibration needs %s >= 2",
+		 s->n, s->n == 1 ? "" : "s", c->metric, c->o->runs == 1 ? "reps" : "--runs");
+	return -EINVAL;
+}
+
+/* One side: --runs runs of the job, one after the other. */
+static int run_side(const struct calib *c, uint64_t inject_ns, struct side *s)
+{
+	int ret = side_reset(s, !inject_ns);
+
+	for (int r = 0; r < c->o->runs && !ret; r++)
+		ret = run_once(c, inject_ns, NULL, s);
+	return ret ?: side_check(c, s);
 }
 
 /*
@@ -187,11 +213,6 @@ static double time_per_op(const struct side *s, bool rate)
 	return side_est(s, rate, &se2, &h);
 }
 
-static double mde_factor(double df, double alpha)
-{
-	return gsl_cdf_tdist_Pinv(1 - alpha / 2, df) + gsl_cdf_tdist_Pinv(0.95, df);
-}
-
 static void loadavg(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/loadavg", "r");
@@ -209,22 +230,45 @@ struct tally {
 	double rel[IOP_MAX_REPS];	/* the change each pair showed */
 	int n;
 	double mde_stated[IOP_MAX_REPS];	/* what compare would state for the pair */
+	double se2;		/* sum of the pairs' squared relative standard errors */
+	double df;		/* of the test, the last pair's */
 	double inject_measured;
 };
 
+/*
+ * Test one pair as iopath compare would: Yuen's test of the two sides, or
+ * with @paired (interleaved sides) Yuen's test of the differences of
+ * round pairs.
+ */
 static void tally_pair(struct tally *t, const struct side *a, const struct side *b, bool rate,
-		       double alpha, bool want_increase)
+		       double alpha, bool want_increase, bool paired)
 {
-	double rel, p = iop_yuen_p(a->v, a->n, b->v, b->n, rate, &rel), va, vb;
+	double rel, p, va, vb, d, base;
 	size_t ha, hb;
 
-	side_est(a, rate, &va, &ha);
-	side_est(b, rate, &vb, &hb);
+	if (paired) {
+		double ua[IOP_MAX_REPS / 2], ub[IOP_MAX_REPS / 2];
+		size_t n = iop_round_pairs(a->v, a->n < b->n ? a->n : b->n, rate, ua);
+
+		iop_round_pairs(b->v, 2 * n, rate, ub);
+		p = iop_paired_p(ua, ub, n, rate, &rel);
+		ha = iop_paired(ua, ub, n, rate, &d, &va, &base);
+		va /= base * base;
+		vb = 0;
+		t->df = (double)ha - 1;
+	} else {
+		p = iop_yuen_p(a->v, a->n, b->v, b->n, rate, &rel);
+		side_est(a, rate, &va, &ha);
+		side_est(b, rate, &vb, &hb);
+		t->df = 2 * (double)ha - 2;
+	}
 	if (p < alpha && (!want_increase || rel > 0))
 		t->flagged++;
 	if (t->n < IOP_MAX_REPS) {
 		t->rel[t->n] = rel;
-		t->mde_stated[t->n] = iop_mde(va, ha, vb, hb, alpha, 0.95);
+		t->mde_stated[t->n] = paired ? iop_mde_t(va, t->df, alpha, IOP_MDE_POWER) :
+				      iop_mde(va, ha, vb, hb, alpha, IOP_MDE_POWER);
+		t->se2 += va + vb;
 		t->n++;
 	}
 }
@@ -260,7 +304,7 @@ static size_t metric_vals(json_t *recs, const char *name, bool by_run, double *v
  * many A/A pairs the test called a change.
  */
 static void report_spread(FILE *out, const struct side *a, const struct side *a2, int pairs,
-			  bool by_run, double alpha)
+			  bool by_run, bool paired, double alpha)
 {
 	double *x = malloc(2 * IOP_MAX_REPS * sizeof(*x)), *y = x + IOP_MAX_REPS;
 	double *cv = calloc((size_t)pairs, sizeof(*cv));
@@ -279,11 +323,20 @@ static void report_spread(FILE *out, const struct side *a, const struct side *a2
 		for (int i = 0; i < pairs; i++) {
 			size_t nx = metric_vals(a[i].recs, name, by_run, x);
 			size_t ny = metric_vals(a2[i].recs, name, by_run, y);
-			double p = iop_yuen_p(x, nx, y, ny, false, &rel);
+			double p, cvx = iop_cv(x, nx);
 
+			if (paired) {
+				/* in place: unit j reads values 2j and 2j + 1 only */
+				size_t nu = iop_round_pairs(x, nx < ny ? nx : ny, false, x);
+
+				iop_round_pairs(y, 2 * nu, false, y);
+				p = iop_paired_p(x, y, nu, false, &rel);
+			} else {
+				p = iop_yuen_p(x, nx, y, ny, false, &rel);
+			}
 			if (nx < 2 || ny < 2 || !isfinite(rel))
 				continue;
-			cv[k++] = iop_cv(x, nx);
+			cv[k++] = cvx;
 			d2 += rel * rel;
 			flagged += p < alpha;
 		}
@@ -296,26 +349,67 @@ out:
 	free(cv);
 }
 
+/*
+ * The MDE for --side-time seconds per side. Sequential sides: the
+ * between-side part the A/A pairs show beyond their standard errors
+ * stays, the standard error shrinks with more values; and the same time
+ * as several runs like these, tested over the runs. Interleaved: the
+ * paired differences' spread shrinks with more rounds.
+ */
+static void report_projection(FILE *out, const struct iop_calib_opts *o, const struct tally *aa,
+			      double d2, double n, double side_s)
+{
+	const char *unit = o->runs > 1 ? "runs" : "repetitions";
+	double se2 = aa->se2 / aa->n, sb2 = (d2 - se2) / 2, nt, k;
+
+	nt = floor(o->side_time / (side_s / n));
+	if (nt < 2)
+		return;
+	k = nt - 2 * (double)iop_trim_count((size_t)nt);
+	if (o->interleave) {
+		double nu = floor(nt / 2);	/* round pairs */
+
+		k = nu - 2 * (double)iop_trim_count((size_t)nu);
+		if (k >= 2)
+			fprintf(out, "  for %.0f s per side (%.0f rounds): %.2f%%\n", o->side_time,
+				2 * nu, 100 * iop_mde_t(d2 * n / (2 * nu), k - 1, o->alpha,
+							IOP_MDE_POWER));
+		return;
+	}
+	if (sb2 < 0)
+		sb2 = 0;
+	fprintf(out, "  for %.0f s per side (%.0f %s): %.2f%% (between-side part %.2f%%)\n",
+		o->side_time, nt, unit,
+		100 * iop_mde_t(2 * sb2 + se2 * n / nt, 2 * k - 2, o->alpha, IOP_MDE_POWER),
+		100 * sqrt(2 * sb2));
+	/*
+	 * The same time as k runs like these, tested over the runs (compare
+	 * does when a side's file holds several): each run's mean differs
+	 * from the next by the measured A/A spread, and k of them average it.
+	 */
+	nt = floor(o->side_time / side_s);
+	if (nt >= 2)
+		fprintf(out, "  for %.0f s per side as %.0f runs like these, tested over the runs: %.2f%%\n",
+			o->side_time, nt, 100 * iop_mde_t(d2 / nt, 2 * nt - 2, o->alpha,
+							  IOP_MDE_POWER));
+}
+
 static void report(FILE *out, const struct iop_calib_opts *o, const char *metric, bool rate,
-		   const struct side *a, int nsides, const struct tally *aa, const struct tally *eff,
+		   const struct side *a, const struct tally *aa, const struct tally *eff,
 		   const uint64_t *inject, double t_base, double side_s)
 {
-	double se2 = 0, v, d2 = 0, sb2, df, mde_pairs, n = (double)a[0].n, rep_s, nt, k;
+	double d2 = 0, n = (double)a[0].n;
 	const char *unit = o->runs > 1 ? "runs" : "repetitions";
-	size_t h = 0;
+	size_t nu = o->interleave ? (size_t)n / 2 : (size_t)n, h = nu - 2 * iop_trim_count(nu);
 
-	for (int i = 0; i < nsides; i++) {
-		side_est(&a[i], rate, &v, &h);
-		se2 += v / nsides;	/* squared relative standard error of one side */
-	}
 	for (int i = 0; i < aa->n; i++)
 		d2 += aa->rel[i] * aa->rel[i];
 	d2 /= aa->n;		/* A/A: mean square of the relative differences */
-	df = 2 * (double)h - 2;
-	mde_pairs = mde_factor(df, o->alpha) * sqrt(d2);
-	fprintf(out, "time per operation (A sides): %.1f ns; %.0f %s per side, %zu kept after trimming;\n"
-		     "A/A pairs: rms difference %.2f%% (the sides' standard errors alone predict %.2f%%)\n",
-		t_base, n, unit, h, 100 * sqrt(d2), 100 * sqrt(2 * se2));
+	fprintf(out, "time per operation (A sides): %.1f ns; %.0f %s per side, %s%zu kept after trimming;\n"
+		     "A/A pairs: rms difference %.2f%% (the %s standard errors alone predict %.2f%%)\n",
+		t_base, n, unit, o->interleave ? "in round pairs, " : "", h, 100 * sqrt(d2),
+		o->interleave ? "differences'" : "sides'",
+		100 * sqrt(aa->se2 / aa->n));
 	fprintf(out, "A/A: %d of %d pairs flagged a change (%.1f%%, alpha %g)\n", aa->flagged,
 		aa->n, 100.0 * aa->flagged / aa->n, o->alpha);
 	for (int e = 0; e < o->neffects; e++) {
@@ -328,33 +422,15 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 	}
 	fprintf(out, "MDE at 95%% power, alpha %g, %.0f %s per side (%.1f s per side):\n"
 		     "  from the A/A pairs (what the pairs showed): %.2f%%\n"
-		     "  as iopath compare states it (the sides' standard errors, median over the A/A pairs): %.2f%%\n",
-		o->alpha, n, unit, side_s, 100 * mde_pairs,
+		     "  as iopath compare states it (%s, median over the A/A pairs): %.2f%%\n",
+		o->alpha, n, unit, side_s, 100 * iop_mde_t(d2, aa->df, o->alpha, IOP_MDE_POWER),
+		o->interleave ? "the paired differences' standard error" :
+				"the sides' standard errors",
 		100 * iop_median(aa->mde_stated, (size_t)aa->n));
-	/* projection: the between-side part stays, the standard error shrinks with reps */
-	sb2 = d2 / 2 - se2;
-	if (sb2 < 0)
-		sb2 = 0;
-	rep_s = side_s / n;
-	nt = floor(o->side_time / rep_s);
-	if (nt >= 2) {
-		k = nt - 2 * (double)iop_trim_count((size_t)nt);
-		fprintf(out, "  for %.0f s per side (%.0f %s): %.2f%% (between-side part %.2f%%)\n",
-			o->side_time, nt, unit,
-			100 * mde_factor(2 * k - 2, o->alpha) * sqrt(2 * sb2 + 2 * se2 * n / nt),
-			100 * sqrt(2 * sb2));
-	}
-	/*
-	 * The same time as k runs like these, tested over the runs (compare
-	 * does when a side's file holds several): each run's mean differs
-	 * from the next by the measured A/A spread, and k of them average it.
-	 */
-	nt = floor(o->side_time / side_s);
-	if (nt >= 2)
-		fprintf(out, "  for %.0f s per side as %.0f runs like these, tested over the runs: %.2f%%\n",
-			o->side_time, nt, 100 * mde_factor(2 * nt - 2, o->alpha) * sqrt(d2 / nt));
-	fprintf(out, "(%s, tested as %s)\n", metric,
-		rate ? "time per operation, 1/x, 20%-trimmed mean" : "its 20%-trimmed mean");
+	report_projection(out, o, aa, d2, n, side_s);
+	fprintf(out, "(%s, tested as %s%s)\n", metric,
+		rate ? "time per operation, 1/x, 20%-trimmed mean" : "its 20%-trimmed mean",
+		o->interleave ? " of the differences of round pairs" : "");
 }
 
 int iop_calib_check(const struct iop_bench *b, char **kv, int nkv, char *why, size_t len)
@@ -377,27 +453,134 @@ int iop_calib_check(const struct iop_bench *b, char **kv, int nkv, char *why, si
 	return 0;
 }
 
+/* inject_ns per effect, sized from the time per operation of the first A run(s) */
+static void size_effects(const struct iop_calib_opts *o, const struct side *a0, bool rate,
+			 uint64_t *inject)
+{
+	double t_probe = time_per_op(a0, rate);
+
+	for (int e = 0; e < o->neffects; e++)
+		inject[e] = (uint64_t)llround(o->effects[e] * t_probe) ?: 1;
+}
+
+/*
+ * Sequential sides A, effects, A, effects, ..., A: each effect side is
+ * paired with the A before it, each A with the next A (an A/A pair spans
+ * the effect sides between them, and any drift in that time).
+ */
+static int run_sequential(const struct calib *c, struct side *a, struct side *bs,
+			  uint64_t *inject, struct tally *aa, struct tally *eff)
+{
+	const struct iop_calib_opts *o = c->o;
+	int ret;
+
+	fprintf(stderr, "iopath: bench --calibrate: A side 1 of %d\n", o->pairs + 1);
+	ret = run_side(c, 0, &a[0]);
+	if (ret)
+		return ret;
+	size_effects(o, &a[0], c->rate, inject);
+	for (int i = 0; i < o->pairs; i++) {
+		for (int e = 0; !ret && e < o->neffects; e++) {
+			ret = run_side(c, inject[e], &bs[e]);
+			if (!ret) {
+				tally_pair(&eff[e], &a[i], &bs[e], c->rate, o->alpha, true, false);
+				eff[e].inject_measured += bs[e].inject_measured / o->pairs;
+			}
+		}
+		fprintf(stderr, "iopath: bench --calibrate: A side %d of %d\n", i + 2, o->pairs + 1);
+		if (!ret)
+			ret = run_side(c, 0, &a[i + 1]);
+		if (ret)
+			return ret;
+		tally_pair(aa, &a[i], &a[i + 1], c->rate, o->alpha, false, false);
+	}
+	return 0;
+}
+
+/*
+ * Interleaved: pair i is a block of sides A, A' and one per effect, run
+ * round by round, one run of each side per round, the order reversed
+ * every other round (A A' B, B A' A, ...) so that drift slower than a
+ * round moves the sides of a block alike and a linear trend cancels over
+ * two rounds. Each pair is tested on the differences of its round pairs;
+ * every record carries run.pairing {"id", "round"}, by which iopath
+ * compare pairs the runs of two files the same way.
+ */
+static int run_interleaved(const struct calib *c, struct side *a, struct side *a2,
+			   struct side *bs, uint64_t *inject, struct tally *aa, struct tally *eff)
+{
+	const struct iop_calib_opts *o = c->o;
+	const int ns = 2 + o->neffects;
+	struct side *blk[2 + IOP_CALIB_MAX_EFFECTS];
+	char id[64];
+	int ret = 0;
+
+	for (int i = 0; i < o->pairs && !ret; i++) {
+		blk[0] = &a[i];
+		blk[1] = &a2[i];
+		for (int k = 0; k < ns && !ret; k++) {
+			if (k >= 2)
+				blk[k] = &bs[k - 2];
+			ret = side_reset(blk[k], k < 2);
+		}
+		snprintf(id, sizeof(id), "calibrate-%d-%llu-%d", (int)getpid(),
+			 (unsigned long long)iop_now_ns(), i);
+		fprintf(stderr, "iopath: bench --calibrate: block %d of %d\n", i + 1, o->pairs);
+		for (int r = 0; r < o->runs && !ret; r++) {
+			for (int k = 0; k < ns && !ret; k++) {
+				int sd = r % 2 ? ns - 1 - k : k;
+				json_t *pairing;
+				char side[16];
+
+				if (sd < 2)
+					snprintf(side, sizeof(side), "%s", sd ? "A'" : "A");
+				else
+					snprintf(side, sizeof(side), "+%g%%", 100 * o->effects[sd - 2]);
+				pairing = json_pack("{s:s, s:i, s:s}", "id", id, "round", r, "side",
+						    side);
+				ret = pairing ? run_once(c, sd < 2 ? 0 : inject[sd - 2], pairing,
+							 blk[sd]) : -ENOMEM;
+				json_decref(pairing);
+				if (!ret && !i && !r && !sd)
+					size_effects(o, &a[0], c->rate, inject);
+			}
+		}
+		for (int k = 0; k < ns && !ret; k++)
+			ret = side_check(c, blk[k]);
+		if (ret)
+			break;
+		tally_pair(aa, &a[i], &a2[i], c->rate, o->alpha, false, true);
+		for (int e = 0; e < o->neffects; e++) {
+			tally_pair(&eff[e], &a[i], &bs[e], c->rate, o->alpha, true, true);
+			eff[e].inject_measured += bs[e].inject_measured / o->pairs;
+		}
+	}
+	return ret;
+}
+
 int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct iop_calib_opts *o,
 		  iop_calib_side_fn fn, void *arg, FILE *out, char *why, size_t len)
 {
 	struct iop_run proto = { 0 };
 	const struct iop_metric *m;
-	const char *metric, *clock;
-	struct side *a = NULL, *bs = NULL;
+	struct calib c = { .kv = kv, .nkv = nkv, .o = o, .fn = fn, .arg = arg, .why = why,
+			   .len = len };
+	struct side *a = NULL, *a2, *bs = NULL;
 	struct tally *aa = NULL, *eff = NULL;
 	uint64_t inject[IOP_CALIB_MAX_EFFECTS];
-	double t_probe, t_base = 0, side_s = 0;
+	double t_base = 0, side_s = 0;
 	char load0[128], load1[128];
-	int ret;
+	int ret, na = o->interleave ? 2 * o->pairs : o->pairs + 1;
 
 	ret = iop_calib_check(b, kv, nkv, why, len);
 	if (ret)
 		return ret;
 	iop_params_parse(b, &proto, kv, nkv, why, len);
-	metric = iop_main_metric(&proto);
-	m = iop_metric_decl(b, metric);
-	clock = inject_clock_for(&proto, m);
-	a = calloc((size_t)o->pairs + 1, sizeof(*a));
+	c.metric = iop_main_metric(&proto);
+	m = iop_metric_decl(b, c.metric);
+	c.clock = inject_clock_for(&proto, m);
+	c.rate = m->is_rate;
+	a = calloc((size_t)na, sizeof(*a));
 	bs = calloc((size_t)o->neffects, sizeof(*bs));
 	aa = calloc(1, sizeof(*aa));
 	eff = calloc((size_t)o->neffects, sizeof(*eff));
@@ -405,47 +588,34 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* interleaved: a[i] is block i's A, a2[i] its A' */
+	a2 = o->interleave ? a + o->pairs : a + 1;
 	loadavg(load0, sizeof(load0));
-	/* the first A side also sizes the effects */
-	fprintf(stderr, "iopath: bench --calibrate %s: A side 1 of %d\n", b->name, o->pairs + 1);
-	ret = run_side(kv, nkv, 0, clock, metric, m->is_rate, o->runs, fn, arg, &a[0], why, len);
+	ret = o->interleave ? run_interleaved(&c, a, a2, bs, inject, aa, eff) :
+			      run_sequential(&c, a, bs, inject, aa, eff);
 	if (ret)
 		goto out;
-	t_probe = time_per_op(&a[0], m->is_rate);
-	for (int e = 0; e < o->neffects; e++)
-		inject[e] = (uint64_t)llround(o->effects[e] * t_probe) ?: 1;
-	for (int i = 0; i < o->pairs; i++) {
-		for (int e = 0; !ret && e < o->neffects; e++) {
-			ret = run_side(kv, nkv, inject[e], clock, metric, m->is_rate, o->runs, fn,
-				       arg, &bs[e], why, len);
-			if (!ret) {
-				tally_pair(&eff[e], &a[i], &bs[e], m->is_rate, o->alpha, true);
-				eff[e].inject_measured += bs[e].inject_measured / o->pairs;
-			}
-		}
-		fprintf(stderr, "iopath: bench --calibrate %s: A side %d of %d\n", b->name, i + 2,
-			o->pairs + 1);
-		if (!ret)
-			ret = run_side(kv, nkv, 0, clock, metric, m->is_rate, o->runs, fn, arg,
-				       &a[i + 1], why, len);
-		if (ret)
-			goto out;
-		tally_pair(aa, &a[i], &a[i + 1], m->is_rate, o->alpha, false);
-	}
-	for (int i = 0; i <= o->pairs; i++) {
-		t_base += time_per_op(&a[i], m->is_rate) / (o->pairs + 1);
-		side_s += a[i].seconds / (o->pairs + 1);
+	for (int i = 0; i < na; i++) {
+		t_base += time_per_op(&a[i], c.rate) / na;
+		side_s += a[i].seconds / na;
 	}
 	loadavg(load1, sizeof(load1));
-	fprintf(out, "calibration of %s: main metric %s, %d pairs of each kind over %d sides (A, %d effect%s, A, ...), alpha %g\n",
-		b->name, metric, o->pairs, (o->pairs + 1) + o->pairs * o->neffects, o->neffects,
-		o->neffects == 1 ? "" : "s", o->alpha);
+	if (o->interleave)
+		fprintf(out, "calibration of %s: main metric %s, %d blocks of %d interleaved sides (A, A', %d effect%s), %d rounds of one run each, alpha %g\n",
+			b->name, c.metric, o->pairs, 2 + o->neffects, o->neffects,
+			o->neffects == 1 ? "" : "s", o->runs, o->alpha);
+	else
+		fprintf(out, "calibration of %s: main metric %s, %d pairs of each kind over %d sides (A, %d effect%s, A, ...), alpha %g\n",
+			b->name, c.metric, o->pairs, (o->pairs + 1) + o->pairs * o->neffects,
+			o->neffects, o->neffects == 1 ? "" : "s", o->alpha);
 	fprintf(out, "load average: %s at the start, %s at the end\n", load0, load1);
-	report(out, o, metric, m->is_rate, a, o->pairs + 1, aa, eff, inject, t_base, side_s);
-	report_spread(out, a, a + 1, o->pairs, o->runs > 1, o->alpha);
+	report(out, o, c.metric, c.rate, a, aa, eff, inject, t_base, side_s);
+	report_spread(out, a, a2, o->pairs, o->runs > 1, o->interleave, o->alpha);
 out:
-	for (int i = 0; a && i <= o->pairs; i++)
+	for (int i = 0; a && i < na; i++)
 		json_decref(a[i].recs);
+	for (int e = 0; bs && e < o->neffects; e++)
+		json_decref(bs[e].recs);
 	free(a);
 	free(bs);
 	free(aa);

@@ -17,6 +17,7 @@
 struct iop_calib_opts {
 	int pairs;			/* comparisons of each kind */
 	int runs;			/* runs per side: 1 tests over repetitions */
+	bool interleave;		/* a pair's sides run round by round, tested paired */
 	double effects[IOP_CALIB_MAX_EFFECTS];	/* fractions: 0.01, 0.02, 0.05 */
 	int neffects;
 	double side_time;		/* seconds per side to state the MDE for */
@@ -24,11 +25,13 @@ struct iop_calib_opts {
 };
 
 /*
- * Run one side: the job's parameters @kv plus the calibration's own
- * (inject_ns=, inject_clock=), records appended to @recs. -errno and why.
+ * Run one run of a side: the job's parameters @kv plus the calibration's
+ * own (inject_ns=, inject_clock=), records appended to @recs, each with
+ * run.pairing = @pairing ({"id", "round"}) unless it is NULL. -errno and
+ * why.
  */
-typedef int (*iop_calib_side_fn)(void *arg, char **kv, int nkv, json_t *recs, char *why,
-				  size_t len);
+typedef int (*iop_calib_side_fn)(void *arg, char **kv, int nkv, json_t *pairing, json_t *recs,
+				  char *why, size_t len);
 
 /* Parse "1,2,5" (percent) into @o->effects; -EINVAL on anything else. */
 int iop_calib_parse_effects(struct iop_calib_opts *o, const char *list);

@@ -379,8 +379,13 @@ struct calib_arg {
 	const char *fs;		/* NULL: the job needs none */
 };
 
-/* One side of a calibration: the job with the calibration's parameters, records to --out. */
-static int calib_side(void *arg, char **kv, int nkv, json_t *recs, char *why, size_t len)
+/*
+ * One run of a calibration side: the job with the calibration's
+ * parameters, records to --out, each with run.pairing = @pairing when
+ * the sides are interleaved.
+ */
+static int calib_side(void *arg, char **kv, int nkv, json_t *pairing, json_t *recs, char *why,
+		      size_t len)
 {
 	struct calib_arg *a = arg;
 	struct iop_harness_opts o = { .quiet = true };
@@ -401,6 +406,13 @@ static int calib_side(void *arg, char **kv, int nkv, json_t *recs, char *why, si
 		ret = iop_bench_run(r, &o, recs, why, len);
 	if (ret == IOP_SKIPPED)
 		ret = -EOPNOTSUPP;
+	if (pairing) {
+		size_t i;
+		json_t *rec;
+
+		json_array_foreach(recs, i, rec)
+			json_object_set(json_object_get(rec, "run"), "pairing", pairing);
+	}
 	if (write_records(a->c, recs) && !ret) {
 		snprintf(why, len, "writing %s failed", a->c->out);
 		ret = -EIO;
@@ -502,6 +514,8 @@ static void usage(FILE *f)
 		"                      pairs with known effects (inject_ns), MDE at 95%% power\n"
 		"  --pairs N           calibration pairs of each kind (default 20)\n"
 		"  --runs K            runs per side, tested over the runs as compare does (1)\n"
+		"  --interleave        run the sides of a pair round by round, one run each, and\n"
+		"                      test the runs paired by round (--runs even, >= 4)\n"
 		"  --effects LIST      known effects in %% (default 1,2,5)\n"
 		"  --side-time S       also state the MDE for S seconds per side (default 60)\n\n"
 		"Values with commas are matrix axes (bs=4k,64k). Parameters: iopath bench --help NAME.\n");
@@ -615,6 +629,7 @@ static int parse_opts(int argc, char **argv, struct ctx *c, struct iop_calib_opt
 		{ "calibrate", no_argument, NULL, 'C' },
 		{ "pairs", required_argument, NULL, 'P' },
 		{ "runs", required_argument, NULL, 'K' },
+		{ "interleave", no_argument, NULL, 'I' },
 		{ "effects", required_argument, NULL, 'E' },
 		{ "side-time", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
@@ -665,6 +680,9 @@ static int parse_opts(int argc, char **argv, struct ctx *c, struct iop_calib_opt
 			break;
 		case 'C':
 			a->do_calibrate = true;
+			break;
+		case 'I':
+			co->interleave = true;
 			break;
 		case 'P':
 		case 'K':
@@ -755,6 +773,9 @@ static int bench_main(int argc, char **argv)
 	ret = parse_opts(argc, argv, &c, &co, &a);
 	if (ret >= 0)
 		return ret;
+	if (co.interleave && (co.runs < 4 || co.runs % 2))
+		return iop_usage_error("bench", "--interleave tests pairs of rounds: --runs must be even and 4 or more, not %d",
+				       co.runs);
 	if (a.do_list || a.do_help) {
 		if (optind < argc) {
 			const struct iop_bench *b = iop_bench_find(argv[optind]);

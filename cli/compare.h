@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "recset.h"
+#include "stats.h"
 
 enum verdict { V_NONE, V_BETTER, V_WORSE, V_UNTESTED };
 
@@ -42,6 +43,10 @@ struct metric_cmp {
 	double ci_lo, ci_hi;	/* of change; NAN unknown, +-INFINITY unbounded */
 	double t, df, p;
 	double mde;		/* smallest change found with IOP_MDE_POWER, relative to the base mean */
+	bool paired;		/* runs interleaved round by round: tested on their differences */
+	size_t pair_h;		/* differences kept after trimming */
+	double pair_se2;	/* squared standard error of their trimmed mean */
+	double pair_base;	/* the base's trimmed mean over the same units */
 	enum verdict v;
 	const char *why;	/* why not tested */
 };
@@ -74,11 +79,14 @@ struct opts {
 	double alpha;
 };
 
-/* The power at which compare and iopath bench --calibrate state what could be seen. */
-#define IOP_MDE_POWER	0.95
-
 void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 		    double alpha, struct metric_cmp *mc);
+/*
+ * The same for @n runs paired by round (n even, rounds 0 .. n - 1 in
+ * order): Yuen's test of the differences of round pairs.
+ */
+void compare_paired(const double *xb, const double *xn, size_t n, double alpha,
+		    struct metric_cmp *mc);
 void metric_mde(struct metric_cmp *mc, double alpha);
 
 /* Pair, check and compute; -errno with @why for input that cannot be compared. */

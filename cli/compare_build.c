@@ -252,6 +252,91 @@ static int boot_values(struct iop_rs_group *g, int side, const char *name, bool 
 	return 0;
 }
 
+/*
+ * The round of each run of a side that has metric @name, in the order
+ * unit_means() gives the runs (first appearance), into @round; the
+ * pairing id into @id (the first side's, which the second must match).
+ * False unless every such record carries run.pairing of that id and
+ * each run one round.
+ */
+static bool run_rounds(struct iop_rs_group *g, int side, const char *name, const char **id,
+		       json_int_t *round, size_t n)
+{
+	const char **inv = calloc(n ? n : 1, sizeof(*inv));
+	size_t k = 0, u;
+	bool ok = inv;
+
+	for (size_t i = 0; ok && i < g->n[side]; i++) {
+		json_t *rec = g->recs[side][i];
+		json_t *p = json_object_get(json_object_get(rec, "run"), "pairing");
+		const char *pid = json_string_value(json_object_get(p, "id"));
+		json_t *r = json_object_get(p, "round");
+
+		if (!iop_rs_metric(rec, name))
+			continue;
+		ok = pid && json_is_integer(r) && rec_run(rec) && (!*id || !strcmp(*id, pid));
+		if (!ok)
+			break;
+		*id = pid;
+		for (u = 0; u < k && strcmp(inv[u], rec_run(rec)); u++)
+			;
+		if (u == k) {
+			ok = k < n;
+			if (ok) {
+				inv[k] = rec_run(rec);
+				round[k++] = json_integer_value(r);
+			}
+		} else {
+			ok = round[u] == json_integer_value(r);
+		}
+	}
+	free(inv);
+	return ok && k == n;
+}
+
+/* @v (n values, one per run) into round order; false if a round repeats. */
+static bool by_round(double *v, json_int_t *round, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		for (size_t j = i; j > 0 && round[j - 1] > round[j]; j--) {
+			json_int_t r = round[j];
+			double x = v[j];
+
+			round[j] = round[j - 1];
+			v[j] = v[j - 1];
+			round[j - 1] = r;
+			v[j - 1] = x;
+		}
+	}
+	for (size_t i = 1; i < n; i++)
+		if (round[i] == round[i - 1])
+			return false;
+	return true;
+}
+
+/*
+ * Runs interleaved round by round (iopath bench --calibrate --interleave)
+ * pair: when both sides are tested over runs, every record carries
+ * run.pairing with one id, each round holds one run of each side and the
+ * rounds come in complete pairs (2j, 2j + 1), @vb and @vn (the per-run
+ * means) are put in round order and true is returned.
+ */
+static bool pair_rounds(struct iop_rs_group *g, const char *name, const struct side_stats *s,
+			double *vb, double *vn, size_t n)
+{
+	json_int_t *rb = calloc(2 * n, sizeof(*rb)), *rn = rb + n;
+	const char *id = NULL;
+	bool ok = rb && s[0].by_run && s[1].by_run && s[0].runs == n && s[1].runs == n;
+
+	ok = ok && run_rounds(g, 0, name, &id, rb, n) && run_rounds(g, 1, name, &id, rn, n) &&
+	     by_round(vb, rb, n) && by_round(vn, rn, n);
+	/* complete pairs of rounds (2j, 2j + 1): the unit of the design */
+	for (size_t i = 0; ok && i < n; i++)
+		ok = rb[i] == rn[i] && (i % 2 ? rb[i] == rb[i - 1] + 1 : rb[i] % 2 == 0);
+	free(rb);
+	return ok && n % 2 == 0;
+}
+
 static bool has_name(const char **names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -332,7 +417,10 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 		ret = -ENOMEM;
 		goto out;
 	}
-	compare_metric(vb, nb, vn, nn, alpha, mc);
+	if (nb == nn && pair_rounds(g, name, mc->s, vb, vn, nb))
+		compare_paired(vb, vn, nb, alpha, mc);
+	else
+		compare_metric(vb, nb, vn, nn, alpha, mc);
 	metric_mde(mc, alpha);
 	if (mc->why && (nb < 2 || nn < 2))
 		note(&c->notes, "not tested (%s): %s", label, mc->why);

@@ -242,6 +242,8 @@ static void print_boots(FILE *out, const struct group_cmp *gc)
 		fprintf(out, "%s %zu %s (%s)", i ? " and" : "", s[i].n,
 			s[i].by_boot ? "boots" : s[i].by_run ? "runs" : "repetitions",
 			i ? "new" : "base");
+	if (gc->m[0].paired)
+		fprintf(out, ", paired by round");
 }
 
 /* "improvement", or "no significant change (could have seen >= 2.1%)" instead of a bare "-". */
@@ -267,7 +269,8 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 		     "      repetitions (Welch's t-test below 5); rates by harmonic mean (tested\n"
 		     "      as 1/x); %d%% CI of %%change by Fieller's method\n",
 		o->alpha, conf);
-	fprintf(out, "      over boots (else runs) where a side has two or more; \"could have\n"
+	fprintf(out, "      over boots (else runs) where a side has two or more; runs interleaved\n"
+		     "      round by round (run.pairing) on their differences; \"could have\n"
 		     "      seen\": the change the test finds with %.0f%% power\n", 100 * IOP_MDE_POWER);
 	print_notes(out, &c->notes);
 
@@ -425,8 +428,10 @@ json_t *comparison_json(struct comparison *c)
 					      "t", jnum(m->t), "df", jnum(m->df), "p", jnum(m->p),
 					      "verdict", verdict_json[m->v]);
 
-			if (o)
+			if (o) {
 				json_object_set_new(o, "mde", jnum(m->mde));
+				json_object_set_new(o, "paired", json_boolean(m->paired));
+			}
 			if (o && m->why)
 				json_object_set_new(o, "why_not_tested", json_string(m->why));
 			json_array_append_new(metrics, o);

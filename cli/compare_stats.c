@@ -16,6 +16,23 @@
 #include "compare.h"
 
 /*
+ * The verdict from mc->p, and t given the sign of the printed change: for
+ * rates 1/x moves the other way. @diff: new - base on the tested scale.
+ */
+static void set_verdict(struct metric_cmp *mc, double alpha, double diff)
+{
+	if (mc->rate)
+		mc->t = -mc->t;
+	if (mc->p < alpha) {
+		bool up = mc->rate ? diff < 0 : diff > 0;
+
+		mc->v = up == mc->higher ? V_BETTER : V_WORSE;
+	} else {
+		mc->v = V_NONE;
+	}
+}
+
+/*
  * The comparison of one metric. @xb and @xn are the per-repetition values
  * of the base and new side. tests/compare.sh recomputes every figure this
  * produces (through the JSON output) without GSL.
@@ -32,6 +49,7 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 	mc->t = mc->df = mc->p = NAN;
 	mc->v = V_UNTESTED;
 	mc->why = NULL;
+	mc->paired = false;
 
 	for (int s = 0; s < 2; s++) {
 		struct side_stats *ss = &mc->s[s];
@@ -101,19 +119,60 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 			mc->ci_hi = INFINITY;
 		}
 	}
-	/* t carries the sign of the printed change: for rates 1/x moves the other way. */
-	if (mc->rate)
-		mc->t = -mc->t;
-	if (mc->p < alpha) {
-		bool up = mc->rate ? a < b : a > b;
-
-		mc->v = up == mc->higher ? V_BETTER : V_WORSE;
-	} else {
-		mc->v = V_NONE;
-	}
+	set_verdict(mc, alpha, a - b);
 out:
 	free(y[0]);
 	free(y[1]);
+}
+
+/*
+ * Runs interleaved round by round share the drift of their round: the
+ * test is Yuen's of the differences of round pairs (lib/stats.h,
+ * iop_round_pairs(), says why pairs; h - 1 degrees of freedom), the
+ * interval the trimmed mean difference +- t * its standard error over the
+ * base trimmed mean (the base taken as known, as it is measured far more
+ * precisely than the difference). The means and spreads printed are the
+ * sides' own, as compare_metric() gives them.
+ */
+void compare_paired(const double *xb, const double *xn, size_t n, double alpha,
+		    struct metric_cmp *mc)
+{
+	double d, se2, base, tc, lo, hi, *ub, *un;
+	size_t nu;
+
+	compare_metric(xb, n, xn, n, alpha, mc);
+	if (mc->why)
+		return;
+	ub = malloc(n * sizeof(*ub));
+	un = malloc(n * sizeof(*un));
+	if (!ub || !un) {
+		free(ub);
+		free(un);
+		return;		/* the unpaired test stands */
+	}
+	iop_round_pairs(xb, n, mc->rate, ub);
+	nu = iop_round_pairs(xn, n, mc->rate, un);
+	mc->paired = true;
+	mc->pair_h = iop_paired(ub, un, nu, mc->rate, &d, &se2, &base);
+	free(ub);
+	free(un);
+	mc->pair_se2 = se2;
+	mc->pair_base = base;
+	mc->df = (double)mc->pair_h - 1;
+	if (se2 == 0) {
+		mc->t = d == 0 ? 0 : copysign(INFINITY, d);
+		mc->p = d == 0 ? 1 : 0;
+		mc->ci_lo = mc->ci_hi = mc->change;
+	} else {
+		mc->t = d / sqrt(se2);
+		mc->p = 2 * gsl_cdf_tdist_Q(fabs(mc->t), mc->df);
+		tc = gsl_cdf_tdist_Pinv(1 - alpha / 2, mc->df);
+		lo = (d - tc * sqrt(se2)) / base;
+		hi = (d + tc * sqrt(se2)) / base;
+		mc->ci_lo = mc->rate ? 1 / (1 + hi) - 1 : lo;
+		mc->ci_hi = !mc->rate ? hi : 1 + lo > 0 ? 1 / (1 + lo) - 1 : INFINITY;
+	}
+	set_verdict(mc, alpha, d);
 }
 
 /*
@@ -129,6 +188,10 @@ void metric_mde(struct metric_cmp *mc, double alpha)
 	mc->mde = NAN;
 	if (mc->why || !(fabs(b->tmean) > 0))
 		return;
+	if (mc->paired) {
+		mc->mde = iop_mde_t(mc->pair_se2, mc->df, alpha, IOP_MDE_POWER) / fabs(mc->pair_base);
+		return;
+	}
 	if (b->tvar + n->tvar == 0) {
 		mc->mde = 0;
 		return;

@@ -18,7 +18,11 @@
 #   calibration refusing a metric a busy-wait has no known effect on;
 # - a floor metric is the least interval of its repetition;
 # - a small calibration (A B A B A): its A/A and detection counts and its
-#   MDE from the A/A pairs recomputed from the records it wrote.
+#   MDE from the A/A pairs recomputed from the records it wrote;
+# - runs interleaved round by round (run.pairing): compare tests them on
+#   the differences of round pairs, p, df, interval and MDE recomputed;
+#   rounds that do not match stay unpaired; an interleaved calibration's
+#   counts and both its MDEs recomputed from its records.
 #
 # usage: tests/resolution.sh BUILD_DIR     (prints TAP)
 set -u
@@ -47,6 +51,9 @@ cd "$fix" || exit 1
 "$iopath" compare compare/base.jsonl compare/new-same.jsonl --format json > "$tmp/same.json"
 "$iopath" compare compare/base.jsonl compare/new-5pct.jsonl --format json --alpha 0.01 > "$tmp/alpha01.json"
 "$iopath" compare compare/base.jsonl compare/new-same.jsonl > "$tmp/same.txt"
+"$iopath" compare resolution/base-paired.jsonl resolution/new-paired.jsonl --format json > "$tmp/paired.json"
+"$iopath" compare resolution/base-paired.jsonl resolution/new-paired.jsonl > "$tmp/paired.txt"
+"$iopath" compare resolution/base-paired.jsonl resolution/new-unmatched.jsonl --format json > "$tmp/unmatched.json"
 
 # Precision stopping: a CI of +-50% is met by the minimum of 2
 # repetitions; one of +-0.0001% is not, and a 1 s budget ends it.
@@ -58,6 +65,10 @@ cd "$fix" || exit 1
 "$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=2 runtime=1 \
 	interval_ms=100 warmup=0 main_metric=readv_ns_floor --pairs 2 --effects 5 \
 	--out "$tmp/calib.jsonl" > "$tmp/calib.txt" 2> "$tmp/calib.err"
+# The same, interleaved: 2 blocks of sides A, A' and +5%, 4 rounds each.
+"$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=1 runtime=1 \
+	interval_ms=100 warmup=0 main_metric=readv_ns_floor --pairs 2 --runs 4 --interleave \
+	--effects 5 --out "$tmp/icalib.jsonl" > "$tmp/icalib.txt" 2> "$tmp/icalib.err"
 # The spike-in on the CPU clock, measured per operation on the worker.
 "$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
 	reps=1 inject_ns=200 inject_clock=cpu --json 2> "$tmp/inject.err" > "$tmp/inject.jsonl"
@@ -151,6 +162,49 @@ check_mde(tmp + "/same.json", "compare/base.jsonl", "compare/new-same.jsonl", 0.
 check_mde(tmp + "/alpha01.json", "compare/base.jsonl", "compare/new-5pct.jsonl", 0.01,
           "resolution.mde.alpha_001_matches_independent")
 
+check_mde(tmp + "/unmatched.json", "resolution/base-paired.jsonl", "resolution/new-unmatched.jsonl",
+          0.05, "resolution.paired.rounds_that_do_not_match_stay_unpaired")
+
+# Runs interleaved round by round pair by run.pairing.round (the new
+# side's file lists them in another order): Yuen's test of the
+# differences of round pairs (2j, 2j + 1), each the mean of its two
+# runs' trimmed means on the tested scale.
+def rounds(path, name):
+    runs = {}
+    for line in open(path):
+        r = json.loads(line)
+        m = next(x for x in r["metrics"] if x["name"] == name)
+        runs.setdefault(r["run"]["pairing"]["round"], []).append(m)
+    rate = next(iter(runs.values()))[0]["agg"] == "hmean"
+    return [yuen([1 / m["value"] if rate else m["value"] for m in runs[k]])[0] for k in sorted(runs)], rate
+
+def paired(yb, yn):
+    ub = [(yb[i] + yb[i + 1]) / 2 for i in range(0, len(yb) - 1, 2)]
+    un = [(yn[i] + yn[i + 1]) / 2 for i in range(0, len(yn) - 1, 2)]
+    m, v, h = yuen([n - b for b, n in zip(ub, un)])
+    return m, v, h, yuen(ub)[0]
+
+bad = []
+doc = json.load(open(tmp + "/paired.json"))
+metrics = doc["comparisons"][0]["groups"][0]["metrics"]
+for m in metrics:
+    (yb, rate), (yn, _) = rounds("resolution/base-paired.jsonl", m["name"]), rounds("resolution/new-paired.jsonl", m["name"])
+    d, v, h, base = paired(yb, yn)
+    t, tc = d / math.sqrt(v), t_upper(0.025, h - 1)
+    lo, hi = (d - tc * math.sqrt(v)) / base, (d + tc * math.sqrt(v)) / base
+    ci = [1 / (1 + hi) - 1, 1 / (1 + lo) - 1] if rate else [lo, hi]
+    want = {"paired": True, "df": h - 1, "p": p_two(abs(t), h - 1), "ci": ci,
+            "mde": (tc + t_upper(0.05, h - 1)) * math.sqrt(v) / abs(base), "verdict": "regression"}
+    for k, w in want.items():
+        got = m.get(k)
+        same = (all(math.isclose(a, b, rel_tol=1e-6) for a, b in zip(got, w)) if k == "ci" else
+                got == w if isinstance(w, (bool, str)) else got is not None and math.isclose(got, w, rel_tol=1e-6))
+        if not same:
+            bad.append("%s %s %r, independent %r" % (m["name"], k, got, w))
+text = open(tmp + "/paired.txt").read()
+result(len(metrics) == 2 and not bad and "8 runs (new), paired by round" in text,
+       "resolution.paired.interleaved_runs_tested_on_differences_match_independent", "; ".join(bad[:4]) or text[-400:])
+
 notes1 = json.load(open(tmp + "/1boot.json"))["comparisons"][0]["notes"]
 notes2 = json.load(open(tmp + "/boots.json"))["comparisons"][0]["notes"]
 result(any("new-1boot.jsonl: every record from one boot" in x and "optimistic" in x for x in notes1)
@@ -233,6 +287,36 @@ miss = [w for w in want if w not in text]
 result(len(A) == 3 and len(B) == 2 and not miss, "resolution.calibrate.counts_and_mde_match_its_records",
        "sides %d/%d, missing %r" % (len(A), len(B), miss))
 
+# Interleaved: blocks of sides A, A' and +5% by run.pairing, each pair
+# tested on its round-by-round differences.
+blocks = {}
+for line in open(tmp + "/icalib.jsonl"):
+    r = json.loads(line)
+    p = r["run"]["pairing"]
+    v = next(m["value"] for m in r["metrics"] if m["name"] == "readv_ns_floor")
+    blocks.setdefault(p["id"], {}).setdefault(p["side"], {})[p["round"]] = v
+def ppair(a, b):
+    ya, yb = [a[k] for k in sorted(a)], [b[k] for k in sorted(b)]
+    d, v, h, base = paired(ya, yb)
+    return p_two(abs(d) / math.sqrt(v), h - 1), d / base, h, v / base ** 2
+full = [b for b in blocks.values() if sorted(b) == ["+5%", "A", "A'"] and all(len(s) == 4 for s in b.values())]
+aa = [ppair(b["A"], b["A'"]) for b in full]
+ef = [ppair(b["A"], b["+5%"]) for b in full]
+text = open(tmp + "/icalib.txt").read()
+miss = ["no blocks"]
+if aa:
+    d2 = sum(x[1] ** 2 for x in aa) / len(aa)
+    k = t_upper(0.025, aa[0][2] - 1) + t_upper(0.05, aa[0][2] - 1)
+    stated = sorted(k * math.sqrt(x[3]) for x in aa)
+    want = ["2 blocks of 3 interleaved sides (A, A', 1 effect), 4 rounds",
+            "A/A: %d of 2 pairs flagged" % sum(p < 0.05 for p, _, _, _ in aa),
+            "detected in %d of 2 pairs" % sum(p < 0.05 and r > 0 for p, r, _, _ in ef),
+            "from the A/A pairs (what the pairs showed): %.2f%%" % (100 * k * math.sqrt(d2)),
+            "median over the A/A pairs): %.2f%%" % (100 * (stated[0] + stated[1]) / 2)]
+    miss = [w for w in want if w not in text]
+result(len(full) == 2 and not miss, "resolution.calibrate.interleaved_counts_and_mde_match_its_records",
+       "blocks %d, missing %r" % (len(full), miss))
+
 recs = [json.loads(l) for l in open(tmp + "/inject.jsonl") if l.strip()]
 inj = recs[0]["run"].get("inject", {}) if recs else {}
 result(inj.get("ns") == 200 and inj.get("clock") == "cpu" and abs(inj.get("measured_ns", 0) - 200) < 20,
@@ -265,6 +349,13 @@ if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--runs 0" "$t
 	ok resolution.calibrate.refuses_bad_runs
 else
 	not_ok resolution.calibrate.refuses_bad_runs
+fi
+"$iopath" bench --calibrate read_vs_readv --interleave --runs 5 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--runs must be even" "$tmp/err"; then
+	ok resolution.calibrate.interleave_needs_even_runs
+else
+	not_ok resolution.calibrate.interleave_needs_even_runs
 fi
 "$iopath" bench read_vs_readv main_metric=nosuch > "$tmp/out" 2> "$tmp/err"
 rc=$?
