@@ -54,6 +54,8 @@ static const struct iop_param ur_params[] = {
 	  "with poll=1 on a device without poll queues: run interrupt-driven instead of failing" },
 	{ "threads", IOP_P_U64, "1", 1, IOP_MAX_WORKERS, NULL, "threads, one ring each, pinned in turn to cpus= (-n)" },
 	{ "lat", IOP_P_BOOL, "0", 0, 1, NULL, "latency percentiles, one clock read per batch (-t)" },
+	{ "keep_file", IOP_P_BOOL, "0", 0, 1, NULL,
+	  "leave the file on the scratch filesystem: the next run of the same size reads the same blocks" },
 	{ .name = NULL }
 };
 
@@ -115,14 +117,21 @@ static int ur_setup(struct iop_run *r, char *why, size_t len)
 		j->complete = j->depth;
 	j->nblocks = j->size / j->bs;
 	snprintf(j->path, sizeof(j->path), "%s/uring_randread.dat", r->dir);
-	fd = open(j->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(j->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(why, len, "uring_randread: open %s: %s", j->path, strerror(errno));
 		free(j);
 		return ret;
 	}
-	j->created = true;
+	/*
+	 * Each file written anew lands in new memory (zram) or blocks.
+	 * keep_file=1 lets runs that are compared side by side (iopath bench
+	 * --calibrate --interleave) read the same one, so that they differ
+	 * in what is compared and not also in where the file landed; the
+	 * scratch filesystem goes at the end anyway.
+	 */
+	j->created = !iop_u64(r, "keep_file");
 	if (fstat(fd, &st) || (uint64_t)st.st_size != j->size) {
 		ret = ftruncate(fd, 0) ? -errno : iop_fill_file(fd, j->size);
 		if (ret) {
@@ -618,6 +627,7 @@ static struct iop_bench uring_randread = {
 	.params = ur_params,
 	.metrics = ur_metrics,
 	.latency_metrics = true,
+	.added_later = "keep_file",
 	.validate = iop_validate_size_holds_bs,
 	.needs_fs = ur_needs_fs,
 	.requires = ur_requires,
