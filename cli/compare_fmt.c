@@ -270,8 +270,9 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 		     "      as 1/x); %d%% CI of %%change by Fieller's method\n",
 		o->alpha, conf);
 	fprintf(out, "      over boots (else runs) where a side has two or more; runs interleaved\n"
-		     "      round by round (run.pairing) on their differences; \"could have\n"
-		     "      seen\": the change the test finds with %.0f%% power\n", 100 * IOP_MDE_POWER);
+		     "      round by round (run.pairing) on the differences of round pairs;\n"
+		     "      \"could have seen\": the change the test finds with %.0f%% power\n",
+		100 * IOP_MDE_POWER);
 	print_notes(out, &c->notes);
 
 	snprintf(hdr_b, sizeof(hdr_b), "%s", kernel_of(c->base));
