@@ -132,7 +132,8 @@ out:
  * interval the trimmed mean difference +- t * its standard error over the
  * base trimmed mean (the base taken as known, as it is measured far more
  * precisely than the difference). The means and spreads printed are the
- * sides' own, as compare_metric() gives them.
+ * sides' own, as compare_metric() gives them; %change is the trimmed
+ * mean difference over the base, the estimate the interval is around.
  */
 void compare_paired(const double *xb, const double *xn, size_t n, double alpha,
 		    struct metric_cmp *mc)
@@ -158,6 +159,8 @@ void compare_paired(const double *xb, const double *xn, size_t n, double alpha,
 	free(un);
 	mc->pair_se2 = se2;
 	mc->pair_base = base;
+	/* the change the test is about, not the ratio of the sides' own means */
+	mc->change = mc->rate ? 1 / (1 + d / base) - 1 : d / base;
 	mc->df = (double)mc->pair_h - 1;
 	if (se2 == 0) {
 		mc->t = d == 0 ? 0 : copysign(INFINITY, d);

@@ -194,6 +194,7 @@ for m in metrics:
     lo, hi = (d - tc * math.sqrt(v)) / base, (d + tc * math.sqrt(v)) / base
     ci = [1 / (1 + hi) - 1, 1 / (1 + lo) - 1] if rate else [lo, hi]
     want = {"paired": True, "df": h - 1, "p": p_two(abs(t), h - 1), "ci": ci,
+            "change": 1 / (1 + d / base) - 1 if rate else d / base,
             "mde": (tc + t_upper(0.05, h - 1)) * math.sqrt(v) / abs(base), "verdict": "regression"}
     for k, w in want.items():
         got = m.get(k)
