@@ -247,12 +247,9 @@ static void tally_pair(struct tally *t, const struct side *a, const struct side 
 	size_t ha, hb;
 
 	if (paired) {
-		double ua[IOP_MAX_REPS / 2], ub[IOP_MAX_REPS / 2];
-		size_t n = iop_round_pairs(a->v, a->n < b->n ? a->n : b->n, rate, ua);
-
-		iop_round_pairs(b->v, 2 * n, rate, ub);
-		p = iop_paired_p(ua, ub, n, rate, &rel);
-		ha = iop_paired(ua, ub, n, rate, &d, &va, &base);
+		ha = iop_paired_rounds(a->v, b->v, a->n < b->n ? a->n : b->n, rate, &d, &va, &base);
+		p = iop_paired_t_p(d, va, ha);
+		rel = d / fabs(base);
 		va /= base * base;
 		vb = 0;
 		t->df = (double)ha - 1;
@@ -326,11 +323,12 @@ static void report_spread(FILE *out, const struct side *a, const struct side *a2
 			double p, cvx = iop_cv(x, nx);
 
 			if (paired) {
-				/* in place: unit j reads values 2j and 2j + 1 only */
-				size_t nu = iop_round_pairs(x, nx < ny ? nx : ny, false, x);
+				double d, se2, base;
+				size_t h = iop_paired_rounds(x, y, nx < ny ? nx : ny, false, &d,
+							     &se2, &base);
 
-				iop_round_pairs(y, 2 * nu, false, y);
-				p = iop_paired_p(x, y, nu, false, &rel);
+				p = iop_paired_t_p(d, se2, h);
+				rel = h >= 2 ? d / fabs(base) : NAN;
 			} else {
 				p = iop_yuen_p(x, nx, y, ny, false, &rel);
 			}

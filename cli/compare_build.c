@@ -417,7 +417,7 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (nb == nn && pair_rounds(g, name, mc->s, vb, vn, nb))
+	if (pair_rounds(g, name, mc->s, vb, vn, nb))
 		compare_paired(vb, vn, nb, alpha, mc);
 	else
 		compare_metric(vb, nb, vn, nn, alpha, mc);

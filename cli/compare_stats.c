@@ -138,37 +138,28 @@ out:
 void compare_paired(const double *xb, const double *xn, size_t n, double alpha,
 		    struct metric_cmp *mc)
 {
-	double d, se2, base, tc, lo, hi, *ub, *un;
-	size_t nu;
+	double d, se2, base, tc, lo, hi;
+	size_t h;
 
 	compare_metric(xb, n, xn, n, alpha, mc);
 	if (mc->why)
 		return;
-	ub = malloc(n * sizeof(*ub));
-	un = malloc(n * sizeof(*un));
-	if (!ub || !un) {
-		free(ub);
-		free(un);
+	h = iop_paired_rounds(xb, xn, n, mc->rate, &d, &se2, &base);
+	if (h < 2)
 		return;		/* the unpaired test stands */
-	}
-	iop_round_pairs(xb, n, mc->rate, ub);
-	nu = iop_round_pairs(xn, n, mc->rate, un);
 	mc->paired = true;
-	mc->pair_h = iop_paired(ub, un, nu, mc->rate, &d, &se2, &base);
-	free(ub);
-	free(un);
+	mc->pair_h = h;
 	mc->pair_se2 = se2;
 	mc->pair_base = base;
 	/* the change the test is about, not the ratio of the sides' own means */
 	mc->change = mc->rate ? 1 / (1 + d / base) - 1 : d / base;
-	mc->df = (double)mc->pair_h - 1;
+	mc->df = (double)h - 1;
+	mc->p = iop_paired_t_p(d, se2, h);
 	if (se2 == 0) {
 		mc->t = d == 0 ? 0 : copysign(INFINITY, d);
-		mc->p = d == 0 ? 1 : 0;
 		mc->ci_lo = mc->ci_hi = mc->change;
 	} else {
 		mc->t = d / sqrt(se2);
-		mc->p = 2 * gsl_cdf_tdist_Q(fabs(mc->t), mc->df);
 		tc = gsl_cdf_tdist_Pinv(1 - alpha / 2, mc->df);
 		lo = (d - tc * sqrt(se2)) / base;
 		hi = (d + tc * sqrt(se2)) / base;

@@ -233,17 +233,35 @@ size_t iop_round_pairs(const double *x, size_t n, bool reciprocal, double *units
 	return n / 2;
 }
 
+size_t iop_paired_rounds(const double *xb, const double *xn, size_t n, bool reciprocal,
+			 double *d, double *se2, double *base)
+{
+	double *ub = malloc((n ? n : 1) * sizeof(*ub)), *un = ub + n / 2;
+	size_t h;
+
+	*d = *se2 = *base = NAN;
+	if (!ub)
+		return 0;
+	iop_round_pairs(xb, n, reciprocal, ub);
+	h = iop_paired(ub, un, iop_round_pairs(xn, n, reciprocal, un), reciprocal, d, se2, base);
+	free(ub);
+	return h;
+}
+
+double iop_paired_t_p(double d, double se2, size_t h)
+{
+	if (h < 2)
+		return NAN;
+	if (se2 == 0)
+		return d == 0 ? 1 : 0;
+	return 2 * gsl_cdf_tdist_Q(fabs(d) / sqrt(se2), (double)(h - 1));
+}
+
 double iop_paired_p(const double *xb, const double *xn, size_t n, bool reciprocal, double *rel)
 {
 	double d, se2, base;
 	size_t h = iop_paired(xb, xn, n, reciprocal, &d, &se2, &base);
 
-	*rel = NAN;
-	if (h < 2)
-		return NAN;
-	if (base != 0)
-		*rel = d / fabs(base);
-	if (se2 == 0)
-		return d == 0 ? 1 : 0;
-	return 2 * gsl_cdf_tdist_Q(fabs(d) / sqrt(se2), (double)(h - 1));
+	*rel = h >= 2 && base != 0 ? d / fabs(base) : NAN;
+	return iop_paired_t_p(d, se2, h);
 }

@@ -113,6 +113,17 @@ size_t iop_paired(const double *xb, const double *xn, size_t n, bool reciprocal,
 size_t iop_round_pairs(const double *x, size_t n, bool reciprocal, double *units);
 
 /*
+ * The same over round pairs: @xb and @xn hold one value per round, n even
+ * (an odd last round is left out), and the test runs on their
+ * iop_round_pairs(). What calibrate and compare test interleaved sides by.
+ */
+size_t iop_paired_rounds(const double *xb, const double *xn, size_t n, bool reciprocal,
+			 double *d, double *se2, double *base);
+
+/* The two-sided p of a paired test's @d with @se2 and @h values kept (NAN if h < 2). */
+double iop_paired_t_p(double d, double se2, size_t h);
+
+/*
  * The paired test's two-sided p (NAN when undefined); @rel gets the trimmed
  * mean difference relative to |base|, on the tested scale.
  */
