@@ -142,6 +142,7 @@ static int one_rep(struct pool *pool, struct iop_run *r, const struct iop_harnes
 		   double *primary, double *main, char *why, size_t len)
 {
 	const struct iop_bench *b = r->bench;
+	const struct iop_metric *m;
 	json_t *rec;
 	char hb[32];
 	int ret;
@@ -159,9 +160,11 @@ static int one_rep(struct pool *pool, struct iop_run *r, const struct iop_harnes
 	main[rep] = iop_record_value(rec, iop_main_metric(r));
 	if (*iop_str(r, "main_metric"))
 		primary[rep] = main[rep];
+	m = iop_metric_decl(b, iop_main_metric(r));
 	if (!o->quiet)
-		fprintf(stderr, "iopath: bench %s: rep %d/%d: %s %s%s%s\n", b->name, rep + 1,
-			(int)iop_u64(r, "reps"), human(primary[rep], hb, sizeof(hb)), b->metrics[0].unit,
+		fprintf(stderr, "iopath: bench %s: rep %d/%d: %s %s %s%s%s\n", b->name, rep + 1,
+			(int)iop_u64(r, "reps"), iop_main_metric(r),
+			human(main[rep], hb, sizeof(hb)), m ? m->unit : "",
 			res->untrusted[0] ? "  untrusted: " : "", res->untrusted);
 	if (o->after_rep)
 		return o->after_rep(r, rep, &res->rep, rec, o->arg, why, len);
