@@ -261,6 +261,12 @@ struct iop_bench {
 	const char *added_later;
 	/* parameters that are valid alone but not together: -EINVAL and why */
 	int (*validate)(const struct iop_run *r, char *why, size_t len);
+	/*
+	 * Whether a run with these parameters reports metric @name (NULL:
+	 * every metric it declares). The default main metric is the first
+	 * declared one it reports.
+	 */
+	bool (*reports)(const struct iop_run *r, const char *name);
 	/* true if the job needs a scratch filesystem (given its parameters) */
 	bool (*needs_fs)(const struct iop_run *r);
 	/* 0 if it can run here; -errno and a reason to skip */

@@ -10,7 +10,9 @@
  * segment at the file position, and one io_uring READ at a time (submit and
  * wait for it). With bare=1 two more phases run read(2) and readv(2) in a
  * plain counted loop with no stop flag or counter, to show what the
- * harness's own loop costs (harness_overhead_pct).
+ * harness's own loop costs (harness_overhead_pct). calls=read_readv runs
+ * the first two phases only; calls=readv runs readv(2) alone, without
+ * phases, for comparing two kernels on readv_ns in the whole run time.
  *
  * Source /dev/zero: read() takes the plain ->read (read_zero), the vectored
  * calls ->read_iter (read_iter_zero) through import_iovec/ITER_UBUF, so the
@@ -46,8 +48,8 @@ static const struct iop_param rv_params[] = {
 	{ "bare", IOP_P_BOOL, "1", 0, 1, NULL, "also time bare loops of read/readv (harness overhead)" },
 	{ "clock", IOP_P_ENUM, "cpu", 0, 0, "cpu|wall",
 	  "ns per call from the thread's CPU time (robust to preemption) or wall time" },
-	{ "calls", IOP_P_ENUM, "all", 0, 0, "all|read_readv",
-	  "every entry point, or only read and readv (the ITER_UBUF pair, in half the time)" },
+	{ "calls", IOP_P_ENUM, "all", 0, 0, "all|read_readv|readv",
+	  "every entry point; read and readv (the ITER_UBUF pair); or readv alone (readv_ns)" },
 	{ .name = NULL }
 };
 
@@ -74,8 +76,51 @@ static const char *const rv_phase_names[PH_MAX] = {
 	"read", "readv", "preadv2", "io_uring", "bare_read", "bare_readv",
 };
 
+static const char *const rv_ns_names[PH_MAX] = {
+	"read_ns", "readv_ns", "preadv2_ns", "uring_ns", "bare_read_ns", "bare_readv_ns",
+};
+static const char *const rv_floor_names[PH_BARE_READ] = {
+	"read_ns_floor", "readv_ns_floor", "preadv2_ns_floor", "uring_ns_floor",
+};
+
+/* The call each phase makes (op[phase]) and how many phases, by calls= and bare=. */
+static const int *rv_ops(const struct iop_run *r, int *nphases)
+{
+	static const int all[] = { PH_READ, PH_READV, PH_PREADV2, PH_URING, PH_BARE_READ,
+				   PH_BARE_READV };
+	static const int readv_only[] = { PH_READV };
+
+	if (iop_is(r, "calls", "readv")) {
+		*nphases = 1;
+		return readv_only;
+	}
+	*nphases = iop_is(r, "calls", "read_readv") ? PH_PREADV2 :
+		   iop_u64(r, "bare") ? PH_MAX : PH_BARE_READ;
+	return all;
+}
+
+/* A ratio needs both of its phases; the common CPU metrics, a single phase. */
+static bool rv_reports(const struct iop_run *r, const char *name)
+{
+	int n;
+	const int *op = rv_ops(r, &n);
+
+	if (!strcmp(name, "readv_read_ratio"))
+		return n > PH_READV;
+	if (!strcmp(name, "preadv2_read_ratio") || !strcmp(name, "uring_read_ratio"))
+		return n > PH_URING;
+	if (!strcmp(name, "harness_overhead_pct"))
+		return n == PH_MAX;
+	for (int p = 0; p < n; p++)
+		if (!strcmp(name, rv_ns_names[op[p]]) ||
+		    (op[p] < PH_BARE_READ && !strcmp(name, rv_floor_names[op[p]])))
+			return true;
+	return n == 1 && !strncmp(name, "cpu_", 4);
+}
+
 struct rv_job {
 	char path[PATH_MAX + 32];
+	const int *op;		/* op[phase]: what that phase calls */
 	bool is_file, created;
 	size_t bs;
 	uint64_t size;
@@ -93,8 +138,8 @@ static bool rv_needs_fs(const struct iop_run *r)
 
 static int rv_validate(const struct iop_run *r, char *why, size_t len)
 {
-	if (iop_is(r, "calls", "read_readv") && iop_u64(r, "bare")) {
-		snprintf(why, len, "calls=read_readv runs no bare loops: give bare=0");
+	if (!iop_is(r, "calls", "all") && iop_u64(r, "bare")) {
+		snprintf(why, len, "calls=%s runs no bare loops: give bare=0", iop_str(r, "calls"));
 		return -EINVAL;
 	}
 	/* a short read is how EOF shows up: every call must be whole */
@@ -138,11 +183,9 @@ static int rv_setup(struct iop_run *r, char *why, size_t len)
 		snprintf(j->path, sizeof(j->path), "/dev/zero");
 	}
 	r->priv = j;
-	r->nphases = iop_u64(r, "bare") ? PH_MAX : PH_BARE_READ;
-	if (iop_is(r, "calls", "read_readv"))
-		r->nphases = PH_PREADV2;
+	j->op = rv_ops(r, &r->nphases);
 	for (int p = 0; p < r->nphases; p++)
-		r->phase_names[p] = rv_phase_names[p];
+		r->phase_names[p] = rv_phase_names[j->op[p]];
 	r->extra = json_pack("{s:s}", "file", j->path);
 	return 0;
 }
@@ -238,7 +281,7 @@ static int rv_run(struct iop_worker *w)
 	ssize_t n;
 	int ret;
 
-	switch (w->phase) {
+	switch (j->op[w->phase]) {
 	case PH_READ:
 		while (!iop_stopping(w)) {
 			n = read(t->u.fd, t->u.buf, j->bs);
@@ -357,27 +400,28 @@ static void ratio(const double *a, const double *b, double *out, int n)
 
 static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, double *primary)
 {
-	static const char *const ns_names[PH_MAX] = {
-		"read_ns", "readv_ns", "preadv2_ns", "uring_ns", "bare_read_ns", "bare_readv_ns",
-	};
-	static const char *const floor_names[PH_BARE_READ] = {
-		"read_ns_floor", "readv_ns_floor", "preadv2_ns_floor", "uring_ns_floor",
-	};
+	const struct rv_job *j = r->priv;
 	double *const *ns = iop_is(r, "clock", "cpu") ? rep->cpu_ns_per_op : rep->ns_per_op;
 	size_t n = (size_t)rep->nsamples;
-	double *tmp = calloc(n * 2, sizeof(double));
+	double *tmp;
 	int ret = 0;
 
+	for (int p = 0; p < r->nphases; p++)
+		ret |= iop_metric_add(r, rec, rv_ns_names[j->op[p]], ns[p], n);
+	for (int p = 0; p < r->nphases && j->op[p] < PH_BARE_READ; p++)
+		ret |= iop_metric_add_floor(r, rec, rv_floor_names[j->op[p]], ns[p], n);
+	if (r->nphases == 1) {
+		/* calls=readv: no read(2) to divide by */
+		*primary = iop_median(ns[0], n);
+		return ret ? -EINVAL : 0;
+	}
+	tmp = calloc(n * 2, sizeof(double));
 	if (!tmp)
 		return -ENOMEM;
 	/* ratios pair samples taken back to back, so slow drifts cancel */
 	ratio(ns[PH_READV], ns[PH_READ], tmp, rep->nsamples);
 	ret |= iop_metric_add(r, rec, "readv_read_ratio", tmp, n);
 	*primary = iop_median(tmp, n);
-	for (int p = 0; p < r->nphases; p++)
-		ret |= iop_metric_add(r, rec, ns_names[p], ns[p], n);
-	for (int p = 0; p < r->nphases && p < PH_BARE_READ; p++)
-		ret |= iop_metric_add_floor(r, rec, floor_names[p], ns[p], n);
 	if (r->nphases > PH_URING) {
 		ratio(ns[PH_PREADV2], ns[PH_READ], tmp, rep->nsamples);
 		ret |= iop_metric_add(r, rec, "preadv2_read_ratio", tmp, n);
@@ -396,20 +440,24 @@ static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 	return ret ? -EINVAL : 0;
 }
 
-/* fio's sync engine issues read(2), one call per I/O: the read phase. */
+/*
+ * fio's sync engine issues read(2), one call per I/O: the read phase. With
+ * calls=readv, its vsync engine: readv(2) of one segment at depth 1.
+ */
 static int rv_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
 {
 	const struct rv_job *j = r->priv;
+	bool readv_only = j->op[0] == PH_READV;
 
 	iop_fio_arg(f, "--name=read_vs_readv");
 	iop_fio_arg(f, "--filename=%s", j->path);
 	iop_fio_arg(f, "--size=%llu", j->is_file ? (unsigned long long)j->size : 1ull << 30);
-	iop_fio_arg(f, "--ioengine=sync");
+	iop_fio_arg(f, "--ioengine=%s", readv_only ? "vsync" : "sync");
 	iop_fio_arg(f, "--rw=read");
 	iop_fio_arg(f, "--bs=%zu", j->bs);
 	iop_fio_arg(f, "--invalidate=0");
 	iop_fio_arg(f, "--thread=1");
-	iop_fio_time_based(f, false, runtime, "read", PH_READ);
+	iop_fio_time_based(f, false, runtime, "read", 0);
 	return 0;
 }
 
@@ -423,6 +471,7 @@ static struct iop_bench read_vs_readv = {
 	.common_defaults = "interval_ms=200 runtime=2",
 	.added_later = "calls",
 	.validate = rv_validate,
+	.reports = rv_reports,
 	.needs_fs = rv_needs_fs,
 	.setup = rv_setup,
 	.worker_init = rv_worker_init,

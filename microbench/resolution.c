@@ -130,9 +130,15 @@ int iop_inject_init(struct iop_worker *w)
 
 const char *iop_main_metric(const struct iop_run *r)
 {
+	const struct iop_bench *b = r->bench;
 	const char *m = iop_str(r, "main_metric");
 
-	return *m ? m : r->bench->metrics[0].name;
+	if (*m)
+		return m;
+	for (const struct iop_metric *d = b->metrics; b->reports && d->name; d++)
+		if (b->reports(r, d->name))
+			return d->name;
+	return b->metrics[0].name;
 }
 
 /* The declaration of metric NAME: the benchmark's own, else a common one. */
@@ -155,6 +161,11 @@ int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
 	if (*m && !iop_metric_decl(r->bench, m)) {
 		snprintf(why, len, "main_metric=%s: not a metric of %s (iopath bench --help %s lists them)",
 			 m, r->bench->name, r->bench->name);
+		return -EINVAL;
+	}
+	if (*m && r->bench->reports && !r->bench->reports(r, m)) {
+		snprintf(why, len, "main_metric=%s: %s does not report it with these parameters",
+			 m, r->bench->name);
 		return -EINVAL;
 	}
 	return 0;

@@ -105,7 +105,7 @@ bad() {	# test-name expect-in-message args...
 }
 
 nprof=$(ls "$src"/configs/bench/*.conf 2>/dev/null | wc -l)
-echo "1..$((20 + nprof))"
+echo "1..$((25 + nprof))"
 
 if "$iopath" bench --list >"$tmp/list" 2>&1 && grep -q '^uring_randread ' "$tmp/list" &&
    grep -q '^read_vs_readv ' "$tmp/list" && grep -q '^falloc_write ' "$tmp/list"; then
@@ -117,6 +117,23 @@ fi
 
 smoke read_vs_readv none source=zero -- readv_read_ratio read_ns readv_ns preadv2_ns uring_ns \
 	harness_overhead_pct
+smoke read_vs_readv none calls=readv bare=0 -- readv_ns readv_ns_floor cpu_ns_floor
+
+# calls=readv runs one phase: its main metric, by default, is the first
+# declared one it reports, and no metric of a phase it did not run is in
+# the record (a verdict on a metric never measured would be empty).
+out=$tmp/read_vs_readv.none.jsonl
+if [ $have_jq = 0 ]; then
+	skip "bench_smoke.read_vs_readv.readv_only_reports_what_it_ran" "jq not installed (scripts/deps.sh)"
+elif jq -e '.run.main_metric == "readv_ns" and .params.calls == "readv" and
+	    ([.metrics[].name] - ["readv_ns", "readv_ns_floor", "cpu_usr_ns_per_op",
+	      "cpu_sys_ns_per_op", "cpu_usr_share", "cpu_ns_per_op", "cpu_ns_floor"] == [])' \
+	"$out" >/dev/null 2>&1; then
+	ok "bench_smoke.read_vs_readv.readv_only_reports_what_it_ran"
+else
+	not_ok "bench_smoke.read_vs_readv.readv_only_reports_what_it_ran"
+	jq -c '[.run.main_metric, [.metrics[].name]]' "$out" 2>&1 | diag
+fi
 if [ $root = 1 ]; then
 	smoke uring_randread xfs size=64m lat=1 -- iops cpu_usr_ns_per_op cpu_sys_ns_per_op \
 		lat_p50_ns lat_p99_ns
@@ -136,6 +153,10 @@ bad cpus_offline "cpus=4095: must be a list of online CPUs" read_vs_readv cpus=4
 bad no_such_param "nosuch: no such parameter of read_vs_readv" read_vs_readv nosuch=1
 bad not_key_value "expected name=value" read_vs_readv source
 bad reps_zero "reps=0: must be an integer in 1..1000" --reps 0 falloc_write
+bad main_metric_not_reported "main_metric=read_ns: read_vs_readv does not report it" \
+	read_vs_readv calls=readv bare=0 main_metric=read_ns
+bad readv_only_has_no_bare_loops "calls=readv runs no bare loops: give bare=0" \
+	read_vs_readv calls=readv
 bad size_not_multiple_of_bs "size=8k is not a multiple of bs=3000" read_vs_readv source=file bs=3000 size=8k
 
 for p in "$src"/configs/bench/*.conf; do
