@@ -50,9 +50,10 @@ validate() {	# file bench metric...
 	' "$file" >/dev/null 2>"$tmp/jq.err" && [ -s "$file" ]
 }
 
-smoke() {	# name fs args... -- metrics...
+smoke() {	# name fs[.variant] args... -- metrics...
 	name=$1
-	fs=$2
+	fs=${2%%.*}
+	tag=$2
 	shift 2
 	args=""
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
@@ -60,28 +61,28 @@ smoke() {	# name fs args... -- metrics...
 		shift
 	done
 	shift
-	out=$tmp/$name.$fs.jsonl
+	out=$tmp/$name.$tag.jsonl
 	fsopt=""
 	[ "$fs" != none ] && fsopt="--fs $fs"
 	# shellcheck disable=SC2086
 	if ! "$iopath" bench --quiet --json --out - $fsopt $name reps=1 runtime=1 warmup=0 $args \
 		>"$out" 2>"$tmp/err"; then
-		not_ok "bench_smoke.$name.$fs.runs"
+		not_ok "bench_smoke.$name.$tag.runs"
 		diag "$tmp/err"
 		return
 	fi
 	if [ ! -s "$out" ]; then
-		not_ok "bench_smoke.$name.$fs.runs # no record"
+		not_ok "bench_smoke.$name.$tag.runs # no record"
 		diag "$tmp/err"
 		return
 	fi
-	ok "bench_smoke.$name.$fs.runs"
+	ok "bench_smoke.$name.$tag.runs"
 	if [ $have_jq = 0 ]; then
-		skip "bench_smoke.$name.$fs.record_valid" "jq not installed (scripts/deps.sh)"
+		skip "bench_smoke.$name.$tag.record_valid" "jq not installed (scripts/deps.sh)"
 	elif validate "$out" "$name" "$@"; then
-		ok "bench_smoke.$name.$fs.record_valid"
+		ok "bench_smoke.$name.$tag.record_valid"
 	else
-		not_ok "bench_smoke.$name.$fs.record_valid"
+		not_ok "bench_smoke.$name.$tag.record_valid"
 		diag "$tmp/jq.err"
 		head -c 2000 "$out" | diag
 	fi
@@ -104,9 +105,6 @@ bad() {	# test-name expect-in-message args...
 	fi
 }
 
-nprof=$(ls "$src"/configs/bench/*.conf 2>/dev/null | wc -l)
-echo "1..$((25 + nprof))"
-
 if "$iopath" bench --list >"$tmp/list" 2>&1 && grep -q '^uring_randread ' "$tmp/list" &&
    grep -q '^read_vs_readv ' "$tmp/list" && grep -q '^falloc_write ' "$tmp/list"; then
 	ok "bench_smoke.list_has_all_benchmarks"
@@ -117,12 +115,12 @@ fi
 
 smoke read_vs_readv none source=zero -- readv_read_ratio read_ns readv_ns preadv2_ns uring_ns \
 	harness_overhead_pct
-smoke read_vs_readv none calls=readv bare=0 -- readv_ns readv_ns_floor cpu_ns_floor
+smoke read_vs_readv none.readv_only calls=readv bare=0 -- readv_ns readv_ns_floor cpu_ns_floor
 
 # calls=readv runs one phase: its main metric, by default, is the first
 # declared one it reports, and no metric of a phase it did not run is in
 # the record (a verdict on a metric never measured would be empty).
-out=$tmp/read_vs_readv.none.jsonl
+out=$tmp/read_vs_readv.none.readv_only.jsonl
 if [ $have_jq = 0 ]; then
 	skip "bench_smoke.read_vs_readv.readv_only_reports_what_it_ran" "jq not installed (scripts/deps.sh)"
 elif jq -e '.run.main_metric == "readv_ns" and .params.calls == "readv" and
