@@ -403,25 +403,24 @@ static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 	const struct rv_job *j = r->priv;
 	double *const *ns = iop_is(r, "clock", "cpu") ? rep->cpu_ns_per_op : rep->ns_per_op;
 	size_t n = (size_t)rep->nsamples;
-	double *tmp;
+	double *tmp = calloc(n * 2, sizeof(double));
 	int ret = 0;
 
+	if (!tmp)
+		return -ENOMEM;
+	if (r->nphases > PH_READV) {
+		/* ratios pair samples taken back to back, so slow drifts cancel */
+		ratio(ns[PH_READV], ns[PH_READ], tmp, rep->nsamples);
+		ret |= iop_metric_add(r, rec, "readv_read_ratio", tmp, n);
+		*primary = iop_median(tmp, n);
+	} else {
+		/* calls=readv: no read(2) to divide by */
+		*primary = iop_median(ns[0], n);
+	}
 	for (int p = 0; p < r->nphases; p++)
 		ret |= iop_metric_add(r, rec, rv_ns_names[j->op[p]], ns[p], n);
 	for (int p = 0; p < r->nphases && j->op[p] < PH_BARE_READ; p++)
 		ret |= iop_metric_add_floor(r, rec, rv_floor_names[j->op[p]], ns[p], n);
-	if (r->nphases == 1) {
-		/* calls=readv: no read(2) to divide by */
-		*primary = iop_median(ns[0], n);
-		return ret ? -EINVAL : 0;
-	}
-	tmp = calloc(n * 2, sizeof(double));
-	if (!tmp)
-		return -ENOMEM;
-	/* ratios pair samples taken back to back, so slow drifts cancel */
-	ratio(ns[PH_READV], ns[PH_READ], tmp, rep->nsamples);
-	ret |= iop_metric_add(r, rec, "readv_read_ratio", tmp, n);
-	*primary = iop_median(tmp, n);
 	if (r->nphases > PH_URING) {
 		ratio(ns[PH_PREADV2], ns[PH_READ], tmp, rep->nsamples);
 		ret |= iop_metric_add(r, rec, "preadv2_read_ratio", tmp, n);
