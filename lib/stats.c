@@ -256,12 +256,3 @@ double iop_paired_t_p(double d, double se2, size_t h)
 		return d == 0 ? 1 : 0;
 	return 2 * gsl_cdf_tdist_Q(fabs(d) / sqrt(se2), (double)(h - 1));
 }
-
-double iop_paired_p(const double *xb, const double *xn, size_t n, bool reciprocal, double *rel)
-{
-	double d, se2, base;
-	size_t h = iop_paired(xb, xn, n, reciprocal, &d, &se2, &base);
-
-	*rel = h >= 2 && base != 0 ? d / fabs(base) : NAN;
-	return iop_paired_t_p(d, se2, h);
-}

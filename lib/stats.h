@@ -123,10 +123,4 @@ size_t iop_paired_rounds(const double *xb, const double *xn, size_t n, bool reci
 /* The two-sided p of a paired test's @d with @se2 and @h values kept (NAN if h < 2). */
 double iop_paired_t_p(double d, double se2, size_t h);
 
-/*
- * The paired test's two-sided p (NAN when undefined); @rel gets the trimmed
- * mean difference relative to |base|, on the tested scale.
- */
-double iop_paired_p(const double *xb, const double *xn, size_t n, bool reciprocal, double *rel);
-
 #endif

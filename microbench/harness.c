@@ -142,7 +142,8 @@ static int one_rep(struct pool *pool, struct iop_run *r, const struct iop_harnes
 		   double *primary, double *main, char *why, size_t len)
 {
 	const struct iop_bench *b = r->bench;
-	const struct iop_metric *m;
+	const char *main_name = iop_main_metric(r);
+	const struct iop_metric *m = iop_metric_decl(b, main_name);
 	json_t *rec;
 	char hb[32];
 	int ret;
@@ -157,13 +158,12 @@ static int one_rep(struct pool *pool, struct iop_run *r, const struct iop_harnes
 		return ret;
 	}
 	json_array_append_new(job_recs, rec);
-	main[rep] = iop_record_value(rec, iop_main_metric(r));
+	main[rep] = iop_record_value(rec, main_name);
 	if (*iop_str(r, "main_metric"))
 		primary[rep] = main[rep];
-	m = iop_metric_decl(b, iop_main_metric(r));
 	if (!o->quiet)
 		fprintf(stderr, "iopath: bench %s: rep %d/%d: %s %s %s%s%s\n", b->name, rep + 1,
-			(int)iop_u64(r, "reps"), iop_main_metric(r),
+			(int)iop_u64(r, "reps"), main_name,
 			human(main[rep], hb, sizeof(hb)), m ? m->unit : "",
 			res->untrusted[0] ? "  untrusted: " : "", res->untrusted);
 	if (o->after_rep)

@@ -408,7 +408,7 @@ static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 
 	if (!tmp)
 		return -ENOMEM;
-	if (r->nphases > PH_READV) {
+	if (rv_reports(r, "readv_read_ratio")) {
 		/* ratios pair samples taken back to back, so slow drifts cancel */
 		ratio(ns[PH_READV], ns[PH_READ], tmp, rep->nsamples);
 		ret |= iop_metric_add(r, rec, "readv_read_ratio", tmp, n);
@@ -421,13 +421,13 @@ static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 		ret |= iop_metric_add(r, rec, rv_ns_names[j->op[p]], ns[p], n);
 	for (int p = 0; p < r->nphases && j->op[p] < PH_BARE_READ; p++)
 		ret |= iop_metric_add_floor(r, rec, rv_floor_names[j->op[p]], ns[p], n);
-	if (r->nphases > PH_URING) {
+	if (rv_reports(r, "preadv2_read_ratio")) {
 		ratio(ns[PH_PREADV2], ns[PH_READ], tmp, rep->nsamples);
 		ret |= iop_metric_add(r, rec, "preadv2_read_ratio", tmp, n);
 		ratio(ns[PH_URING], ns[PH_READ], tmp, rep->nsamples);
 		ret |= iop_metric_add(r, rec, "uring_read_ratio", tmp, n);
 	}
-	if (r->nphases == PH_MAX) {
+	if (rv_reports(r, "harness_overhead_pct")) {
 		/* (timed - bare) / bare, for read and readv: 2n samples */
 		for (size_t i = 0; i < n; i++) {
 			tmp[i] = (ns[PH_READ][i] / ns[PH_BARE_READ][i] - 1) * 100;
