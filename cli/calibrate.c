@@ -10,10 +10,11 @@
  * effect side is paired with the A before it, each A with the next A (an
  * A/A pair spans the effect sides between them, and any drift in that
  * time). Interleaved (--interleave): each pair is a block of sides A, A'
- * and the effects, run round by round, one run of each per round, so
- * that drift moves the block's sides alike. Each pair is tested the way
+ * and the effects, run round by round, one run of each per round, the
+ * order rotating by one side each round, so that drift moves the block's
+ * sides alike and no side runs twice in a row. Each pair is tested the way
  * iopath compare tests it (Yuen over the repetitions' values, over the
- * runs' trimmed means, or interleaved over the differences of round pairs;
+ * runs' trimmed means, or interleaved over the differences of cycles;
  * 1/x for rates) at alpha 0.05, and the report gives:
  *  - the A/A false-positive rate;
  *  - the detection rate of each effect, with its size from the injection's
@@ -237,17 +238,18 @@ struct tally {
 
 /*
  * Test one pair as iopath compare would: Yuen's test of the two sides, or
- * with @paired (interleaved sides) Yuen's test of the differences of
- * round pairs.
+ * with @cycle rounds per cycle (interleaved sides; 0: sequential) Yuen's
+ * test of the differences of cycles.
  */
 static void tally_pair(struct tally *t, const struct side *a, const struct side *b, bool rate,
-		       double alpha, bool want_increase, bool paired)
+		       double alpha, bool want_increase, size_t cycle)
 {
 	double rel, p, va, vb, d, base;
 	size_t ha, hb;
 
-	if (paired) {
-		ha = iop_paired_rounds(a->v, b->v, a->n < b->n ? a->n : b->n, rate, &d, &va, &base);
+	if (cycle) {
+		ha = iop_paired_rounds(a->v, b->v, a->n < b->n ? a->n : b->n, cycle, rate, &d, &va,
+				       &base);
 		p = iop_paired_t_p(d, va, ha);
 		rel = d / fabs(base);
 		va /= base * base;
@@ -263,7 +265,7 @@ static void tally_pair(struct tally *t, const struct side *a, const struct side 
 		t->flagged++;
 	if (t->n < IOP_MAX_REPS) {
 		t->rel[t->n] = rel;
-		t->mde_stated[t->n] = paired ? iop_mde_t(va, t->df, alpha, IOP_MDE_POWER) :
+		t->mde_stated[t->n] = cycle ? iop_mde_t(va, t->df, alpha, IOP_MDE_POWER) :
 				      iop_mde(va, ha, vb, hb, alpha, IOP_MDE_POWER);
 		t->se2 += va + vb;
 		t->n++;
@@ -301,7 +303,7 @@ static size_t metric_vals(json_t *recs, const char *name, bool by_run, double *v
  * many A/A pairs the test called a change.
  */
 static void report_spread(FILE *out, const struct side *a, const struct side *a2, int pairs,
-			  bool by_run, bool paired, double alpha)
+			  bool by_run, size_t cycle, double alpha)
 {
 	double *x = malloc(2 * IOP_MAX_REPS * sizeof(*x)), *y = x + IOP_MAX_REPS;
 	double *cv = calloc((size_t)pairs, sizeof(*cv));
@@ -322,10 +324,10 @@ static void report_spread(FILE *out, const struct side *a, const struct side *a2
 			size_t ny = metric_vals(a2[i].recs, name, by_run, y);
 			double p, cvx = iop_cv(x, nx);
 
-			if (paired) {
+			if (cycle) {
 				double d, se2, base;
-				size_t h = iop_paired_rounds(x, y, nx < ny ? nx : ny, false, &d,
-							     &se2, &base);
+				size_t h = iop_paired_rounds(x, y, nx < ny ? nx : ny, cycle, false,
+							     &d, &se2, &base);
 
 				p = iop_paired_t_p(d, se2, h);
 				rel = h >= 2 ? d / fabs(base) : NAN;
@@ -352,7 +354,7 @@ out:
  * between-side part the A/A pairs show beyond their standard errors
  * stays, the standard error shrinks with more values; and the same time
  * as several runs like these, tested over the runs. Interleaved: the
- * paired differences' spread shrinks with more rounds.
+ * paired differences' spread shrinks with more cycles.
  */
 static void report_projection(FILE *out, const struct iop_calib_opts *o, const struct tally *aa,
 			      double d2, double n, double side_s)
@@ -365,13 +367,13 @@ static void report_projection(FILE *out, const struct iop_calib_opts *o, const s
 		return;
 	k = nt - 2 * (double)iop_trim_count((size_t)nt);
 	if (o->interleave) {
-		double nu = floor(nt / 2);	/* round pairs */
+		double cyc = iop_calib_cycle(o), nu = floor(nt / cyc);	/* cycles */
 
 		k = nu - 2 * (double)iop_trim_count((size_t)nu);
 		if (k >= 2)
 			fprintf(out, "  for %.0f s per side (%.0f rounds): %.2f%%\n", o->side_time,
-				2 * nu, 100 * iop_mde_t(d2 * n / (2 * nu), k - 1, o->alpha,
-							IOP_MDE_POWER));
+				cyc * nu, 100 * iop_mde_t(d2 * n / (cyc * nu), k - 1, o->alpha,
+							  IOP_MDE_POWER));
 		return;
 	}
 	if (sb2 < 0)
@@ -398,14 +400,15 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 {
 	double d2 = 0, n = (double)a[0].n;
 	const char *unit = o->runs > 1 ? "runs" : "repetitions";
-	size_t nu = o->interleave ? (size_t)n / 2 : (size_t)n, h = nu - 2 * iop_trim_count(nu);
+	size_t nu = o->interleave ? (size_t)n / iop_calib_cycle(o) : (size_t)n;
+	size_t h = nu - 2 * iop_trim_count(nu);
 
 	for (int i = 0; i < aa->n; i++)
 		d2 += aa->rel[i] * aa->rel[i];
 	d2 /= aa->n;		/* A/A: mean square of the relative differences */
 	fprintf(out, "time per operation (A sides): %.1f ns; %.0f %s per side, %s%zu kept after trimming;\n"
 		     "A/A pairs: rms difference %.2f%% (the %s standard errors alone predict %.2f%%)\n",
-		t_base, n, unit, o->interleave ? "in round pairs, " : "", h, 100 * sqrt(d2),
+		t_base, n, unit, o->interleave ? "in cycles, " : "", h, 100 * sqrt(d2),
 		o->interleave ? "differences'" : "sides'",
 		100 * sqrt(aa->se2 / aa->n));
 	fprintf(out, "A/A: %d of %d pairs flagged a change (%.1f%%, alpha %g)\n", aa->flagged,
@@ -428,7 +431,7 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 	report_projection(out, o, aa, d2, n, side_s);
 	fprintf(out, "(%s, tested as %s%s)\n", metric,
 		rate ? "time per operation, 1/x, 20%-trimmed mean" : "its 20%-trimmed mean",
-		o->interleave ? " of the differences of round pairs" : "");
+		o->interleave ? " of the differences of cycles" : "");
 }
 
 int iop_calib_check(const struct iop_bench *b, char **kv, int nkv, char *why, size_t len)
@@ -481,7 +484,7 @@ static int run_sequential(const struct calib *c, struct side *a, struct side *bs
 		for (int e = 0; !ret && e < o->neffects; e++) {
 			ret = run_side(c, inject[e], &bs[e]);
 			if (!ret) {
-				tally_pair(&eff[e], &a[i], &bs[e], c->rate, o->alpha, true, false);
+				tally_pair(&eff[e], &a[i], &bs[e], c->rate, o->alpha, true, 0);
 				eff[e].inject_measured += bs[e].inject_measured / o->pairs;
 			}
 		}
@@ -490,25 +493,29 @@ static int run_sequential(const struct calib *c, struct side *a, struct side *bs
 			ret = run_side(c, 0, &a[i + 1]);
 		if (ret)
 			return ret;
-		tally_pair(aa, &a[i], &a[i + 1], c->rate, o->alpha, false, false);
+		tally_pair(aa, &a[i], &a[i + 1], c->rate, o->alpha, false, 0);
 	}
 	return 0;
 }
 
 /*
  * Interleaved: pair i is a block of sides A, A' and one per effect, run
- * round by round, one run of each side per round, the order reversed
- * every other round (A A' B, B A' A, ...) so that drift slower than a
- * round moves the sides of a block alike and a linear trend cancels over
- * two rounds. Each pair is tested on the differences of its round pairs;
- * every record carries run.pairing {"id", "round"}, by which iopath
+ * round by round, one run of each side per round, the order rotating by
+ * one side each round (A A' B, A' B A, B A A', ...): drift slower than a
+ * round moves the sides of a block alike, a linear trend cancels over a
+ * cycle of rounds (one per side, each side in every place once), and no
+ * side runs twice in a row, so that one slow stretch of a few seconds
+ * cannot fall on two runs of one side (reversing the order every other
+ * round, A A' B, B A' A, ran A last in one round and first in the next).
+ * Each pair is tested on the differences of its cycles; every record
+ * carries run.pairing {"id", "round", "cycle", "side"}, by which iopath
  * compare pairs the runs of two files the same way.
  */
 static int run_interleaved(const struct calib *c, struct side *a, struct side *a2,
 			   struct side *bs, uint64_t *inject, struct tally *aa, struct tally *eff)
 {
 	const struct iop_calib_opts *o = c->o;
-	const int ns = 2 + o->neffects;
+	const int ns = iop_calib_cycle(o);
 	struct side *blk[2 + IOP_CALIB_MAX_EFFECTS];
 	char id[64];
 	int ret = 0;
@@ -526,7 +533,7 @@ static int run_interleaved(const struct calib *c, struct side *a, struct side *a
 		fprintf(stderr, "iopath: bench --calibrate: block %d of %d\n", i + 1, o->pairs);
 		for (int r = 0; r < o->runs && !ret; r++) {
 			for (int k = 0; k < ns && !ret; k++) {
-				int sd = r % 2 ? ns - 1 - k : k;
+				int sd = (k + r) % ns;
 				json_t *pairing;
 				char side[16];
 
@@ -534,8 +541,8 @@ static int run_interleaved(const struct calib *c, struct side *a, struct side *a
 					snprintf(side, sizeof(side), "%s", sd ? "A'" : "A");
 				else
 					snprintf(side, sizeof(side), "+%g%%", 100 * o->effects[sd - 2]);
-				pairing = json_pack("{s:s, s:i, s:s}", "id", id, "round", r, "side",
-						    side);
+				pairing = json_pack("{s:s, s:i, s:i, s:s}", "id", id, "round", r,
+						    "cycle", ns, "side", side);
 				ret = pairing ? run_once(c, sd < 2 ? 0 : inject[sd - 2], pairing,
 							 blk[sd]) : -ENOMEM;
 				json_decref(pairing);
@@ -547,9 +554,9 @@ static int run_interleaved(const struct calib *c, struct side *a, struct side *a
 			ret = side_check(c, blk[k]);
 		if (ret)
 			break;
-		tally_pair(aa, &a[i], &a2[i], c->rate, o->alpha, false, true);
+		tally_pair(aa, &a[i], &a2[i], c->rate, o->alpha, false, (size_t)ns);
 		for (int e = 0; e < o->neffects; e++) {
-			tally_pair(&eff[e], &a[i], &bs[e], c->rate, o->alpha, true, true);
+			tally_pair(&eff[e], &a[i], &bs[e], c->rate, o->alpha, true, (size_t)ns);
 			eff[e].inject_measured += bs[e].inject_measured / o->pairs;
 		}
 	}
@@ -608,7 +615,7 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 			o->neffects, o->neffects == 1 ? "" : "s", o->alpha);
 	fprintf(out, "load average: %s at the start, %s at the end\n", load0, load1);
 	report(out, o, c.metric, c.rate, a, aa, eff, inject, t_base, side_s);
-	report_spread(out, a, a2, o->pairs, o->runs > 1, o->interleave, o->alpha);
+	report_spread(out, a, a2, o->pairs, o->runs > 1, (size_t)iop_calib_cycle(o), o->alpha);
 out:
 	for (int i = 0; a && i < na; i++)
 		json_decref(a[i].recs);

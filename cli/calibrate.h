@@ -27,11 +27,21 @@ struct iop_calib_opts {
 /*
  * Run one run of a side: the job's parameters @kv plus the calibration's
  * own (inject_ns=, inject_clock=), records appended to @recs, each with
- * run.pairing = @pairing ({"id", "round"}) unless it is NULL. -errno and
+ * run.pairing = @pairing ({"id", "round", "cycle", "side"}) unless it is NULL. -errno and
  * why.
  */
 typedef int (*iop_calib_side_fn)(void *arg, char **kv, int nkv, json_t *pairing, json_t *recs,
 				  char *why, size_t len);
+
+/*
+ * Rounds per cycle of an interleaved calibration (0 when sequential): one
+ * per side, A, A' and each effect, the order rotating by one side each
+ * round (lib/stats.h, iop_round_units()).
+ */
+static inline int iop_calib_cycle(const struct iop_calib_opts *o)
+{
+	return o->interleave ? 2 + o->neffects : 0;
+}
 
 /* Parse "1,2,5" (percent) into @o->effects; -EINVAL on anything else. */
 int iop_calib_parse_effects(struct iop_calib_opts *o, const char *list);

@@ -82,10 +82,10 @@ struct opts {
 void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 		    double alpha, struct metric_cmp *mc);
 /*
- * The same for @n runs paired by round (n even, rounds 0 .. n - 1 in
- * order): Yuen's test of the differences of round pairs.
+ * The same for @n runs paired by round (rounds 0 .. n - 1 in order, in
+ * cycles of @cycle): Yuen's test of the differences of cycles.
  */
-void compare_paired(const double *xb, const double *xn, size_t n, double alpha,
+void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, double alpha,
 		    struct metric_cmp *mc);
 void metric_mde(struct metric_cmp *mc, double alpha);
 

@@ -255,12 +255,14 @@ static int boot_values(struct iop_rs_group *g, int side, const char *name, bool 
 /*
  * The round of each run of a side that has metric @name, in the order
  * unit_means() gives the runs (first appearance), into @round; the
- * pairing id into @id (the first side's, which the second must match).
+ * pairing id into @id and its rounds per cycle into @cycle (the first
+ * side's, which the second must match; 2 where run.pairing has no
+ * "cycle", as records of the design before it, A B then B A, have none).
  * False unless every such record carries run.pairing of that id and
- * each run one round.
+ * cycle and each run one round.
  */
 static bool run_rounds(struct iop_rs_group *g, int side, const char *name, const char **id,
-		       json_int_t *round, size_t n)
+		       json_int_t *cycle, json_int_t *round, size_t n)
 {
 	const char **inv = calloc(n ? n : 1, sizeof(*inv));
 	size_t k = 0, u;
@@ -270,14 +272,17 @@ static bool run_rounds(struct iop_rs_group *g, int side, const char *name, const
 		json_t *rec = g->recs[side][i];
 		json_t *p = json_object_get(json_object_get(rec, "run"), "pairing");
 		const char *pid = json_string_value(json_object_get(p, "id"));
-		json_t *r = json_object_get(p, "round");
+		json_t *r = json_object_get(p, "round"), *cy = json_object_get(p, "cycle");
+		json_int_t k_cy = cy ? (json_is_integer(cy) ? json_integer_value(cy) : 0) : 2;
 
 		if (!iop_rs_metric(rec, name))
 			continue;
-		ok = pid && json_is_integer(r) && rec_run(rec) && (!*id || !strcmp(*id, pid));
+		ok = pid && json_is_integer(r) && rec_run(rec) && (!*id || !strcmp(*id, pid)) &&
+		     k_cy >= 2 && (!*cycle || *cycle == k_cy);
 		if (!ok)
 			break;
 		*id = pid;
+		*cycle = k_cy;
 		for (u = 0; u < k && strcmp(inv[u], rec_run(rec)); u++)
 			;
 		if (u == k) {
@@ -317,24 +322,26 @@ static bool by_round(double *v, json_int_t *round, size_t n)
 /*
  * Runs interleaved round by round (iopath bench --calibrate --interleave)
  * pair: when both sides are tested over runs, every record carries
- * run.pairing with one id, each round holds one run of each side and the
- * rounds come in complete pairs (2j, 2j + 1), @vb and @vn (the per-run
- * means) are put in round order and true is returned.
+ * run.pairing with one id and one cycle length k, each round holds one
+ * run of each side and the rounds come in complete cycles (k j .. k j +
+ * k - 1), @vb and @vn (the per-run means) are put in round order and k
+ * is returned; 0 when they do not pair.
  */
-static bool pair_rounds(struct iop_rs_group *g, const char *name, const struct side_stats *s,
-			double *vb, double *vn, size_t n)
+static size_t pair_rounds(struct iop_rs_group *g, const char *name, const struct side_stats *s,
+			  double *vb, double *vn, size_t n)
 {
-	json_int_t *rb = calloc(2 * n, sizeof(*rb)), *rn = rb + n;
+	json_int_t *rb = calloc(2 * n, sizeof(*rb)), *rn = rb + n, k = 0;
 	const char *id = NULL;
 	bool ok = rb && s[0].by_run && s[1].by_run && s[0].runs == n && s[1].runs == n;
 
-	ok = ok && run_rounds(g, 0, name, &id, rb, n) && run_rounds(g, 1, name, &id, rn, n) &&
-	     by_round(vb, rb, n) && by_round(vn, rn, n);
-	/* complete pairs of rounds (2j, 2j + 1): the unit of the design */
+	ok = ok && run_rounds(g, 0, name, &id, &k, rb, n) && run_rounds(g, 1, name, &id, &k, rn, n) &&
+	     by_round(vb, rb, n) && by_round(vn, rn, n) && (json_int_t)n % k == 0;
+	/* complete cycles of rounds: the unit of the design */
 	for (size_t i = 0; ok && i < n; i++)
-		ok = rb[i] == rn[i] && (i % 2 ? rb[i] == rb[i - 1] + 1 : rb[i] % 2 == 0);
+		ok = rb[i] == rn[i] &&
+		     ((json_int_t)i % k ? rb[i] == rb[i - 1] + 1 : rb[i] % k == 0);
 	free(rb);
-	return ok && n % 2 == 0;
+	return ok ? (size_t)k : 0;
 }
 
 static bool has_name(const char **names, size_t n, const char *name)
@@ -386,7 +393,7 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 {
 	struct iop_rs_group *g = gc->g;
 	double *vb = NULL, *vn = NULL;
-	size_t nb, nn;
+	size_t nb, nn, cycle;
 	json_t *mb, *mn;
 	struct metric_cmp *mc;
 	int ret = 0;
@@ -417,8 +424,9 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (pair_rounds(g, name, mc->s, vb, vn, nb))
-		compare_paired(vb, vn, nb, alpha, mc);
+	cycle = pair_rounds(g, name, mc->s, vb, vn, nb);
+	if (cycle)
+		compare_paired(vb, vn, nb, cycle, alpha, mc);
 	else
 		compare_metric(vb, nb, vn, nn, alpha, mc);
 	metric_mde(mc, alpha);

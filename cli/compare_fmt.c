@@ -270,7 +270,7 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 		     "      as 1/x); %d%% CI of %%change by Fieller's method\n",
 		o->alpha, conf);
 	fprintf(out, "      over boots (else runs) where a side has two or more; runs interleaved\n"
-		     "      round by round (run.pairing) on the differences of round pairs;\n"
+		     "      round by round (run.pairing) on the differences of cycles of rounds;\n"
 		     "      \"could have seen\": the change the test finds with %.0f%% power\n",
 		100 * IOP_MDE_POWER);
 	print_notes(out, &c->notes);

@@ -127,15 +127,15 @@ out:
 
 /*
  * Runs interleaved round by round share the drift of their round: the
- * test is Yuen's of the differences of round pairs (lib/stats.h,
- * iop_round_pairs(), says why pairs; h - 1 degrees of freedom), the
+ * test is Yuen's of the differences of cycles (lib/stats.h,
+ * iop_round_units(), says why cycles; h - 1 degrees of freedom), the
  * interval the trimmed mean difference +- t * its standard error over the
  * base trimmed mean (the base taken as known, as it is measured far more
  * precisely than the difference). The means and spreads printed are the
  * sides' own, as compare_metric() gives them; %change is the trimmed
  * mean difference over the base, the estimate the interval is around.
  */
-void compare_paired(const double *xb, const double *xn, size_t n, double alpha,
+void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, double alpha,
 		    struct metric_cmp *mc)
 {
 	double d, se2, base, tc, lo, hi;
@@ -144,7 +144,7 @@ void compare_paired(const double *xb, const double *xn, size_t n, double alpha,
 	compare_metric(xb, n, xn, n, alpha, mc);
 	if (mc->why)
 		return;
-	h = iop_paired_rounds(xb, xn, n, mc->rate, &d, &se2, &base);
+	h = iop_paired_rounds(xb, xn, n, cycle, mc->rate, &d, &se2, &base);
 	if (h < 2)
 		return;		/* the unpaired test stands */
 	mc->paired = true;

@@ -225,25 +225,31 @@ size_t iop_paired(const double *xb, const double *xn, size_t n, bool reciprocal,
 	return h;
 }
 
-size_t iop_round_pairs(const double *x, size_t n, bool reciprocal, double *units)
+size_t iop_round_units(const double *x, size_t n, size_t k, bool reciprocal, double *units)
 {
-	for (size_t j = 0; j < n / 2; j++)
-		units[j] = reciprocal ? 2 / (1 / x[2 * j] + 1 / x[2 * j + 1]) :
-					(x[2 * j] + x[2 * j + 1]) / 2;
-	return n / 2;
+	if (!k)
+		return 0;
+	for (size_t j = 0; j < n / k; j++) {
+		double sum = 0;
+
+		for (size_t i = 0; i < k; i++)
+			sum += reciprocal ? 1 / x[k * j + i] : x[k * j + i];
+		units[j] = reciprocal ? k / sum : sum / k;
+	}
+	return n / k;
 }
 
-size_t iop_paired_rounds(const double *xb, const double *xn, size_t n, bool reciprocal,
+size_t iop_paired_rounds(const double *xb, const double *xn, size_t n, size_t k, bool reciprocal,
 			 double *d, double *se2, double *base)
 {
-	double *ub = malloc((n ? n : 1) * sizeof(*ub)), *un = ub + n / 2;
-	size_t h;
+	size_t nu = k ? n / k : 0, h;
+	double *ub = malloc((nu ? 2 * nu : 1) * sizeof(*ub)), *un = ub + nu;
 
 	*d = *se2 = *base = NAN;
 	if (!ub)
 		return 0;
-	iop_round_pairs(xb, n, reciprocal, ub);
-	h = iop_paired(ub, un, iop_round_pairs(xn, n, reciprocal, un), reciprocal, d, se2, base);
+	iop_round_units(xb, n, k, reciprocal, ub);
+	h = iop_paired(ub, un, iop_round_units(xn, n, k, reciprocal, un), reciprocal, d, se2, base);
 	free(ub);
 	return h;
 }

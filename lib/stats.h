@@ -101,23 +101,27 @@ size_t iop_paired(const double *xb, const double *xn, size_t n, bool reciprocal,
 		  double *se2, double *base);
 
 /*
- * Interleaved sides run in the order A B in even rounds and B A in odd
- * ones, so a trend within a round adds to one round's difference and
- * takes from the next one's: the differences of single rounds alternate
- * and their spread overstates that of their mean (read_vs_readv here: A/A
- * means 0.22% apart, single rounds predicting 0.35%). The unit of the
- * design is therefore a pair of rounds (2j, 2j + 1): @units[j] is the
- * mean of @x[2j] and @x[2j + 1] (on the 1/x scale with @reciprocal, given
- * back as a rate). Returns n / 2; @n must be even.
+ * Interleaved sides run in a cycle of @k rounds in which the order of the
+ * sides rotates (k sides: round r starts with side r mod k), so that each
+ * side takes every place in a round once per cycle and none runs twice in
+ * a row. A trend within a round adds to one round's difference and takes
+ * from another's: the differences of single rounds spread more than their
+ * mean does (read_vs_readv here: A/A means 0.22% apart, single rounds
+ * predicting 0.35%), and a linear trend cancels only over a whole cycle.
+ * The unit of the design is therefore a cycle of rounds (k j .. k j + k - 1):
+ * @units[j] is the mean of those @k values of @x (on the 1/x scale with
+ * @reciprocal, given back as a rate). Returns n / k; rounds after the last
+ * whole cycle are left out. Records written before cycles carried their
+ * length came from a design of k = 2 (A B, B A).
  */
-size_t iop_round_pairs(const double *x, size_t n, bool reciprocal, double *units);
+size_t iop_round_units(const double *x, size_t n, size_t k, bool reciprocal, double *units);
 
 /*
- * The same over round pairs: @xb and @xn hold one value per round, n even
- * (an odd last round is left out), and the test runs on their
- * iop_round_pairs(). What calibrate and compare test interleaved sides by.
+ * The same over cycles: @xb and @xn hold one value per round, and the
+ * test runs on their iop_round_units(). What calibrate and compare test
+ * interleaved sides by.
  */
-size_t iop_paired_rounds(const double *xb, const double *xn, size_t n, bool reciprocal,
+size_t iop_paired_rounds(const double *xb, const double *xn, size_t n, size_t k, bool reciprocal,
 			 double *d, double *se2, double *base);
 
 /* The two-sided p of a paired test's @d with @se2 and @h values kept (NAN if h < 2). */

@@ -20,7 +20,9 @@
 # - a small calibration (A B A B A): its A/A and detection counts and its
 #   MDE from the A/A pairs recomputed from the records it wrote;
 # - runs interleaved round by round (run.pairing): compare tests them on
-#   the differences of round pairs, p, df, interval and MDE recomputed;
+#   the differences of cycles of rounds (pairs in records with no "cycle",
+#   three rounds in the rotated A A' B design), p, df, interval and MDE
+#   recomputed;
 #   rounds that do not match stay unpaired; an interleaved calibration's
 #   counts and both its MDEs recomputed from its records.
 #
@@ -54,6 +56,8 @@ cd "$fix" || exit 1
 "$iopath" compare resolution/base-paired.jsonl resolution/new-paired.jsonl --format json > "$tmp/paired.json"
 "$iopath" compare resolution/base-paired.jsonl resolution/new-paired.jsonl > "$tmp/paired.txt"
 "$iopath" compare resolution/base-paired.jsonl resolution/new-unmatched.jsonl --format json > "$tmp/unmatched.json"
+"$iopath" compare resolution/base-cycle3.jsonl resolution/new-cycle3.jsonl --format json > "$tmp/cycle3.json"
+"$iopath" compare resolution/base-cycle3.jsonl resolution/new-cycle3.jsonl > "$tmp/cycle3.txt"
 
 # Precision stopping: a CI of +-50% is met by the minimum of 2
 # repetitions; one of +-0.0001% is not, and a 1 s budget ends it.
@@ -65,9 +69,9 @@ cd "$fix" || exit 1
 "$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=2 runtime=1 \
 	interval_ms=100 warmup=0 main_metric=readv_ns_floor --pairs 2 --effects 5 \
 	--out "$tmp/calib.jsonl" > "$tmp/calib.txt" 2> "$tmp/calib.err"
-# The same, interleaved: 2 blocks of sides A, A' and +5%, 4 rounds each.
+# The same, interleaved: 2 blocks of sides A, A' and +5%, two cycles of 3 rounds each.
 "$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=1 runtime=1 \
-	interval_ms=100 warmup=0 main_metric=readv_ns_floor --pairs 2 --runs 4 --interleave \
+	interval_ms=100 warmup=0 main_metric=readv_ns_floor --pairs 2 --runs 6 --interleave \
 	--effects 5 --out "$tmp/icalib.jsonl" > "$tmp/icalib.txt" 2> "$tmp/icalib.err"
 # The spike-in on the CPU clock, measured per operation on the worker.
 "$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
@@ -167,44 +171,53 @@ check_mde(tmp + "/unmatched.json", "resolution/base-paired.jsonl", "resolution/n
 
 # Runs interleaved round by round pair by run.pairing.round (the new
 # side's file lists them in another order): Yuen's test of the
-# differences of round pairs (2j, 2j + 1), each the mean of its two
-# runs' trimmed means on the tested scale.
+# differences of cycles of k rounds (run.pairing.cycle, 2 where the
+# records have none), each the mean of its k runs' trimmed means on the
+# tested scale.
 def rounds(path, name):
-    runs = {}
+    runs, k = {}, 2
     for line in open(path):
         r = json.loads(line)
         m = next(x for x in r["metrics"] if x["name"] == name)
         runs.setdefault(r["run"]["pairing"]["round"], []).append(m)
+        k = r["run"]["pairing"].get("cycle", 2)
     rate = next(iter(runs.values()))[0]["agg"] == "hmean"
-    return [yuen([1 / m["value"] if rate else m["value"] for m in runs[k]])[0] for k in sorted(runs)], rate
+    return [yuen([1 / m["value"] if rate else m["value"] for m in runs[j]])[0] for j in sorted(runs)], rate, k
 
-def paired(yb, yn):
-    ub = [(yb[i] + yb[i + 1]) / 2 for i in range(0, len(yb) - 1, 2)]
-    un = [(yn[i] + yn[i + 1]) / 2 for i in range(0, len(yn) - 1, 2)]
+def paired(yb, yn, k):
+    ub = [sum(yb[i:i + k]) / k for i in range(0, len(yb) - k + 1, k)]
+    un = [sum(yn[i:i + k]) / k for i in range(0, len(yn) - k + 1, k)]
     m, v, h = yuen([n - b for b, n in zip(ub, un)])
     return m, v, h, yuen(ub)[0]
 
-bad = []
-doc = json.load(open(tmp + "/paired.json"))
-metrics = doc["comparisons"][0]["groups"][0]["metrics"]
-for m in metrics:
-    (yb, rate), (yn, _) = rounds("resolution/base-paired.jsonl", m["name"]), rounds("resolution/new-paired.jsonl", m["name"])
-    d, v, h, base = paired(yb, yn)
-    t, tc = d / math.sqrt(v), t_upper(0.025, h - 1)
-    lo, hi = (d - tc * math.sqrt(v)) / base, (d + tc * math.sqrt(v)) / base
-    ci = [1 / (1 + hi) - 1, 1 / (1 + lo) - 1] if rate else [lo, hi]
-    want = {"paired": True, "df": h - 1, "p": p_two(abs(t), h - 1), "ci": ci,
-            "change": 1 / (1 + d / base) - 1 if rate else d / base,
-            "mde": (tc + t_upper(0.05, h - 1)) * math.sqrt(v) / abs(base), "verdict": "regression"}
-    for k, w in want.items():
-        got = m.get(k)
-        same = (all(math.isclose(a, b, rel_tol=1e-6) for a, b in zip(got, w)) if k == "ci" else
-                got == w if isinstance(w, (bool, str)) else got is not None and math.isclose(got, w, rel_tol=1e-6))
-        if not same:
-            bad.append("%s %s %r, independent %r" % (m["name"], k, got, w))
-text = open(tmp + "/paired.txt").read()
-result(len(metrics) == 2 and not bad and "8 runs (new), paired by round" in text,
-       "resolution.paired.interleaved_runs_tested_on_differences_match_independent", "; ".join(bad[:4]) or text[-400:])
+def check_paired(name, base_path, new_path, runs, cycle):
+    bad = []
+    doc = json.load(open(tmp + "/" + name + ".json"))
+    metrics = doc["comparisons"][0]["groups"][0]["metrics"]
+    for m in metrics:
+        (yb, rate, k), (yn, _, _) = rounds(base_path, m["name"]), rounds(new_path, m["name"])
+        d, v, h, base = paired(yb, yn, k)
+        t, tc = d / math.sqrt(v), t_upper(0.025, h - 1)
+        lo, hi = (d - tc * math.sqrt(v)) / base, (d + tc * math.sqrt(v)) / base
+        ci = [1 / (1 + hi) - 1, 1 / (1 + lo) - 1] if rate else [lo, hi]
+        want = {"paired": True, "df": h - 1, "p": p_two(abs(t), h - 1), "ci": ci,
+                "change": 1 / (1 + d / base) - 1 if rate else d / base,
+                "mde": (tc + t_upper(0.05, h - 1)) * math.sqrt(v) / abs(base), "verdict": "regression"}
+        if k != cycle:
+            bad.append("%s: cycle %d in the records, %d expected" % (m["name"], k, cycle))
+        for key, w in want.items():
+            got = m.get(key)
+            same = (all(math.isclose(a, b, rel_tol=1e-6) for a, b in zip(got, w)) if key == "ci" else
+                    got == w if isinstance(w, (bool, str)) else got is not None and math.isclose(got, w, rel_tol=1e-6))
+            if not same:
+                bad.append("%s %s %r, independent %r" % (m["name"], key, got, w))
+    text = open(tmp + "/" + name + ".txt").read()
+    return len(metrics) == 2 and not bad and "%d runs (new), paired by round" % runs in text, "; ".join(bad[:4]) or text[-400:]
+
+ok, why = check_paired("paired", "resolution/base-paired.jsonl", "resolution/new-paired.jsonl", 8, 2)
+result(ok, "resolution.paired.interleaved_runs_tested_on_differences_match_independent", why)
+ok, why = check_paired("cycle3", "resolution/base-cycle3.jsonl", "resolution/new-cycle3.jsonl", 9, 3)
+result(ok, "resolution.paired.cycles_of_three_rounds_tested_on_differences_match_independent", why)
 
 notes1 = json.load(open(tmp + "/1boot.json"))["comparisons"][0]["notes"]
 notes2 = json.load(open(tmp + "/boots.json"))["comparisons"][0]["notes"]
@@ -289,18 +302,27 @@ result(len(A) == 3 and len(B) == 2 and not miss, "resolution.calibrate.counts_an
        "sides %d/%d, missing %r" % (len(A), len(B), miss))
 
 # Interleaved: blocks of sides A, A' and +5% by run.pairing, each pair
-# tested on its round-by-round differences.
-blocks = {}
+# tested on the differences of its cycles of 3 rounds, in which the
+# sides' order rotates (A A' B, A' B A, B A A'): no side twice in a row.
+blocks, orders = {}, {}
 for line in open(tmp + "/icalib.jsonl"):
     r = json.loads(line)
     p = r["run"]["pairing"]
     v = next(m["value"] for m in r["metrics"] if m["name"] == "readv_ns_floor")
     blocks.setdefault(p["id"], {}).setdefault(p["side"], {})[p["round"]] = v
+    if p.get("cycle") != 3:
+        blocks[p["id"]]["bad cycle"] = {}
+    if not orders.setdefault(p["id"], []) or orders[p["id"]][-1] != (p["round"], p["side"]):
+        orders[p["id"]].append((p["round"], p["side"]))
 def ppair(a, b):
     ya, yb = [a[k] for k in sorted(a)], [b[k] for k in sorted(b)]
-    d, v, h, base = paired(ya, yb)
+    d, v, h, base = paired(ya, yb, 3)
     return p_two(abs(d) / math.sqrt(v), h - 1), d / base, h, v / base ** 2
-full = [b for b in blocks.values() if sorted(b) == ["+5%", "A", "A'"] and all(len(s) == 4 for s in b.values())]
+full = [b for b in blocks.values() if sorted(b) == ["+5%", "A", "A'"] and all(len(s) == 6 for s in b.values())]
+rot = [["A", "A'", "+5%"][(k + r) % 3] for r in range(6) for k in range(3)]
+result(len(orders) == 2 and all([s for _, s in o] == rot for o in orders.values()),
+       "resolution.calibrate.interleaved_order_rotates_no_side_twice_in_a_row",
+       repr({i: [s for _, s in o] for i, o in orders.items()}))
 aa = [ppair(b["A"], b["A'"]) for b in full]
 ef = [ppair(b["A"], b["+5%"]) for b in full]
 text = open(tmp + "/icalib.txt").read()
@@ -309,7 +331,7 @@ if aa:
     d2 = sum(x[1] ** 2 for x in aa) / len(aa)
     k = t_upper(0.025, aa[0][2] - 1) + t_upper(0.05, aa[0][2] - 1)
     stated = sorted(k * math.sqrt(x[3]) for x in aa)
-    want = ["2 blocks of 3 interleaved sides (A, A', 1 effect), 4 rounds",
+    want = ["2 blocks of 3 interleaved sides (A, A', 1 effect), 6 rounds",
             "A/A: %d of 2 pairs flagged" % sum(p < 0.05 for p, _, _, _ in aa),
             "detected in %d of 2 pairs" % sum(p < 0.05 and r > 0 for p, r, _, _ in ef),
             "from the A/A pairs (what the pairs showed): %.2f%%" % (100 * k * math.sqrt(d2)),
@@ -351,12 +373,16 @@ if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--runs 0" "$t
 else
 	not_ok resolution.calibrate.refuses_bad_runs
 fi
-"$iopath" bench --calibrate read_vs_readv --interleave --runs 5 > "$tmp/out" 2> "$tmp/err"
+# A, A' and one effect rotate in cycles of 3 rounds: 4 is no whole number of cycles, 3 only one.
+"$iopath" bench --calibrate read_vs_readv --interleave --effects 2 --runs 4 > "$tmp/out" 2> "$tmp/err"
 rc=$?
-if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--runs must be even" "$tmp/err"; then
-	ok resolution.calibrate.interleave_needs_even_runs
+"$iopath" bench --calibrate read_vs_readv --interleave --effects 2 --runs 3 > "$tmp/out" 2> "$tmp/err3"
+rc3=$?
+if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--runs must be a multiple of 3 and 6 or more, not 4" "$tmp/err" &&
+   [ "$rc3" = 2 ] && grep -q -- "not 3" "$tmp/err3"; then
+	ok resolution.calibrate.interleave_needs_two_whole_cycles
 else
-	not_ok resolution.calibrate.interleave_needs_even_runs
+	not_ok resolution.calibrate.interleave_needs_two_whole_cycles
 fi
 "$iopath" bench read_vs_readv main_metric=nosuch > "$tmp/out" 2> "$tmp/err"
 rc=$?

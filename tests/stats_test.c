@@ -278,18 +278,52 @@ TEST_F(stats, paired_yuen_on_round_differences)
 	ASSERT_TRUE(isnan(iop_paired_t_p(d, se2, 0)));
 }
 
-/* Round pairs: 1 and 3 make 2, 10 and 20 make 15; as rates, 1/x averaged. */
-TEST_F(stats, round_pairs_average_two_rounds)
+/* Cycles of two rounds: 1 and 3 make 2, 10 and 20 make 15; as rates, 1/x averaged. */
+TEST_F(stats, round_units_average_a_cycle_of_two)
 {
 	const double x[] = { 1, 3, 10, 20 };
 	double u[2];
 
-	ASSERT_EQ(iop_round_pairs(x, 4, false, u), 2);
+	ASSERT_EQ(iop_round_units(x, 4, 2, false, u), 2);
 	ASSERT_TRUE(close_to(u[0], 2));
 	ASSERT_TRUE(close_to(u[1], 15));
-	ASSERT_EQ(iop_round_pairs(x, 4, true, u), 2);
+	ASSERT_EQ(iop_round_units(x, 4, 2, true, u), 2);
 	ASSERT_TRUE(close_to(u[0], 1.5));
 	ASSERT_TRUE(close_to(u[1], 2 / 0.15));
+}
+
+/*
+ * Cycles of three rounds, the last incomplete one left out: 1, 2, 6 make
+ * 3; 10, 20, 60 make 30; 7 is dropped. As rates 3 / (1/1 + 1/2 + 1/6).
+ */
+TEST_F(stats, round_units_average_a_cycle_of_three_and_drop_the_rest)
+{
+	const double x[] = { 1, 2, 6, 10, 20, 60, 7 };
+	double u[2];
+
+	ASSERT_EQ(iop_round_units(x, 7, 3, false, u), 2);
+	ASSERT_TRUE(close_to(u[0], 3));
+	ASSERT_TRUE(close_to(u[1], 30));
+	ASSERT_EQ(iop_round_units(x, 7, 3, true, u), 2);
+	ASSERT_TRUE(close_to(u[0], 3 / (1 + 0.5 + 1.0 / 6)));
+	ASSERT_EQ(iop_round_units(x, 7, 0, false, u), 0);
+}
+
+/*
+ * A linear trend over the rounds of a rotated cycle moves every side's
+ * cycle mean alike: sides A, A', B in the order A A' B, A' B A, B A A'
+ * at times 0 .. 8, each run's value its time, give A and A' the same
+ * cycle means, so their paired difference is 0.
+ */
+TEST_F(stats, rotated_cycle_cancels_a_linear_trend)
+{
+	/* per round, the time of A's run and of A''s */
+	const double a[] = { 0, 5, 7, 9, 14, 16 }, a2[] = { 1, 3, 8, 10, 12, 17 };
+	double d, se2, base;
+
+	ASSERT_EQ(iop_paired_rounds(a, a2, 6, 3, false, &d, &se2, &base), 2);
+	ASSERT_TRUE(close_to(d, 0));
+	ASSERT_TRUE(close_to(se2, 0));
 }
 
 TEST_HARNESS_MAIN
