@@ -398,9 +398,8 @@ static int calib_side(void *arg, char **kv, int nkv, json_t *pairing, json_t *re
 	ret = iop_params_parse(a->j->b, r, kv, nkv, why, len);
 	if (!ret && a->fs) {
 		ret = get_scratch(a->c, a->fs, a->j->backing, &s, why, len);
-		if (!ret) {
+		if (!ret)
 			use_scratch(r, &o, s);
-		}
 	}
 	if (!ret)
 		ret = iop_bench_run(r, &o, recs, why, len);
