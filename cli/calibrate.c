@@ -28,7 +28,11 @@
  * The spike-in is a busy-wait, so it is known only for metrics that are a
  * rate or a time per operation: a rate is measured on the wall clock, and
  * so waits on it; cpu_ns_per_op, the floors and CPU-clock ns per call on the
- * worker's own CPU clock. Every side's records go to the output file.
+ * worker's own CPU clock. inject_clock=loop on the command line injects a
+ * count of loop iterations instead, for either kind, with no clock read in
+ * the timed loop: the count for each effect is searched once, after the
+ * first A run, and every run of that effect gets the same count. Every
+ * side's records go to the output file.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -108,6 +112,9 @@ struct calib {
 	int nkv;
 	const char *clock, *metric;
 	bool rate;
+	/* inject_clock=loop: loops[e] iterations for inject_ns = inject[e] */
+	const uint64_t *inject;
+	uint64_t *loops;
 	const struct iop_calib_opts *o;
 	iop_calib_side_fn fn;
 	void *arg;
@@ -132,7 +139,7 @@ static int side_reset(struct side *s, bool keep_recs)
  */
 static int run_once(const struct calib *c, uint64_t inject_ns, json_t *pairing, struct side *s)
 {
-	char *all[MAX_KV + 2], a1[48], a2[48];
+	char *all[MAX_KV + 3], a1[48], a2[48], a3[48];
 	json_t *recs = json_array(), *rec;
 	double v[IOP_MAX_REPS], tm, se2;
 	uint64_t t0 = iop_now_ns();
@@ -147,6 +154,13 @@ static int run_once(const struct calib *c, uint64_t inject_ns, json_t *pairing, 
 	snprintf(a2, sizeof(a2), "inject_clock=%s", c->clock);
 	all[n++] = a1;
 	all[n++] = a2;
+	for (int e = 0; c->loops && inject_ns && e < c->o->neffects; e++) {
+		if (c->inject[e] != inject_ns)
+			continue;
+		snprintf(a3, sizeof(a3), "inject_loops=%llu", (unsigned long long)c->loops[e]);
+		all[n++] = a3;
+		break;
+	}
 	ret = c->fn(c->arg, all, n, pairing, recs, c->why, c->len);
 	json_array_foreach(recs, i, rec) {
 		double x = iop_record_value(rec, c->metric);
@@ -396,7 +410,7 @@ static void report_projection(FILE *out, const struct iop_calib_opts *o, const s
 
 static void report(FILE *out, const struct iop_calib_opts *o, const char *metric, bool rate,
 		   const struct side *a, const struct tally *aa, const struct tally *eff,
-		   const uint64_t *inject, double t_base, double side_s)
+		   const uint64_t *inject, const uint64_t *loops, double t_base, double side_s)
 {
 	double d2 = 0, n = (double)a[0].n;
 	const char *unit = o->runs > 1 ? "runs" : "repetitions";
@@ -415,9 +429,12 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 		aa->n, 100.0 * aa->flagged / aa->n, o->alpha);
 	for (int e = 0; e < o->neffects; e++) {
 		const struct tally *t = &eff[e];
+		char nl[48] = "";
 
-		fprintf(out, "effect %g%%: inject_ns=%llu, measured %.1f ns per operation = %.2f%%: detected in %d of %d pairs (%.0f%%), observed change median %+.2f%%\n",
-			100 * o->effects[e], (unsigned long long)inject[e], t->inject_measured,
+		if (loops)
+			snprintf(nl, sizeof(nl), " as inject_loops=%llu", (unsigned long long)loops[e]);
+		fprintf(out, "effect %g%%: inject_ns=%llu%s, measured %.1f ns per operation = %.2f%%: detected in %d of %d pairs (%.0f%%), observed change median %+.2f%%\n",
+			100 * o->effects[e], (unsigned long long)inject[e], nl, t->inject_measured,
 			100 * t->inject_measured / t_base, t->flagged, t->n,
 			100.0 * t->flagged / t->n, 100 * iop_median(t->rel, (size_t)t->n));
 	}
@@ -454,14 +471,19 @@ int iop_calib_check(const struct iop_bench *b, char **kv, int nkv, char *why, si
 	return 0;
 }
 
-/* inject_ns per effect, sized from the time per operation of the first A run(s) */
-static void size_effects(const struct iop_calib_opts *o, const struct side *a0, bool rate,
-			 uint64_t *inject)
+/*
+ * inject_ns per effect, sized from the time per operation of the first A
+ * run(s), and with inject_clock=loop the iterations that cost it now.
+ */
+static void size_effects(const struct calib *c, const struct side *a0, uint64_t *inject)
 {
-	double t_probe = time_per_op(a0, rate);
+	double t_probe = time_per_op(a0, c->rate);
 
-	for (int e = 0; e < o->neffects; e++)
-		inject[e] = (uint64_t)llround(o->effects[e] * t_probe) ?: 1;
+	for (int e = 0; e < c->o->neffects; e++) {
+		inject[e] = (uint64_t)llround(c->o->effects[e] * t_probe) ?: 1;
+		if (c->loops)
+			c->loops[e] = iop_inject_loops_for(inject[e]);
+	}
 }
 
 /*
@@ -479,7 +501,7 @@ static int run_sequential(const struct calib *c, struct side *a, struct side *bs
 	ret = run_side(c, 0, &a[0]);
 	if (ret)
 		return ret;
-	size_effects(o, &a[0], c->rate, inject);
+	size_effects(c, &a[0], inject);
 	for (int i = 0; i < o->pairs; i++) {
 		for (int e = 0; !ret && e < o->neffects; e++) {
 			ret = run_side(c, inject[e], &bs[e]);
@@ -547,7 +569,7 @@ static int run_interleaved(const struct calib *c, struct side *a, struct side *a
 							 blk[sd]) : -ENOMEM;
 				json_decref(pairing);
 				if (!ret && !i && !r && !sd)
-					size_effects(o, &a[0], c->rate, inject);
+					size_effects(c, &a[0], inject);
 			}
 		}
 		for (int k = 0; k < ns && !ret; k++)
@@ -572,7 +594,7 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 			   .len = len };
 	struct side *a = NULL, *a2, *bs = NULL;
 	struct tally *aa = NULL, *eff = NULL;
-	uint64_t inject[IOP_CALIB_MAX_EFFECTS];
+	uint64_t inject[IOP_CALIB_MAX_EFFECTS], loops[IOP_CALIB_MAX_EFFECTS];
 	double t_base = 0, side_s = 0;
 	char load0[128], load1[128];
 	int ret, na = o->interleave ? 2 * o->pairs : o->pairs + 1;
@@ -583,7 +605,9 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 	iop_params_parse(b, &proto, kv, nkv, why, len);
 	c.metric = iop_main_metric(&proto);
 	m = iop_metric_decl(b, c.metric);
-	c.clock = inject_clock_for(&proto, m);
+	c.clock = iop_is(&proto, "inject_clock", "loop") ? "loop" : inject_clock_for(&proto, m);
+	c.inject = inject;
+	c.loops = !strcmp(c.clock, "loop") ? loops : NULL;
 	c.rate = m->is_rate;
 	a = calloc((size_t)na, sizeof(*a));
 	bs = calloc((size_t)o->neffects, sizeof(*bs));
@@ -614,7 +638,7 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 			b->name, c.metric, o->pairs, (o->pairs + 1) + o->pairs * o->neffects,
 			o->neffects, o->neffects == 1 ? "" : "s", o->alpha);
 	fprintf(out, "load average: %s at the start, %s at the end\n", load0, load1);
-	report(out, o, c.metric, c.rate, a, aa, eff, inject, t_base, side_s);
+	report(out, o, c.metric, c.rate, a, aa, eff, inject, c.loops, t_base, side_s);
 	report_spread(out, a, a2, o->pairs, o->runs > 1, (size_t)iop_calib_cycle(o), o->alpha);
 out:
 	for (int i = 0; a && i < na; i++)

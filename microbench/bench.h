@@ -138,7 +138,9 @@ struct iop_worker {
 	/* the known effect (inject_ns): set up by iop_inject_init() */
 	uint64_t inject_ns;
 	clockid_t inject_clock;
-	int64_t inject_debit;	/* owed per operation: inject_ns less the call's own cost */
+	bool inject_loop;	/* inject_clock=loop: iterations, no clock read */
+	/* owed per operation: inject_ns less the call's own cost; loop: iterations */
+	int64_t inject_debit;
 	int64_t inject_owed;	/* negative: overshoot paid in advance */
 	int64_t inject_read_ns;	/* one read of inject_clock */
 	double inject_measured_ns;	/* per operation, measured on the pinned worker */
@@ -156,6 +158,9 @@ static inline void iop_count(struct iop_worker *w, uint64_t n)
 }
 
 void iop_inject_spin(struct iop_worker *w, uint64_t nops);
+
+/* inject_clock=loop: the iterations per call that cost closest to @ns here, now */
+uint64_t iop_inject_loops_for(uint64_t ns);
 
 /*
  * The known extra work of a calibration run: busy-wait inject_ns per

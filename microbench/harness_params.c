@@ -41,8 +41,10 @@ const struct iop_param iop_common_params[] = {
 	  "seconds after which target_ci stops repeating, reached or not" },
 	{ "inject_ns", IOP_P_U64, "0", 0, 100000000, NULL,
 	  "known extra work: busy-wait this many ns per operation in the timed loop (calibration)" },
-	{ "inject_clock", IOP_P_ENUM, "wall", 0, 0, "wall|cpu",
-	  "the clock inject_ns waits on: wall time (rates) or the worker's CPU time (CPU per op)" },
+	{ "inject_clock", IOP_P_ENUM, "wall", 0, 0, "wall|cpu|loop",
+	  "what inject_ns waits on: wall time (rates), the worker's CPU time (CPU per op), or loop: a count of iterations, no clock read" },
+	{ "inject_loops", IOP_P_U64, "0", 0, 1000000000, NULL,
+	  "with inject_clock=loop: iterations per operation (0: the count that costs inject_ns at start)" },
 	{ .name = NULL }
 };
 
@@ -305,7 +307,7 @@ bool iop_is(const struct iop_run *r, const char *name, const char *choice)
 /* Whether @name came after records existed: the resolution settings, and the benchmark's own. */
 static bool added_later(const struct iop_bench *b, const char *name)
 {
-	static const char common[] = " main_metric target_ci time_budget inject_ns inject_clock ";
+	static const char common[] = " main_metric target_ci time_budget inject_ns inject_clock inject_loops ";
 	char word[64];
 	const char *p;
 	size_t n = strlen(name);

@@ -13,6 +13,12 @@
  *   than one clock read. The call's own cost is measured on the pinned
  *   worker before the first timed loop and subtracted; the measured
  *   per-operation cost goes into the record.
+ *   inject_clock=loop reads no clock in the timed loop: it runs a count of
+ *   empty iterations sized on the wall clock before the first timed loop.
+ *   The CPU clock has no vDSO path, so each read of it is a system call,
+ *   which under page-table isolation costs as much as the short calls
+ *   read_vs_readv times, and disturbs them; a loop is user-mode work only,
+ *   and slows with the CPU as the measured call does.
  * - Main metric: the metric a verdict, the trust check and target_ci go
  *   by (main_metric=, default the benchmark's first metric).
  * - Precision-driven repetitions: with target_ci=PCT the harness repeats
@@ -46,10 +52,23 @@ static int64_t clock_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+/* @k iterations of dependent user-mode work the compiler cannot remove */
+static void __attribute__((noinline)) spin_iters(uint64_t k)
+{
+	while (k) {
+		k--;
+		__asm__ volatile("" : "+r"(k));
+	}
+}
+
 void iop_inject_spin(struct iop_worker *w, uint64_t nops)
 {
 	int64_t t0, t;
 
+	if (w->inject_loop) {
+		spin_iters(nops * (uint64_t)w->inject_debit);
+		return;
+	}
 	w->inject_owed += (int64_t)nops * w->inject_debit;
 	if (w->inject_owed <= 0)
 		return;
@@ -72,6 +91,9 @@ static int cmp_dbl(const void *a, const void *b)
  * The cost per injection, on the wait's clock: the median of 41 short
  * trials of @k injections each, so that the trials a preempting process
  * interrupts (on a shared CPU most long ones would be) do not count.
+ * A loop's cost is the fifth fastest trial instead: the speed of the CPU
+ * itself changes by a third from one millisecond to the next on a shared
+ * host, and the floors a loop is sized against are its fast moments.
  */
 static double inject_cost(struct iop_worker *w, uint64_t k)
 {
@@ -89,7 +111,54 @@ static double inject_cost(struct iop_worker *w, uint64_t k)
 	}
 	w->inject_owed = 0;
 	qsort(per, 41, sizeof(per[0]), cmp_dbl);
-	return per[20];
+	return per[w->inject_loop ? 4 : 20];
+}
+
+/*
+ * The count of iterations whose calls cost closest to @ns now, on the
+ * calling thread's CPU. Calls of up to about 150 iterations cost less per
+ * iteration than longer ones (the reach of the exit branch's predictor),
+ * so the count is not scaled from one long trial but searched: the cost
+ * grows with the count, in steps.
+ */
+uint64_t iop_inject_loops_for(uint64_t ns)
+{
+	/* the path of the timed loop: iop_inject() on a worker of this count */
+	struct iop_worker w = { .inject_ns = ns, .inject_loop = true,
+				.inject_clock = CLOCK_MONOTONIC };
+	uint64_t k = 100000 / ns > 200 ? 100000 / ns : 200, lo = 0, hi = 2 * ns + 16;
+	double c_lo, c_hi;
+
+	if (!ns)
+		return 0;
+	for (;;) {
+		w.inject_debit = (int64_t)hi;
+		if (inject_cost(&w, k) >= (double)ns || hi >= (1ull << 40))
+			break;
+		lo = hi;
+		hi *= 2;
+	}
+	/* cost(lo) < ns <= cost(hi) */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		w.inject_debit = (int64_t)mid;
+		if (inject_cost(&w, k) >= (double)ns)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	w.inject_debit = (int64_t)hi;
+	c_hi = inject_cost(&w, k);
+	w.inject_debit = (int64_t)lo;
+	c_lo = lo ? inject_cost(&w, k) : 0;
+	return lo && (double)ns - c_lo < c_hi - (double)ns ? lo : hi;
+}
+
+/* calls of @n ns per trial of inject_cost(): about 0.5 ms, at least 200 */
+static uint64_t k_for(uint64_t n)
+{
+	return 500000 / n > 200 ? 500000 / n : 200;
 }
 
 int iop_inject_init(struct iop_worker *w)
@@ -100,10 +169,18 @@ int iop_inject_init(struct iop_worker *w)
 
 	w->inject_ns = n;
 	w->inject_measured_ns = 0;
+	w->inject_owed = 0;
 	if (!n)
 		return 0;
 	w->inject_clock = iop_is(r, "inject_clock", "cpu") ? CLOCK_THREAD_CPUTIME_ID :
 							      CLOCK_MONOTONIC;
+	w->inject_loop = iop_is(r, "inject_clock", "loop");
+	if (w->inject_loop) {
+		/* the same count every operation: the exit branch predicted alike */
+		w->inject_debit = (int64_t)(iop_u64(r, "inject_loops") ?: iop_inject_loops_for(n));
+		w->inject_measured_ns = inject_cost(w, k_for(n));
+		return 0;
+	}
 	/* one read of that clock: the fastest of 20 batches of 1000 */
 	for (int b = 0; b < 20; b++) {
 		int64_t t0 = clock_ns(w->inject_clock), t1;
@@ -116,8 +193,7 @@ int iop_inject_init(struct iop_worker *w)
 	}
 	w->inject_read_ns = (int64_t)llround(best);
 	w->inject_debit = (int64_t)n;
-	/* trials of about 0.5 ms, at least 200 calls */
-	k = 500000 / n > 200 ? 500000 / n : 200;
+	k = k_for(n);
 	for (int round = 0; round < 3; round++) {
 		/* pay less per call by what the call itself costs beyond N */
 		w->inject_debit -= (int64_t)llround(inject_cost(w, k) - (double)n);
@@ -157,6 +233,13 @@ const struct iop_metric *iop_metric_decl(const struct iop_bench *b, const char *
 int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
 {
 	const char *m = iop_str(r, "main_metric");
+
+	/* the count is what inject_ns= comes to: without both, nothing to record */
+	if (iop_u64(r, "inject_loops") && (!iop_is(r, "inject_clock", "loop") ||
+					   !iop_u64(r, "inject_ns"))) {
+		snprintf(why, len, "inject_loops= needs inject_clock=loop and inject_ns=, the time it stands for");
+		return -EINVAL;
+	}
 
 	if (*m && !iop_metric_decl(r->bench, m)) {
 		snprintf(why, len, "main_metric=%s: not a metric of %s (iopath bench --help %s lists them)",

@@ -69,13 +69,19 @@ cd "$fix" || exit 1
 "$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=2 runtime=1 \
 	interval_ms=100 warmup=0 main_metric=readv_ns_floor --pairs 2 --effects 5 \
 	--out "$tmp/calib.jsonl" > "$tmp/calib.txt" 2> "$tmp/calib.err"
-# The same, interleaved: 2 blocks of sides A, A' and +5%, two cycles of 3 rounds each.
+# The same, interleaved: 2 blocks of sides A, A' and +5%, two cycles of 3
+# rounds each, the effect a loop count.
 "$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=1 runtime=1 \
-	interval_ms=100 warmup=0 main_metric=readv_ns_floor --pairs 2 --runs 6 --interleave \
+	interval_ms=100 warmup=0 main_metric=readv_ns_floor inject_clock=loop --pairs 2 --runs 6 --interleave \
 	--effects 5 --out "$tmp/icalib.jsonl" > "$tmp/icalib.txt" 2> "$tmp/icalib.err"
 # The spike-in on the CPU clock, measured per operation on the worker.
 "$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
 	reps=1 inject_ns=200 inject_clock=cpu --json 2> "$tmp/inject.err" > "$tmp/inject.jsonl"
+# The spike-in as a loop count: sized on the worker, and given.
+"$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
+	reps=1 inject_ns=200 inject_clock=loop --json 2> "$tmp/loop.err" > "$tmp/loop.jsonl"
+"$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
+	reps=1 inject_ns=200 inject_clock=loop inject_loops=1234 --json 2> "$tmp/loopn.err" > "$tmp/loopn.jsonl"
 
 PYTHONPATH=$lib PYTHONDONTWRITEBYTECODE=1 python3 - "$tmp" <<'EOF' | tee "$tmp/py.out"
 import json, math, re, sys
@@ -304,10 +310,11 @@ result(len(A) == 3 and len(B) == 2 and not miss, "resolution.calibrate.counts_an
 # Interleaved: blocks of sides A, A' and +5% by run.pairing, each pair
 # tested on the differences of its cycles of 3 rounds, in which the
 # sides' order rotates (A A' B, A' B A, B A A'): no side twice in a row.
-blocks, orders = {}, {}
+blocks, orders, loops = {}, {}, {}
 for line in open(tmp + "/icalib.jsonl"):
     r = json.loads(line)
     p = r["run"]["pairing"]
+    loops.setdefault(p["side"], set()).add(r["run"].get("inject", {}).get("loops"))
     v = next(m["value"] for m in r["metrics"] if m["name"] == "readv_ns_floor")
     blocks.setdefault(p["id"], {}).setdefault(p["side"], {})[p["round"]] = v
     if p.get("cycle") != 3:
@@ -326,6 +333,11 @@ result(len(orders) == 2 and all([s for _, s in o] == rot for o in orders.values(
 aa = [ppair(b["A"], b["A'"]) for b in full]
 ef = [ppair(b["A"], b["+5%"]) for b in full]
 text = open(tmp + "/icalib.txt").read()
+# one count, searched once, for every run of the effect, and named in the report
+lp = sorted(loops.get("+5%", set()), key=str)
+result(loops.get("A") == {None} and len(lp) == 1 and (lp[0] or 0) > 0 and
+       "as inject_loops=%s," % lp[0] in text,
+       "resolution.calibrate.loop_effect_one_count_for_every_run", repr(loops))
 miss = ["no blocks"]
 if aa:
     d2 = sum(x[1] ** 2 for x in aa) / len(aa)
@@ -344,11 +356,35 @@ recs = [json.loads(l) for l in open(tmp + "/inject.jsonl") if l.strip()]
 inj = recs[0]["run"].get("inject", {}) if recs else {}
 result(inj.get("ns") == 200 and inj.get("clock") == "cpu" and abs(inj.get("measured_ns", 0) - 200) < 20,
        "resolution.inject.measured_per_operation_within_10pct", repr(inj))
+
+# the CPU's speed moves by a third on a shared host: the loop is sized on
+# its fast moments, and measured (on the worker, later) within a quarter
+recs = [json.loads(l) for l in open(tmp + "/loop.jsonl") if l.strip()]
+inj = recs[0]["run"].get("inject", {}) if recs else {}
+result(inj.get("clock") == "loop" and inj.get("loops", 0) > 0 and abs(inj.get("measured_ns", 0) - 200) < 50,
+       "resolution.inject.loop_sized_to_inject_ns", repr(inj))
+recs = [json.loads(l) for l in open(tmp + "/loopn.jsonl") if l.strip()]
+inj = recs[0]["run"].get("inject", {}) if recs else {}
+result(inj.get("loops") == 1234 and inj.get("ns") == 200 and inj.get("measured_ns", 0) > 0,
+       "resolution.inject.loop_count_given_is_kept", repr(inj))
 EOF
 rc=${PIPESTATUS[0]}
 n=$(grep -cE '^(not )?ok ' "$tmp/py.out")
 # a crash of the checks above is a failure, never a shorter plan
 [ "$rc" = 0 ] || not_ok "resolution.independent_checks_ran # python exit status $rc"
+
+# A loop count without the loop, or without the time it stands for: refused.
+for bad in "inject_loops=5 inject_ns=20:clock" "inject_loops=5 inject_clock=loop:ns"; do
+	# shellcheck disable=SC2086
+	"$iopath" bench read_vs_readv ${bad%:*} > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "inject_loops=" "$tmp/err"; then
+		ok "resolution.inject.loops_refused_without_loop_${bad#*:}"
+	else
+		sed 's/^/# /' "$tmp/err"
+		not_ok "resolution.inject.loops_refused_without_loop_${bad#*:}"
+	fi
+done
 
 # A busy-wait has no known effect on a ratio: refused before anything runs.
 "$iopath" bench --calibrate read_vs_readv main_metric=readv_read_ratio > "$tmp/out" 2> "$tmp/err"
