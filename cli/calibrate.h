@@ -35,8 +35,9 @@ typedef int (*iop_calib_side_fn)(void *arg, char **kv, int nkv, json_t *pairing,
 
 /*
  * Rounds per cycle of an interleaved calibration (0 when sequential): one
- * per side, A, A' and each effect, the order rotating by one side each
- * round (lib/stats.h, iop_round_units()).
+ * per side, A, A' and each effect, each cycle a Latin square of the sides'
+ * places, balanced for the run before over a pair of cycles (calibrate.c,
+ * side_at(); lib/stats.h, iop_round_units()).
  */
 static inline int iop_calib_cycle(const struct iop_calib_opts *o)
 {

@@ -514,8 +514,8 @@ static void usage(FILE *f)
 		"  --pairs N           calibration pairs of each kind (default 20)\n"
 		"  --runs K            runs per side, tested over the runs as compare does (1)\n"
 		"  --interleave        run the sides of a pair round by round, one run each, and\n"
-		"                      test the runs paired by cycle (--runs a multiple of the\n"
-		"                      sides, A, A' and the effects, and two cycles or more)\n"
+		"                      test the runs paired by cycle (--runs a multiple of twice\n"
+		"                      the sides, A, A' and the effects)\n"
 		"  --effects LIST      known effects in %% (default 1,2,5)\n"
 		"  --side-time S       also state the MDE for S seconds per side (default 60)\n\n"
 		"Values with commas are matrix axes (bs=4k,64k). Parameters: iopath bench --help NAME.\n");
@@ -773,10 +773,10 @@ static int bench_main(int argc, char **argv)
 	ret = parse_opts(argc, argv, &c, &co, &a);
 	if (ret >= 0)
 		return ret;
-	if (co.interleave && (co.runs < 2 * iop_calib_cycle(&co) || co.runs % iop_calib_cycle(&co)))
-		return iop_usage_error("bench", "--interleave tests cycles of %d rounds (A, A' and %d effect%s): --runs must be a multiple of %d and %d or more, not %d",
+	if (co.interleave && (!co.runs || co.runs % (2 * iop_calib_cycle(&co))))
+		return iop_usage_error("bench", "--interleave runs pairs of cycles of %d rounds (A, A' and %d effect%s): --runs must be a multiple of %d, not %d",
 				       iop_calib_cycle(&co), co.neffects, co.neffects == 1 ? "" : "s",
-				       iop_calib_cycle(&co), 2 * iop_calib_cycle(&co), co.runs);
+				       2 * iop_calib_cycle(&co), co.runs);
 	if (a.do_list || a.do_help) {
 		if (optind < argc) {
 			const struct iop_bench *b = iop_bench_find(argv[optind]);

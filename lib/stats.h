@@ -101,10 +101,10 @@ size_t iop_paired(const double *xb, const double *xn, size_t n, bool reciprocal,
 		  double *se2, double *base);
 
 /*
- * Interleaved sides run in a cycle of @k rounds in which the order of the
- * sides rotates (k sides: round r starts with side r mod k), so that each
- * side takes every place in a round once per cycle and none runs twice in
- * a row. A trend within a round adds to one round's difference and takes
+ * Interleaved sides run in cycles of @k rounds, each a Latin square of
+ * the sides' places (A A' B, A' B A, B A A', then B A' A, A' A B, A B A'),
+ * so that each side takes every place in a round once per cycle and none
+ * runs twice in a row. A trend within a round adds to one round's difference and takes
  * from another's: the differences of single rounds spread more than their
  * mean does (read_vs_readv here: A/A means 0.22% apart, single rounds
  * predicting 0.35%), and a linear trend cancels only over a whole cycle.

@@ -308,8 +308,10 @@ result(len(A) == 3 and len(B) == 2 and not miss, "resolution.calibrate.counts_an
        "sides %d/%d, missing %r" % (len(A), len(B), miss))
 
 # Interleaved: blocks of sides A, A' and +5% by run.pairing, each pair
-# tested on the differences of its cycles of 3 rounds, in which the
-# sides' order rotates (A A' B, A' B A, B A A'): no side twice in a row.
+# tested on the differences of its cycles of 3 rounds. The order is
+# checked by its properties: every cycle a Latin square (each side in
+# every place once), no side twice in a row, and over the two cycles
+# each side after each other side equally often (3 times), seams included.
 blocks, orders, loops = {}, {}, {}
 for line in open(tmp + "/icalib.jsonl"):
     r = json.loads(line)
@@ -326,9 +328,18 @@ def ppair(a, b):
     d, v, h, base = paired(ya, yb, 3)
     return p_two(abs(d) / math.sqrt(v), h - 1), d / base, h, v / base ** 2
 full = [b for b in blocks.values() if sorted(b) == ["+5%", "A", "A'"] and all(len(s) == 6 for s in b.values())]
-rot = [["A", "A'", "+5%"][(k + r) % 3] for r in range(6) for k in range(3)]
-result(len(orders) == 2 and all([s for _, s in o] == rot for o in orders.values()),
-       "resolution.calibrate.interleaved_order_rotates_no_side_twice_in_a_row",
+def balanced(o):
+    seq = [s for _, s in o]
+    if len(seq) != 18:
+        return False
+    places = [[seq[9 * c + 3 * q + k] for q in range(3)] for c in range(2) for k in range(3)]
+    latin = all(sorted(p) == ["+5%", "A", "A'"] for p in places)
+    after = {}
+    for x, y in zip(seq, seq[1:] + seq[:1]):
+        after[(x, y)] = after.get((x, y), 0) + 1
+    return latin and sorted(after.values()) == [3] * 6 and all(x != y for x, y in after)
+result(len(orders) == 2 and all(balanced(o) for o in orders.values()),
+       "resolution.calibrate.interleaved_order_balances_places_and_predecessors",
        repr({i: [s for _, s in o] for i, o in orders.items()}))
 aa = [ppair(b["A"], b["A'"]) for b in full]
 ef = [ppair(b["A"], b["+5%"]) for b in full]
@@ -409,16 +420,16 @@ if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--runs 0" "$t
 else
 	not_ok resolution.calibrate.refuses_bad_runs
 fi
-# A, A' and one effect rotate in cycles of 3 rounds: 4 is no whole number of cycles, 3 only one.
+# A, A' and one effect run in cycles of 3 rounds, balanced over pairs of them: 4 and 3 are no whole pair.
 "$iopath" bench --calibrate read_vs_readv --interleave --effects 2 --runs 4 > "$tmp/out" 2> "$tmp/err"
 rc=$?
 "$iopath" bench --calibrate read_vs_readv --interleave --effects 2 --runs 3 > "$tmp/out" 2> "$tmp/err3"
 rc3=$?
-if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--runs must be a multiple of 3 and 6 or more, not 4" "$tmp/err" &&
+if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "--runs must be a multiple of 6, not 4" "$tmp/err" &&
    [ "$rc3" = 2 ] && grep -q -- "not 3" "$tmp/err3"; then
-	ok resolution.calibrate.interleave_needs_two_whole_cycles
+	ok resolution.calibrate.interleave_needs_whole_pairs_of_cycles
 else
-	not_ok resolution.calibrate.interleave_needs_two_whole_cycles
+	not_ok resolution.calibrate.interleave_needs_whole_pairs_of_cycles
 fi
 "$iopath" bench read_vs_readv main_metric=nosuch > "$tmp/out" 2> "$tmp/err"
 rc=$?
