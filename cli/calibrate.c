@@ -113,7 +113,7 @@ struct calib {
 	int nkv;
 	const char *clock, *metric;
 	bool rate;
-	/* inject_clock=loop: loops[e] iterations for inject_ns = inject[e] */
+	/* inject_ns of effect e, and with inject_clock=loop its iterations */
 	const uint64_t *inject;
 	uint64_t *loops;
 	const struct iop_calib_opts *o;
@@ -136,10 +136,11 @@ static int side_reset(struct side *s, bool keep_recs)
  * One run of the job into side @s: with --runs 1 the main metric of each
  * repetition, else the run's trimmed mean (of 1/x for a rate, given back
  * as a rate), the observations iopath compare tests a file with several
- * runs of one boot by.
+ * runs of one boot by. @e: the effect's index, or -1 for an A side.
  */
-static int run_once(const struct calib *c, uint64_t inject_ns, json_t *pairing, struct side *s)
+static int run_once(const struct calib *c, int e, json_t *pairing, struct side *s)
 {
+	uint64_t inject_ns = e < 0 ? 0 : c->inject[e];
 	char *all[MAX_KV + 3], a1[48], a2[48], a3[48];
 	json_t *recs = json_array(), *rec;
 	double v[IOP_MAX_REPS], tm, se2;
@@ -155,12 +156,9 @@ static int run_once(const struct calib *c, uint64_t inject_ns, json_t *pairing, 
 	snprintf(a2, sizeof(a2), "inject_clock=%s", c->clock);
 	all[n++] = a1;
 	all[n++] = a2;
-	for (int e = 0; c->loops && inject_ns && e < c->o->neffects; e++) {
-		if (c->inject[e] != inject_ns)
-			continue;
+	if (c->loops && e >= 0) {
 		snprintf(a3, sizeof(a3), "inject_loops=%llu", (unsigned long long)c->loops[e]);
 		all[n++] = a3;
-		break;
 	}
 	ret = c->fn(c->arg, all, n, pairing, recs, c->why, c->len);
 	json_array_foreach(recs, i, rec) {
@@ -197,13 +195,13 @@ static int side_check(const struct calib *c, const struct side *s)
 	return -EINVAL;
 }
 
-/* One side: --runs runs of the job, one after the other. */
-static int run_side(const struct calib *c, uint64_t inject_ns, struct side *s)
+/* One side: --runs runs of the job, one after the other; @e as run_once()'s. */
+static int run_side(const struct calib *c, int e, struct side *s)
 {
-	int ret = side_reset(s, !inject_ns);
+	int ret = side_reset(s, e < 0);
 
 	for (int r = 0; r < c->o->runs && !ret; r++)
-		ret = run_once(c, inject_ns, NULL, s);
+		ret = run_once(c, e, NULL, s);
 	return ret ?: side_check(c, s);
 }
 
@@ -499,13 +497,13 @@ static int run_sequential(const struct calib *c, struct side *a, struct side *bs
 	int ret;
 
 	fprintf(stderr, "iopath: bench --calibrate: A side 1 of %d\n", o->pairs + 1);
-	ret = run_side(c, 0, &a[0]);
+	ret = run_side(c, -1, &a[0]);
 	if (ret)
 		return ret;
 	size_effects(c, &a[0], inject);
 	for (int i = 0; i < o->pairs; i++) {
 		for (int e = 0; !ret && e < o->neffects; e++) {
-			ret = run_side(c, inject[e], &bs[e]);
+			ret = run_side(c, e, &bs[e]);
 			if (!ret) {
 				tally_pair(&eff[e], &a[i], &bs[e], c->rate, o->alpha, true, 0);
 				eff[e].inject_measured += bs[e].inject_measured / o->pairs;
@@ -513,7 +511,7 @@ static int run_sequential(const struct calib *c, struct side *a, struct side *bs
 		}
 		fprintf(stderr, "iopath: bench --calibrate: A side %d of %d\n", i + 2, o->pairs + 1);
 		if (!ret)
-			ret = run_side(c, 0, &a[i + 1]);
+			ret = run_side(c, -1, &a[i + 1]);
 		if (ret)
 			return ret;
 		tally_pair(aa, &a[i], &a[i + 1], c->rate, o->alpha, false, 0);
@@ -585,7 +583,7 @@ static int run_interleaved(const struct calib *c, struct side *a, struct side *a
 					snprintf(side, sizeof(side), "+%g%%", 100 * o->effects[sd - 2]);
 				pairing = json_pack("{s:s, s:i, s:i, s:s}", "id", id, "round", r,
 						    "cycle", ns, "side", side);
-				ret = pairing ? run_once(c, sd < 2 ? 0 : inject[sd - 2], pairing,
+				ret = pairing ? run_once(c, sd < 2 ? -1 : sd - 2, pairing,
 							 blk[sd]) : -ENOMEM;
 				json_decref(pairing);
 				if (!ret && !i && !r && !sd)
