@@ -165,7 +165,7 @@ int vs_fio_after_rep(struct iop_run *r, int rep, const struct iop_rep *res, json
 	int ret;
 
 	memset(&fj, 0, sizeof(fj));
-	ret = r->bench->fio(r, &fj, (int)iop_u64(r, "runtime"));
+	ret = r->bench->fio(r, &fj, iop_runtime_ms(r));
 	if (ret) {
 		snprintf(why, len, "%s: no matching fio job for these parameters", r->bench->name);
 		return ret;

@@ -271,9 +271,16 @@ static json_t *effective_params(json_t *rec, bool *fs_from_env)
 
 static char *group_key(json_t *rec, json_t *params)
 {
+	json_t *canon = json_deep_copy(params), *v;
+	const char *name;
 	char *p, *key;
 
-	p = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	/* a number is one value whichever way it was written: runtime 1 and 1.0 */
+	json_object_foreach(canon, name, v)
+		if (json_is_integer(v))
+			json_object_set_new(canon, name, json_real((double)json_integer_value(v)));
+	p = canon ? json_dumps(canon, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(canon);
 	if (!p)
 		return NULL;
 	if (asprintf(&key, "%s %s", json_string_value(json_object_get(rec, "bench")), p) < 0)

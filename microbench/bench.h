@@ -199,6 +199,8 @@ struct iop_run {
 /* Look up a parameter of the current job (by name; a typo is a bug: abort()). */
 uint64_t iop_u64(const struct iop_run *r, const char *name);
 double iop_dbl(const struct iop_run *r, const char *name);
+/* runtime= in ms */
+int iop_runtime_ms(const struct iop_run *r);
 const char *iop_str(const struct iop_run *r, const char *name);
 bool iop_is(const struct iop_run *r, const char *name, const char *choice);
 /* validate hook for file benchmarks: size= must hold at least one bs= block. */
@@ -243,10 +245,10 @@ struct iop_fio_job {
 void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * End a fio job the way every benchmark runs it: time based, one second
- * of ramp, @runtime seconds, no per-I/O clock reads unless @lat; its IOPS
+ * of ramp, @runtime_ms ms, no per-I/O clock reads unless @lat; its IOPS
  * under @ddir compare with our phase @phase.
  */
-void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime, const char *ddir, int phase);
+void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime_ms, const char *ddir, int phase);
 /* Free the run's job (r->priv, set to NULL), first unlinking @path when @created. */
 void iop_job_free(struct iop_run *r, const char *path, bool created);
 
@@ -294,7 +296,7 @@ struct iop_bench {
 	void (*worker_exit)(struct iop_worker *w);
 	void (*teardown)(struct iop_run *r);
 	/* the matching fio job (for --vs-fio); -EOPNOTSUPP if none */
-	int (*fio)(const struct iop_run *r, struct iop_fio_job *j, int runtime);
+	int (*fio)(const struct iop_run *r, struct iop_fio_job *j, int runtime_ms);
 	struct iop_bench *next;
 };
 

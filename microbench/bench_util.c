@@ -31,13 +31,16 @@ void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...)
 	j->argv[j->argc] = NULL;
 }
 
-void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime, const char *ddir, int phase)
+void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime_ms, const char *ddir, int phase)
 {
 	if (!lat)
 		iop_fio_arg(j, "--gtod_reduce=1");
 	iop_fio_arg(j, "--time_based=1");
 	iop_fio_arg(j, "--ramp_time=1");
-	iop_fio_arg(j, "--runtime=%d", runtime);
+	if (runtime_ms % 1000)
+		iop_fio_arg(j, "--runtime=%dms", runtime_ms);
+	else
+		iop_fio_arg(j, "--runtime=%d", runtime_ms / 1000);
 	j->ddir = ddir;
 	j->phase = phase;
 }

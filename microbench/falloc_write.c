@@ -221,7 +221,7 @@ static int fw_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 }
 
 /* LKP fio-basic's job (fallocate=posix layout, falloc engine), time based. */
-static int fw_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
+static int fw_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime_ms)
 {
 	const struct fw_job *j = r->priv;
 	const char *ddir = j->mode == 0 ? "write" : j->mode == FALLOC_FL_KEEP_SIZE ? "read" : "trim";
@@ -237,7 +237,7 @@ static int fw_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
 	iop_fio_arg(f, "--fallocate=posix");
 	iop_fio_arg(f, "--invalidate=0");
 	iop_fio_arg(f, "--thread=1");
-	iop_fio_time_based(f, j->lat, runtime, ddir, 0);
+	iop_fio_time_based(f, j->lat, runtime_ms, ddir, 0);
 	return 0;
 }
 

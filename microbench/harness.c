@@ -200,7 +200,7 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 		  char *why, size_t len)
 {
 	const struct iop_bench *b = r->bench;
-	int runtime_ms = (int)iop_u64(r, "runtime") * 1000;
+	int runtime_ms = iop_runtime_ms(r);
 	int nsamples = runtime_ms / (int)iop_u64(r, "interval_ms");
 	struct pool pool = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			     .cmd_cv = PTHREAD_COND_INITIALIZER,

@@ -10,6 +10,7 @@
 #endif
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +26,8 @@ const struct iop_param iop_common_params[] = {
 	{ "cpus", IOP_P_CPUS, "", 0, 0, NULL,
 	  "CPUs for the worker threads, one each in turn (default: the last online CPU)" },
 	{ "reps", IOP_P_U64, "5", 1, 1000, NULL, "repetitions, one record each" },
-	{ "runtime", IOP_P_U64, "5", 1, 86400, NULL,
-	  "seconds per repetition (per phase), after the dropped first interval" },
+	{ "runtime", IOP_P_DOUBLE, "5", 0.1, 86400, NULL,
+	  "seconds per repetition (per phase), after the dropped first interval; fractions to the ms" },
 	{ "warmup", IOP_P_U64, "1", 0, 3600, NULL, "seconds of untimed warm-up before the first repetition" },
 	{ "interval_ms", IOP_P_U64, "1000", 10, 60000, NULL, "sample interval (per-phase slice)" },
 	{ "cv_max", IOP_P_DOUBLE, "2", 0, 1000, NULL,
@@ -292,6 +293,11 @@ int iop_validate_size_holds_bs(const struct iop_run *r, char *why, size_t len)
 double iop_dbl(const struct iop_run *r, const char *name)
 {
 	return value_find(r, name)->d;
+}
+
+int iop_runtime_ms(const struct iop_run *r)
+{
+	return (int)llround(iop_dbl(r, "runtime") * 1000);
 }
 
 const char *iop_str(const struct iop_run *r, const char *name)

@@ -443,7 +443,7 @@ static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
  * fio's sync engine issues read(2), one call per I/O: the read phase. With
  * calls=readv, its vsync engine: readv(2) of one segment at depth 1.
  */
-static int rv_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
+static int rv_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime_ms)
 {
 	const struct rv_job *j = r->priv;
 	bool readv_only = j->op[0] == PH_READV;
@@ -456,7 +456,7 @@ static int rv_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
 	iop_fio_arg(f, "--bs=%zu", j->bs);
 	iop_fio_arg(f, "--invalidate=0");
 	iop_fio_arg(f, "--thread=1");
-	iop_fio_time_based(f, false, runtime, "read", 0);
+	iop_fio_time_based(f, false, runtime_ms, "read", 0);
 	return 0;
 }
 

@@ -590,7 +590,7 @@ static int ur_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 }
 
 /* fio's io_uring engine with t/io_uring's options, as close as fio allows. */
-static int ur_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
+static int ur_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime_ms)
 {
 	const struct ur_job *j = r->priv;
 
@@ -615,7 +615,7 @@ static int ur_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime)
 	iop_fio_arg(f, "--numjobs=%d", r->nworkers);
 	iop_fio_arg(f, "--group_reporting=1");
 	/* no per-I/O clock reads without lat, like t/io_uring without -t */
-	iop_fio_time_based(f, j->lat, runtime, "read", 0);
+	iop_fio_time_based(f, j->lat, runtime_ms, "read", 0);
 	return 0;
 }
 
