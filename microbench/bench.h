@@ -144,6 +144,8 @@ struct iop_worker {
 	int64_t inject_owed;	/* negative: overshoot paid in advance */
 	int64_t inject_read_ns;	/* one read of inject_clock */
 	double inject_measured_ns;	/* per operation, measured on the pinned worker */
+	struct iop_inject_probe *inject_probe;	/* inject_probe=1: on and off in turn */
+	bool inject_loop_on;	/* the loop runs (inject_probe: in this stretch) */
 };
 
 static inline bool iop_stopping(const struct iop_worker *w)
@@ -157,20 +159,75 @@ static inline void iop_count(struct iop_worker *w, uint64_t n)
 	__atomic_store_n(&w->ops, w->ops + n, __ATOMIC_RELAXED);
 }
 
+/* the clock waits of inject_clock=wall|cpu, and inject_probe's bookkeeping */
 void iop_inject_spin(struct iop_worker *w, uint64_t nops);
+
+/*
+ * inject_probe=1: the loop's cost inside the timed loop, as a fraction of
+ * the operation's time (the median over pairs of neighbouring stretches,
+ * one with the loop and one without), or NAN; restarts the count.
+ */
+double iop_inject_probe_take(struct iop_worker *w);
+void iop_inject_probe_free(struct iop_worker *w);
 
 /* inject_clock=loop: the iterations per call that cost closest to @ns here, now */
 uint64_t iop_inject_loops_for(uint64_t ns);
+
+/* one dependent addition the compiler can neither fold nor drop */
+static inline uint64_t iop_spin_add(uint64_t x)
+{
+	x++;
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
+/*
+ * @k iterations of user-mode work: each eight dependent additions, so
+ * that the loop's exit branch, taken once per call, stays within the
+ * reach of the branch predictor for counts up to hundreds of ns; a loop
+ * of single steps outgrows it near 100 iterations and then mispredicts
+ * its exit on every call, a cost that varies with the host's state.
+ */
+static inline void iop_spin_iters(uint64_t k)
+{
+	uint64_t x = 0;
+
+	while (k) {
+		k--;
+		x = iop_spin_add(iop_spin_add(iop_spin_add(iop_spin_add(x))));
+		x = iop_spin_add(iop_spin_add(iop_spin_add(iop_spin_add(x))));
+		__asm__ volatile("" : "+r"(k));
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	/*
+	 * The chain ends before the next instruction starts: else it would
+	 * overlap the entry of the next system call, by an amount that
+	 * varies from one run to the next.
+	 */
+	__asm__ volatile("lfence" ::: "memory");
+#endif
+}
 
 /*
  * The known extra work of a calibration run: busy-wait inject_ns per
  * operation, @nops operations at a time, in the timed loop right after
  * iop_count(). One predictable branch when inject_ns=0.
+ * The loop of inject_clock=loop is inlined into the timed loop: without
+ * PCID, page-table isolation flushes the TLB on every system call, and a
+ * loop in a page of code of its own would cost a page walk per call on
+ * top of its iterations, more or less with the host's state.
  */
 static inline void iop_inject(struct iop_worker *w, uint64_t nops)
 {
-	if (__builtin_expect(w->inject_ns != 0, 0))
-		iop_inject_spin(w, nops);
+	if (__builtin_expect(w->inject_ns == 0, 1))
+		return;
+	if (w->inject_loop) {
+		if (w->inject_loop_on)
+			iop_spin_iters(nops * (uint64_t)w->inject_debit);
+		if (!w->inject_probe)
+			return;
+	}
+	iop_inject_spin(w, nops);
 }
 
 /* The state of one job: a benchmark at one parameter point on one filesystem. */

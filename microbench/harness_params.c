@@ -46,6 +46,8 @@ const struct iop_param iop_common_params[] = {
 	  "what inject_ns waits on: wall time (rates), the worker's CPU time (CPU per op), or loop: a count of iterations, no clock read" },
 	{ "inject_loops", IOP_P_U64, "0", 0, 1000000000, NULL,
 	  "with inject_clock=loop: iterations per operation (0: the count that costs inject_ns at start)" },
+	{ "inject_probe", IOP_P_BOOL, "0", 0, 1, NULL,
+	  "inject in every other 100 us only, and record its cost there as a fraction (run.inject.in_context); a sizing run, untrusted" },
 	{ .name = NULL }
 };
 
@@ -313,7 +315,7 @@ bool iop_is(const struct iop_run *r, const char *name, const char *choice)
 /* Whether @name came after records existed: the resolution settings, and the benchmark's own. */
 static bool added_later(const struct iop_bench *b, const char *name)
 {
-	static const char common[] = " main_metric target_ci time_budget inject_ns inject_clock inject_loops ";
+	static const char common[] = " main_metric target_ci time_budget inject_ns inject_clock inject_loops inject_probe ";
 	char word[64];
 	const char *p;
 	size_t n = strlen(name);

@@ -90,15 +90,26 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		json_object_set(run, "facts", r->extra);
 	json_object_set_new(run, "main_metric", json_string(iop_main_metric(r)));
 	json_object_set_new(run, "invocation", json_string(r->invocation));
-	if (r->w[0] && r->w[0]->inject_ns)
-		json_object_set_new(run, "inject", json_pack("{s:I, s:s, s:f, s:o}",
+	if (r->w[0] && r->w[0]->inject_ns) {
+		json_t *inj = json_pack("{s:I, s:s, s:f, s:o}",
 			"ns", (json_int_t)r->w[0]->inject_ns, "clock", iop_str(r, "inject_clock"),
 			"measured_ns", r->w[0]->inject_measured_ns,
 			"loops", r->w[0]->inject_loop ? json_integer(r->w[0]->inject_debit) :
-							 json_null()));
+							 json_null());
+
+		if (inj && r->w[0]->inject_probe) {
+			double f = iop_inject_probe_take(r->w[0]);
+
+			json_object_set_new(inj, "in_context", isfinite(f) ? json_real(f) : json_null());
+		}
+		json_object_set_new(run, "inject", inj);
+	}
 	json_object_set_new(rec, "run", run);
 	if (res->untrusted[0])
 		iop_record_untrusted(rec, res->untrusted);
+	/* its metrics mix operations with the loop and without */
+	if (iop_u64(r, "inject_probe"))
+		iop_record_untrusted(rec, "inject_probe=1: a run that sizes the known effect, not a measurement");
 	*out = rec;
 	return 0;
 }

@@ -275,6 +275,7 @@ void pool_release(struct pool *pool, struct iop_run *r)
 	for (int i = 0; i < r->nworkers && i < IOP_MAX_WORKERS; i++) {
 		if (!r->w[i])
 			continue;
+		iop_inject_probe_free(r->w[i]);
 		free(r->w[i]->hist);
 		free(r->w[i]);
 		r->w[i] = NULL;

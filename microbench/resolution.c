@@ -36,6 +36,7 @@
 #endif
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,23 +53,11 @@ static int64_t clock_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-/* @k iterations of dependent user-mode work the compiler cannot remove */
-static void __attribute__((noinline)) spin_iters(uint64_t k)
-{
-	while (k) {
-		k--;
-		__asm__ volatile("" : "+r"(k));
-	}
-}
-
-void iop_inject_spin(struct iop_worker *w, uint64_t nops)
+/* the clock waits; the loop runs inline in iop_inject() */
+static void wait_now(struct iop_worker *w, uint64_t nops)
 {
 	int64_t t0, t;
 
-	if (w->inject_loop) {
-		spin_iters(nops * (uint64_t)w->inject_debit);
-		return;
-	}
 	w->inject_owed += (int64_t)nops * w->inject_debit;
 	if (w->inject_owed <= 0)
 		return;
@@ -80,11 +69,90 @@ void iop_inject_spin(struct iop_worker *w, uint64_t nops)
 	w->inject_owed -= t - t0 + w->inject_read_ns;
 }
 
+/*
+ * inject_probe=1: the loop runs in every other stretch of about 100 us of
+ * the timed loop, and each pair of neighbours (without, then with) gives
+ * the ratio of their times per operation. Neighbours 100 us apart share
+ * the CPU's speed of the moment, which on a shared host changes from one
+ * millisecond to the next, and the loop runs among the calls it is
+ * measured against: the count that costs N ns alone costs more or less
+ * between system calls, and not in proportion. Both kinds of stretch read
+ * the clock after every call alike.
+ */
+#define PROBE_STRETCH_NS	100000
+#define PROBE_MAX_PAIRS		65536
+
+struct iop_inject_probe {
+	int64_t t0;		/* start of the current stretch; 0: none yet */
+	uint64_t ops;		/* operations in it */
+	bool on;		/* the loop runs in it */
+	double off_ns;		/* per operation in the last stretch without */
+	size_t n;
+	double ratio[PROBE_MAX_PAIRS];
+};
+
+static void probe_step(struct iop_worker *w, uint64_t nops)
+{
+	struct iop_inject_probe *p = w->inject_probe;
+	int64_t t;
+	double per;
+
+	if (p->on && !w->inject_loop)
+		wait_now(w, nops);
+	p->ops += nops;
+	t = clock_ns(CLOCK_MONOTONIC);
+	if (!p->t0) {
+		p->t0 = t;
+		p->ops = 0;
+		return;
+	}
+	if (t - p->t0 < PROBE_STRETCH_NS)
+		return;
+	per = (double)(t - p->t0) / (double)p->ops;
+	if (!p->on)
+		p->off_ns = per;
+	else if (p->off_ns > 0 && p->n < PROBE_MAX_PAIRS)
+		p->ratio[p->n++] = per / p->off_ns;
+	p->on = !p->on;
+	if (w->inject_loop)
+		w->inject_loop_on = p->on;
+	p->t0 = t;
+	p->ops = 0;
+}
+
+void iop_inject_spin(struct iop_worker *w, uint64_t nops)
+{
+	if (w->inject_probe)
+		probe_step(w, nops);
+	else
+		wait_now(w, nops);
+}
+
 static int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+double iop_inject_probe_take(struct iop_worker *w)
+{
+	struct iop_inject_probe *p = w->inject_probe;
+	double m;
+
+	if (!p || !p->n)
+		return NAN;
+	qsort(p->ratio, p->n, sizeof(p->ratio[0]), cmp_dbl);
+	m = p->n % 2 ? p->ratio[p->n / 2] : (p->ratio[p->n / 2 - 1] + p->ratio[p->n / 2]) / 2;
+	memset(p, 0, offsetof(struct iop_inject_probe, ratio));
+	w->inject_loop_on = false;
+	return m - 1;
+}
+
+void iop_inject_probe_free(struct iop_worker *w)
+{
+	free(w->inject_probe);
+	w->inject_probe = NULL;
 }
 
 /*
@@ -124,7 +192,7 @@ static double inject_cost(struct iop_worker *w, uint64_t k)
 uint64_t iop_inject_loops_for(uint64_t ns)
 {
 	/* the path of the timed loop: iop_inject() on a worker of this count */
-	struct iop_worker w = { .inject_ns = ns, .inject_loop = true,
+	struct iop_worker w = { .inject_ns = ns, .inject_loop = true, .inject_loop_on = true,
 				.inject_clock = CLOCK_MONOTONIC };
 	uint64_t k = 100000 / ns > 200 ? 100000 / ns : 200, lo = 0, hi = 2 * ns + 16;
 	double c_lo, c_hi;
@@ -155,6 +223,17 @@ uint64_t iop_inject_loops_for(uint64_t ns)
 	return lo && (double)ns - c_lo < c_hi - (double)ns ? lo : hi;
 }
 
+/* after the injection is sized: inject_cost() measures it always on */
+static int probe_init(struct iop_worker *w)
+{
+	if (!iop_u64(w->run, "inject_probe") || w->inject_probe)
+		return 0;
+	w->inject_probe = calloc(1, sizeof(*w->inject_probe));
+	/* a probe starts with a stretch without */
+	w->inject_loop_on = false;
+	return w->inject_probe ? 0 : -ENOMEM;
+}
+
 /* calls of @n ns per trial of inject_cost(): about 0.5 ms, at least 200 */
 static uint64_t k_for(uint64_t n)
 {
@@ -177,9 +256,10 @@ int iop_inject_init(struct iop_worker *w)
 	w->inject_loop = iop_is(r, "inject_clock", "loop");
 	if (w->inject_loop) {
 		/* the same count every operation: the exit branch predicted alike */
+		w->inject_loop_on = true;
 		w->inject_debit = (int64_t)(iop_u64(r, "inject_loops") ?: iop_inject_loops_for(n));
 		w->inject_measured_ns = inject_cost(w, k_for(n));
-		return 0;
+		return probe_init(w);
 	}
 	/* one read of that clock: the fastest of 20 batches of 1000 */
 	for (int b = 0; b < 20; b++) {
@@ -201,7 +281,7 @@ int iop_inject_init(struct iop_worker *w)
 			w->inject_debit = 1;
 	}
 	w->inject_measured_ns = inject_cost(w, k);
-	return 0;
+	return probe_init(w);
 }
 
 const char *iop_main_metric(const struct iop_run *r)
@@ -238,6 +318,10 @@ int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
 	if (iop_u64(r, "inject_loops") && (!iop_is(r, "inject_clock", "loop") ||
 					   !iop_u64(r, "inject_ns"))) {
 		snprintf(why, len, "inject_loops= needs inject_clock=loop and inject_ns=, the time it stands for");
+		return -EINVAL;
+	}
+	if (iop_u64(r, "inject_probe") && !iop_u64(r, "inject_ns")) {
+		snprintf(why, len, "inject_probe=1 needs inject_ns=, the injection it measures");
 		return -EINVAL;
 	}
 

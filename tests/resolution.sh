@@ -82,6 +82,10 @@ cd "$fix" || exit 1
 	reps=1 inject_ns=200 inject_clock=loop --json 2> "$tmp/loop.err" > "$tmp/loop.jsonl"
 "$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
 	reps=1 inject_ns=200 inject_clock=loop inject_loops=1234 --json 2> "$tmp/loopn.err" > "$tmp/loopn.jsonl"
+# The loop probed in its timed loop, on and off every 100 us.
+"$iopath" bench read_vs_readv calls=readv bare=0 runtime=1 interval_ms=100 warmup=0 \
+	reps=1 inject_ns=200 inject_clock=loop inject_loops=200 inject_probe=1 --json \
+	2> "$tmp/probe.err" > "$tmp/probe.jsonl"
 
 PYTHONPATH=$lib PYTHONDONTWRITEBYTECODE=1 python3 - "$tmp" <<'EOF' | tee "$tmp/py.out"
 import json, math, re, sys
@@ -312,10 +316,13 @@ result(len(A) == 3 and len(B) == 2 and not miss, "resolution.calibrate.counts_an
 # checked by its properties: every cycle a Latin square (each side in
 # every place once), no side twice in a row, and over the two cycles
 # each side after each other side equally often (3 times), seams included.
-blocks, orders, loops = {}, {}, {}
+blocks, orders, loops, probes = {}, {}, {}, []
 for line in open(tmp + "/icalib.jsonl"):
     r = json.loads(line)
-    p = r["run"]["pairing"]
+    p = r["run"].get("pairing")
+    if not p:
+        probes.append(r)
+        continue
     loops.setdefault(p["side"], set()).add(r["run"].get("inject", {}).get("loops"))
     v = next(m["value"] for m in r["metrics"] if m["name"] == "readv_ns_floor")
     blocks.setdefault(p["id"], {}).setdefault(p["side"], {})[p["round"]] = v
@@ -378,6 +385,14 @@ recs = [json.loads(l) for l in open(tmp + "/loopn.jsonl") if l.strip()]
 inj = recs[0]["run"].get("inject", {}) if recs else {}
 result(inj.get("loops") == 1234 and inj.get("ns") == 200 and inj.get("measured_ns", 0) > 0,
        "resolution.inject.loop_count_given_is_kept", repr(inj))
+# a loop of about a third of the call, probed in context: on and off in
+# turn, its cost there recorded, the record marked as no measurement
+recs = [json.loads(l) for l in open(tmp + "/probe.jsonl") if l.strip()]
+inj = recs[0]["run"].get("inject", {}) if recs else {}
+result(inj.get("loops") == 200 and (inj.get("in_context") or 0) > 0.05 and
+       recs[0].get("status") == "untrusted" and
+       any("inject_probe=1" in u for u in recs[0].get("untrusted", [])),
+       "resolution.inject.probe_records_the_loop_in_context", repr(inj))
 EOF
 rc=${PIPESTATUS[0]}
 n=$(grep -cE '^(not )?ok ' "$tmp/py.out")
@@ -396,6 +411,16 @@ for bad in "inject_loops=5 inject_ns=20:clock" "inject_loops=5 inject_clock=loop
 		not_ok "resolution.inject.loops_refused_without_loop_${bad#*:}"
 	fi
 done
+
+# A probe of no injection: refused.
+"$iopath" bench read_vs_readv inject_probe=1 inject_clock=loop > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "inject_probe=" "$tmp/err"; then
+	ok "resolution.inject.probe_refused_without_inject_ns"
+else
+	sed 's/^/# /' "$tmp/err"
+	not_ok "resolution.inject.probe_refused_without_inject_ns"
+fi
 
 # A busy-wait has no known effect on a ratio: refused before anything runs.
 "$iopath" bench --calibrate read_vs_readv main_metric=readv_read_ratio > "$tmp/out" 2> "$tmp/err"
