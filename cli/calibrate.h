@@ -12,7 +12,7 @@
 #include "bench.h"
 
 #define IOP_CALIB_MAX_EFFECTS	8
-#define IOP_CALIB_MAX_RUNS	64
+#define IOP_CALIB_MAX_RUNS	192
 
 struct iop_calib_opts {
 	int pairs;			/* comparisons of each kind */

@@ -354,8 +354,30 @@ text = open(tmp + "/icalib.txt").read()
 # one count, searched once, for every run of the effect, and named in the report
 lp = sorted(loops.get("+5%", set()), key=str)
 result(loops.get("A") == {None} and len(lp) == 1 and (lp[0] or 0) > 0 and
-       "as inject_loops=%s," % lp[0] in text,
+       "as inject_loops=%s (sized in context)," % lp[0] in text,
        "resolution.calibrate.loop_effect_one_count_for_every_run", repr(loops))
+# The count sized in context: probes of 2 runs each at the count sized
+# alone and at 4 times it plus 4 (the slope), then 4 Newton steps of gain
+# 1, 1/2, 1/3, 1/4 towards +5%; the count every effect run has is the
+# step after the last probe.
+pts = []
+for i in range(0, len(probes) - 1, 2):
+    a, b = (x["run"]["inject"] for x in probes[i:i + 2])
+    pts.append((a["loops"], (a["in_context"] + b["in_context"]) / 2, a["loops"] == b["loops"]))
+why = repr([(l, round(f, 4)) for l, f, _ in pts])
+sized = len(probes) == 12 and all(
+    x.get("status") == "untrusted" and any("inject_probe=1" in u for u in x.get("untrusted", [])) and
+    isinstance(x["run"]["inject"].get("in_context"), float) for x in probes) and all(s for _, _, s in pts)
+if sized:
+    (l0, f0, _), (l1, f1, _) = pts[0], pts[1]
+    slope = (f1 - f0) / (l1 - l0)
+    step = [l0 + (0.05 - f0) / slope]
+    for k, (l, f, _) in enumerate(pts[2:], 1):
+        step.append(l + (0.05 - f) / slope / k)
+    want_l = [max(1, math.floor(x + 0.5)) for x in step]
+    sized = l1 == 4 * l0 + 4 and [l for l, _, _ in pts[2:]] == want_l[:4] and lp == [want_l[4]]
+    why += " want %r, runs %r" % (want_l, lp)
+result(sized, "resolution.calibrate.loop_effect_sized_by_probes_in_context", why)
 miss = ["no blocks"]
 if aa:
     d2 = sum(x[1] ** 2 for x in aa) / len(aa)
