@@ -429,7 +429,7 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 		   const struct side *a, const struct tally *aa, const struct tally *eff,
 		   const uint64_t *inject, const uint64_t *loops, double t_base, double side_s)
 {
-	double d2 = 0, n = (double)a[0].n;
+	double d2 = 0, mde2 = 0, n = (double)a[0].n;
 	const char *unit = o->runs > 1 ? "runs" : "repetitions";
 	size_t nu = o->interleave ? (size_t)n / iop_calib_cycle(o) : (size_t)n;
 	size_t h = nu - 2 * iop_trim_count(nu);
@@ -456,13 +456,20 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 			100 * t->inject_measured / t_base, t->flagged, t->n,
 			100.0 * t->flagged / t->n, 100 * iop_median(t->rel, (size_t)t->n));
 	}
+	for (int i = 0; i < aa->n; i++)
+		mde2 += aa->mde_stated[i] * aa->mde_stated[i] / aa->n;
+	/*
+	 * The rms of compare's figures, not their median, is what the pairs'
+	 * rms difference estimates: a few noisy pairs raise both alike, and
+	 * the median of the standard errors leaves them out.
+	 */
 	fprintf(out, "MDE at 95%% power, alpha %g, %.0f %s per side (%.1f s per side):\n"
 		     "  from the A/A pairs (what the pairs showed): %.2f%%\n"
-		     "  as iopath compare states it (%s, median over the A/A pairs): %.2f%%\n",
+		     "  as iopath compare states it (%s, rms over the A/A pairs): %.2f%% (median %.2f%%)\n",
 		o->alpha, n, unit, side_s, 100 * iop_mde_t(d2, aa->df, o->alpha, IOP_MDE_POWER),
 		o->interleave ? "the paired differences' standard error" :
 				"the sides' standard errors",
-		100 * iop_median(aa->mde_stated, (size_t)aa->n));
+		100 * sqrt(mde2), 100 * iop_median(aa->mde_stated, (size_t)aa->n));
 	report_projection(out, o, aa, d2, n, side_s);
 	fprintf(out, "(%s, tested as %s%s)\n", metric,
 		rate ? "time per operation, 1/x, 20%-trimmed mean" : "its 20%-trimmed mean",

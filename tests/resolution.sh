@@ -387,7 +387,9 @@ if aa:
             "A/A: %d of 2 pairs flagged" % sum(p < 0.05 for p, _, _, _ in aa),
             "detected in %d of 2 pairs" % sum(p < 0.05 and r > 0 for p, r, _, _ in ef),
             "from the A/A pairs (what the pairs showed): %.2f%%" % (100 * k * math.sqrt(d2)),
-            "median over the A/A pairs): %.2f%%" % (100 * (stated[0] + stated[1]) / 2)]
+            "rms over the A/A pairs): %.2f%% (median %.2f%%)" % (
+                100 * math.sqrt(sum(x * x for x in stated) / len(stated)),
+                100 * (stated[0] + stated[1]) / 2)]
     miss = [w for w in want if w not in text]
 result(len(full) == 2 and not miss, "resolution.calibrate.interleaved_counts_and_mde_match_its_records",
        "blocks %d, missing %r" % (len(full), miss))
