@@ -14,11 +14,15 @@
  *   worker before the first timed loop and subtracted; the measured
  *   per-operation cost goes into the record.
  *   inject_clock=loop reads no clock in the timed loop: it runs a count of
- *   empty iterations sized on the wall clock before the first timed loop.
+ *   iterations (iop_spin_iters(), inline in the timed loop), sized on the
+ *   wall clock before the first timed loop unless inject_loops= gives it.
  *   The CPU clock has no vDSO path, so each read of it is a system call,
  *   which under page-table isolation costs as much as the short calls
  *   read_vs_readv times, and disturbs them; a loop is user-mode work only,
  *   and slows with the CPU as the measured call does.
+ * - inject_probe=1: what the injection costs among the operations it
+ *   follows, measured in the timed loop itself (probe_step()).
+ *   iopath bench --calibrate sizes a loop by it.
  * - Main metric: the metric a verdict, the trust check and target_ci go
  *   by (main_metric=, default the benchmark's first metric).
  * - Precision-driven repetitions: with target_ci=PCT the harness repeats
