@@ -31,8 +31,11 @@
  * so waits on it; cpu_ns_per_op, the floors and CPU-clock ns per call on the
  * worker's own CPU clock. inject_clock=loop on the command line injects a
  * count of loop iterations instead, for either kind, with no clock read in
- * the timed loop: the count for each effect is searched once, after the
- * first A run, and every run of that effect gets the same count. Every
+ * the timed loop: the count for each effect is sized once, in context,
+ * after the first A run, and every run of that effect gets the same count.
+ * inject_clock=op injects whole operations: one in 1/effect + 1 is done
+ * and not counted, an effect of exactly the size asked on every metric
+ * per operation, whatever the host does to the operation's cost. Every
  * side's records go to the output file.
  */
 #ifndef _GNU_SOURCE
@@ -113,9 +116,10 @@ struct calib {
 	int nkv;
 	const char *clock, *metric;
 	bool rate;
-	/* inject_ns of effect e, and with inject_clock=loop its iterations */
+	/* inject_ns of effect e, with inject_clock=loop its iterations, with op its inject_every */
 	const uint64_t *inject;
 	uint64_t *loops;
+	uint64_t *every;
 	const struct iop_calib_opts *o;
 	iop_calib_side_fn fn;
 	void *arg;
@@ -140,9 +144,9 @@ static int side_reset(struct side *s, bool keep_recs)
  */
 /* The job's parameters and a run's injection: @e's, and @probe (inject_probe=1) */
 struct run_args {
-	char *all[MAX_KV + 4];
+	char *all[MAX_KV + 5];
 	int n;
-	char ns[48], clock[48], loops[48], probe[24];
+	char ns[48], clock[48], loops[48], every[48], probe[24];
 };
 
 static void run_args(const struct calib *c, int e, uint64_t loops, bool probe,
@@ -159,6 +163,11 @@ static void run_args(const struct calib *c, int e, uint64_t loops, bool probe,
 	if (c->loops && e >= 0) {
 		snprintf(a->loops, sizeof(a->loops), "inject_loops=%llu", (unsigned long long)loops);
 		a->all[a->n++] = a->loops;
+	}
+	if (c->every && e >= 0) {
+		snprintf(a->every, sizeof(a->every), "inject_every=%llu",
+			 (unsigned long long)c->every[e]);
+		a->all[a->n++] = a->every;
 	}
 	if (probe) {
 		snprintf(a->probe, sizeof(a->probe), "inject_probe=1");
@@ -427,7 +436,8 @@ static void report_projection(FILE *out, const struct iop_calib_opts *o, const s
 
 static void report(FILE *out, const struct iop_calib_opts *o, const char *metric, bool rate,
 		   const struct side *a, const struct tally *aa, const struct tally *eff,
-		   const uint64_t *inject, const uint64_t *loops, double t_base, double side_s)
+		   const uint64_t *inject, const uint64_t *loops, const uint64_t *every,
+		   double t_base, double side_s)
 {
 	double d2 = 0, mde2 = 0, n = (double)a[0].n;
 	const char *unit = o->runs > 1 ? "runs" : "repetitions";
@@ -451,10 +461,18 @@ static void report(FILE *out, const struct iop_calib_opts *o, const char *metric
 		if (loops)
 			snprintf(nl, sizeof(nl), " as inject_loops=%llu (sized in context)",
 				 (unsigned long long)loops[e]);
-		fprintf(out, "effect %g%%: inject_ns=%llu%s, measured %.1f ns per operation = %.2f%%: detected in %d of %d pairs (%.0f%%), observed change median %+.2f%%\n",
-			100 * o->effects[e], (unsigned long long)inject[e], nl, t->inject_measured,
-			100 * t->inject_measured / t_base, t->flagged, t->n,
-			100.0 * t->flagged / t->n, 100 * iop_median(t->rel, (size_t)t->n));
+		if (every)
+			fprintf(out, "effect %g%%: inject_every=%llu, one operation in %llu uncounted = %+.2f%% per counted operation: detected in %d of %d pairs (%.0f%%), observed change median %+.2f%%\n",
+				100 * o->effects[e], (unsigned long long)every[e],
+				(unsigned long long)every[e], 100.0 / (double)(every[e] - 1),
+				t->flagged, t->n, 100.0 * t->flagged / t->n,
+				100 * iop_median(t->rel, (size_t)t->n));
+		else
+			fprintf(out, "effect %g%%: inject_ns=%llu%s, measured %.1f ns per operation = %.2f%%: detected in %d of %d pairs (%.0f%%), observed change median %+.2f%%\n",
+				100 * o->effects[e], (unsigned long long)inject[e], nl,
+				t->inject_measured, 100 * t->inject_measured / t_base, t->flagged,
+				t->n, 100.0 * t->flagged / t->n,
+				100 * iop_median(t->rel, (size_t)t->n));
 	}
 	for (int i = 0; i < aa->n; i++)
 		mde2 += aa->mde_stated[i] * aa->mde_stated[i] / aa->n;
@@ -590,6 +608,9 @@ static int size_effects(const struct calib *c, const struct side *a0, uint64_t *
 
 	for (int e = 0; e < c->o->neffects && !ret; e++) {
 		inject[e] = (uint64_t)llround(c->o->effects[e] * t_probe) ?: 1;
+		/* 1/(every - 1) of an operation more per counted one */
+		if (c->every)
+			c->every[e] = (uint64_t)llround(1 / c->o->effects[e]) + 1;
 		if (c->loops) {
 			c->loops[e] = iop_inject_loops_for(inject[e]);
 			ret = size_in_context(c, e);
@@ -727,6 +748,7 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 	struct side *a = NULL, *a2, *bs = NULL;
 	struct tally *aa = NULL, *eff = NULL;
 	uint64_t inject[IOP_CALIB_MAX_EFFECTS], loops[IOP_CALIB_MAX_EFFECTS];
+	uint64_t every[IOP_CALIB_MAX_EFFECTS];
 	double t_base = 0, side_s = 0;
 	char load0[128], load1[128];
 	int ret, na = o->interleave ? 2 * o->pairs : o->pairs + 1;
@@ -737,9 +759,11 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 	iop_params_parse(b, &proto, kv, nkv, why, len);
 	c.metric = iop_main_metric(&proto);
 	m = iop_metric_decl(b, c.metric);
-	c.clock = iop_is(&proto, "inject_clock", "loop") ? "loop" : inject_clock_for(&proto, m);
+	c.clock = iop_is(&proto, "inject_clock", "loop") ? "loop" :
+		  iop_is(&proto, "inject_clock", "op") ? "op" : inject_clock_for(&proto, m);
 	c.inject = inject;
 	c.loops = !strcmp(c.clock, "loop") ? loops : NULL;
+	c.every = !strcmp(c.clock, "op") ? every : NULL;
 	c.rate = m->is_rate;
 	a = calloc((size_t)na, sizeof(*a));
 	bs = calloc((size_t)o->neffects, sizeof(*bs));
@@ -770,7 +794,7 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 			b->name, c.metric, o->pairs, (o->pairs + 1) + o->pairs * o->neffects,
 			o->neffects, o->neffects == 1 ? "" : "s", o->alpha);
 	fprintf(out, "load average: %s at the start, %s at the end\n", load0, load1);
-	report(out, o, c.metric, c.rate, a, aa, eff, inject, c.loops, t_base, side_s);
+	report(out, o, c.metric, c.rate, a, aa, eff, inject, c.loops, c.every, t_base, side_s);
 	report_spread(out, a, a2, o->pairs, o->runs > 1, (size_t)iop_calib_cycle(o), o->alpha);
 out:
 	for (int i = 0; a && i < na; i++)

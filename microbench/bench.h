@@ -146,6 +146,8 @@ struct iop_worker {
 	double inject_measured_ns;	/* per operation, measured on the pinned worker */
 	struct iop_inject_probe *inject_probe;	/* inject_probe=1: on and off in turn */
 	bool inject_loop_on;	/* the loop runs (inject_probe: in this stretch) */
+	uint64_t inject_every;	/* inject_clock=op: one operation in this many uncounted */
+	uint64_t inject_left;	/* operations until the next uncounted one */
 };
 
 static inline bool iop_stopping(const struct iop_worker *w)
@@ -153,8 +155,29 @@ static inline bool iop_stopping(const struct iop_worker *w)
 	return __builtin_expect(w->stop, 0);
 }
 
+/*
+ * inject_clock=op: of @n operations just done, how many go uncounted,
+ * every inject_every-th one, so that each counted operation carries
+ * 1/(inject_every - 1) of one more: a known effect that is a share of the
+ * operation itself, whatever the host's state makes it cost.
+ */
+static inline uint64_t iop_uncounted(struct iop_worker *w, uint64_t n)
+{
+	uint64_t k = 0;
+
+	while (n >= w->inject_left) {
+		n -= w->inject_left;
+		w->inject_left = w->inject_every;
+		k++;
+	}
+	w->inject_left -= n;
+	return k;
+}
+
 static inline void iop_count(struct iop_worker *w, uint64_t n)
 {
+	if (__builtin_expect(w->inject_every != 0, 0))
+		n -= iop_uncounted(w, n);
 	/* single writer: a plain store the sampler reads with a relaxed load */
 	__atomic_store_n(&w->ops, w->ops + n, __ATOMIC_RELAXED);
 }
@@ -226,6 +249,9 @@ static inline void iop_inject(struct iop_worker *w, uint64_t nops)
 			iop_spin_iters(nops * (uint64_t)w->inject_debit);
 		if (!w->inject_probe)
 			return;
+	} else if (w->inject_every) {
+		/* inject_clock=op: in iop_count() */
+		return;
 	}
 	iop_inject_spin(w, nops);
 }

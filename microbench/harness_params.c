@@ -42,10 +42,12 @@ const struct iop_param iop_common_params[] = {
 	  "seconds after which target_ci stops repeating, reached or not" },
 	{ "inject_ns", IOP_P_U64, "0", 0, 100000000, NULL,
 	  "known extra work: busy-wait this many ns per operation in the timed loop (calibration)" },
-	{ "inject_clock", IOP_P_ENUM, "wall", 0, 0, "wall|cpu|loop",
-	  "what inject_ns waits on: wall time (rates), the worker's CPU time (CPU per op), or loop: a count of iterations, no clock read" },
+	{ "inject_clock", IOP_P_ENUM, "wall", 0, 0, "wall|cpu|loop|op",
+	  "what inject_ns waits on: wall time (rates), the worker's CPU time (CPU per op), loop: a count of iterations, no clock read, or op: whole operations (inject_every)" },
 	{ "inject_loops", IOP_P_U64, "0", 0, 1000000000, NULL,
 	  "with inject_clock=loop: iterations per operation (0: the count that costs inject_ns at start)" },
+	{ "inject_every", IOP_P_U64, "0", 0, 1000000000, NULL,
+	  "with inject_clock=op: one operation in this many is done and not counted, +1/(N-1) per counted operation" },
 	{ "inject_probe", IOP_P_BOOL, "0", 0, 1, NULL,
 	  "inject in every other 100 us only, and record its cost there as a fraction (run.inject.in_context); a sizing run, untrusted" },
 	{ .name = NULL }
@@ -315,7 +317,7 @@ bool iop_is(const struct iop_run *r, const char *name, const char *choice)
 /* Whether @name came after records existed: the resolution settings, and the benchmark's own. */
 static bool added_later(const struct iop_bench *b, const char *name)
 {
-	static const char common[] = " main_metric target_ci time_budget inject_ns inject_clock inject_loops inject_probe ";
+	static const char common[] = " main_metric target_ci time_budget inject_ns inject_clock inject_loops inject_every inject_probe ";
 	char word[64];
 	const char *p;
 	size_t n = strlen(name);

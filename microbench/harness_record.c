@@ -90,7 +90,14 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		json_object_set(run, "facts", r->extra);
 	json_object_set_new(run, "main_metric", json_string(iop_main_metric(r)));
 	json_object_set_new(run, "invocation", json_string(r->invocation));
-	if (r->w[0] && r->w[0]->inject_ns) {
+	if (r->w[0] && r->w[0]->inject_every) {
+		uint64_t k = r->w[0]->inject_every;
+		json_t *inj = json_pack("{s:I, s:s, s:I, s:f}",
+			"ns", (json_int_t)r->w[0]->inject_ns, "clock", "op",
+			"every", (json_int_t)k, "share", 1.0 / (double)(k - 1));
+
+		json_object_set_new(run, "inject", inj);
+	} else if (r->w[0] && r->w[0]->inject_ns) {
 		json_t *inj = json_pack("{s:I, s:s, s:f, s:o}",
 			"ns", (json_int_t)r->w[0]->inject_ns, "clock", iop_str(r, "inject_clock"),
 			"measured_ns", r->w[0]->inject_measured_ns,

@@ -20,6 +20,11 @@
  *   which under page-table isolation costs as much as the short calls
  *   read_vs_readv times, and disturbs them; a loop is user-mode work only,
  *   and slows with the CPU as the measured call does.
+ *   inject_clock=op injects whole operations: every inject_every-th one
+ *   is done and not counted (iop_count()), so each counted one carries
+ *   exactly 1/(inject_every - 1) of another, in whatever state the host
+ *   is: a loop or a wait is a fixed amount of other work, whose share of
+ *   a system call moves with what the host does to each.
  * - inject_probe=1: what the injection costs among the operations it
  *   follows, measured in the timed loop itself (probe_step()).
  *   iopath bench --calibrate sizes a loop by it.
@@ -258,6 +263,11 @@ int iop_inject_init(struct iop_worker *w)
 	w->inject_clock = iop_is(r, "inject_clock", "cpu") ? CLOCK_THREAD_CPUTIME_ID :
 							      CLOCK_MONOTONIC;
 	w->inject_loop = iop_is(r, "inject_clock", "loop");
+	if (iop_is(r, "inject_clock", "op")) {
+		w->inject_every = iop_u64(r, "inject_every");
+		w->inject_left = w->inject_every;
+		return 0;
+	}
 	if (w->inject_loop) {
 		/* the same count every operation: the exit branch predicted alike */
 		w->inject_loop_on = true;
@@ -317,6 +327,8 @@ const struct iop_metric *iop_metric_decl(const struct iop_bench *b, const char *
 int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
 {
 	const char *m = iop_str(r, "main_metric");
+	uint64_t every;
+	bool op;
 
 	/* the count is what inject_ns= comes to: without both, nothing to record */
 	if (iop_u64(r, "inject_loops") && (!iop_is(r, "inject_clock", "loop") ||
@@ -326,6 +338,14 @@ int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
 	}
 	if (iop_u64(r, "inject_probe") && !iop_u64(r, "inject_ns")) {
 		snprintf(why, len, "inject_probe=1 needs inject_ns=, the injection it measures");
+		return -EINVAL;
+	}
+	every = iop_u64(r, "inject_every");
+	op = iop_is(r, "inject_clock", "op");
+	/* op without inject_ns: no injection, as for every other clock */
+	if ((every && !op) || every == 1 || (op && iop_u64(r, "inject_ns") && !every) ||
+	    (op && iop_u64(r, "inject_probe"))) {
+		snprintf(why, len, "inject_clock=op needs inject_every=N (N >= 2) and inject_ns=, the time it stands for, and no inject_probe; inject_every= needs inject_clock=op");
 		return -EINVAL;
 	}
 

@@ -82,6 +82,16 @@ cd "$fix" || exit 1
 	reps=1 inject_ns=200 inject_clock=loop --json 2> "$tmp/loop.err" > "$tmp/loop.jsonl"
 "$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
 	reps=1 inject_ns=200 inject_clock=loop inject_loops=1234 --json 2> "$tmp/loopn.err" > "$tmp/loopn.jsonl"
+# Whole operations as the effect: one in 3 uncounted, against none.
+"$iopath" bench read_vs_readv calls=readv bare=0 runtime=1 interval_ms=100 warmup=0 \
+	reps=1 --json 2> "$tmp/op0.err" > "$tmp/op0.jsonl"
+"$iopath" bench read_vs_readv calls=readv bare=0 runtime=1 interval_ms=100 warmup=0 \
+	reps=1 inject_ns=20 inject_clock=op inject_every=3 --json 2> "$tmp/op3.err" > "$tmp/op3.jsonl"
+# A small sequential calibration with whole operations (A B A B A, 2
+# repetitions a side): +5% is one in 21.
+"$iopath" bench --calibrate read_vs_readv calls=readv bare=0 reps=2 runtime=0.5 \
+	interval_ms=100 warmup=0 main_metric=readv_ns_floor inject_clock=op --pairs 2 --effects 5 \
+	--out "$tmp/ocalib.jsonl" > "$tmp/ocalib.txt" 2> "$tmp/ocalib.err"
 # The loop probed in its timed loop, on and off every 100 us.
 "$iopath" bench read_vs_readv calls=readv bare=0 runtime=1 interval_ms=100 warmup=0 \
 	reps=1 inject_ns=200 inject_clock=loop inject_loops=200 inject_probe=1 --json \
@@ -409,6 +419,21 @@ recs = [json.loads(l) for l in open(tmp + "/loopn.jsonl") if l.strip()]
 inj = recs[0]["run"].get("inject", {}) if recs else {}
 result(inj.get("loops") == 1234 and inj.get("ns") == 200 and inj.get("measured_ns", 0) > 0,
        "resolution.inject.loop_count_given_is_kept", repr(inj))
+# one operation in 3 done and not counted: each counted one carries half
+# of another (the floor 1.5 times A's, within the 5% two runs differ by)
+recs = [json.loads(l) for l in open(tmp + "/op3.jsonl") if l.strip()]
+base = [json.loads(l) for l in open(tmp + "/op0.jsonl") if l.strip()]
+inj = recs[0]["run"].get("inject", {}) if recs else {}
+ratio = (next(m["value"] for m in recs[0]["metrics"] if m["name"] == "readv_ns_floor") /
+         next(m["value"] for m in base[0]["metrics"] if m["name"] == "readv_ns_floor")) if recs and base else 0
+result(inj == {"ns": 20, "clock": "op", "every": 3, "share": 0.5} and 1.3 < ratio < 1.7,
+       "resolution.inject.op_one_in_3_uncounted_adds_half", "%r ratio %.3f" % (inj, ratio))
+recs = [json.loads(l) for l in open(tmp + "/ocalib.jsonl") if l.strip()]
+every = sorted({json.dumps(r["run"].get("inject")) for r in recs}, key=str)
+text = open(tmp + "/ocalib.txt").read()
+result(len(recs) == 10 and len(every) == 2 and '"every": 21' in every[0] + every[1] and
+       "effect 5%: inject_every=21, one operation in 21 uncounted = +5.00% per counted operation" in text,
+       "resolution.calibrate.op_effect_is_one_in_21_for_5pct", "%d records, %r" % (len(recs), every))
 # a loop of about a third of the call, probed in context: on and off in
 # turn, its cost there recorded, the record marked as no measurement
 recs = [json.loads(l) for l in open(tmp + "/probe.jsonl") if l.strip()]
@@ -433,6 +458,19 @@ for bad in "inject_loops=5 inject_ns=20:clock" "inject_loops=5 inject_clock=loop
 	else
 		sed 's/^/# /' "$tmp/err"
 		not_ok "resolution.inject.loops_refused_without_loop_${bad#*:}"
+	fi
+done
+
+# Whole operations need their count, and the count needs them.
+for bad in "inject_every=5:no_op" "inject_clock=op inject_ns=20:no_every" "inject_clock=op inject_every=1 inject_ns=20:every_1"; do
+	# shellcheck disable=SC2086
+	"$iopath" bench read_vs_readv ${bad%:*} > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "inject_every=" "$tmp/err"; then
+		ok "resolution.inject.op_refused_${bad#*:}"
+	else
+		sed 's/^/# /' "$tmp/err"
+		not_ok "resolution.inject.op_refused_${bad#*:}"
 	fi
 done
 
