@@ -146,6 +146,7 @@ struct iop_worker {
 	double inject_measured_ns;	/* per operation, measured on the pinned worker */
 	struct iop_inject_probe *inject_probe;	/* inject_probe=1: on and off in turn */
 	bool inject_loop_on;	/* the loop runs (inject_probe: in this stretch) */
+	bool inject_work;	/* a loop or a wait runs after each operation */
 	uint64_t inject_every;	/* inject_clock=op: one operation in this many uncounted */
 	uint64_t inject_left;	/* operations until the next uncounted one */
 };
@@ -234,7 +235,7 @@ static inline void iop_spin_iters(uint64_t k)
 /*
  * The known extra work of a calibration run: busy-wait inject_ns per
  * operation, @nops operations at a time, in the timed loop right after
- * iop_count(). One predictable branch when inject_ns=0.
+ * iop_count(). One predictable branch when inject_ns=0 or inject_clock=op.
  * The loop of inject_clock=loop is inlined into the timed loop: without
  * PCID, page-table isolation flushes the TLB on every system call, and a
  * loop in a page of code of its own would cost a page walk per call on
@@ -242,16 +243,13 @@ static inline void iop_spin_iters(uint64_t k)
  */
 static inline void iop_inject(struct iop_worker *w, uint64_t nops)
 {
-	if (__builtin_expect(w->inject_ns == 0, 1))
+	if (__builtin_expect(!w->inject_work, 1))
 		return;
 	if (w->inject_loop) {
 		if (w->inject_loop_on)
 			iop_spin_iters(nops * (uint64_t)w->inject_debit);
 		if (!w->inject_probe)
 			return;
-	} else if (w->inject_every) {
-		/* inject_clock=op: in iop_count() */
-		return;
 	}
 	iop_inject_spin(w, nops);
 }

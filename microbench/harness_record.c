@@ -90,7 +90,7 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		json_object_set(run, "facts", r->extra);
 	json_object_set_new(run, "main_metric", json_string(iop_main_metric(r)));
 	json_object_set_new(run, "invocation", json_string(r->invocation));
-	if (r->w[0] && r->w[0]->inject_every) {
+	if (r->w[0] && r->w[0]->inject_ns && r->w[0]->inject_every) {
 		uint64_t k = r->w[0]->inject_every;
 		json_t *inj = json_pack("{s:I, s:s, s:I, s:f}",
 			"ns", (json_int_t)r->w[0]->inject_ns, "clock", "op",
