@@ -564,6 +564,12 @@ static int probe_loops(const struct calib *c, int e, uint64_t loops, double *fra
  * it give the slope; Newton steps of shrinking gain from there average
  * the probes' noise as they converge on the effect.
  */
+/* a count inject_loops= takes: 1 to 1000000 */
+static uint64_t loops_in_range(double l)
+{
+	return l < 1 ? 1 : l > 1e6 ? 1000000 : (uint64_t)llround(l);
+}
+
 static int size_in_context(const struct calib *c, int e)
 {
 	const double want = c->o->effects[e];
@@ -577,14 +583,15 @@ static int size_in_context(const struct calib *c, int e)
 	slope = (f1 - f0) / (double)(l1 - l0);
 	fprintf(stderr, "iopath: bench --calibrate: effect %g%%: inject_loops=%llu is %+.2f%% in context, %llu is %+.2f%%\n",
 		100 * want, (unsigned long long)l0, 100 * f0, (unsigned long long)l1, 100 * f1);
-	if (!(slope > 0)) {
-		snprintf(c->why, c->len, "inject_clock=loop: %llu iterations cost no more than %llu in context (%+.2f%%, %+.2f%%); no count can size the effect",
+	/* four times the count must show in context, or Newton's steps run away */
+	if (!(f1 - f0 >= want / 2)) {
+		snprintf(c->why, c->len, "inject_clock=loop: %llu iterations cost hardly more than %llu in context (%+.2f%%, %+.2f%%); no count can size the effect",
 			 (unsigned long long)l1, (unsigned long long)l0, 100 * f1, 100 * f0);
 		return -EIO;
 	}
 	l = (double)l0 + (want - f0) / slope;
 	for (int step = 1; step <= 4; step++) {
-		c->loops[e] = l < 1 ? 1 : (uint64_t)llround(l);
+		c->loops[e] = loops_in_range(l);
 		ret = probe_loops(c, e, c->loops[e], &f);
 		if (ret)
 			return ret;
@@ -592,7 +599,7 @@ static int size_in_context(const struct calib *c, int e)
 			100 * want, (unsigned long long)c->loops[e], 100 * f);
 		l = (double)c->loops[e] + (want - f) / slope / step;
 	}
-	c->loops[e] = l < 1 ? 1 : (uint64_t)llround(l);
+	c->loops[e] = loops_in_range(l);
 	return 0;
 }
 

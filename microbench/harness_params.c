@@ -44,7 +44,7 @@ const struct iop_param iop_common_params[] = {
 	  "known extra work: busy-wait this many ns per operation in the timed loop (calibration)" },
 	{ "inject_clock", IOP_P_ENUM, "wall", 0, 0, "wall|cpu|loop|op",
 	  "what inject_ns waits on: wall time (rates), the worker's CPU time (CPU per op), loop: a count of iterations, no clock read, or op: whole operations (inject_every)" },
-	{ "inject_loops", IOP_P_U64, "0", 0, 1000000000, NULL,
+	{ "inject_loops", IOP_P_U64, "0", 0, 1000000, NULL,
 	  "with inject_clock=loop: iterations per operation (0: the count that costs inject_ns at start)" },
 	{ "inject_every", IOP_P_U64, "0", 0, 1000000000, NULL,
 	  "with inject_clock=op: one operation in this many is done and not counted, +1/(N-1) per counted operation" },

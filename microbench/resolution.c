@@ -249,6 +249,22 @@ static uint64_t k_for(uint64_t n)
 	return 500000 / n > 200 ? 500000 / n : 200;
 }
 
+/*
+ * Calls per trial of a given loop count: about 0.5 ms by one call's time,
+ * so that a count of a million (a few ms a call) is measured in a second,
+ * not in hours.
+ */
+static uint64_t k_for_loop(struct iop_worker *w, uint64_t n)
+{
+	int64_t t0 = clock_ns(CLOCK_MONOTONIC), t;
+	uint64_t k;
+
+	iop_inject(w, 1);
+	t = clock_ns(CLOCK_MONOTONIC) - t0;
+	k = 500000 / (uint64_t)(t > 0 ? t : 1);
+	return k < 1 ? 1 : k < k_for(n) ? k : k_for(n);
+}
+
 int iop_inject_init(struct iop_worker *w)
 {
 	const struct iop_run *r = w->run;
@@ -281,7 +297,7 @@ int iop_inject_init(struct iop_worker *w)
 		/* the same count every operation: the exit branch predicted alike */
 		w->inject_loop_on = true;
 		w->inject_debit = (int64_t)(iop_u64(r, "inject_loops") ?: iop_inject_loops_for(n));
-		w->inject_measured_ns = inject_cost(w, k_for(n));
+		w->inject_measured_ns = inject_cost(w, k_for_loop(w, n));
 		return probe_init(w);
 	}
 	/* one read of that clock: the fastest of 20 batches of 1000 */

@@ -474,6 +474,17 @@ for bad in "inject_every=5:no_op" "inject_clock=op inject_ns=20:no_every" "injec
 	fi
 done
 
+# The largest loop count (1000000, a few ms a call) is measured in a few
+# calls, not in hours: the run ends within its time.
+timeout 60 "$iopath" bench read_vs_readv calls=readv bare=0 runtime=1 interval_ms=100 warmup=0 \
+	reps=1 inject_ns=200 inject_clock=loop inject_loops=1000000 --json > "$tmp/big.jsonl" 2> "$tmp/big.err"
+rc=$?
+if [ "$rc" = 0 ] && grep -q '"loops":1000000' "$tmp/big.jsonl"; then
+	ok "resolution.inject.largest_loop_count_measured_in_time"
+else
+	not_ok "resolution.inject.largest_loop_count_measured_in_time" "exit $rc" "$(tail -1 "$tmp/big.err")"
+fi
+
 # A probe of no injection: refused.
 "$iopath" bench read_vs_readv inject_probe=1 inject_clock=loop > "$tmp/out" 2> "$tmp/err"
 rc=$?
