@@ -448,31 +448,30 @@ n=$(grep -cE '^(not )?ok ' "$tmp/py.out")
 # a crash of the checks above is a failure, never a shorter plan
 [ "$rc" = 0 ] || not_ok "resolution.independent_checks_ran # python exit status $rc"
 
-# A loop count without the loop, or without the time it stands for: refused.
-for bad in "inject_loops=5 inject_ns=20:clock" "inject_loops=5 inject_clock=loop:ns"; do
-	# shellcheck disable=SC2086
-	"$iopath" bench read_vs_readv ${bad%:*} > "$tmp/out" 2> "$tmp/err"
+# refused NAME WORD ARGS...: bench read_vs_readv ARGS exits 2 with one line
+# naming WORD and nothing on stdout
+refused() {
+	local name=$1 word=$2 rc
+
+	shift 2
+	"$iopath" bench read_vs_readv "$@" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
-	if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "inject_loops=" "$tmp/err"; then
-		ok "resolution.inject.loops_refused_without_loop_${bad#*:}"
+	if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "$word" "$tmp/err"; then
+		ok "$name"
 	else
 		sed 's/^/# /' "$tmp/err"
-		not_ok "resolution.inject.loops_refused_without_loop_${bad#*:}"
+		not_ok "$name"
 	fi
-done
+}
+
+# A loop count without the loop, or without the time it stands for: refused.
+refused resolution.inject.loops_refused_without_loop_clock inject_loops= inject_loops=5 inject_ns=20
+refused resolution.inject.loops_refused_without_loop_ns inject_loops= inject_loops=5 inject_clock=loop
 
 # Whole operations need their count, and the count needs them.
-for bad in "inject_every=5:no_op" "inject_clock=op inject_ns=20:no_every" "inject_clock=op inject_every=1 inject_ns=20:every_1"; do
-	# shellcheck disable=SC2086
-	"$iopath" bench read_vs_readv ${bad%:*} > "$tmp/out" 2> "$tmp/err"
-	rc=$?
-	if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "inject_every=" "$tmp/err"; then
-		ok "resolution.inject.op_refused_${bad#*:}"
-	else
-		sed 's/^/# /' "$tmp/err"
-		not_ok "resolution.inject.op_refused_${bad#*:}"
-	fi
-done
+refused resolution.inject.op_refused_no_op inject_every= inject_every=5
+refused resolution.inject.op_refused_no_every inject_every= inject_clock=op inject_ns=20
+refused resolution.inject.op_refused_every_1 inject_every= inject_clock=op inject_every=1 inject_ns=20
 
 # The largest loop count (1000000, a few ms a call) is measured in a few
 # calls, not in hours: the run ends within its time.
@@ -486,14 +485,7 @@ else
 fi
 
 # A probe of no injection: refused.
-"$iopath" bench read_vs_readv inject_probe=1 inject_clock=loop > "$tmp/out" 2> "$tmp/err"
-rc=$?
-if [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "inject_probe=" "$tmp/err"; then
-	ok "resolution.inject.probe_refused_without_inject_ns"
-else
-	sed 's/^/# /' "$tmp/err"
-	not_ok "resolution.inject.probe_refused_without_inject_ns"
-fi
+refused resolution.inject.probe_refused_without_inject_ns inject_probe= inject_probe=1 inject_clock=loop
 
 # A busy-wait has no known effect on a ratio: refused before anything runs.
 "$iopath" bench --calibrate read_vs_readv main_metric=readv_read_ratio > "$tmp/out" 2> "$tmp/err"
