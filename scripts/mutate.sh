@@ -34,7 +34,7 @@ set -u
 
 prog="iopath: mutate"
 top=$(cd "$(dirname "$0")/.." && pwd)
-# usage_error, fail, host_mirror
+# usage_error, fail, host_mirror, patch_header
 # shellcheck source=scripts/lib/common.bash
 . "$top/scripts/lib/common.bash"
 
@@ -152,16 +152,11 @@ for f in "$mutants_dir"/*.patch; do
 done
 [ ${#mnames[@]} -gt 0 ] || usage_error "--mutants: no *.patch in $mutants_dir"
 
-# header FILE KEY: the value of "# KEY: ..." in a mutant's header.
-header() {
-	sed -n "/^--- /q; s/^# $2: //p" "$1" | head -n 1
-}
-
 for n in "${mnames[@]}"; do
 	f=${mfile[$n]}
-	[ -n "$(header "$f" Function)" ] && [ -n "$(header "$f" Bug)" ] && [ -n "$(header "$f" Tests)" ] ||
+	[ -n "$(patch_header "$f" Function)" ] && [ -n "$(patch_header "$f" Bug)" ] && [ -n "$(patch_header "$f" Tests)" ] ||
 		usage_error "$f: the header needs '# Function:', '# Bug:' and '# Tests:' lines"
-	for t in $(header "$f" Tests); do
+	for t in $(patch_header "$f" Tests); do
 		[[ $t =~ ^[a-z0-9_]+_test$ ]] || usage_error "$f: '# Tests: $t' is not a selftest program name"
 	done
 	while IFS= read -r t; do
@@ -180,8 +175,8 @@ fi
 if [ "$list_only" = 1 ]; then
 	for n in "${mnames[@]}"; do
 		f=${mfile[$n]}
-		printf '%-40s %-34s %s%s\n' "$n" "$(header "$f" Function)" "$(header "$f" Tests)" \
-			"$([ -n "$(header "$f" Equivalent)" ] && echo ' (equivalent)')"
+		printf '%-40s %-34s %s%s\n' "$n" "$(patch_header "$f" Function)" "$(patch_header "$f" Tests)" \
+			"$([ -n "$(patch_header "$f" Equivalent)" ] && echo ' (equivalent)')"
 	done
 	exit 0
 fi
@@ -445,7 +440,7 @@ programs_of() {
 	if [ "$all_tests" = 1 ]; then
 		return 0
 	fi
-	header "${mfile[$1]}" Tests
+	patch_header "${mfile[$1]}" Tests
 }
 
 # ---- the pristine kernel ----------------------------------------------------
@@ -459,7 +454,7 @@ run_pristine() {
 	# mutants, every program).
 	if [ "$all_tests" = 0 ]; then
 		mapfile -t union < <(for n in "${mnames[@]}"; do
-			header "${mfile[$n]}" Tests | tr ' ' '\n'; done | sed '/^$/d' | sort -u)
+			patch_header "${mfile[$n]}" Tests | tr ' ' '\n'; done | sed '/^$/d' | sort -u)
 	fi
 	# Done already, over every program needed now?
 	if [ -f "$state/pristine.done" ] && [ "$fresh" = 0 ]; then
@@ -569,7 +564,7 @@ finish_run() {
 	local -a progs
 	read -r -a progs <<< "$(programs_of "$n")"
 	mapfile -t vm_env < <(filters_of "$n")
-	equiv=$(header "$f" Equivalent)
+	equiv=$(patch_header "$f" Equivalent)
 	b=$(cat "$state/$n.built")
 	wait_bg
 	# The run ended with its last line of output, maybe well before the
@@ -650,11 +645,11 @@ write_matrix() {
 			f=${mfile[$n]}
 			if [ -f "$r" ]; then
 				cls=$(field "$r" class)
-				printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(header "$f" Function)" "$cls" \
+				printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(patch_header "$f" Function)" "$cls" \
 					"$(field "$r" killers)" "$(field "$r" build_s)" "$(field "$r" run_s)" \
 					"$(field "$r" detail | sed 's/|/\\|/g')"
 			else
-				printf '| %s | %s | not run | | | | |\n' "$n" "$(header "$f" Function)"
+				printf '| %s | %s | not run | | | | |\n' "$n" "$(patch_header "$f" Function)"
 			fi
 		done
 	} > "$work/matrix.md"
@@ -679,12 +674,12 @@ write_matrix() {
 				[ "$cls" != equivalent ] && nn=$((nn + 1))
 				e=$(field "$r" killers)
 				printf '    {"name": "%s", "function": "%s", "class": "%s", "killed_by": [%s], "build_s": %s, "run_s": %s, "detail": "%s"}' \
-					"$n" "$(json_str "$(header "$f" Function)")" "$cls" \
+					"$n" "$(json_str "$(patch_header "$f" Function)")" "$cls" \
 					"$(for t in $e; do printf '"%s",' "$(json_str "$t")"; done | sed 's/,$//')" \
 					"$(field "$r" build_s)" "$(field "$r" run_s)" "$(json_str "$(field "$r" detail)")"
 			else
 				printf '    {"name": "%s", "function": "%s", "class": "not run"}' \
-					"$n" "$(json_str "$(header "$f" Function)")"
+					"$n" "$(json_str "$(patch_header "$f" Function)")"
 			fi
 		done
 		echo

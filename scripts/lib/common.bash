@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 #
-# Sourced by scripts/vm.sh and scripts/mutate.sh: their one-line errors and
-# the machine's Debian mirror. The caller sets prog ("iopath: vm").
+# Sourced by scripts/vm.sh, scripts/mutate.sh and scripts/mutate-tool.sh:
+# their one-line errors, the machine's Debian mirror and a mutant's
+# header. The caller sets prog ("iopath: vm").
 
 # usage_error MESSAGE: bad usage or input, exit 2.
 usage_error() {
@@ -25,4 +26,9 @@ host_mirror() {
 		grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
 			sed 's/\[[^]]*\]//' | awk '{ print $2 }'
 	} | grep -E "/$1/?\$" | head -n 1
+}
+
+# patch_header FILE KEY: the value of "# KEY: ..." in a mutant's header.
+patch_header() {
+	sed -n "/^--- /q; s/^# $2: //p" "$1" | head -n 1
 }
