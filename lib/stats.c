@@ -160,6 +160,20 @@ double iop_ci_rel_halfwidth(const double *x, size_t n, double alpha, bool recipr
 	return gsl_cdf_tdist_Pinv(1 - alpha / 2, (double)(h - 1)) * sqrt(se2) / fabs(tmean);
 }
 
+const char *iop_precision_stop(double ci_pct, double target_pct, int done, int min_reps,
+			       double elapsed_s, double budget_s, int max_reps)
+{
+	if (done < min_reps || done < 2)
+		return NULL;
+	if (ci_pct <= target_pct)
+		return "target";
+	if (elapsed_s >= budget_s)
+		return "time_budget";
+	if (done >= max_reps)
+		return "max_reps";
+	return NULL;
+}
+
 size_t iop_group_means(const double *x, const char *const *key, size_t n, bool reciprocal,
 		       double *means)
 {

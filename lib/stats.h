@@ -69,6 +69,18 @@ double iop_mde_t(double se2, double df, double alpha, double power);
  * 1/x (rates).
  */
 double iop_ci_rel_halfwidth(const double *x, size_t n, double alpha, bool reciprocal);
+
+/*
+ * Precision-driven repetitions: after @done repetitions whose main metric's
+ * 95% CI half-width is @ci_pct (% of the mean, NAN before two), with a
+ * target of @target_pct, at least @min_reps repetitions, @elapsed_s of
+ * @budget_s seconds spent and at most @max_reps: NULL while another is
+ * due, else why they stop ("target", "time_budget", "max_reps"). The
+ * target is reached only at or below it, and never before @min_reps or
+ * two repetitions.
+ */
+const char *iop_precision_stop(double ci_pct, double target_pct, int done, int min_reps,
+			       double elapsed_s, double budget_s, int max_reps);
 /*
  * Repetitions nested in groups (boots): @key[i] names the group of @x[i].
  * Writes the mean of each group, in order of first appearance, to @means

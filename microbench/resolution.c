@@ -409,7 +409,7 @@ bool iop_precision_more(const struct iop_run *r, const double *main, int done, u
 			struct iop_precision *p)
 {
 	double target = iop_dbl(r, "target_ci");
-	int reps = (int)iop_u64(r, "reps"), limit = IOP_MAX_REPS;
+	int reps = (int)iop_u64(r, "reps");
 
 	p->reps = done;
 	if (!(target > 0))
@@ -417,24 +417,11 @@ bool iop_precision_more(const struct iop_run *r, const double *main, int done, u
 	p->target_pct = target;
 	p->ci_pct = done >= 2 ? 100 * iop_ci_rel_halfwidth(main, (size_t)done, 0.05,
 							   iop_main_metric_is_rate(r)) : NAN;
-	/* reps= is the minimum, and at least 2 are needed for an interval */
-	if (done < reps || done < 2) {
-		p->stopped = NULL;
-		return true;
-	}
-	if (p->ci_pct <= target) {
-		p->stopped = "target";
-		return false;
-	}
-	if ((double)(iop_now_ns() - t0) / 1e9 >= (double)iop_u64(r, "time_budget")) {
-		p->stopped = "time_budget";
-		return false;
-	}
-	if (done >= limit) {
-		p->stopped = "max_reps";
-		return false;
-	}
-	return true;
+	/* reps= is the minimum */
+	p->stopped = iop_precision_stop(p->ci_pct, target, done, reps,
+					(double)(iop_now_ns() - t0) / 1e9,
+					(double)iop_u64(r, "time_budget"), IOP_MAX_REPS);
+	return !p->stopped;
 }
 
 void iop_precision_record(const struct iop_run *r, const struct iop_precision *p, json_t *recs,

@@ -5,7 +5,8 @@
  * n - 1, quantiles interpolated between closest ranks). Catches the
  * population/sample stddev mix-up, off-by-one percentile ranks, the
  * arithmetic mean used for rates, input sorted in place behind the caller's
- * back, and empty input turned into 0 instead of NAN.
+ * back, empty input turned into 0 instead of NAN, and target_ci taken as
+ * reached while the interval is still wider than asked.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -324,6 +325,26 @@ TEST_F(stats, rotated_cycle_cancels_a_linear_trend)
 	ASSERT_EQ(iop_paired_rounds(a, a2, 6, 3, false, &d, &se2, &base), 2);
 	ASSERT_TRUE(close_to(d, 0));
 	ASSERT_TRUE(close_to(se2, 0));
+}
+
+/*
+ * target_ci's stop rule: the target is reached at or below it and not a
+ * hair above, never before reps= or two repetitions (no interval before
+ * two, NAN), and the budget or the repetition limit ends it otherwise.
+ */
+TEST_F(stats, precision_stops_only_at_or_below_target)
+{
+	ASSERT_TRUE(!iop_precision_stop(NAN, 5, 1, 1, 0, 60, 100));
+	ASSERT_TRUE(!iop_precision_stop(0.1, 5, 2, 3, 0, 60, 100));
+	ASSERT_STREQ(iop_precision_stop(0.1, 5, 3, 3, 0, 60, 100), "target");
+	ASSERT_STREQ(iop_precision_stop(5, 5, 2, 2, 0, 60, 100), "target");
+	ASSERT_TRUE(!iop_precision_stop(5.0001, 5, 2, 2, 0, 60, 100));
+	ASSERT_TRUE(!iop_precision_stop(9.9, 5, 2, 2, 0, 60, 100));
+	ASSERT_TRUE(!iop_precision_stop(NAN, 5, 2, 2, 0, 60, 100));
+	ASSERT_STREQ(iop_precision_stop(9.9, 5, 2, 2, 60, 60, 100), "time_budget");
+	ASSERT_STREQ(iop_precision_stop(9.9, 5, 100, 2, 1, 60, 100), "max_reps");
+	/* the target wins over a budget spent in the same repetition */
+	ASSERT_STREQ(iop_precision_stop(4, 5, 4, 2, 61, 60, 100), "target");
 }
 
 TEST_HARNESS_MAIN
