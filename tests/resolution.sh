@@ -420,13 +420,15 @@ inj = recs[0]["run"].get("inject", {}) if recs else {}
 result(inj.get("loops") == 1234 and inj.get("ns") == 200 and inj.get("measured_ns", 0) > 0,
        "resolution.inject.loop_count_given_is_kept", repr(inj))
 # one operation in 3 done and not counted: each counted one carries half
-# of another (the floor 1.5 times A's, within the 5% two runs differ by)
+# of another. The floor is 1.5 times A's within 25%: the floors of two
+# separate 1 s runs have differed by 15% here (ratio 1.72), and a count
+# that leaves nothing out (1.0) or one in 2 (2.0) stays outside.
 recs = [json.loads(l) for l in open(tmp + "/op3.jsonl") if l.strip()]
 base = [json.loads(l) for l in open(tmp + "/op0.jsonl") if l.strip()]
 inj = recs[0]["run"].get("inject", {}) if recs else {}
 ratio = (next(m["value"] for m in recs[0]["metrics"] if m["name"] == "readv_ns_floor") /
          next(m["value"] for m in base[0]["metrics"] if m["name"] == "readv_ns_floor")) if recs and base else 0
-result(inj == {"ns": 20, "clock": "op", "every": 3, "share": 0.5} and 1.3 < ratio < 1.7,
+result(inj == {"ns": 20, "clock": "op", "every": 3, "share": 0.5} and 1.2 < ratio < 1.875,
        "resolution.inject.op_one_in_3_uncounted_adds_half", "%r ratio %.3f" % (inj, ratio))
 recs = [json.loads(l) for l in open(tmp + "/ocalib.jsonl") if l.strip()]
 every = sorted({json.dumps(r["run"].get("inject")) for r in recs}, key=str)
