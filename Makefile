@@ -172,6 +172,15 @@ mutate: kselftest-install
 	$(Q)scripts/deps.sh vm mutate
 	$(Q)scripts/mutate.sh --build $(O) $(if $(KSRC),--ksrc "$(KSRC)") $(MUTATE_ARGS)
 
+# The tool's own mutants (configs/mutants/tool/): each plants a bug in the
+# statistics or the benchmark harness of a copy of this tree, which is
+# rebuilt and checked by the tests its header names. MUTATE_TOOL_ARGS go
+# to scripts/mutate-tool.sh, e.g. MUTATE_TOOL_ARGS=02-mde-one-sided-alpha.
+.PHONY: mutate-tool
+mutate-tool:
+	$(Q)scripts/deps.sh base check
+	$(Q)scripts/mutate-tool.sh $(MUTATE_TOOL_ARGS)
+
 run: all
 	$(Q)$(O)/iopath run $(RUN_ARGS)
 
@@ -214,6 +223,7 @@ help:
 	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
 	@echo "sudo make vm-check KERNEL=<bzImage|.deb|package>  the selftests on another kernel under QEMU"
 	@echo "sudo make mutate [KSRC=dir]   kernel mutation campaign: the kill matrix (docs/efficacy.md)"
+	@echo "sudo make mutate-tool  the tool's own mutants: what the checks of its statistics catch"
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
 	@echo "make fuzz          FUZZ_SECONDS=60: each libFuzzer target (tests/fuzz) for that long"
 	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."

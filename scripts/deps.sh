@@ -51,9 +51,10 @@ clang:/usr/bin/clang
 libclang-rt-dev:/usr/share/doc/libclang-rt-dev/copyright
 "
 # make check: the lint and reproducer tests run shellcheck, which must not
-# quietly skip on a fresh machine.
+# quietly skip on a fresh machine; the statistics are recomputed in python3.
 pkgs_check="
 shellcheck:/usr/bin/shellcheck
+python3:/usr/bin/python3
 "
 # Building a kernel for iopath mutate.
 pkgs_mutate="
