@@ -554,6 +554,12 @@ static int probe_loops(const struct calib *c, int e, uint64_t loops, double *fra
 	return ret;
 }
 
+/* a count inject_loops= takes: 1 to 1000000 */
+static uint64_t loops_in_range(double l)
+{
+	return l < 1 ? 1 : l > 1e6 ? 1000000 : (uint64_t)llround(l);
+}
+
 /*
  * With inject_clock=loop, effect @e's iterations sized by what they cost
  * in the job's own timed loop, not alone: around system calls part of a
@@ -564,12 +570,6 @@ static int probe_loops(const struct calib *c, int e, uint64_t loops, double *fra
  * it give the slope; Newton steps of shrinking gain from there average
  * the probes' noise as they converge on the effect.
  */
-/* a count inject_loops= takes: 1 to 1000000 */
-static uint64_t loops_in_range(double l)
-{
-	return l < 1 ? 1 : l > 1e6 ? 1000000 : (uint64_t)llround(l);
-}
-
 static int size_in_context(const struct calib *c, int e)
 {
 	const double want = c->o->effects[e];

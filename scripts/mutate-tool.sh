@@ -30,7 +30,7 @@ set -u
 
 prog="iopath: mutate-tool"
 top=$(cd "$(dirname "$0")/.." && pwd)
-# usage_error, fail, patch_header
+# usage_error, fail, patch_header, patch_expects, load_mutants
 # shellcheck source=scripts/lib/common.bash
 . "$top/scripts/lib/common.bash"
 
@@ -81,39 +81,23 @@ if [ -n "$work" ] && [ -e "$work" ]; then
 	usage_error "--work: $work exists (give a new directory)"
 fi
 
-declare -A mfile=()
-mnames=()
-for f in "$mutants_dir"/*.patch; do
-	[ -f "$f" ] || continue
-	n=$(basename "$f" .patch)
-	[[ $n =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || usage_error "$f: a mutant's name is [A-Za-z0-9._-]"
-	mfile[$n]=$f
-	mnames+=("$n")
-done
-[ ${#mnames[@]} -gt 0 ] || usage_error "--mutants: no *.patch in $mutants_dir"
-
-# A test program: tests/NAME.sh, or a unit test tests/NAME_test.c built into build/tests/.
-for n in "${mnames[@]}"; do
-	f=${mfile[$n]}
-	[ -n "$(patch_header "$f" Function)" ] && [ -n "$(patch_header "$f" Bug)" ] &&
-		[ -n "$(patch_header "$f" Tests)" ] ||
-		usage_error "$f: the header needs '# Function:', '# Bug:' and '# Tests:' lines"
-	for t in $(patch_header "$f" Tests); do
+# check_mutant FILE: each of Tests is tests/NAME.sh or a unit test
+# tests/NAME_test.c (built into build/tests/), and no path leaves the tree.
+check_mutant() {
+	local t
+	for t in $(patch_header "$1" Tests); do
 		{ [[ $t =~ ^[a-z0-9_]+\.sh$ ]] && [ -f "$top/tests/$t" ]; } ||
 			{ [[ $t =~ ^[a-z0-9_]+_test$ ]] && [ -f "$top/tests/$t.c" ]; } ||
-			usage_error "$f: '# Tests: $t' is neither a tests/*.sh script nor a tests/*_test.c unit test"
+			usage_error "$1: '# Tests: $t' is neither a tests/*.sh script nor a tests/*_test.c unit test"
 	done
-	grep -q '^+++ b/' "$f" || usage_error "$f: no unified diff after the header"
-	if grep '^+++ b/' "$f" | grep -q -e '\.\./' -e '^+++ b//'; then
-		usage_error "$f: a path in the diff leaves the tree"
+	grep -q '^+++ b/' "$1" || usage_error "$1: no unified diff after the header"
+	if grep '^+++ b/' "$1" | grep -q -e '\.\./' -e '^+++ b//'; then
+		usage_error "$1: a path in the diff leaves the tree"
 	fi
-done
-if [ ${#want[@]} -gt 0 ]; then
-	for n in "${want[@]}"; do
-		[ -n "${mfile[$n]:-}" ] || usage_error "no mutant '$n' in $mutants_dir (--list shows them)"
-	done
-	mnames=("${want[@]}")
-fi
+}
+declare -A mfile=()
+mnames=()
+load_mutants "$mutants_dir" check_mutant "${want[@]}"
 
 if [ "$list_only" = 1 ]; then
 	for n in "${mnames[@]}"; do
@@ -206,14 +190,12 @@ for n in "${mnames[@]}"; do
 			killed=$((killed + 1))
 			what=${failed# }
 			seen=no
-			IFS=, read -ra globs <<< "$(patch_header "$f" Expect)"
-			for g in "${globs[@]}"; do
-				g=${g# }
+			while IFS= read -r g; do
 				for c in $failed; do
 					# shellcheck disable=SC2053 # the Expect value is a glob
 					[[ $c == $g ]] && seen=yes
 				done
-			done
+			done < <(patch_expects "$f")
 			what="$what (expected: $seen)"
 		else
 			cls=survived
@@ -227,7 +209,6 @@ for n in "${mnames[@]}"; do
 	done
 	rows+=("| $n | $(patch_header "$f" Function) | $cls | $what |")
 done
-build_copy || fail "the copy does not build after the last revert"
 
 echo "| mutant | function | class | failed checks |"
 echo "|---|---|---|---|"

@@ -34,7 +34,7 @@ set -u
 
 prog="iopath: mutate"
 top=$(cd "$(dirname "$0")/.." && pwd)
-# usage_error, fail, host_mirror, patch_header
+# usage_error, fail, host_mirror, patch_header, load_mutants
 # shellcheck source=scripts/lib/common.bash
 . "$top/scripts/lib/common.bash"
 
@@ -141,36 +141,20 @@ fi
 case $work in /*) ;; *) work=$PWD/$work ;; esac
 
 # The mutants: NAME -> patch file, in file name order.
-declare -A mfile=()
-mnames=()
-for f in "$mutants_dir"/*.patch; do
-	[ -f "$f" ] || continue
-	n=$(basename "$f" .patch)
-	[[ $n =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || usage_error "$f: a mutant's name is [A-Za-z0-9._-]"
-	mfile[$n]=$f
-	mnames+=("$n")
-done
-[ ${#mnames[@]} -gt 0 ] || usage_error "--mutants: no *.patch in $mutants_dir"
-
-for n in "${mnames[@]}"; do
-	f=${mfile[$n]}
-	[ -n "$(patch_header "$f" Function)" ] && [ -n "$(patch_header "$f" Bug)" ] && [ -n "$(patch_header "$f" Tests)" ] ||
-		usage_error "$f: the header needs '# Function:', '# Bug:' and '# Tests:' lines"
-	for t in $(patch_header "$f" Tests); do
-		[[ $t =~ ^[a-z0-9_]+_test$ ]] || usage_error "$f: '# Tests: $t' is not a selftest program name"
+# check_mutant FILE: selftest programs in Tests, harness options in Filter.
+check_mutant() {
+	local t
+	for t in $(patch_header "$1" Tests); do
+		[[ $t =~ ^[a-z0-9_]+_test$ ]] || usage_error "$1: '# Tests: $t' is not a selftest program name"
 	done
 	while IFS= read -r t; do
 		[[ $t =~ ^[a-z0-9_]+_test=-[A-Za-z] ]] ||
-			usage_error "$f: '# Filter: $t' is not 'program_test=harness options'"
-	done < <(sed -n '/^--- /q; s/^# Filter: //p' "$f")
-	grep -q '^+++ ' "$f" || usage_error "$f: no unified diff after the header"
-done
-if [ ${#want[@]} -gt 0 ]; then
-	for n in "${want[@]}"; do
-		[ -n "${mfile[$n]:-}" ] || usage_error "no mutant '$n' in $mutants_dir (--list shows them)"
-	done
-	mnames=("${want[@]}")
-fi
+			usage_error "$1: '# Filter: $t' is not 'program_test=harness options'"
+	done < <(sed -n '/^--- /q; s/^# Filter: //p' "$1")
+}
+declare -A mfile=()
+mnames=()
+load_mutants "$mutants_dir" check_mutant "${want[@]}"
 
 if [ "$list_only" = 1 ]; then
 	for n in "${mnames[@]}"; do

@@ -35,9 +35,8 @@ for f in "$mutants"/*.patch; do
 	fi
 	# each Expect check is a check its test programs report
 	missing=""
-	IFS=, read -ra globs <<< "$(patch_header "$f" Expect)"
+	mapfile -t globs < <(patch_expects "$f")
 	for g in "${globs[@]}"; do
-		g=${g# }
 		name=${g%%\**}
 		name=${name%%[*}
 		found=0

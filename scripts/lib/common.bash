@@ -2,8 +2,8 @@
 # shellcheck shell=bash
 #
 # Sourced by scripts/vm.sh, scripts/mutate.sh and scripts/mutate-tool.sh:
-# their one-line errors, the machine's Debian mirror and a mutant's
-# header. The caller sets prog ("iopath: vm").
+# their one-line errors, the machine's Debian mirror, and the mutants and
+# their headers. The caller sets prog ("iopath: vm").
 
 # usage_error MESSAGE: bad usage or input, exit 2.
 usage_error() {
@@ -31,4 +31,42 @@ host_mirror() {
 # patch_header FILE KEY: the value of "# KEY: ..." in a mutant's header.
 patch_header() {
 	sed -n "/^--- /q; s/^# $2: //p" "$1" | head -n 1
+}
+
+# patch_expects FILE: the globs of a mutant's "# Expect: a, b*", one a line.
+patch_expects() {
+	patch_header "$1" Expect | tr ',' '\n' | sed 's/^ *//; s/ *$//; /^$/d'
+}
+
+# load_mutants DIR CHECK [WANT...]: the mutants of DIR (*.patch, in file name
+# order) into the caller's mfile (NAME -> file, declared -A) and mnames, then
+# only the WANT ones if any are given. Each header needs Function, Bug and
+# Tests and a unified diff after it, and "CHECK FILE" refuses (usage_error)
+# what else the caller does not take: its test program names, for one.
+load_mutants() {
+	local dir=$1 check=$2 f n
+	shift 2
+	mfile=()
+	mnames=()
+	for f in "$dir"/*.patch; do
+		[ -f "$f" ] || continue
+		n=$(basename "$f" .patch)
+		[[ $n =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || usage_error "$f: a mutant's name is [A-Za-z0-9._-]"
+		mfile[$n]=$f
+		mnames+=("$n")
+	done
+	[ ${#mnames[@]} -gt 0 ] || usage_error "--mutants: no *.patch in $dir"
+	for n in "${mnames[@]}"; do
+		f=${mfile[$n]}
+		if [ -z "$(patch_header "$f" Function)" ] || [ -z "$(patch_header "$f" Bug)" ] ||
+			[ -z "$(patch_header "$f" Tests)" ]; then
+			usage_error "$f: the header needs '# Function:', '# Bug:' and '# Tests:' lines"
+		fi
+		"$check" "$f"
+		grep -q '^+++ ' "$f" || usage_error "$f: no unified diff after the header"
+	done
+	for n in "$@"; do
+		[ -n "${mfile[$n]:-}" ] || usage_error "no mutant '$n' in $dir (--list shows them)"
+	done
+	[ $# -eq 0 ] || mnames=("$@")
 }
