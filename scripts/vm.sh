@@ -66,6 +66,21 @@ VM_TOOLS="mkfs.ext4 mke2fs e2fsck fsck.ext4 tune2fs dumpe2fs debugfs filefrag
 parse_args "$@"
 check_args
 
+# --lava-out DIR: the kernel and the initramfs a LAVA job boots, each
+# written under a temporary name and renamed into place, with their sha256.
+write_lava_out() {
+	local f
+	cp "$vmlinuz" "$lava_out/.vmlinuz.$$" && mv "$lava_out/.vmlinuz.$$" "$lava_out/vmlinuz" &&
+		cp "$tmp/initrd.gz" "$lava_out/.initrd.$$" && mv "$lava_out/.initrd.$$" "$lava_out/initrd.cpio.gz" ||
+		fail "cannot write into $lava_out"
+	(cd "$lava_out" && sha256sum vmlinuz initrd.cpio.gz > .sha256.$$ && mv .sha256.$$ sha256) ||
+		fail "cannot write $lava_out/sha256"
+	for f in vmlinuz initrd.cpio.gz; do
+		echo "$lava_out/$f"
+	done
+	echo "$prog: LAVA artefacts for $kdesc in $lava_out (prepared in ${t_prep} s)" >&2
+}
+
 # ---- temporary directory, QEMU and cleanup -------------------------------
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iopath-vm.XXXXXX") || fail "cannot create a temporary directory"
@@ -110,5 +125,9 @@ else
 	build_initramfs
 fi
 t_prep=$((SECONDS - t0))
+if [ -n "$lava_out" ]; then
+	write_lava_out
+	exit 0
+fi
 boot_guest
 report_result

@@ -23,10 +23,12 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo /sbin/modprobe > /proc/sys/kernel/modprobe
 
 # TAP goes to the second serial port; the kernel console stays on the first.
-if ! exec 3>/dev/ttyS1; then
+# Under LAVA there is one serial line: everything goes to the console.
+if [ -f /etc/iopath-vm/lava ] || ! exec 3>/dev/ttyS1; then
 	exec 3>/dev/console
+else
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
 fi
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
 say() { echo "$*" >&3; }
 
 say "# iopath-vm: kernel $(uname -r) ($(uname -v)), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MB" }' /proc/meminfo)"
@@ -37,6 +39,14 @@ while read -r m; do
 		grep -qE 'File exists|No such device' /tmp/insmod.err ||
 		say "# iopath-vm: insmod $m: $(cat /tmp/insmod.err)"
 done < /etc/iopath-vm/modules
+
+# Under LAVA: a shell on the console for the test shell, which runs
+# /iopath/lava/run (scripts/vm/lava-guest.sh) and reports to LAVA.
+if [ -f /etc/iopath-vm/lava ]; then
+	export PS1='iopath-lava# '
+	cd /
+	exec setsid cttyhack /bin/sh
+fi
 
 if [ -f /etc/iopath-vm/repro ]; then
 	set --

@@ -161,6 +161,11 @@ build_initramfs() {
 	done > "$root/etc/iopath-vm/env"
 	cp "$top/scripts/tap-verdict.awk" "$root/etc/iopath-vm/tap-verdict.awk" || return 1
 	cp "$known_failures" "$root/etc/iopath-vm/known-failures" || return 1
+	if [ -n "$lava_out" ]; then
+		touch "$root/etc/iopath-vm/lava"
+		mkdir -p "$root/iopath/lava"
+		install -m 0755 "$top/scripts/vm/lava-guest.sh" "$root/iopath/lava/run" || return 1
+	fi
 	write_init
 	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$tmp/initrd.gz" ||
 		fail "cannot pack the initramfs"

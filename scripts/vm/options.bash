@@ -39,6 +39,11 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   -v, --verbose  kernel console to stderr as it arrives
   --fetch-only   fetch and unpack the kernel into the cache, print the
                  kernel image's path, boot nothing
+  --lava-out DIR  boot nothing: write the kernel (vmlinuz) and an initramfs
+                 for a LAVA test shell (initrd.cpio.gz: /init leaves a shell
+                 on the console, /iopath/lava/run runs the selftests) into
+                 DIR, for `iopath lava` jobs; the arguments after -- and
+                 --env are those of the job
   --repro        run the kernel bug reproducers (scripts/repro.sh, the
                  arguments after -- go to it) instead of the selftests
   after --:      passed to run_kselftest.sh, e.g. -t iopath:folio_batch_test
@@ -69,11 +74,12 @@ parse_args() {
 	verbose=0
 	fetch_only=0
 	repro=0
+	lava_out=""
 	guest_env=()
 	known_failures=$top/configs/known-failures
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures)
+		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures|--lava-out)
 			[ $# -ge 2 ] || usage_error "$1 needs a value"
 			case $1 in
 			--kernel) kernel=$2 ;;
@@ -91,6 +97,7 @@ parse_args() {
 			--log) log_out=$2 ;;
 			--cache) cache=$2 ;;
 			--known-failures) known_failures=$2 ;;
+			--lava-out) lava_out=$2 ;;
 			--env)
 				[[ $2 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
 					usage_error "--env '$2': expected NAME=VALUE"
@@ -120,6 +127,10 @@ check_args() {
 	[[ $smp =~ ^[1-9][0-9]?$ ]] || usage_error "--smp '$smp': expected 1 to 99 CPUs"
 	case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
 	[ -z "$initrd_in" ] || [ -f "$initrd_in" ] || usage_error "--initrd $initrd_in: no such file"
+	if [ -n "$lava_out" ]; then
+		[ -d "$lava_out" ] || usage_error "--lava-out $lava_out: no such directory"
+		[ "$repro" = 0 ] && [ -z "$initrd_in" ] || usage_error "--lava-out goes with neither --repro nor --initrd"
+	fi
 	[ -z "$modules_dir" ] || [ -d "$modules_dir" ] || usage_error "--modules $modules_dir: no such directory"
 	[ -f "$known_failures" ] || [ "$known_failures" = /dev/null ] ||
 		usage_error "--known-failures $known_failures: no such file"

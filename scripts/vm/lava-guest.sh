@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath in a LAVA test shell: the guest side of a job `iopath lava` wrote.
+# The initramfs of scripts/vm.sh --lava-out holds it as /iopath/lava/run;
+# /init left a shell on the console, LAVA's test shell runs this there.
+#
+# It runs what /init runs in `iopath vm` (iopath_probe, then
+# run_kselftest.sh with the job's arguments and environment) and writes
+# two things on the console:
+#
+#   - lines "IOPATH-LAVA:CHANNEL: TEXT" the host reads back from the job's
+#     log (scripts/lava.py verdict): "kernel" (uname -r), "feature" (one
+#     iopath_probe line), "tap" (one line of run_kselftest.sh's output),
+#     "end" (start and end uptime, seconds: the run finished);
+#   - one LAVA test case per harness test (its name, pass, fail or skip),
+#     one per program ("program.NAME") and "iopath-verdict", this guest's
+#     own verdict by scripts/tap-verdict.awk.
+#
+# The host does not trust either: it judges the TAP itself, with the same
+# awk script, and checks the test cases against it. A test's output cannot
+# forge a LAVA signal: "<LAVA_" in it is written as "<lava_" and control
+# characters as '?'.
+#
+# busybox sh; no bashisms.
+export PATH="$PATH:/usr/sbin:/usr/bin:/sbin:/bin"
+
+mark() {
+	printf 'IOPATH-LAVA:%s: %s\n' "$1" "$2"
+}
+
+# lava-test-case outside LAVA (a dry run by hand): the signal it would send.
+if ! command -v lava-test-case > /dev/null 2>&1; then
+	lava_test_case() {
+		echo "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=$1 RESULT=$3>"
+	}
+else
+	lava_test_case() {
+		lava-test-case "$@"
+	}
+fi
+
+mark kernel "$(uname -r)"
+if ! /iopath/kselftest/iopath/iopath_probe > /tmp/features 2> /tmp/probe.err; then
+	mark tap "# iopath-vm: iopath_probe failed: $(head -n 1 /tmp/probe.err)"
+	echo "probe-failed no" > /tmp/features
+fi
+while read -r f; do
+	mark feature "$f"
+done < /tmp/features
+
+. /etc/iopath-vm/env
+set --
+while IFS= read -r a; do
+	set -- "$@" "$a"
+done < /etc/iopath-vm/args
+cd /iopath/kselftest || { mark tap "# iopath-vm: no /iopath/kselftest"; exit 1; }
+start=$(cut -d' ' -f1 /proc/uptime)
+# One line at a time (fflush), so that a job cut short keeps what ran.
+./run_kselftest.sh "$@" 2>&1 | awk '{
+	gsub(/[\001-\010\013-\037\177]/, "?")
+	gsub(/<LAVA_/, "<lava_")
+	print > "/tmp/tap"
+	print "IOPATH-LAVA:tap: " $0
+	fflush()
+}'
+end=$(cut -d' ' -f1 /proc/uptime)
+mark end "$start $end"
+
+# The test cases: harness tests ("# ok N name", "# not ok N name", SKIP),
+# then programs ("ok N selftests: iopath: NAME").
+awk '
+	/^# (not )?ok [0-9]+ / {
+		line = substr($0, 3); st = (line ~ /^not ok/) ? "fail" : "pass"
+		sub(/^(not )?ok [0-9]+ /, "", line)
+		if (line ~ /# *SKIP/) st = "skip"
+		sub(/ *#.*/, "", line)
+		if (line ~ /^[A-Za-z0-9_.-]+$/) print line, st
+		next
+	}
+	/^(not )?ok [0-9]+ selftests: / {
+		print "program." $NF, ($1 == "not" ? "fail" : "pass")
+	}' /tmp/tap > /tmp/cases
+while read -r name result; do
+	lava_test_case "$name" --result "$result"
+done < /tmp/cases
+
+awk -v kernel="$(uname -r)" -v tag=iopath-vm -v result=IOPATH-VM-RESULT \
+	-v start="$start" -v end="$end" -f /etc/iopath-vm/tap-verdict.awk \
+	/etc/iopath-vm/known-failures /iopath/kselftest/iopath/requirements /tmp/features /tmp/tap > /tmp/verdict
+verdict=fail
+grep -q '^# IOPATH-VM-RESULT: status=pass ' /tmp/verdict && verdict=pass
+mark guest-verdict "$(grep '^# IOPATH-VM-RESULT: ' /tmp/verdict)"
+lava_test_case iopath-verdict --result "$verdict"
+# The test shell goes on; its exit status is LAVA's, the verdict is above.
+exit 0
