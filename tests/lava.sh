@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath lava without a lab: the jobs it writes are valid LAVA jobs
+# (lava_common's schema where lava-common is installed, else a SKIP that
+# says so: make check installs nothing from LAVA), and the verdict on a
+# job's log is iopath vm's, or a named failure. The log of
+# tests/fixtures/lava/swapon-6.12.log is a real one (lava-run, Debian's
+# 6.12 kernel, swapon_test), with LAVA's own action results left out but
+# the job's; the broken logs are made from it here.
+#
+# usage: tests/lava.sh BUILD_DIR
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+. "$top/tests/lib/tap.sh"
+lava=$top/scripts/lava.py
+fixture=$top/tests/fixtures/lava/swapon-6.12.log
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/iopath-lava-test.XXXXXX") || { echo "Bail out! no temporary directory"; exit 1; }
+trap 'rm -rf "$tmp"' EXIT
+
+if ! /usr/bin/python3 -c 'import yaml' 2> /dev/null; then
+	echo "1..0 # SKIP python3-yaml not installed (scripts/deps.sh check)"
+	exit 0
+fi
+
+# verdict NAME LOG WANT-RC WANT-STDERR-ERE [WANT-STDOUT-ERE]
+verdict() {
+	local name=$1 log=$2 want_rc=$3 want_err=$4 want_out=${5:-} rc
+	"$lava" verdict "$log" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" = "$want_rc" ] && grep -qE -- "$want_err" "$tmp/err" &&
+	   { [ -z "$want_out" ] || grep -qE -- "$want_out" "$tmp/out"; }; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc (want $want_rc)" "$(head -c 600 "$tmp/err")"
+	fi
+}
+
+# ---- the verdict ------------------------------------------------------------
+
+verdict lava.verdict.real_log_gives_vm_counts "$fixture" 0 \
+	'^lava: 14 passed, 0 failed, 2 skipped \(1 programs on 6\.12\.117\+deb12-amd64' \
+	'^# IOPATH-VM-RESULT: status=pass passed=14 failed=0 known=0 skipped=2 programs=1 programs_failed=0 required_missing=0 stale_known=0'
+
+# A test case LAVA recorded that the TAP does not say.
+sed '0,/"case": "swapon.xfs_1k.file_with_a_hole_is_refused", "definition": "0_iopath", \(.*\)"result": "pass"/s//"case": "swapon.xfs_1k.file_with_a_hole_is_refused", "definition": "0_iopath", \1"result": "fail"/' \
+	"$fixture" > "$tmp/disagree.log"
+verdict lava.verdict.test_cases_disagreeing_with_tap_fail "$tmp/disagree.log" 1 \
+	"test cases and the TAP disagree: swapon.xfs_1k.file_with_a_hole_is_refused is pass in the TAP, fail in the test cases"
+
+# A failed test in the TAP and in the test cases: the run fails.
+sed 's/IOPATH-LAVA:tap: # ok 15 swapon.xfs_1k.file_with_a_hole_is_refused/IOPATH-LAVA:tap: # not ok 15 swapon.xfs_1k.file_with_a_hole_is_refused/;
+     s/"case": "swapon.xfs_1k.file_with_a_hole_is_refused", "definition": "0_iopath", \(.*\)"result": "pass"/"case": "swapon.xfs_1k.file_with_a_hole_is_refused", "definition": "0_iopath", \1"result": "fail"/' \
+	"$fixture" > "$tmp/failed.log"
+verdict lava.verdict.failed_test_fails_the_run "$tmp/failed.log" 1 \
+	'^lava: 13 passed, 1 failed' '^# IOPATH-VM-RESULT: status=fail '
+
+# Cut short: no job result.
+grep -v '"case": "job", "definition": "lava"' "$fixture" > "$tmp/cut.log"
+verdict lava.verdict.log_without_job_result_fails "$tmp/cut.log" 1 'no job result \(the log is cut short\)'
+
+# A line that is not YAML, and one longer than any LAVA writes.
+{ head -n 20 "$fixture"; echo '{"dt": "x", "lvl": "target", "msg": [unclosed'; tail -n +21 "$fixture"; } > "$tmp/bad.log"
+verdict lava.verdict.malformed_line_fails_by_number "$tmp/bad.log" 1 'malformed LAVA log: line 21 is not a YAML mapping'
+{ cat "$fixture"; printf '{"dt": "x", "lvl": "target", "msg": "%s"}\n' "$(head -c 70000 /dev/zero | tr '\0' a)"; } > "$tmp/long.log"
+verdict lava.verdict.overlong_line_fails "$tmp/long.log" 1 'malformed LAVA log: line [0-9]+ is longer than 65536 bytes'
+printf '{"lvl": "results", "msg": "a result that is text"}\n' > "$tmp/text.log"
+verdict lava.verdict.result_without_fields_fails "$tmp/text.log" 1 'a result without definition and case'
+: > "$tmp/empty.log"
+verdict lava.verdict.empty_log_fails "$tmp/empty.log" 1 'malformed LAVA log: no entries'
+
+# A job that timed out in the test shell: LAVA's failure names the action.
+{
+	grep -v '"case": "job", "definition": "lava"' "$fixture" | grep -v 'IOPATH-LAVA:end:'
+	echo '{"dt": "2026-12-02T16:00:00.0", "lvl": "results", "msg": {"case": "lava-test-shell", "definition": "lava", "error_msg": "lava-test-shell timed out after 60 seconds", "error_type": "Test", "result": "fail"}}'
+	echo '{"dt": "2026-12-02T16:00:01.0", "lvl": "results", "msg": {"case": "job", "definition": "lava", "error_msg": "lava-test-shell timed out after 60 seconds", "error_type": "Test", "result": "fail"}}'
+} > "$tmp/timeout.log"
+verdict lava.verdict.timed_out_job_fails "$tmp/timeout.log" 1 'the LAVA job timed out: lava-test-shell: lava-test-shell timed out after 60 seconds'
+if grep -q '^# IOPATH-VM-RESULT:' "$tmp/out"; then
+	not_ok lava.verdict.timed_out_job_has_no_result_line
+else
+	ok lava.verdict.timed_out_job_has_no_result_line
+fi
+
+# The guest's run never ended (the job passed, the end line is missing).
+grep -v 'IOPATH-LAVA:end:' "$fixture" > "$tmp/noend.log"
+verdict lava.verdict.run_without_end_line_fails "$tmp/noend.log" 1 "the guest's run did not finish"
+
+# Hostile console text: escapes, not raw control characters, and no shell.
+marker=$tmp/injected
+sed "s|IOPATH-LAVA:tap: # # Starting 16 tests|IOPATH-LAVA:tap: # # \\\\u001b[2J\$(touch $marker) \`touch $marker\` Starting 16 tests|" \
+	"$fixture" > "$tmp/hostile.log"
+"$lava" verdict "$tmp/hostile.log" > "$tmp/out" 2> "$tmp/err"
+if [ ! -e "$marker" ] && ! grep -q $'\x1b' "$tmp/out" && grep -qF '\x1b[2J' "$tmp/out"; then
+	ok lava.verdict.hostile_console_text_is_escaped
+else
+	not_ok lava.verdict.hostile_console_text_is_escaped "$(grep 'Starting 16' "$tmp/out" | od -c | head -n 3)"
+fi
+
+# A kernel bug report on the console fails a passing run (verdict.bash's
+# own kernel-log check).
+sed '0,/"lvl": "target", "msg": "IOPATH-LAVA:tap: TAP version 13"/s//"lvl": "target", "msg": "[   12.5] WARNING: CPU: 1 PID: 77 at fs\/iomap\/buffered-io.c:123 iomap_x+0x1\/0x2"}\n{"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:tap: TAP version 13"/' \
+	"$fixture" > "$tmp/warn.log"
+verdict lava.verdict.kernel_warning_on_console_fails "$tmp/warn.log" 1 'the kernel console shows a kernel bug report'
+
+# ---- the jobs -----------------------------------------------------------------
+
+"$lava" jobs --kernel linux-image-x --out "$tmp/nonexistent" > /dev/null 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q 'no such directory' "$tmp/err"; then ok lava.jobs.bad_out_dir_is_usage_error; else
+	not_ok lava.jobs.bad_out_dir_is_usage_error "exit $rc: $(cat "$tmp/err")"; fi
+mkdir -p "$tmp/jobs"
+# shellcheck disable=SC2016
+"$lava" jobs --kernel linux-image-x --out "$tmp/jobs" --url-base 'http://lab/$(reboot)' > /dev/null 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q 'url-base' "$tmp/err" && [ -z "$(ls "$tmp/jobs")" ]; then
+	ok lava.jobs.url_with_shell_syntax_refused_before_anything; else
+	not_ok lava.jobs.url_with_shell_syntax_refused_before_anything "exit $rc: $(cat "$tmp/err")"; fi
+
+# A fake bzImage (the boot header's magic) stands in for a kernel: the jobs
+# are written, and an initramfs built, without booting anything.
+if [ ! -x "$build/selftests/iopath_probe" ] || ! command -v busybox > /dev/null && [ ! -x /bin/busybox ]; then
+	skip lava.jobs.written_for_a_kernel "no selftests built or no busybox"
+else
+	fake=$tmp/bzImage
+	head -c 4096 /dev/zero > "$fake"
+	printf 'HdrS' | dd of="$fake" bs=1 seek=514 conv=notrunc 2> /dev/null
+	mkdir -p "$tmp/work/kernels" "$tmp/work/obj/arch/x86/boot"
+	cp "$fake" "$tmp/work/obj/arch/x86/boot/bzImage"
+	m=$(basename "$(ls "$top"/configs/mutants/*.patch | head -n 1)" .patch)
+	cp "$fake" "$tmp/work/kernels/$m"
+	if "$lava" jobs --kernel "$fake" --out "$tmp/jobs" --build "$build" -- -t iopath:swapon_test \
+		> "$tmp/jobs.list" 2> "$tmp/err" &&
+	   "$lava" mutate --work "$tmp/work" --out "$tmp/jobs" --build "$build" >> "$tmp/jobs.list" 2>> "$tmp/err" &&
+	   [ "$(wc -l < "$tmp/jobs.list")" = 3 ]; then
+		ok lava.jobs.written_for_a_kernel_and_each_mutant_kernel
+	else
+		not_ok lava.jobs.written_for_a_kernel_and_each_mutant_kernel "$(tail -n 3 "$tmp/err")"
+	fi
+	if grep -q -- '-t iopath:' "$tmp/jobs/$m.yaml" && grep -q 'no_timer_check' "$tmp/jobs/$m.yaml"; then
+		ok lava.jobs.mutant_job_runs_what_mutate_runs
+	else
+		not_ok lava.jobs.mutant_job_runs_what_mutate_runs
+	fi
+	mapfile -t jobs < "$tmp/jobs.list"
+	if /usr/bin/python3 -c 'import lava_common.schemas' 2> /dev/null; then
+		if [ ${#jobs[@]} -gt 0 ] && "$lava" validate "${jobs[@]}" 2> "$tmp/err"; then
+			ok lava.jobs.valid_by_lava_common_schema
+		else
+			not_ok lava.jobs.valid_by_lava_common_schema "$(cat "$tmp/err")"
+		fi
+		# The validation can fail: a job without its test action.
+		sed '/^- test:/,$d' "${jobs[0]}" > "$tmp/broken.yaml"
+		if ! "$lava" validate "$tmp/broken.yaml" 2> /dev/null; then
+			ok lava.jobs.validation_rejects_a_broken_job
+		else
+			not_ok lava.jobs.validation_rejects_a_broken_job
+		fi
+	else
+		skip lava.jobs.valid_by_lava_common_schema \
+			"lava-common not installed (make check installs nothing from LAVA; apt-get install lava-common)"
+		skip lava.jobs.validation_rejects_a_broken_job "lava-common not installed"
+	fi
+fi
+
+finish_tap
