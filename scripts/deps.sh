@@ -51,10 +51,14 @@ clang:/usr/bin/clang
 libclang-rt-dev:/usr/share/doc/libclang-rt-dev/copyright
 "
 # make check: the lint and reproducer tests run shellcheck, which must not
-# quietly skip on a fresh machine; the statistics are recomputed in python3.
+# quietly skip on a fresh machine; the statistics are recomputed in python3;
+# LAVA logs are YAML and KCIDB reports are validated with jsonschema (both
+# Debian's, nothing from LAVA: lava-common stays optional).
 pkgs_check="
 shellcheck:/usr/bin/shellcheck
 python3:/usr/bin/python3
+python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py
+python3-jsonschema:/usr/lib/python3/dist-packages/jsonschema/__init__.py
 "
 # Building a kernel for iopath mutate.
 pkgs_mutate="
