@@ -67,16 +67,16 @@ struct side {
 
 int iop_calib_parse_effects(struct iop_calib_opts *o, const char *list)
 {
-	char buf[256], *save, *tok, *end;
+	char buf[256], *save, *tok;
 
 	if (strlen(list) >= sizeof(buf))
 		return -EINVAL;
 	snprintf(buf, sizeof(buf), "%s", list);
 	o->neffects = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		double e = strtod(tok, &end);
+		double e;
 
-		if (end == tok || *end || !(e > 0 && e <= 50) ||
+		if (iop_parse_real(tok, 0, 50, &e) || !(e > 0) ||
 		    o->neffects == IOP_CALIB_MAX_EFFECTS)
 			return -EINVAL;
 		o->effects[o->neffects++] = e / 100;

@@ -566,22 +566,18 @@ static struct jobs js;
 /* --pairs and --runs: an integer in lo..hi, or 2 after saying why. */
 static int calib_count(const char *name, const char *val, int lo, int hi, int *out)
 {
-	char *end;
-	double d;
+	uint64_t v;
 
-	errno = 0;
-	d = strtod(val, &end);
-	if (errno || end == val || *end || !(d >= lo && d <= hi) || d != floor(d))
+	if (iop_parse_u64(val, (uint64_t)lo, (uint64_t)hi, &v))
 		return iop_usage_error("bench", "--%s %s: must be an integer in %d..%d", name, val,
 				       lo, hi);
-	*out = (int)d;
+	*out = (int)v;
 	return 0;
 }
 
 /* --pairs, --runs, --effects, --side-time: 2 (after saying why) on a bad value. */
 static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
 {
-	char *end;
 	double d;
 
 	if (opt == 'E') {
@@ -594,9 +590,7 @@ static int calib_option(struct iop_calib_opts *co, int opt, const char *val)
 		return calib_count("pairs", val, 2, IOP_MAX_REPS, &co->pairs);
 	if (opt == 'K')
 		return calib_count("runs", val, 1, IOP_CALIB_MAX_RUNS, &co->runs);
-	errno = 0;
-	d = strtod(val, &end);
-	if (errno || end == val || *end || !(d >= 1 && d <= 86400))
+	if (iop_parse_real(val, 1, 86400, &d))
 		return iop_usage_error("bench", "--side-time %s: must be seconds in 1..86400", val);
 	co->side_time = d;
 	return 0;

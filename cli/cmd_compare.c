@@ -65,7 +65,6 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regre
 		{ "fail-on-regression", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char *end;
 	int opt;
 
 	optind = 0;
@@ -86,9 +85,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regre
 						       optarg);
 			break;
 		case 'a':
-			errno = 0;
-			o->alpha = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->alpha > 0 && o->alpha < 0.5))
+			if (iop_parse_real(optarg, 0, 0.5, &o->alpha) || !(o->alpha > 0 && o->alpha < 0.5))
 				return iop_usage_error("compare", "--alpha must be a number in (0, 0.5), not '%s'",
 						       optarg);
 			break;

@@ -22,7 +22,7 @@
 static int cmd_kmsg(int argc, char **argv)
 {
 	struct iop_kmsg_mark m = { 0 };
-	char first[512], *end;
+	char first[512];
 	int ret;
 
 	if (argc == 2 && !strcmp(argv[1], "--help")) {
@@ -43,9 +43,7 @@ static int cmd_kmsg(int argc, char **argv)
 	}
 	if (argc != 3 || strcmp(argv[1], "check"))
 		return iop_usage_error("kmsg", "expected 'mark' or 'check SEQ' (iopath kmsg --help)");
-	errno = 0;
-	m.seq = strtoull(argv[2], &end, 10);
-	if (errno || end == argv[2] || *end)
+	if (iop_parse_u64(argv[2], 0, UINT64_MAX, &m.seq))
 		return iop_usage_error("kmsg", "check '%s': expected a sequence number from 'iopath kmsg mark'",
 				       argv[2]);
 	ret = iop_kmsg_scan(&m, first, sizeof(first));

@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "scratch.h"
 #include "input.h"
+#include "number.h"
 #include "outfile.h"
 #include "tracefs.h"
 #include "kmsg.h"

@@ -42,6 +42,7 @@
 
 #include "array_size.h"
 #include "guardian.h"
+#include "number.h"
 #include "scratch_int.h"
 #include "sys.h"
 #include "why.h"
@@ -50,15 +51,23 @@
 
 int iop_parse_size(const char *s, uint64_t *out)
 {
-	unsigned long long v, mult = 1;
-	char *end;
+	unsigned long long mult = 1;
+	char digits[32];
+	const char *end;
+	size_t nd;
+	uint64_t v;
 
-	if (!s || !isdigit((unsigned char)*s))
+	if (!s)
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
+	/* the number through the one parser, then the unit */
+	nd = strspn(s, "0123456789");
+	if (!nd || nd >= sizeof(digits))
 		return -EINVAL;
+	memcpy(digits, s, nd);
+	digits[nd] = '\0';
+	if (iop_parse_u64(digits, 0, UINT64_MAX, &v))
+		return -EINVAL;
+	end = s + nd;
 	switch (*end) {
 	case '\0':
 		break;

@@ -123,7 +123,7 @@ static void param_allowed(const struct iop_param *p, char *buf, size_t len)
 static int parse_value(struct iop_value *v, const char *text, char *why, size_t len)
 {
 	const struct iop_param *p = v->p;
-	char allowed[96], *end;
+	char allowed[96];
 	int bad = 0;
 
 	snprintf(v->text, sizeof(v->text), "%s", text);
@@ -137,9 +137,7 @@ static int parse_value(struct iop_value *v, const char *text, char *why, size_t 
 		if (p->type == IOP_P_SIZE) {
 			bad |= iop_parse_size(text, &u) != 0;
 		} else {
-			errno = 0;
-			u = strtoull(text, &end, 10);
-			bad |= end == text || *end || errno || text[0] == '-';
+			bad |= iop_parse_u64(text, 0, UINT64_MAX, &u) != 0;
 		}
 		if ((double)u < p->min || (double)u > p->max)
 			bad = 1;
@@ -148,9 +146,7 @@ static int parse_value(struct iop_value *v, const char *text, char *why, size_t 
 		break;
 	}
 	case IOP_P_DOUBLE:
-		errno = 0;
-		v->d = strtod(text, &end);
-		if (end == text || *end || errno || !(v->d >= p->min && v->d <= p->max))
+		if (iop_parse_real(text, p->min, p->max, &v->d))
 			bad = 1;
 		break;
 	case IOP_P_BOOL:

@@ -99,6 +99,22 @@ else
 	done
 fi
 
+# ---- numbers: one parser (lib/number.c) for every numeric option ----------
+# strtoull() read "-1" as 2^64 - 1 (kmsg check then checked nothing) and
+# " 2" as 2; strtod() read "0x10" as 16.
+refused kmsg.negative_sequence_refused "check '-1': expected a sequence number" \
+	"$iop" kmsg check -1
+refused bench.hex_runtime_refused 'runtime=0x10: must be a number' \
+	"$iop" bench --dry-run --fs none --runtime 0x10 read_vs_readv
+refused bench.blank_before_reps_refused "reps= 2: must be an integer" \
+	"$iop" bench --dry-run --fs none --reps ' 2' read_vs_readv
+refused bench.hex_side_time_refused '--side-time 0x10: must be seconds' \
+	"$iop" bench --dry-run --calibrate --side-time 0x10 read_vs_readv
+refused bench.hex_effects_refused '--effects 0x1: must be' \
+	"$iop" bench --dry-run --calibrate --effects 0x1 read_vs_readv
+refused compare.hex_alpha_refused "--alpha must be a number in \\(0, 0.5\\), not '0x0.1'" \
+	"$iop" compare --alpha 0x0.1 a b
+
 # ---- profiles ------------------------------------------------------------
 profile() { printf "$@" > "$tmp/p.conf"; }
 # "# xxx...reps = 999": an fgets() of 1024 bytes made the tail a setting
