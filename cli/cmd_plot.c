@@ -375,7 +375,7 @@ static int cmd_plot(int argc, char **argv)
 			matches, o.metric);
 
 	/* Draw into a temporary file: a failed plot leaves OUT as it was. */
-	fd = iop_tmp_create(o.out, 0644, tmp, sizeof(tmp));
+	fd = iop_tmp_create(o.out, iop_out_mode(o.out), tmp, sizeof(tmp));
 	if (fd < 0) {
 		fprintf(stderr, "iopath: plot: cannot write %s: %s\n", o.out, strerror(-fd));
 		ret = 1;

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,6 +97,17 @@ int iop_tmp_commit(const char *tmp, const char *final)
 	if (!strcmp(pending_tmp, tmp))
 		pending_tmp[0] = '\0';
 	return ret;
+}
+
+mode_t iop_out_mode(const char *final)
+{
+	mode_t um = umask(0);
+	struct stat st;
+
+	umask(um);
+	if (!lstat(final, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+		return st.st_mode & 0777;
+	return 0644 & ~um;
 }
 
 static void on_signal(int sig)

@@ -38,6 +38,14 @@ void iop_tmp_discard(const char *tmp);
 void iop_tmp_cleanup_signals(void);
 
 /*
+ * The mode a file written at @final gets: 0644 less the umask for a new
+ * file; an existing regular file keeps its permission bits (never set-id
+ * or sticky bits), and only when the caller owns it (a file someone else
+ * planted, say mode 6777, must not pass its mode to a file root writes).
+ */
+mode_t iop_out_mode(const char *final);
+
+/*
  * Whether @final may be written: its directory exists and is writable, and
  * @final is absent or a regular file (not a symlink, not a directory).
  * 0, or -errno with a one-line reason naming @final.

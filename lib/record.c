@@ -541,7 +541,6 @@ int iop_records_write(const char *path, json_t *const *recs, size_t n, bool appe
 	char tmp[PATH_MAX], what[128];
 	struct stat st;
 	int fd, ret;
-	mode_t mode = 0644;
 	size_t i;
 	char *line;
 
@@ -557,11 +556,9 @@ int iop_records_write(const char *path, json_t *const *recs, size_t n, bool appe
 			return -ELOOP;
 		if (!S_ISREG(st.st_mode))
 			return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		/* Replacing a file keeps its permissions. */
-		mode = st.st_mode & 07777;
 	}
 
-	fd = iop_tmp_create(path, mode, tmp, sizeof(tmp));
+	fd = iop_tmp_create(path, iop_out_mode(path), tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
 	if (append) {

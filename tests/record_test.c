@@ -7,7 +7,9 @@
  * there), temp files left behind, appends that replace, and readers that
  * crash or silently skip on truncated, non-JSON or foreign-schema input.
  * Also catches a writer that follows a symlink planted at the output or
- * temporary name (root overwriting any file), and a reader that blocks on
+ * temporary name (root overwriting any file), one that copies the mode of
+ * a file someone else planted at the output, set-id bits included (root
+ * making a -rwsrwsrwx file), and a reader that blocks on
  * a FIFO, streams /dev/zero into memory, or splits an over-long line.
  */
 #ifndef _GNU_SOURCE
@@ -658,6 +660,54 @@ TEST_F(record, over_long_line_refused_with_its_line)
 		 IOP_RECORD_LINE_MAX);
 	EXPECT_EQ(-E2BIG, iop_records_read(self->path, collect, &c, self->why, sizeof(self->why)));
 	EXPECT_STREQ(want, self->why);
+}
+
+/* The mode of the file written over @path, created first with @mode by @uid. */
+static mode_t mode_after_write(const char *path, mode_t mode, uid_t uid)
+{
+	json_t *rec = make_record("m", 0);
+	struct stat st;
+	int fd;
+
+	if (!rec)
+		return (mode_t)-1;
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || fchown(fd, uid, (gid_t)-1) || fchmod(fd, mode) || close(fd) ||
+	    iop_records_write(path, &rec, 1, true) || stat(path, &st)) {
+		json_decref(rec);
+		return (mode_t)-1;
+	}
+	json_decref(rec);
+	return st.st_mode & 07777;
+}
+
+TEST_F(record, new_file_mode_is_0644_less_umask)
+{
+	json_t *rec = make_record("m", 0);
+	mode_t old = umask(027);
+	struct stat st;
+
+	ASSERT_NE(NULL, rec);
+	EXPECT_EQ(0, iop_records_write(self->path, &rec, 1, false));
+	umask(old);
+	ASSERT_EQ(0, stat(self->path, &st));
+	EXPECT_EQ(0640, st.st_mode & 07777);
+	json_decref(rec);
+}
+
+TEST_F(record, set_id_bits_and_foreign_modes_never_copied)
+{
+	mode_t old = umask(022);
+
+	/* our own file keeps its permission bits, never set-id or sticky */
+	EXPECT_EQ(0600, mode_after_write(self->path, 0600, geteuid()));
+	EXPECT_EQ(0755, mode_after_write(self->path, 06755, geteuid()));
+	EXPECT_EQ(0777, mode_after_write(self->path, 07777, geteuid()));
+	/* someone else's file (as root: planted by nobody) passes on nothing */
+	if (geteuid() == 0)
+		EXPECT_EQ(0644, mode_after_write(self->path, 06777, 65534));
+	umask(old);
 }
 
 TEST_HARNESS_MAIN
