@@ -29,6 +29,9 @@
 
 #define CREATE_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
 
+/* ".tmp.XXXXXX", what iop_tmp_create() adds to a final name. */
+#define TMP_SUFFIX_LEN 11
+
 /* The temporary file a signal handler removes; "" when none. */
 static char pending_tmp[PATH_MAX];
 
@@ -130,13 +133,26 @@ void iop_tmp_cleanup_signals(void)
 
 int iop_out_check(const char *final, char *why, size_t len)
 {
+	const char *slash, *base;
 	char dir[PATH_MAX];
-	const char *slash;
 	struct stat st;
 
 	if (!final || !*final) {
 		iop_why(why, len, "empty output file name");
 		return -EINVAL;
+	}
+	/* The temporary name is the longest the file ever has. */
+	base = strrchr(final, '/');
+	base = base ? base + 1 : final;
+	if (strlen(base) + TMP_SUFFIX_LEN > NAME_MAX) {
+		iop_why(why, len, "%.64s...: file name longer than %d bytes", final,
+			NAME_MAX - TMP_SUFFIX_LEN);
+		return -ENAMETOOLONG;
+	}
+	if (strlen(final) + TMP_SUFFIX_LEN >= PATH_MAX) {
+		iop_why(why, len, "%.64s...: path longer than %d bytes", final,
+			PATH_MAX - 1 - TMP_SUFFIX_LEN);
+		return -ENAMETOOLONG;
 	}
 	if (!lstat(final, &st)) {
 		if (S_ISLNK(st.st_mode)) {

@@ -47,7 +47,9 @@ mode_t iop_out_mode(const char *final);
 
 /*
  * Whether @final may be written: its directory exists and is writable, and
- * @final is absent or a regular file (not a symlink, not a directory).
+ * @final is absent or a regular file (not a symlink, not a directory), and
+ * its name and its temporary name fit NAME_MAX and PATH_MAX (a name too
+ * long would be found only when the records are written, after the run).
  * 0, or -errno with a one-line reason naming @final.
  */
 int iop_out_check(const char *final, char *why, size_t len);

@@ -67,6 +67,14 @@ refused bench.out_onto_directory "--out $tmp: is a directory" \
 ln -s "$tmp/victim" "$tmp/link.jsonl"
 refused bench.out_onto_symlink "--out $tmp/link.jsonl: is a symbolic link" \
 	"$iop" bench --fs ext4 --out "$tmp/link.jsonl" falloc_write
+# a name too long for its temporary name (NAME_MAX) or for PATH_MAX: found
+# after the benchmarks ran, when the records could not be written
+refused bench.out_name_too_long 'file name longer than 244 bytes' \
+	"$iop" bench --fs none --out "$(printf 'o%.0s' $(seq 245))" read_vs_readv
+deep=$tmp/$(printf "$(printf 'd%.0s' $(seq 250))/%.0s" $(seq 16))
+mkdir -p "$deep"
+refused bench.out_path_too_long 'path longer than' \
+	"$iop" bench --fs none --out "$deep$(printf 'o%.0s' $(seq $((4090 - ${#deep}))))" read_vs_readv
 refused bench.missing_dir_backing 'dir:/nonexistent: No such file or directory' \
 	"$iop" bench --backing dir:/nonexistent falloc_write
 refused bench.profile_without_value '--profile needs a value' "$iop" bench --profile
