@@ -201,12 +201,19 @@ int iop_bench_fits(const struct iop_run *r, const struct iop_backing_info *bi,
 int iop_bench_out(const char *out, bool json, const char *name, char *path, size_t len,
 		  bool *reserved)
 {
-	char prefix[128];
+	char prefix[128], why[512];
 	int fd;
 
 	path[0] = '\0';
 	*reserved = false;
 	if (out && strcmp(out, "-")) {
+		/* One writer at a time: a second bench --out F would replace the first's records. */
+		fd = iop_out_claim(out, why, sizeof(why));
+		if (fd < 0) {
+			fprintf(stderr, "iopath: bench: --out %s\n", why);
+			return 2;
+		}
+		*reserved = fd == 1;
 		snprintf(path, len, "%s", out);
 		return 0;
 	}

@@ -40,7 +40,8 @@ int iop_bench_fits(const struct iop_run *r, const struct iop_backing_info *bi,
 		   char *why, size_t len);
 
 /*
- * Where records go: @out (checked with the jobs), none for '-' or @json,
+ * Where records go: @out (checked with the jobs, and claimed for this
+ * process alone: iop_out_claim()), none for '-' or @json,
  * else a new results/<name>-<time>-<pid>.jsonl, created with O_EXCL so that
  * runs started in the same second never share it (*@reserved: an empty
  * placeholder the caller removes if nothing is written). 0, or the exit

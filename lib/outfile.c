@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -34,6 +35,10 @@
 
 /* The temporary file a signal handler removes; "" when none. */
 static char pending_tmp[PATH_MAX];
+
+/* iop_out_claim(): the name and the locked fd of its current inode. */
+static char claim_name[PATH_MAX];
+static int claim_fd = -1;
 
 static void random_suffix(char *s, size_t n)
 {
@@ -82,8 +87,9 @@ void iop_tmp_discard(const char *tmp)
 
 int iop_tmp_commit(const char *tmp, const char *final)
 {
+	bool claimed = claim_fd >= 0 && !strcmp(claim_name, final);
+	int ret = 0, nfd = -1;
 	struct stat st;
-	int ret = 0;
 
 	if (!lstat(final, &st)) {
 		if (S_ISLNK(st.st_mode))
@@ -93,10 +99,27 @@ int iop_tmp_commit(const char *tmp, const char *final)
 		else if (!S_ISREG(st.st_mode))
 			ret = -EINVAL;
 	}
+	/*
+	 * A claimed name stays locked across the rename: the new inode is
+	 * locked first, so no other writer finds it free in between.
+	 */
+	if (!ret && claimed) {
+		nfd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0)
+			ret = -errno;
+		else if (flock(nfd, LOCK_EX | LOCK_NB))
+			ret = -errno;
+	}
 	if (!ret && rename(tmp, final))
 		ret = -errno;
-	if (ret)
+	if (ret) {
 		unlink(tmp);
+		if (nfd >= 0)
+			close(nfd);
+	} else if (claimed) {
+		close(claim_fd);
+		claim_fd = nfd;
+	}
 	if (!strcmp(pending_tmp, tmp))
 		pending_tmp[0] = '\0';
 	return ret;
@@ -111,6 +134,68 @@ mode_t iop_out_mode(const char *final)
 	if (!lstat(final, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid())
 		return st.st_mode & 0777;
 	return 0644 & ~um;
+}
+
+int iop_out_claim(const char *final, char *why, size_t len)
+{
+	struct stat fst, nst;
+	int fd, created;
+
+	iop_out_release();
+	if (strlen(final) >= sizeof(claim_name)) {
+		iop_why(why, len, "%.64s...: name too long", final);
+		return -ENAMETOOLONG;
+	}
+	for (int tries = 0; tries < 100; tries++) {
+		created = 0;
+		fd = open(final, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0 && errno == ENOENT) {
+			fd = open(final, CREATE_FLAGS, iop_out_mode(final));
+			if (fd < 0 && errno == EEXIST)
+				continue;
+			created = 1;
+		}
+		if (fd < 0) {
+			int err = errno;
+
+			iop_why(why, len, "%s: %s", final, strerror(err));
+			return -err;
+		}
+		if (fstat(fd, &fst) || !S_ISREG(fst.st_mode)) {
+			close(fd);
+			iop_why(why, len, "%s: is not a regular file", final);
+			return -EINVAL;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int err = errno;
+
+			close(fd);
+			if (err == EWOULDBLOCK) {
+				iop_why(why, len, "%s: another process is writing it (refused: records would be lost)",
+					final);
+				return -EBUSY;
+			}
+			iop_why(why, len, "%s: lock: %s", final, strerror(err));
+			return -err;
+		}
+		/* Still the file the name points at, not one a writer replaced? */
+		if (!lstat(final, &nst) && nst.st_dev == fst.st_dev && nst.st_ino == fst.st_ino) {
+			snprintf(claim_name, sizeof(claim_name), "%s", final);
+			claim_fd = fd;
+			return created;
+		}
+		close(fd);
+	}
+	iop_why(why, len, "%s: replaced over and over while being claimed", final);
+	return -EBUSY;
+}
+
+void iop_out_release(void)
+{
+	if (claim_fd >= 0)
+		close(claim_fd);
+	claim_fd = -1;
+	claim_name[0] = '\0';
 }
 
 static void on_signal(int sig)

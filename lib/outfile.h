@@ -23,7 +23,8 @@ int iop_tmp_create(const char *final, mode_t mode, char *tmp, size_t len);
 /*
  * rename(2) @tmp over @final, unless @final is a symlink (-ELOOP), a
  * directory (-EISDIR) or something else that is not a regular file
- * (-EINVAL); @tmp is removed on failure.
+ * (-EINVAL); @tmp is removed on failure. When @final is claimed
+ * (iop_out_claim()), the claim moves to the renamed file.
  */
 int iop_tmp_commit(const char *tmp, const char *final);
 
@@ -44,6 +45,20 @@ void iop_tmp_cleanup_signals(void);
  * planted, say mode 6777, must not pass its mode to a file root writes).
  */
 mode_t iop_out_mode(const char *final);
+
+/*
+ * Make @final this process's alone until iop_out_release(): a new empty
+ * file is created if none is there (O_EXCL|O_NOFOLLOW), and an exclusive
+ * flock(2) is held on whatever inode the name points at, handed on by
+ * iop_tmp_commit() to the file renamed over it. A second writer gets
+ * -EBUSY with a one-line reason: records are never lost to two writers
+ * replacing each other's file. Returns 1 if the file was created (the
+ * caller removes it if it writes nothing), 0 if it existed, or -errno.
+ */
+int iop_out_claim(const char *final, char *why, size_t len);
+
+/* Drop the claim of iop_out_claim(). */
+void iop_out_release(void);
 
 /*
  * Whether @final may be written: its directory exists and is writable, and

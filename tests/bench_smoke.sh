@@ -6,7 +6,9 @@
 # name, every declared metric with a unit and non-empty samples, params,
 # env and run facts present. Bad parameter values must give one line on
 # stderr naming the parameter and exit 2; every profile must parse; an
-# interrupted run must leave no mount or zram device behind.
+# interrupted run must leave no mount or zram device behind; three benches
+# writing one --out file at once must not lose records silently (each one's
+# first write used to replace the others' file, and all three exited 0).
 #
 # usage: tests/bench_smoke.sh BUILD_DIR   (prints TAP)
 set -u
@@ -235,6 +237,35 @@ if [ $root = 1 ]; then
 	fi
 else
 	skip "bench_smoke.sigint_cleans_up" "needs root"
+fi
+
+# Three bench --out F at once: a bench either exits 0 with all its records
+# in F or fails loudly at once (exit 2, one line); F holds exactly the
+# records of the ones that exited 0.
+conc=$tmp/concurrent.jsonl
+for i in 1 2 3; do
+	timeout -s KILL 120 "$iopath" bench --quiet --fs none --out "$conc" read_vs_readv reps=2 runtime=0.1 \
+		warmup=0 > /dev/null 2> "$tmp/conc.$i.err" &
+	cpids[i]=$!
+done
+want=0 loud=0 why=""
+for i in 1 2 3; do
+	wait "${cpids[i]}"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		want=$((want + 2))
+	elif [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/conc.$i.err")" = 1 ] &&
+	     grep -q 'another process is writing it' "$tmp/conc.$i.err"; then
+		loud=$((loud + 1))
+	else
+		why="$why bench $i exit $rc: $(head -n 1 "$tmp/conc.$i.err");"
+	fi
+done
+got=$(cat "$conc" 2> /dev/null | wc -l)
+if [ -z "$why" ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ]; then
+	ok "bench_smoke.concurrent_out_keeps_every_record_or_fails_loudly"
+else
+	not_ok "bench_smoke.concurrent_out_keeps_every_record_or_fails_loudly # $got records, $want from runs that exited 0, $loud refused;$why"
 fi
 
 finish_tap
