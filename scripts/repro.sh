@@ -128,6 +128,9 @@ if [ -n "$kernel" ]; then
 fi
 
 [ -x "$iopath" ] || { echo "$prog: $iopath not found (run make)" >&2; exit 1; }
+# A malformed list is refused before any reproducer runs.
+kf_err=$(awk -v list=1 -f "$top/scripts/tap-verdict.awk" "$known" 2>&1 >/dev/null) ||
+	usage_error "${kf_err:-$known: cannot read the known-failures list}"
 
 # header FILE KEY: the value of "# repro-KEY: VALUE" in FILE.
 header() {
@@ -142,24 +145,11 @@ fs_supported() {
 }
 
 # expected TEST: "reproduced" when configs/known-failures lists TEST as
-# failing on this kernel, else "not reproduced". Its first two fields,
-# KERNEL-ERE and TEST-ERE, split as scripts/tap-verdict.awk (the owner of
-# the format) splits them: two or more blanks or a tab.
+# failing on this kernel, else "not reproduced". The entries come from
+# the list's one reader, scripts/tap-verdict.awk.
 expected() {
-	if awk -v k="$(uname -r)" -v t="$1" '
-		/^[ \t]*(#|$)/ { next }
-		{
-			line = $0
-			sub(/^[ \t]+/, "", line)
-			nf = 0
-			while (nf < 2 && match(line, /(  +|\t)[ \t]*/)) {
-				f[++nf] = substr(line, 1, RSTART - 1)
-				line = substr(line, RSTART + RLENGTH)
-			}
-			if (nf == 2 && k ~ f[1] && t ~ f[2])
-				found = 1
-		}
-		END { exit !found }' "$known"; then
+	if awk -v list=1 -v kernel="$(uname -r)" -f "$top/scripts/tap-verdict.awk" "$known" |
+	   awk -F '\t' -v t="$1" 't ~ $2 { found = 1 } END { exit !found }'; then
 		echo reproduced
 	else
 		echo "not reproduced"

@@ -10,6 +10,15 @@
 #            [-v start=SECONDS -v end=SECONDS]
 #            [-v program=NAME -v exit_status=N] [-v coverage=1]
 #            -f tap-verdict.awk KNOWN_FAILURES REQUIREMENTS FEATURES TAP
+#        awk -v list=1 [-v kernel="$(uname -r)"] -f tap-verdict.awk KNOWN_FAILURES
+#
+# This file is the one reader of the known-failures format. With list=1 it
+# only reads KNOWN_FAILURES and prints its entries for the scripts that
+# need them (scripts/repro.sh, tests/kernel_bugs.sh, option checks): those
+# whose KERNEL-ERE matches kernel (every entry when kernel is empty), one
+# line each, "KERNEL-ERE<tab>TEST-ERE<tab>DIAGNOSTIC-ERE<tab>BUG-NAME<tab>
+# LINE<tab>REASON" (no field but REASON can hold a tab). Exits 0, or 2 on
+# a malformed line.
 #
 # KNOWN_FAILURES  lines "KERNEL  TEST  DIAGNOSTIC  BUG-NAME  REASON...",
 #                 fields separated by two or more blanks or a tab:
@@ -300,6 +309,11 @@ FILENAME == ARGV[1] {
 		malformed("TEST-ERE '" kf[2] "' must match the whole test name: ^...$")
 	if (kf[4] !~ /^[a-z0-9][a-z0-9-]*$/)
 		malformed("BUG-NAME '" kf[4] "': lower case letters, digits and '-'")
+	if (list) {
+		if (kernel == "" || kernel ~ kf[1])
+			printf "%s\t%s\t%s\t%s\t%d\t%s\n", kf[1], kf[2], kf[3], kf[4], FNR, line
+		next
+	}
 	if (kernel !~ kf[1])
 		next
 	nknown++
@@ -353,6 +367,8 @@ raw {
 END {
 	if (bad)
 		exit 2
+	if (list)
+		exit 0
 	if (raw)
 		end_program("# exit=" exit_status, exit_status != 0)
 	if (progs == 0)

@@ -17,22 +17,10 @@ cd "$(dirname "$0")/.." || exit 1
 
 kf=configs/known-failures
 
-# entries: "KERNEL-ERE<tab>TEST-ERE<tab>BUG-NAME" for each entry, split
-# the way scripts/tap-verdict.awk (the owner of the format) splits them:
-# fields separated by two or more blanks or a tab.
+# entries: "KERNEL-ERE<tab>TEST-ERE<tab>BUG-NAME" for each entry, from
+# the list's one reader (scripts/tap-verdict.awk).
 entries() {
-	awk '
-		/^[ \t]*(#|$)/ { next }
-		{
-			line = $0
-			sub(/^[ \t]+/, "", line)
-			nf = 0
-			while (nf < 4 && match(line, /(  +|\t)[ \t]*/)) {
-				f[++nf] = substr(line, 1, RSTART - 1)
-				line = substr(line, RSTART + RLENGTH)
-			}
-			print f[1] "\t" f[2] "\t" (nf == 4 ? f[4] : "?")
-		}' "$kf"
+	awk -v list=1 -f scripts/tap-verdict.awk "$kf" | cut -f1,2,4
 }
 
 names=""

@@ -65,7 +65,7 @@ stage_repro() {
 	[ -x "$build/iopath" ] || fail "no $build/iopath (run make)"
 	copy_with_libs "$build/iopath" "$dst/build/iopath"
 	mkdir -p "$root$dst/scripts" "$root$dst/reproducers/lib"
-	cp "$top/scripts/repro.sh" "$root$dst/scripts/"
+	cp "$top/scripts/repro.sh" "$top/scripts/tap-verdict.awk" "$root$dst/scripts/"
 	cp "$top"/reproducers/*.sh "$root$dst/reproducers/"
 	cp "$top"/reproducers/lib/*.sh "$root$dst/reproducers/lib/"
 	touch "$root/etc/iopath-vm/repro"

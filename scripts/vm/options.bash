@@ -135,7 +135,7 @@ check_args() {
 	[ -f "$known_failures" ] || [ "$known_failures" = /dev/null ] ||
 		usage_error "--known-failures $known_failures: no such file"
 	# The guest reads it with the same awk script; a bad line is refused here.
-	kf_err=$(awk -v kernel= -f "$top/scripts/tap-verdict.awk" "$known_failures" /dev/null /dev/null /dev/null 2>&1 >/dev/null)
+	kf_err=$(awk -v list=1 -f "$top/scripts/tap-verdict.awk" "$known_failures" 2>&1 >/dev/null)
 	[ $? = 2 ] && usage_error "--known-failures ${kf_err}"
 	check_tcg_thread
 	check_kernel_arg "$kernel"
