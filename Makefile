@@ -208,8 +208,6 @@ install: all kselftest-install
 	install -m 0644 scripts/lib/common.bash $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib/
 	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
-	install -d $(DESTDIR)$(PREFIX)/share/iopath/lib
-	install -m 0644 lib/kmsg_patterns.h $(DESTDIR)$(PREFIX)/share/iopath/lib/
 
 clean:
 	rm -rf $(O)

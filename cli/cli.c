@@ -138,7 +138,7 @@ const char *iop_src_dir(void)
 
 int iop_exec_script(const char *cmd, const char *script, int argc, char **argv)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], self[PATH_MAX];
 	char **args;
 	int n;
 
@@ -159,6 +159,16 @@ int iop_exec_script(const char *cmd, const char *script, int argc, char **argv)
 	args[0] = path;
 	for (int i = 1; i < argc; i++)
 		args[i] = argv[i];
+	/* The script runs this binary (scratch filesystems, kmsg scan). */
+	n = (int)readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if (setenv("IOPATH_BIN", self, 0)) {
+			fprintf(stderr, "iopath: %s: %s\n", cmd, strerror(errno));
+			free(args);
+			return 1;
+		}
+	}
 	fflush(NULL);
 	execv(path, args);
 	fprintf(stderr, "iopath: %s: cannot run %s: %s\n", cmd, path, strerror(errno));

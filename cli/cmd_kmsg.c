@@ -6,6 +6,9 @@
  * nobody. `iopath kmsg mark` writes a marker and prints its sequence
  * number; `iopath kmsg check SEQ` lists the bug reports the kernel logged
  * since (the patterns of lib/kmsg_patterns.h) and exits 1 if there is one.
+ * `iopath kmsg scan [FILE]` applies the same classifier to a saved kernel
+ * console (a QEMU guest's serial log), so that scripts/vm.sh has no copy of
+ * the patterns or of their rules.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,6 +22,54 @@
 #include "cli.h"
 #include "iopath.h"
 
+/* A console line as text: control bytes and backslashes as \xNN. */
+static void print_escaped(const char *line)
+{
+	for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == '\\')
+			printf("\\x%02x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('\n');
+}
+
+/*
+ * Each line of @path ("-": stdin) that is a kernel bug report, printed
+ * without its console prefix. Exit 1 if there is one, 0 if none, 2 if
+ * the file cannot be read. getline() holds one line at a time.
+ */
+static int kmsg_scan(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int bad = 0, err;
+
+	if (!f)
+		return iop_usage_error("kmsg", "scan %s: %s", path, strerror(errno));
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (memchr(line, '\0', (size_t)n))
+			continue;	/* binary noise on the serial line */
+		if (iop_kmsg_line_is_bad(iop_kmsg_console_text(line))) {
+			print_escaped(iop_kmsg_console_text(line));
+			bad = 1;
+		}
+	}
+	err = ferror(f) ? errno : 0;
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	if (err) {
+		fprintf(stderr, "iopath: kmsg: scan %s: %s\n", path, strerror(err));
+		return 2;
+	}
+	return bad;
+}
+
 static int cmd_kmsg(int argc, char **argv)
 {
 	struct iop_kmsg_mark m = { 0 };
@@ -26,11 +77,15 @@ static int cmd_kmsg(int argc, char **argv)
 	int ret;
 
 	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		printf("usage: iopath kmsg mark | iopath kmsg check SEQ\n"
+		printf("usage: iopath kmsg mark | iopath kmsg check SEQ | iopath kmsg scan [FILE]\n"
 		       "mark: write a marker to /dev/kmsg, print its sequence number;\n"
-		       "check: exit 1 if the kernel logged a bug report since SEQ.\n");
+		       "check: exit 1 if the kernel logged a bug report since SEQ;\n"
+		       "scan: print the bug reports of a saved kernel console (FILE or stdin),\n"
+		       "      exit 1 if there is one.\n");
 		return 0;
 	}
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "scan"))
+		return kmsg_scan(argc == 3 ? argv[2] : "-");
 	if (argc == 2 && !strcmp(argv[1], "mark")) {
 		ret = iop_kmsg_mark(&m, "run");
 		if (ret) {
@@ -42,7 +97,7 @@ static int cmd_kmsg(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3 || strcmp(argv[1], "check"))
-		return iop_usage_error("kmsg", "expected 'mark' or 'check SEQ' (iopath kmsg --help)");
+		return iop_usage_error("kmsg", "expected 'mark', 'check SEQ' or 'scan [FILE]' (iopath kmsg --help)");
 	if (iop_parse_u64(argv[2], 0, UINT64_MAX, &m.seq))
 		return iop_usage_error("kmsg", "check '%s': expected a sequence number from 'iopath kmsg mark'",
 				       argv[2]);

@@ -88,6 +88,30 @@ int iop_kmsg_line_is_bad(const char *line)
 	return 0;
 }
 
+static const char *skip_enclosed(const char *p, char open, char close, const char *body)
+{
+	const char *q = p + 1;
+
+	if (*p != open)
+		return p;
+	while (*q && strchr(body, *q))
+		q++;
+	return q > p + 1 && *q == close ? q + 1 : p;
+}
+
+const char *iop_kmsg_console_text(const char *line)
+{
+	const char *p;
+
+	if (!line)
+		return NULL;
+	p = skip_enclosed(line, '<', '>', "0123456789");
+	line = skip_enclosed(p, '[', ']', " 0123456789.");
+	if (line != p && *line == ' ')
+		line++;
+	return line;
+}
+
 /*
  * Split a record into its facility, sequence number and text
  * (NUL-terminated in place). Returns false for something that is not a

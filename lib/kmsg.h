@@ -37,4 +37,11 @@ int iop_kmsg_scan(const struct iop_kmsg_mark *m, char *first, size_t len);
 /* Is this kernel log line a sign of a kernel bug? (exposed for unit tests) */
 int iop_kmsg_line_is_bad(const char *line);
 
+/*
+ * The text of a kernel console line: @line after a "<N>" level and a
+ * "[ seconds.micros] " timestamp, either or both of which a serial console
+ * prints before the text the patterns are written against.
+ */
+const char *iop_kmsg_console_text(const char *line);
+
 #endif

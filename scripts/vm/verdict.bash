@@ -10,39 +10,14 @@ console_tail() {
 
 field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p" <<< "$result"; }
 
-# The console lines lib/kmsg.c would call a kernel bug report: the same
-# list (lib/kmsg_patterns.h), the same rules (anywhere, at a word start,
-# at the line start), after the console's timestamp.
+# The console lines lib/kmsg.c calls a kernel bug report: iopath kmsg scan
+# is the classifier the selftests use, applied to the console log.
 kernel_log_findings() {
-	local patterns=$top/lib/kmsg_patterns.h
-	[ -r "$patterns" ] || { echo "$patterns: cannot read the kernel-log patterns"; return; }
-	tr -d '\r' | awk -v plist="$patterns" '
-		BEGIN {
-			while ((getline l < plist) > 0) {
-				if (l !~ /^IOP_KMSG_[A-Z_]+\("/)
-					continue
-				kind = l; sub(/\(.*/, "", kind)
-				text = l; sub(/^[^"]*"/, "", text); sub(/".*/, "", text)
-				n++; pk[n] = kind; pt[n] = text
-			}
-		}
-		{
-			line = $0
-			sub(/^<[0-9]+>/, "", line)
-			sub(/^\[ *[0-9]+\.[0-9]+\] /, "", line)
-			for (i = 1; i <= n; i++) {
-				at = index(line, pt[i])
-				if (!at)
-					continue
-				if (pk[i] == "IOP_KMSG_LINE_START" && at != 1)
-					continue
-				if (pk[i] == "IOP_KMSG_WORD" && at > 1 &&
-				    substr(line, at - 1, 1) ~ /[A-Za-z0-9_]/)
-					continue
-				print line
-				next
-			}
-		}'
+	local iopath=${IOPATH_BIN:-$build/iopath} rc
+	[ -x "$iopath" ] || { echo "$iopath: not found, the console was not checked (run make)"; return; }
+	"$iopath" kmsg scan "$console"
+	rc=$?
+	[ "$rc" -le 1 ] || echo "iopath kmsg scan failed (exit $rc), the console was not checked"
 }
 
 report_result() {
@@ -68,7 +43,7 @@ report_result() {
 	[ "${known:-0}" != 0 ] && kn=" $known known,"
 	echo "vm: $(field passed) passed, $(field failed) failed,$kn $(field skipped) skipped" \
 		"($(field programs) programs on $kdesc, $acc; prepare ${t_prep} s, boot+run ${elapsed} s)" >&2
-	bad_console=$(kernel_log_findings < "$console")
+	bad_console=$(kernel_log_findings)
 	if [ -n "$bad_console" ]; then
 		echo "$prog: the kernel console shows a kernel bug report (lib/kmsg_patterns.h):" >&2
 		head -n 5 <<< "$bad_console" | sed 's/^/  | /' >&2
