@@ -163,6 +163,24 @@ vm-check: kselftest-install
 	$(Q)scripts/deps.sh vm
 	$(Q)scripts/vm.sh --build $(O) --kernel "$(KERNEL)" $(VM_ARGS)
 
+# LAVA jobs (docs/fleet.md): one per KERNEL (bzImages, .debs or package
+# names, blank-separated) into LAVA_OUT, for a lab (LAVA_ARGS="--url-base
+# URL --device-type T") or for lava-run here. make lava-run runs them with
+# lava-run on configs/lava/qemu-local.yaml, one at a time, and gives each
+# job's verdict (JOB.tap, JOB.log beside it). Neither runs in make check.
+LAVA_OUT ?= $(O)/lava
+.PHONY: lava-jobs lava-run
+lava-jobs: kselftest-install
+	$(Q)if [ -z "$(KERNEL)" ]; then echo "usage: make lava-jobs KERNEL=<bzImage | .deb | package>... [LAVA_ARGS=...]" >&2; exit 2; fi
+	$(Q)scripts/deps.sh vm check
+	$(Q)mkdir -p $(LAVA_OUT)
+	$(Q)scripts/lava.py jobs --build $(O) --out $(LAVA_OUT) $(foreach k,$(KERNEL),--kernel "$(k)") $(LAVA_ARGS) > $(LAVA_OUT)/jobs.list
+	$(Q)cat $(LAVA_OUT)/jobs.list
+
+lava-run: lava-jobs
+	$(Q)scripts/deps.sh lava
+	$(Q)scripts/lava.py run $$(cat $(LAVA_OUT)/jobs.list)
+
 # The mutation campaign (docs/efficacy.md): build a small kernel from KSRC
 # (default: Debian unstable's newest linux-source-7.x), then each mutant of
 # configs/mutants/. MUTATE_ARGS go to scripts/mutate.sh, e.g.
@@ -223,6 +241,7 @@ help:
 	@echo "sudo make mutate [KSRC=dir]   kernel mutation campaign: the kill matrix (docs/efficacy.md)"
 	@echo "sudo make mutate-tool  the tool's own mutants: what the checks of its statistics catch"
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
+	@echo "make lava-jobs KERNEL=...  LAVA job definitions for a lab (docs/fleet.md); sudo make lava-run: run them here"
 	@echo "make fuzz          FUZZ_SECONDS=60: each libFuzzer target (tests/fuzz) for that long"
 	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."
 	@echo "variables: V=1 verbose, SANITIZE=1 ASan+UBSan, CC=clang, KSRC=/path/to/linux, KSFT_SRC=/usr/src/linux-source-6.1.tar.xz"

@@ -8,7 +8,7 @@
 # usage: deps.sh [--check] [GROUP...]
 #   GROUP: base (build and run, the default), vm (iopath vm), mutate
 #   (kernel builds for iopath mutate), clang (fuzzing), check (the linter
-#   make check runs)
+#   make check runs), lava (lava-run for make lava-run; never by make check)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
 # Otherwise the exact install command is printed and the exit status is 1.
 # --check only reports.
@@ -60,6 +60,10 @@ python3:/usr/bin/python3
 python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py
 python3-jsonschema:/usr/lib/python3/dist-packages/jsonschema/__init__.py
 "
+# Running LAVA jobs locally (make lava-run): lava-run and lava_common.
+pkgs_lava="
+lava-dispatcher:/usr/bin/lava-run
+"
 # Building a kernel for iopath mutate.
 pkgs_mutate="
 flex:/usr/bin/flex
@@ -78,7 +82,8 @@ for g in $groups; do
 	clang) list=$pkgs_clang ;;
 	mutate) list=$pkgs_mutate ;;
 	check) list=$pkgs_check ;;
-	*) echo "deps: unknown group '$g' (base, vm, clang, mutate, check)" >&2; exit 2 ;;
+	lava) list=$pkgs_lava ;;
+	*) echo "deps: unknown group '$g' (base, vm, clang, mutate, check, lava)" >&2; exit 2 ;;
 	esac
 	for e in $list; do
 		pkg=${e%%:*}

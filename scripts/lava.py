@@ -7,6 +7,7 @@ and the verdict on what came back.
   iopath lava mutate [--work DIR] --out DIR
   iopath lava bench --kernel K --out DIR
   iopath lava validate JOB.yaml...
+  iopath lava run JOB.yaml...       (lava-run here, on configs/lava/qemu-local.yaml)
   iopath lava verdict LOG
 
 A job boots the kernel with the initramfs of `scripts/vm.sh --lava-out`
@@ -553,6 +554,41 @@ def cmd_verdict(args):
     return 0 if status == "pass" else 1
 
 
+def cmd_run(args):
+    """Each job in turn with lava-run on the local QEMU device (one QEMU at
+    a time), then its verdict; JOB.log and JOB.tap beside the job."""
+    import shutil
+
+    if not shutil.which("lava-run"):
+        die("lava-run not found: scripts/deps.sh lava installs lava-dispatcher "
+            "(apt-get install --no-install-recommends lava-dispatcher)")
+    if os.geteuid() != 0:
+        raise Bad("lava-run needs root")
+    for j in args.jobs:
+        if not os.path.isfile(j) or not j.endswith(".yaml"):
+            raise Bad("%s: not a job file (*.yaml)" % j)
+    if not os.path.isfile(args.device):
+        raise Bad("--device %s: no such file" % args.device)
+    worst = 0
+    for i, j in enumerate(args.jobs):
+        base = j[:-len(".yaml")]
+        # A job id of its own: lava-run works in /var/lib/lava/dispatcher/tmp/ID.
+        job_id = str(os.getpid() * 100 + i)
+        with tempfile.TemporaryDirectory(prefix="iopath-lava-run.") as d:
+            fd = os.open(base + ".log.new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+            print("%s: running %s (lava-run job %s)" % (PROG, j, job_id), file=sys.stderr)
+            r = subprocess.run(["lava-run", "--job-id", job_id, "--output-dir", d,
+                                "--device", args.device, j], stdout=subprocess.DEVNULL, stderr=fd)
+            os.close(fd)
+            os.rename(base + ".log.new", base + ".log")
+        v = argparse.Namespace(log=base + ".log", known_failures=args.known_failures,
+                               tap=base + ".tap", console=base + ".console")
+        rc = cmd_verdict(v)
+        print("%s: %s: lava-run exit %d, verdict exit %d" % (PROG, j, r.returncode, rc), file=sys.stderr)
+        worst = max(worst, rc)
+    return worst
+
+
 # ---- main ---------------------------------------------------------------------
 
 
@@ -590,6 +626,10 @@ def main(argv):
     job_options(p)
     p = sub.add_parser("validate", help="validate job files")
     p.add_argument("jobs", nargs="+")
+    p = sub.add_parser("run", help="run jobs with lava-run here, then their verdict")
+    p.add_argument("jobs", nargs="+")
+    p.add_argument("--device", default=os.path.join(TOP, "configs", "lava", "qemu-local.yaml"))
+    p.add_argument("--known-failures", default=os.path.join(TOP, "configs", "known-failures"))
     p = sub.add_parser("verdict", help="the verdict on a job's log")
     p.add_argument("log")
     p.add_argument("--known-failures", default=os.path.join(TOP, "configs", "known-failures"))
@@ -609,6 +649,8 @@ def main(argv):
             return cmd_validate(args)
         if args.cmd == "verdict":
             return cmd_verdict(args)
+        if args.cmd == "run":
+            return cmd_run(args)
     except Bad as e:
         print("%s: %s" % (PROG, printable(e)), file=sys.stderr)
         return 2
