@@ -63,6 +63,12 @@ matrix to WORK/matrix.md and WORK/matrix.json.
   --fresh          forget earlier results (default: resume)
   --list           list the mutants with their function and tests, and exit
   --matrix         only (re)write the matrix from the results so far
+  --lava DIR       with --matrix: the runs are LAVA jobs' logs in DIR, as
+                   iopath lava mutate and iopath lava run (or a lab) left
+                   them: pristine.log, and NAME.log per mutant; each is
+                   judged by iopath lava verdict and classified as a local
+                   run would be (one run each: a crash counts against the
+                   pristine jobs that were clean); use a --work of its own
 
 Environment: KSRC, IOPATH_MUTATE_BUILDER (a command run as
 "BUILDER SRC OBJ JOBS": builds OBJ/arch/x86/boot/bzImage from SRC, exit
@@ -97,10 +103,11 @@ jobs=2
 fresh=0
 list_only=0
 matrix_only=0
+lava_dir=""
 want=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--ksrc|--work|--mutants|--build|--pristine-runs|--crash-runs|--timeout|--jobs)
+	--ksrc|--work|--mutants|--build|--pristine-runs|--crash-runs|--timeout|--jobs|--lava)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
 		--ksrc) ksrc=$2 ;;
@@ -111,6 +118,7 @@ while [ $# -gt 0 ]; do
 		--crash-runs) crash_runs=$2 ;;
 		--timeout) timeout_s=$2 ;;
 		--jobs) jobs=$2 ;;
+		--lava) lava_dir=$2 ;;
 		esac
 		shift 2 ;;
 	--all-tests) all_tests=1; shift ;;
@@ -133,6 +141,12 @@ done
 [ "$crash_runs" -le "$pristine_runs" ] ||
 	usage_error "--crash-runs $crash_runs: a crash counts only against as many clean pristine runs (--pristine-runs $pristine_runs)"
 [ -d "$mutants_dir" ] || usage_error "--mutants: $mutants_dir is not a directory"
+if [ -n "$lava_dir" ]; then
+	[ "$matrix_only" = 1 ] || usage_error "--lava goes with --matrix"
+	[ -f "$lava_dir/pristine.log" ] ||
+		usage_error "--lava $lava_dir: no pristine.log (the log of the pristine kernel's job)"
+	lava_dir=$(cd "$lava_dir" && pwd)
+fi
 if [ -n "$ksrc" ]; then
 	[ -f "$ksrc/Makefile" ] && [ -d "$ksrc/fs/iomap" ] ||
 		usage_error "--ksrc: $ksrc is not a kernel source tree (no Makefile or fs/iomap)"
@@ -377,10 +391,10 @@ crash_of() {
 	grep -q '^# IOPATH-VM-RESULT:' <(tr -d '\r' < "$base.tap") && return 0
 	c=$(tr -d '\r' < "$base.console" 2>/dev/null |
 		grep -m1 -oE 'Kernel panic - not syncing: .*|Oops: .*|kernel BUG at .*|BUG: .*|general protection fault.*')
-	w=$(grep -m1 -oE 'hung at boot\?|hung\?|no result within .*|panicked|without a result line|QEMU failed.*' "$base.err")
+	w=$(grep -m1 -oE 'hung at boot\?|hung\?|no result within .*|panicked|without a result line|QEMU failed.*|the LAVA job timed out.*' "$base.err")
 	[ -z "$c" ] && [ -z "$w" ] && w="no result line"
 	case $w in
-	*hung*|*"no result within"*) c="hang: ${c:+$c, }$w" ;;
+	*hung*|*"no result within"*|*"timed out"*) c="hang: ${c:+$c, }$w" ;;
 	*) c=${c:-$w} ;;
 	esac
 	printf '%s' "$c" | tr '\t' ' ' | cut -c1-160
@@ -553,7 +567,13 @@ finish_run() {
 	wait_bg
 	# The run ended with its last line of output, maybe well before the
 	# next mutant's build let us look.
-	s=$(($(stat -c %Y "$logs/$n.1.err") - bg_t0))
+	if [ -n "$lava_dir" ]; then
+		# A LAVA job: the guest's own run time, from its result line.
+		s=$(sed -n 's/^# IOPATH-VM-RESULT: .* seconds=\([0-9]*\).*/\1/p' "$logs/$n.1.tap" | tail -n 1)
+		s=${s:-0}
+	else
+		s=$(($(stat -c %Y "$logs/$n.1.err") - bg_t0))
+	fi
 	for i in $(seq 1 "$crash_runs"); do
 		if [ "$i" -gt 1 ]; then
 			run_vm "$logs/$n.$i" "$work/kernels/$n" fg "${progs[@]}"
@@ -609,7 +629,7 @@ finish_run() {
 	else
 		record "$n" survived "$b" "$s" "${flaky# }" ""
 	fi
-	rm -f "$work/kernels/$n"
+	[ -z "$lava_dir" ] && rm -f "$work/kernels/$n"
 	note "$n: $(field "$state/$n.result" class)"
 }
 
@@ -676,7 +696,51 @@ write_matrix() {
 
 # ---- the campaign -----------------------------------------------------------
 
+# ---- runs from LAVA jobs -----------------------------------------------------
+
+# lava_run LOG BASE: a job's log judged as a local run: BASE.tap, .console,
+# .err and .rc as run_vm leaves them.
+lava_run() {
+	"$top/scripts/lava.py" verdict "$1" --tap "$2.tap.new" --console "$2.console" > /dev/null 2> "$2.err"
+	echo "$?" > "$2.rc"
+	if [ -f "$2.tap.new" ]; then
+		mv "$2.tap.new" "$2.tap"
+	else
+		: > "$2.tap"
+	fi
+}
+
+import_lava() {
+	local f i=0 crash n
+	rm -f "$state"/pristine.* "$logs"/pristine.*
+	: > "$state/pristine.runs"
+	for f in "$lava_dir"/pristine.log "$lava_dir"/pristine.[0-9]*.log; do
+		[ -f "$f" ] || continue
+		i=$((i + 1))
+		lava_run "$f" "$logs/pristine.$i"
+		crash=$(crash_of "$logs/pristine.$i")
+		results "$logs/pristine.$i" > "$logs/pristine.$i.results"
+		printf '%s\t%s\t%s\t%s\n' "$i" 0 "$(cat "$logs/pristine.$i.rc")" "$crash" >> "$state/pristine.runs"
+		note "pristine job $i ($(basename "$f")): $(grep -c $'\tok\t' "$logs/pristine.$i.results") passed, $(grep -c $'\tfail\t' "$logs/pristine.$i.results") failed${crash:+, $crash}"
+	done
+	pristine_runs=$i
+	crash_runs=1
+	sort -u "$logs"/pristine.*.results | cut -f1,3 > "$state/pristine.tests"
+	cat "$logs"/pristine.*.results | awk -F'\t' -v n="$pristine_runs" '
+		$2 == "ok" { ok[$1]++ } END { for (t in ok) if (ok[t] == n) print t }' | sort > "$pristine_ok"
+	echo null > "$state/pristine.build_s"
+	touch "$state/pristine.done"
+	for n in "${mnames[@]}"; do
+		[ -f "$lava_dir/$n.log" ] || continue
+		rm -f "$state/$n.result" "$logs/$n".*
+		lava_run "$lava_dir/$n.log" "$logs/$n.1"
+		echo 0 > "$state/$n.built"
+		finish_run "$n"
+	done
+}
+
 if [ "$matrix_only" = 1 ]; then
+	[ -n "$lava_dir" ] && import_lava
 	read -r nk nn < <(write_matrix)
 	cat "$work/matrix.md"
 	exit 0

@@ -106,6 +106,35 @@ sed '0,/"lvl": "target", "msg": "IOPATH-LAVA:tap: TAP version 13"/s//"lvl": "tar
 	"$fixture" > "$tmp/warn.log"
 verdict lava.verdict.kernel_warning_on_console_fails "$tmp/warn.log" 1 'the kernel console shows a kernel bug report'
 
+# ---- iopath mutate --matrix from LAVA jobs ----------------------------------
+
+# The pristine job's log, one mutant's with a test it kills, one with every
+# test passing, one whose job timed out: killed, survived, killed by a hang.
+mkdir -p "$tmp/mlogs"
+cp "$fixture" "$tmp/mlogs/pristine.log"
+cp "$tmp/failed.log" "$tmp/mlogs/18-swapfile-accepts-hole.log"
+cp "$fixture" "$tmp/mlogs/19-swapfile-accepts-shared.log"
+cp "$tmp/timeout.log" "$tmp/mlogs/01-iter-fbatch-not-released.log"
+"$top/scripts/mutate.sh" --matrix --lava "$tmp/mlogs" --work "$tmp/mwork" > "$tmp/matrix.out" 2> "$tmp/err"
+if jq -e '(.mutants | map({(.name): .class}) | add) as $c |
+	  $c["18-swapfile-accepts-hole"] == "killed" and $c["19-swapfile-accepts-shared"] == "survived" and
+	  $c["01-iter-fbatch-not-released"] == "crash" and
+	  (.mutants[] | select(.name == "18-swapfile-accepts-hole") | .killed_by == ["swapon.xfs_1k.file_with_a_hole_is_refused"]) and
+	  (.mutants[] | select(.name == "01-iter-fbatch-not-released") | .detail | test("hang: .*LAVA job timed out"))' \
+	"$tmp/mwork/matrix.json" > /dev/null 2>&1; then
+	ok lava.mutate_matrix_from_job_logs_classifies_each_mutant
+else
+	not_ok lava.mutate_matrix_from_job_logs_classifies_each_mutant "$(tail -n 5 "$tmp/err")" \
+		"$(grep -E '18-|19-|01-' "$tmp/matrix.out" | head -n 3)"
+fi
+"$top/scripts/mutate.sh" --matrix --lava "$tmp/nonexistent" --work "$tmp/mwork2" > /dev/null 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q 'no pristine.log' "$tmp/err" && [ ! -e "$tmp/mwork2" ]; then
+	ok lava.mutate_matrix_without_pristine_job_refused
+else
+	not_ok lava.mutate_matrix_without_pristine_job_refused "exit $rc: $(cat "$tmp/err")"
+fi
+
 # ---- the jobs -----------------------------------------------------------------
 
 "$lava" jobs --kernel linux-image-x --out "$tmp/nonexistent" > /dev/null 2> "$tmp/err"
