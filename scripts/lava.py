@@ -386,7 +386,8 @@ def tap_cases(tap):
             if CASE_RE.fullmatch(name):
                 cases[name] = st
             continue
-        m = re.match(r"(not )?ok [0-9]+ selftests: .* (\S+)$", line)
+        # "not ok 4 selftests: iopath: NAME # exit=1": the name, not the note
+        m = re.match(r"(not )?ok [0-9]+ selftests: .* (\S+)$", re.sub(r" *#.*", "", line))
         if m:
             cases["program." + m.group(2)] = "fail" if m.group(1) else "pass"
     return cases

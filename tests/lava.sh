@@ -51,12 +51,14 @@ sed '0,/"case": "swapon.xfs_1k.file_with_a_hole_is_refused", "definition": "0_io
 verdict lava.verdict.test_cases_disagreeing_with_tap_fail "$tmp/disagree.log" 1 \
 	"test cases and the TAP disagree: swapon.xfs_1k.file_with_a_hole_is_refused is pass in the TAP, fail in the test cases"
 
-# A failed test in the TAP and in the test cases: the run fails.
+# A failed test in the TAP and in the test cases, and so a failed program
+# ("not ok 1 selftests: iopath: swapon_test # exit=1"): the run fails.
 sed 's/IOPATH-LAVA:tap: # ok 15 swapon.xfs_1k.file_with_a_hole_is_refused/IOPATH-LAVA:tap: # not ok 15 swapon.xfs_1k.file_with_a_hole_is_refused/;
-     s/"case": "swapon.xfs_1k.file_with_a_hole_is_refused", "definition": "0_iopath", \(.*\)"result": "pass"/"case": "swapon.xfs_1k.file_with_a_hole_is_refused", "definition": "0_iopath", \1"result": "fail"/' \
+     s/IOPATH-LAVA:tap: ok 1 selftests: iopath: swapon_test/IOPATH-LAVA:tap: not ok 1 selftests: iopath: swapon_test # exit=1/;
+     s/"case": "\(swapon.xfs_1k.file_with_a_hole_is_refused\|program.swapon_test\)", "definition": "0_iopath", \(.*\)"result": "pass"/"case": "\1", "definition": "0_iopath", \2"result": "fail"/' \
 	"$fixture" > "$tmp/failed.log"
 verdict lava.verdict.failed_test_fails_the_run "$tmp/failed.log" 1 \
-	'^lava: 13 passed, 1 failed' '^# IOPATH-VM-RESULT: status=fail '
+	'^lava: 13 passed, 1 failed' '^# IOPATH-VM-RESULT: status=fail .* programs_failed=1 '
 
 # Cut short: no job result.
 grep -v '"case": "job", "definition": "lava"' "$fixture" > "$tmp/cut.log"

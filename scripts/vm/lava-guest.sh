@@ -79,7 +79,10 @@ awk '
 		next
 	}
 	/^(not )?ok [0-9]+ selftests: / {
-		print "program." $NF, ($1 == "not" ? "fail" : "pass")
+		# "not ok 4 selftests: iopath: NAME # exit=1": the name, not the note
+		line = $0; sub(/ *#.*/, "", line)
+		n = split(line, w, " ")
+		print "program." w[n], ($1 == "not" ? "fail" : "pass")
 	}' /tmp/tap > /tmp/cases
 while read -r name result; do
 	lava_test_case "$name" --result "$result"
