@@ -5,7 +5,7 @@ and the verdict on what came back.
 
   iopath lava jobs --kernel K [--kernel K...] --out DIR [-- run_kselftest.sh args]
   iopath lava mutate [--work DIR] --out DIR
-  iopath lava bench --kernel K --out DIR
+  iopath lava bench --kernel K --out DIR [--profile NAME] [--boots N] [-- bench args]
   iopath lava validate JOB.yaml...
   iopath lava run JOB.yaml...       (lava-run here, on configs/lava/qemu-local.yaml)
   iopath lava verdict LOG
@@ -158,6 +158,10 @@ def stage_kernel(args, kernel, dest, ksft_args, env):
         raise Bad("scripts/vm.sh refused kernel %s" % kernel)
     if r.returncode != 0:
         die("scripts/vm.sh --lava-out failed for %s" % kernel)
+    return read_sums(dest)
+
+
+def read_sums(dest):
     sums = {}
     with open(os.path.join(dest, "sha256"), encoding="utf-8") as f:
         for line in f:
@@ -172,11 +176,16 @@ def url_of(args, rel):
     return "file://" + os.path.join(os.path.abspath(args.out), rel)
 
 
-def write_job(args, name, kernel_desc, kind, ksft_args, env, append, artefacts=None):
-    """Stage one kernel and write OUT/NAME.yaml; returns its path."""
-    rel = name
+def write_job(args, name, kernel_desc, kind, ksft_args, env, append, artefacts=None, run=None, rel=None):
+    """Stage one kernel (into OUT/REL, default NAME) and write OUT/NAME.yaml;
+    returns its path. RUN is the test shell's command (default the
+    selftests)."""
+    rel = rel or name
     dest = os.path.join(args.out, rel)
-    sums = stage_kernel(args, artefacts or kernel_desc, dest, ksft_args, env)
+    if os.path.isfile(os.path.join(dest, "sha256")) and rel != name:
+        sums = read_sums(dest)
+    else:
+        sums = stage_kernel(args, artefacts or kernel_desc, dest, ksft_args, env)
     cmdline = "console=ttyS0 panic=-1 rdinit=/init loglevel=5"
     if append:
         cmdline += " " + append
@@ -188,7 +197,10 @@ def write_job(args, name, kernel_desc, kind, ksft_args, env, append, artefacts=N
         "TEST_MINUTES": int(args.test_timeout),
         "KIND": kind,
         "KERNEL_DESC": kernel_desc,
-        "ARGS_DESC": " ".join(env + ksft_args),
+        "ARGS_DESC": " ".join(env + ksft_args) if run is None else run,
+        "RUN": run or "/iopath/lava/run",
+        "DESCRIPTION": ("iopath selftests through run_kselftest.sh" if run is None
+                        else "iopath benchmarks"),
         "KERNEL_ARG": '-kernel {kernel} -append "%s"' % cmdline,
         "KERNEL_URL": url_of(args, rel + "/vmlinuz"),
         "KERNEL_SHA256": sums["vmlinuz"],
@@ -245,6 +257,35 @@ def cmd_jobs(args):
     for k in args.kernel:
         name = slug(os.path.basename(k) if os.path.exists(k) else k)
         write_job(args, name, k, "selftests", args.ksft_args, args.env, args.append)
+    return 0
+
+
+BENCH_ARG_RE = re.compile(r"[A-Za-z0-9_.,=:/+-]{1,200}")
+
+
+def cmd_bench(args):
+    """Benchmark jobs on one kernel: one job per boot (--boots N), all
+    booting the same kernel and initramfs, each running iopath bench with
+    the profile; records come back in the log (iopath lava verdict
+    --records), with the boot_id that tells boots apart in iopath compare."""
+    check_job_args(args)
+    if len(args.kernel) != 1:
+        raise Bad("--kernel: exactly one kernel for benchmark jobs")
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", args.profile) or not os.path.isfile(
+            os.path.join(TOP, "configs", "bench", args.profile + ".conf")):
+        raise Bad("--profile '%s': no configs/bench/%s.conf" % (args.profile, args.profile))
+    if not re.fullmatch(r"[1-9][0-9]?", args.boots):
+        raise Bad("--boots '%s': 1 to 99" % args.boots)
+    for a in args.ksft_args:
+        if not BENCH_ARG_RE.fullmatch(a):
+            raise Bad("benchmark argument '%s': [A-Za-z0-9_.,=:/+-] only" % a)
+    k = args.kernel[0]
+    base = slug(os.path.basename(k) if os.path.exists(k) else k)
+    run = " ".join(["/iopath/lava/run", "--bench", "--profile",
+                    "/iopath/bench/configs/bench/%s.conf" % args.profile] + args.ksft_args)
+    for b in range(1, int(args.boots) + 1):
+        write_job(args, "bench-%s-%s-boot%d" % (args.profile, base, b), k, "bench", [], args.env,
+                  args.append, run=run, rel=base)
     return 0
 
 
@@ -398,7 +439,8 @@ def read_job(path):
     console, end, cases, job (LAVA's job result), failures (LAVA's
     failed actions)."""
     job = {"release": None, "features": [], "tap": [], "console": [], "end": None,
-           "cases": {}, "job": None, "failures": [], "guest_verdict": None, "entries": 0}
+           "cases": {}, "job": None, "failures": [], "guest_verdict": None, "entries": 0,
+           "records": [], "bench_exit": None, "bench": []}
     for n, e in log_entries(path):
         job["entries"] += 1
         lvl, msg = e["lvl"], e["msg"]
@@ -422,6 +464,12 @@ def read_job(path):
                 job["end"] = text
             elif chan == "guest-verdict":
                 job["guest_verdict"] = text
+            elif chan == "record":
+                job["records"].append((n, msg[len(MARK):].partition(": ")[2]))
+            elif chan == "bench-exit":
+                job["bench_exit"] = text
+            elif chan == "bench":
+                job["bench"].append(text)
         elif lvl == "results":
             if not isinstance(msg, dict) or "definition" not in msg or "case" not in msg:
                 raise LogError("malformed LAVA log: line %d: a result without definition and case" % n)
@@ -490,6 +538,39 @@ def judge(job):
     return None
 
 
+def bench_verdict(args, job):
+    """A benchmark job: iopath bench's exit status and its records, each a
+    JSON object of schema 1 (docs/records.md), written to --records."""
+    recs = []
+    reason = None
+    for n, r in job["records"]:
+        try:
+            rec = json.loads(r)
+        except ValueError:
+            reason = "malformed LAVA log: line %d: a record that is not JSON" % n
+            break
+        if not isinstance(rec, dict) or rec.get("schema") != 1 or not isinstance(rec.get("bench"), str):
+            reason = "malformed LAVA log: line %d: a record that is not of schema 1" % n
+            break
+        recs.append(json.dumps(rec, separators=(",", ":")))
+    for x in job["bench"][-20:]:
+        print("# bench: " + x)
+    if reason is None and job["bench_exit"] != "0":
+        reason = "iopath bench exited %s in the guest" % job["bench_exit"]
+    if reason is None and not recs:
+        reason = "iopath bench wrote no record"
+    if args.records and recs:
+        write_new(args.records, "".join(r + "\n" for r in recs))
+    if reason is not None:
+        print("%s: %s" % (PROG, printable(reason)), file=sys.stderr)
+        return 1
+    nm = sum(len(json.loads(r).get("metrics") or []) for r in recs)
+    print("lava: bench: %d records, %d metrics on %s (LAVA job %s)%s" % (
+        len(recs), nm, job["release"], job["job"][0],
+        "; records in " + args.records if args.records else ""), file=sys.stderr)
+    return 0
+
+
 def cmd_verdict(args):
     if not os.path.isfile(args.known_failures) and args.known_failures != "/dev/null":
         raise Bad("--known-failures %s: no such file" % args.known_failures)
@@ -497,7 +578,14 @@ def cmd_verdict(args):
     reason = None
     try:
         job = read_job(args.log)
-        reason = judge(job)
+        if job["bench_exit"] is not None or job["records"]:
+            # A benchmark job ends with its exit line, not an end line.
+            job["end"] = job["end"] or "bench"
+            reason = judge(job)
+            if reason is None:
+                return bench_verdict(args, job)
+        else:
+            reason = judge(job)
     except LogError as e:
         job = None
         reason = str(e)
@@ -583,7 +671,7 @@ def cmd_run(args):
             os.close(fd)
             os.rename(base + ".log.new", base + ".log")
         v = argparse.Namespace(log=base + ".log", known_failures=args.known_failures,
-                               tap=base + ".tap", console=base + ".console")
+                               tap=base + ".tap", console=base + ".console", records=base + ".jsonl")
         rc = cmd_verdict(v)
         print("%s: %s: lava-run exit %d, verdict exit %d" % (PROG, j, r.returncode, rc), file=sys.stderr)
         worst = max(worst, rc)
@@ -625,6 +713,11 @@ def main(argv):
     p.add_argument("--mutants", default=os.path.join(TOP, "configs", "mutants"))
     p.add_argument("names", nargs="*", help="mutants (default: every one with a kernel)")
     job_options(p)
+    p = sub.add_parser("bench", help="benchmark jobs on one kernel, one per boot")
+    p.add_argument("--kernel", action="append", default=[])
+    p.add_argument("--profile", default="quick", help="configs/bench/NAME.conf (default quick)")
+    p.add_argument("--boots", default="1", help="jobs, one boot each (default 1)")
+    job_options(p)
     p = sub.add_parser("validate", help="validate job files")
     p.add_argument("jobs", nargs="+")
     p = sub.add_parser("run", help="run jobs with lava-run here, then their verdict")
@@ -636,6 +729,7 @@ def main(argv):
     p.add_argument("--known-failures", default=os.path.join(TOP, "configs", "known-failures"))
     p.add_argument("--tap", default="", help="also write the TAP and verdict there")
     p.add_argument("--console", default="", help="write the guest's console there")
+    p.add_argument("--records", default="", help="a benchmark job's records (JSON Lines) there")
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:
@@ -646,6 +740,8 @@ def main(argv):
             return cmd_jobs(args)
         if args.cmd == "mutate":
             return cmd_mutate(args)
+        if args.cmd == "bench":
+            return cmd_bench(args)
         if args.cmd == "validate":
             return cmd_validate(args)
         if args.cmd == "verdict":

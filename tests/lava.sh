@@ -108,6 +108,32 @@ sed '0,/"lvl": "target", "msg": "IOPATH-LAVA:tap: TAP version 13"/s//"lvl": "tar
 	"$fixture" > "$tmp/warn.log"
 verdict lava.verdict.kernel_warning_on_console_fails "$tmp/warn.log" 1 'the kernel console shows a kernel bug report'
 
+# ---- a benchmark job -----------------------------------------------------------
+
+# bench_log RECORD EXIT: the fixture as a benchmark job's log: no TAP, one
+# record line and iopath bench's exit status.
+bench_log() {
+	grep -v -e 'IOPATH-LAVA:tap:' -e 'IOPATH-LAVA:end:' -e '"definition": "0_iopath"' "$fixture" |
+		grep -v '"case": "job"'
+	printf '{"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:record: %s"}\n' "$1"
+	printf '{"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:bench-exit: %s"}\n' "$2"
+	echo '{"dt": "x", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}'
+}
+rec='{\"schema\":1,\"bench\":\"read_vs_readv\",\"rep\":0,\"metrics\":[{\"name\":\"ns_per_op\",\"unit\":\"ns\",\"value\":812.5,\"samples\":[812.5]}],\"env\":{\"kernel\":{\"release\":\"6.12.117+deb12-amd64\",\"boot_id\":\"b1\"}}}'
+bench_log "$rec" 0 > "$tmp/bench.log"
+"$lava" verdict "$tmp/bench.log" --records "$tmp/bench.jsonl" > /dev/null 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -q '^lava: bench: 1 records, 1 metrics on 6.12.117+deb12-amd64' "$tmp/err" &&
+   jq -e '.bench == "read_vs_readv" and .metrics[0].value == 812.5' "$tmp/bench.jsonl" > /dev/null 2>&1; then
+	ok lava.verdict.bench_job_gives_its_records
+else
+	not_ok lava.verdict.bench_job_gives_its_records "exit $rc: $(cat "$tmp/err")"
+fi
+bench_log "$rec" 1 > "$tmp/bench1.log"
+verdict lava.verdict.bench_job_whose_bench_failed_fails "$tmp/bench1.log" 1 'iopath bench exited 1 in the guest'
+bench_log '{\"schema\":2,\"bench\":\"x\"}' 0 > "$tmp/bench2.log"
+verdict lava.verdict.bench_record_of_another_schema_fails "$tmp/bench2.log" 1 'a record that is not of schema 1'
+
 # ---- iopath mutate --matrix from LAVA jobs ----------------------------------
 
 # The pristine job's log, one mutant's with a test it kills, one with every
@@ -166,16 +192,28 @@ else
 	if "$lava" jobs --kernel "$fake" --out "$tmp/jobs" --build "$build" -- -t iopath:swapon_test \
 		> "$tmp/jobs.list" 2> "$tmp/err" &&
 	   "$lava" mutate --work "$tmp/work" --out "$tmp/jobs" --build "$build" >> "$tmp/jobs.list" 2>> "$tmp/err" &&
-	   [ "$(wc -l < "$tmp/jobs.list")" = 3 ]; then
-		ok lava.jobs.written_for_a_kernel_and_each_mutant_kernel
+	   "$lava" bench --kernel "$fake" --out "$tmp/jobs" --build "$build" --boots 2 -- --reps 1 \
+		>> "$tmp/jobs.list" 2>> "$tmp/err" &&
+	   [ "$(wc -l < "$tmp/jobs.list")" = 5 ]; then
+		ok lava.jobs.written_for_a_kernel_each_mutant_kernel_and_each_bench_boot
 	else
-		not_ok lava.jobs.written_for_a_kernel_and_each_mutant_kernel "$(tail -n 3 "$tmp/err")"
+		not_ok lava.jobs.written_for_a_kernel_each_mutant_kernel_and_each_bench_boot "$(tail -n 3 "$tmp/err")"
 	fi
 	if grep -q -- '-t iopath:' "$tmp/jobs/$m.yaml" && grep -q 'no_timer_check' "$tmp/jobs/$m.yaml"; then
 		ok lava.jobs.mutant_job_runs_what_mutate_runs
 	else
 		not_ok lava.jobs.mutant_job_runs_what_mutate_runs
 	fi
+	if grep -q -- '--bench --profile /iopath/bench/configs/bench/quick.conf --reps 1' "$tmp/jobs/bench-quick-bzImage-boot2.yaml"; then
+		ok lava.jobs.bench_job_runs_the_profile
+	else
+		not_ok lava.jobs.bench_job_runs_the_profile
+	fi
+	bad_arg='--reps=1;reboot'
+	"$lava" bench --kernel "$fake" --out "$tmp/jobs" --build "$build" -- "$bad_arg" > /dev/null 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" = 2 ] && grep -q 'benchmark argument' "$tmp/err"; then ok lava.jobs.bench_argument_with_shell_syntax_refused; else
+		not_ok lava.jobs.bench_argument_with_shell_syntax_refused "exit $rc"; fi
 	mapfile -t jobs < "$tmp/jobs.list"
 	if /usr/bin/python3 -c 'import lava_common.schemas' 2> /dev/null; then
 		if [ ${#jobs[@]} -gt 0 ] && "$lava" validate "${jobs[@]}" 2> "$tmp/err"; then

@@ -165,6 +165,13 @@ build_initramfs() {
 		touch "$root/etc/iopath-vm/lava"
 		mkdir -p "$root/iopath/lava"
 		install -m 0755 "$top/scripts/vm/lava-guest.sh" "$root/iopath/lava/run" || return 1
+		# The benchmarks too, for a job whose test shell runs them
+		# (/iopath/lava/run --bench): iopath in a tree like the checkout's.
+		if [ -x "$build/iopath" ]; then
+			copy_with_libs "$build/iopath" /iopath/bench/build/iopath
+			mkdir -p "$root/iopath/bench/configs"
+			cp -r "$top/configs/bench" "$root/iopath/bench/configs/" || return 1
+		fi
 	fi
 	write_init
 	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$tmp/initrd.gz" ||

@@ -12,7 +12,9 @@
 #   - lines "IOPATH-LAVA:CHANNEL: TEXT" the host reads back from the job's
 #     log (scripts/lava.py verdict): "kernel" (uname -r), "feature" (one
 #     iopath_probe line), "tap" (one line of run_kselftest.sh's output),
-#     "end" (start and end uptime, seconds: the run finished);
+#     "end" (start and end uptime, seconds: the run finished); with
+#     --bench, "bench" (iopath bench's output), "record" (one record) and
+#     "bench-exit" instead;
 #   - one LAVA test case per harness test (its name, pass, fail or skip),
 #     one per program ("program.NAME") and "iopath-verdict", this guest's
 #     own verdict by scripts/tap-verdict.awk.
@@ -41,6 +43,43 @@ else
 fi
 
 mark kernel "$(uname -r)"
+
+# --bench ARGS: iopath bench with those arguments instead of the selftests.
+# Each record goes back as a "record" line (one JSON object), each metric
+# as a LAVA measurement; "bench-exit" is iopath bench's exit status.
+if [ "${1:-}" = --bench ]; then
+	shift
+	if [ ! -x /iopath/bench/build/iopath ]; then
+		mark bench-exit 127
+		lava_test_case bench --result fail
+		exit 0
+	fi
+	/iopath/bench/build/iopath bench --quiet --out /tmp/records.jsonl "$@" > /tmp/bench.out 2>&1
+	rc=$?
+	awk '{ gsub(/[\001-\010\013-\037\177]/, "?"); gsub(/<LAVA_/, "<lava_"); print "IOPATH-LAVA:bench: " $0 }' /tmp/bench.out
+	while IFS= read -r r; do
+		mark record "$(printf '%s' "$r" | sed 's/<LAVA_/<lava_/g')"
+	done < /tmp/records.jsonl
+	mark bench-exit "$rc"
+	# bench.METRIC measurements: records' keys are in a fixed order
+	# (docs/records.md): "bench", then per metric "name", "unit", ..., "value".
+	awk '{
+		b = $0; sub(/.*"bench":"/, "", b); sub(/".*/, "", b)
+		rest = $0
+		while (match(rest, /"name":"[A-Za-z0-9_]+","unit":"[^"]*"[^}]*"value":[-0-9.eE+]+/)) {
+			m = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
+			n = m; sub(/^"name":"/, "", n); sub(/".*/, "", n)
+			u = m; sub(/^[^,]*,"unit":"/, "", u); sub(/".*/, "", u); gsub(/[^A-Za-z0-9%\/_]/, "_", u)
+			v = m; sub(/.*"value":/, "", v)
+			print b "." n "." NR, v, u
+		}
+	}' /tmp/records.jsonl > /tmp/measurements
+	while read -r name value units; do
+		lava_test_case "$name" --result pass --measurement "$value" --units "${units:-none}"
+	done < /tmp/measurements
+	[ "$rc" = 0 ] && lava_test_case bench --result pass || lava_test_case bench --result fail
+	exit 0
+fi
 if ! /iopath/kselftest/iopath/iopath_probe > /tmp/features 2> /tmp/probe.err; then
 	mark tap "# iopath-vm: iopath_probe failed: $(head -n 1 /tmp/probe.err)"
 	echo "probe-failed no" > /tmp/features
