@@ -511,12 +511,16 @@ def awk_verdict(job, known_failures):
     return r.stdout.splitlines()
 
 
-def kernel_log_findings(console):
+def kernel_log_findings(console, build):
     """The console lines scripts/vm/verdict.bash calls kernel bug reports
-    (lib/kmsg_patterns.h), by that same function."""
-    r = subprocess.run(["bash", "-c", 'top=$1; . "$top/scripts/vm/verdict.bash"; kernel_log_findings',
-                        "-", TOP], input="".join(x + "\n" for x in console),
-                       stdout=subprocess.PIPE, text=True)
+    (iopath kmsg scan, lib/kmsg_patterns.h), by that same function."""
+    with tempfile.TemporaryDirectory(prefix="iopath-lava.") as d:
+        f = os.path.join(d, "console")
+        with open(f, "x", encoding="utf-8") as out:
+            out.write("".join(x + "\n" for x in console))
+        r = subprocess.run(["bash", "-c", 'top=$1 build=$2 console=$3; . "$top/scripts/vm/verdict.bash"; '
+                            'kernel_log_findings', "-", TOP, build, f],
+                           stdout=subprocess.PIPE, text=True)
     return [x for x in r.stdout.splitlines() if x]
 
 
@@ -624,7 +628,7 @@ def cmd_verdict(args):
         return 1
     f = dict(re.findall(r"(\w+)=(\S+)", result or ""))
     status = f.get("status", "fail")
-    bad = kernel_log_findings(job["console"])
+    bad = kernel_log_findings(job["console"], getattr(args, "build", os.path.join(TOP, "build")))
     print("lava: %s passed, %s failed,%s %s skipped (%s programs on %s; LAVA job %s)" % (
         f.get("passed"), f.get("failed"), " %s known," % f["known"] if f.get("known", "0") != "0" else "",
         f.get("skipped"), f.get("programs"), job["release"], job["job"][0]), file=sys.stderr)
@@ -671,7 +675,8 @@ def cmd_run(args):
             os.close(fd)
             os.rename(base + ".log.new", base + ".log")
         v = argparse.Namespace(log=base + ".log", known_failures=args.known_failures,
-                               tap=base + ".tap", console=base + ".console", records=base + ".jsonl")
+                               tap=base + ".tap", console=base + ".console", records=base + ".jsonl",
+                               build=os.path.join(TOP, "build"))
         rc = cmd_verdict(v)
         print("%s: %s: lava-run exit %d, verdict exit %d" % (PROG, j, r.returncode, rc), file=sys.stderr)
         worst = max(worst, rc)
@@ -730,6 +735,8 @@ def main(argv):
     p.add_argument("--tap", default="", help="also write the TAP and verdict there")
     p.add_argument("--console", default="", help="write the guest's console there")
     p.add_argument("--records", default="", help="a benchmark job's records (JSON Lines) there")
+    p.add_argument("--build", default=os.path.join(TOP, "build"),
+                   help="iopath build directory (its iopath checks the console)")
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:

@@ -701,7 +701,7 @@ write_matrix() {
 # lava_run LOG BASE: a job's log judged as a local run: BASE.tap, .console,
 # .err and .rc as run_vm leaves them.
 lava_run() {
-	"$top/scripts/lava.py" verdict "$1" --tap "$2.tap.new" --console "$2.console" > /dev/null 2> "$2.err"
+	"$top/scripts/lava.py" verdict --build "$build" "$1" --tap "$2.tap.new" --console "$2.console" > /dev/null 2> "$2.err"
 	echo "$?" > "$2.rc"
 	if [ -f "$2.tap.new" ]; then
 		mv "$2.tap.new" "$2.tap"

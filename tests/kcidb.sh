@@ -13,6 +13,7 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
 . "$top/tests/lib/tap.sh"
 export_py=$top/scripts/export.py
 
@@ -46,7 +47,7 @@ exp() {
 
 # ---- a LAVA run ---------------------------------------------------------------
 
-"$top/scripts/lava.py" verdict "$top/tests/fixtures/lava/swapon-6.12.log" > "$tmp/lava.tap" 2> /dev/null
+"$top/scripts/lava.py" verdict --build "$build" "$top/tests/fixtures/lava/swapon-6.12.log" > "$tmp/lava.tap" 2> /dev/null
 exp kcidb.lava_run_validates "$tmp/lava.json" "$tmp/lava.tap" --origin iopath_lab \
 	--source linux-image-6.12.117+deb12-amd64 --image "$top/tests/fixtures/lava/swapon-6.12.log"
 jq_check kcidb.lava_run_has_every_test_and_the_verdict "$tmp/lava.json" \

@@ -29,7 +29,7 @@ fi
 # verdict NAME LOG WANT-RC WANT-STDERR-ERE [WANT-STDOUT-ERE]
 verdict() {
 	local name=$1 log=$2 want_rc=$3 want_err=$4 want_out=${5:-} rc
-	"$lava" verdict "$log" > "$tmp/out" 2> "$tmp/err"
+	"$lava" verdict --build "$build" "$log" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
 	if [ "$rc" = "$want_rc" ] && grep -qE -- "$want_err" "$tmp/err" &&
 	   { [ -z "$want_out" ] || grep -qE -- "$want_out" "$tmp/out"; }; then
@@ -95,7 +95,7 @@ verdict lava.verdict.run_without_end_line_fails "$tmp/noend.log" 1 "the guest's 
 marker=$tmp/injected
 sed "s|IOPATH-LAVA:tap: # # Starting 16 tests|IOPATH-LAVA:tap: # # \\\\u001b[2J\$(touch $marker) \`touch $marker\` Starting 16 tests|" \
 	"$fixture" > "$tmp/hostile.log"
-"$lava" verdict "$tmp/hostile.log" > "$tmp/out" 2> "$tmp/err"
+"$lava" verdict --build "$build" "$tmp/hostile.log" > "$tmp/out" 2> "$tmp/err"
 if [ ! -e "$marker" ] && ! grep -q $'\x1b' "$tmp/out" && grep -qF '\x1b[2J' "$tmp/out"; then
 	ok lava.verdict.hostile_console_text_is_escaped
 else
@@ -121,7 +121,7 @@ bench_log() {
 }
 rec='{\"schema\":1,\"bench\":\"read_vs_readv\",\"rep\":0,\"metrics\":[{\"name\":\"ns_per_op\",\"unit\":\"ns\",\"value\":812.5,\"samples\":[812.5]}],\"env\":{\"kernel\":{\"release\":\"6.12.117+deb12-amd64\",\"boot_id\":\"b1\"}}}'
 bench_log "$rec" 0 > "$tmp/bench.log"
-"$lava" verdict "$tmp/bench.log" --records "$tmp/bench.jsonl" > /dev/null 2> "$tmp/err"
+"$lava" verdict --build "$build" "$tmp/bench.log" --records "$tmp/bench.jsonl" > /dev/null 2> "$tmp/err"
 rc=$?
 if [ "$rc" = 0 ] && grep -q '^lava: bench: 1 records, 1 metrics on 6.12.117+deb12-amd64' "$tmp/err" &&
    jq -e '.bench == "read_vs_readv" and .metrics[0].value == 812.5' "$tmp/bench.jsonl" > /dev/null 2>&1; then
@@ -143,7 +143,7 @@ cp "$fixture" "$tmp/mlogs/pristine.log"
 cp "$tmp/failed.log" "$tmp/mlogs/18-swapfile-accepts-hole.log"
 cp "$fixture" "$tmp/mlogs/19-swapfile-accepts-shared.log"
 cp "$tmp/timeout.log" "$tmp/mlogs/01-iter-fbatch-not-released.log"
-"$top/scripts/mutate.sh" --matrix --lava "$tmp/mlogs" --work "$tmp/mwork" > "$tmp/matrix.out" 2> "$tmp/err"
+"$top/scripts/mutate.sh" --matrix --lava "$tmp/mlogs" --work "$tmp/mwork" --build "$build" > "$tmp/matrix.out" 2> "$tmp/err"
 if jq -e '(.mutants | map({(.name): .class}) | add) as $c |
 	  $c["18-swapfile-accepts-hole"] == "killed" and $c["19-swapfile-accepts-shared"] == "survived" and
 	  $c["01-iter-fbatch-not-released"] == "crash" and
