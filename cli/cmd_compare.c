@@ -133,7 +133,9 @@ static int cmd_compare(int argc, char **argv)
 	}
 	for (; nloaded < npaths; nloaded++) {
 		if (iop_rs_load(&files[nloaded], paths[nloaded], why, sizeof(why)) < 0) {
-			fprintf(stderr, "iopath: compare: %s\n", why);
+			fputs("iopath: compare: ", stderr);
+			iop_esc(stderr, why);
+			fputc('\n', stderr);
 			goto out;
 		}
 	}
@@ -145,7 +147,9 @@ static int cmd_compare(int argc, char **argv)
 		c->base = &files[0];
 		c->new = &files[ncmp + 1];
 		if (comparison_build(c, o.alpha, why, sizeof(why)) < 0) {
-			fprintf(stderr, "iopath: compare: %s\n", why);
+			fputs("iopath: compare: ", stderr);
+			iop_esc(stderr, why);
+			fputc('\n', stderr);
 			ncmp++;
 			goto out;
 		}
@@ -157,7 +161,7 @@ static int cmd_compare(int argc, char **argv)
 		for (size_t i = 0; i < ncmp; i++)
 			json_array_append_new(arr, comparison_json(&cmps[i]));
 		doc = json_pack("{s:i, s:f, s:o}", "schema", 1, "alpha", o.alpha, "comparisons", arr);
-		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0) {
+		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII) < 0) {
 			fprintf(stderr, "iopath: compare: cannot encode JSON\n");
 			json_decref(doc);
 			ret = 1;

@@ -3,6 +3,10 @@
  * The output formats of iopath compare: the kernel test robot's table
  * (text), the significant changes as a block for a commit message (commit,
  * with the command line that reproduces each), and everything as JSON.
+ * Records come from other machines: every string of theirs is printed
+ * through esc() (lib/quote.c), and the reproduce line is made of words
+ * quoted by iop_shell_quote(), so that pasting it runs that benchmark and
+ * nothing else.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -86,11 +90,27 @@ static const char *fmt_ci(char *buf, size_t len, const struct metric_cmp *m)
 	return buf;
 }
 
+/*
+ * @s with its control characters escaped (iop_esc_dup()), for a "%s":
+ * valid until ESC_SLOTS more calls, enough for one fprintf().
+ */
+#define ESC_SLOTS 8
+static const char *esc(const char *s)
+{
+	static char *slot[ESC_SLOTS];
+	static unsigned int next;
+	char **p = &slot[next++ % ESC_SLOTS];
+
+	free(*p);
+	*p = s ? iop_esc_dup(s) : NULL;
+	return *p ? *p : "?";
+}
+
 static const char *kernel_of(struct iop_rs_file *f)
 {
 	const char *r = f->n ? iop_rs_env_str(f->recs[0], "kernel.release") : NULL;
 
-	return r ? r : "unknown";
+	return esc(r ? r : "unknown");
 }
 
 static void print_notes(FILE *out, const struct notes *nt)
@@ -99,7 +119,7 @@ static void print_notes(FILE *out, const struct notes *nt)
 		return;
 	fprintf(out, "\nnotes (a '?' after a verdict: untrusted records or another environment):\n");
 	for (size_t i = 0; i < nt->n; i++)
-		fprintf(out, "  ! %s\n", nt->v[i]);
+		fprintf(out, "  ! %s\n", esc(nt->v[i]));
 }
 
 
@@ -124,22 +144,34 @@ static const char **sorted_keys(json_t *params, size_t *n)
 	return keys;
 }
 
-static void print_param_value(FILE *out, json_t *v, bool quote)
+/* A parameter's value as text (a new string), or NULL. */
+static char *param_text(json_t *v)
 {
-	char *s;
+	if (json_is_string(v))
+		return strdup(json_string_value(v));
+	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
 
-	if (json_is_string(v)) {
-		const char *str = json_string_value(v);
+static void print_param_value(FILE *out, json_t *v)
+{
+	char *s = param_text(v);
 
-		if (quote && (!*str || strpbrk(str, " \t'\"$`\\;&|<>()*?")))
-			fprintf(out, "'%s'", str);
-		else
-			fputs(str, out);
+	fputs(esc(s), out);
+	free(s);
+}
+
+/* " WORD": "PREFIX" and @s as one shell word. */
+static void print_word(FILE *out, const char *prefix, const char *s)
+{
+	char *w = NULL;
+
+	fputc(' ', out);
+	if (asprintf(&w, "%s%s", prefix, s ? s : "") < 0) {
+		fputs("?", out);
 		return;
 	}
-	s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	fputs(s ? s : "?", out);
-	free(s);
+	iop_shell_quote(out, w);
+	free(w);
 }
 
 /* The robot's two lines: "bs/fs/bench:" then "  4k/ext4/falloc_write". */
@@ -151,13 +183,13 @@ static void print_lkp_params(FILE *out, struct iop_rs_group *g)
 	if (!keys)
 		return;
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s/", keys[i]);
+		fprintf(out, "%s/", esc(keys[i]));
 	fprintf(out, "bench:\n  ");
 	for (size_t i = 0; i < n; i++) {
-		print_param_value(out, json_object_get(g->params, keys[i]), false);
+		print_param_value(out, json_object_get(g->params, keys[i]));
 		fputc('/', out);
 	}
-	fprintf(out, "%s\n", g->bench);
+	fprintf(out, "%s\n", esc(g->bench));
 	free(keys);
 }
 
@@ -177,23 +209,31 @@ static void print_reproduce(FILE *out, struct iop_rs_group *g)
 	size_t n = 0;
 	const char **keys = sorted_keys(g->params, &n);
 
-	fprintf(out, "iopath bench --fs %s", fs ? fs : "none");
-	if (backing && !strcmp(backing, "loop"))
+	fprintf(out, "iopath bench --fs");
+	print_word(out, "", fs ? fs : "none");
+	if (backing && !strcmp(backing, "loop")) {
 		fprintf(out, " --backing loop");
-	else if (backing && !strcmp(backing, iop_backing_name(IOP_BACKING_DEVICE)) && dev)
-		fprintf(out, " --backing dev:/dev/%s", dev);
-	else if (backing && !strcmp(backing, "dir") && mnt)
-		fprintf(out, " --backing 'dir:%s'", mnt);
-	fprintf(out, " %s", g->bench);
+	} else if (backing && !strcmp(backing, iop_backing_name(IOP_BACKING_DEVICE)) && dev) {
+		fprintf(out, " --backing");
+		print_word(out, "dev:/dev/", dev);
+	} else if (backing && !strcmp(backing, "dir") && mnt) {
+		fprintf(out, " --backing");
+		print_word(out, "dir:", mnt);
+	}
+	print_word(out, "", g->bench);
 	for (size_t i = 0; keys && i < n; i++) {
 		json_t *v = json_object_get(g->params, keys[i]);
+		char *prefix = NULL, *val;
 
 		/* "fs" is --fs; an empty value is the parameter's default. */
 		if ((g->fs_from_env && !strcmp(keys[i], "fs")) ||
 		    (json_is_string(v) && !*json_string_value(v)))
 			continue;
-		fprintf(out, " %s=", keys[i]);
-		print_param_value(out, json_object_get(g->params, keys[i]), true);
+		val = param_text(v);
+		if (asprintf(&prefix, "%s=", keys[i]) >= 0)
+			print_word(out, prefix, val ? val : "?");
+		free(prefix);
+		free(val);
 	}
 	fputc('\n', out);
 	free(keys);
@@ -205,13 +245,13 @@ static void print_machine(FILE *out, json_t *rec)
 	json_t *online = iop_rs_env(rec, "machine.cpus_online");
 	const char *pin = iop_rs_env_str(rec, "placement.cpus");
 
-	fprintf(out, "machine: %s", cpu ? cpu : "unknown CPU");
+	fprintf(out, "machine: %s", cpu ? esc(cpu) : "unknown CPU");
 	if (json_is_string(online))
-		fprintf(out, ", CPUs %s online", json_string_value(online));
+		fprintf(out, ", CPUs %s online", esc(json_string_value(online)));
 	else if (json_is_integer(online))
 		fprintf(out, ", %lld CPUs online", (long long)json_integer_value(online));
 	if (pin && *pin)
-		fprintf(out, ", pinned to CPU %s", pin);
+		fprintf(out, ", pinned to CPU %s", esc(pin));
 	fputc('\n', out);
 }
 
@@ -234,7 +274,7 @@ static void print_boots(FILE *out, const struct group_cmp *gc)
 	const char *main = main_metric(gc->g);
 
 	if (main)
-		fprintf(out, "; verdict metric %s", main);
+		fprintf(out, "; verdict metric %s", esc(main));
 	if (!s || !(s[0].by_boot || s[1].by_boot || s[0].by_run || s[1].by_run))
 		return;
 	fprintf(out, "; tested over");
@@ -262,8 +302,8 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 	char hdr_b[17], hdr_n[28], ci_hdr[32];
 
 	snprintf(ci_hdr, sizeof(ci_hdr), "%d%% CI of %%change", conf);
-	fprintf(out, "base: %s (kernel %s, %zu records)\n", c->base_path, kernel_of(c->base), c->base->n);
-	fprintf(out, "new:  %s (kernel %s, %zu records)\n", c->new_path, kernel_of(c->new), c->new->n);
+	fprintf(out, "base: %s (kernel %s, %zu records)\n", esc(c->base_path), kernel_of(c->base), c->base->n);
+	fprintf(out, "new:  %s (kernel %s, %zu records)\n", esc(c->new_path), kernel_of(c->new), c->new->n);
 	print_machine(out, c->base->recs[0]);
 	fprintf(out, "test: Yuen's test of 20%%-trimmed means per metric at alpha %g over the\n"
 		     "      repetitions (Welch's t-test below 5); rates by harmonic mean (tested\n"
@@ -301,7 +341,7 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 				fmt_num(b, sizeof(b), m->s[0].mean), fmt_rsd(rb, sizeof(rb), &m->s[0]),
 				fmt_pct(ch, sizeof(ch), m->change),
 				fmt_num(n, sizeof(n), m->s[1].mean), fmt_rsd(rn, sizeof(rn), &m->s[1]),
-				fmt_ci(ci, sizeof(ci), m), vd, g->bench, m->name);
+				fmt_ci(ci, sizeof(ci), m), vd, esc(g->bench), esc(m->name));
 		}
 	}
 }
@@ -322,9 +362,9 @@ static void print_commit_mde(FILE *out, struct comparison *c)
 				continue;
 			if (!k++) {
 				label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
-				fprintf(out, "  %s:", label ? label : gc->g->bench);
+				fprintf(out, "  %s:", esc(label ? label : gc->g->bench));
 			}
-			fprintf(out, "%s %s >= %.1f%%", k > 1 ? "," : "", m->name, 100 * m->mde);
+			fprintf(out, "%s %s >= %.1f%%", k > 1 ? "," : "", esc(m->name), 100 * m->mde);
 		}
 		if (k)
 			fputc('\n', out);
@@ -360,7 +400,7 @@ void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o)
 			if (!header) {
 				char *label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
 
-				fprintf(out, "\n%s (%zu vs %zu runs):\n", label ? label : gc->g->bench,
+				fprintf(out, "\n%s (%zu vs %zu runs):\n", esc(label ? label : gc->g->bench),
 					gc->g->n[0], gc->g->n[1]);
 				free(label);
 				fprintf(out, "%12s %12s %9s  %-20s %s\n", "base", "new", "change",
@@ -370,7 +410,7 @@ void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o)
 			fprintf(out, "%12s %12s %9s  %-20s %s%s (%s)\n",
 				fmt_num(b, sizeof(b), m->s[0].mean), fmt_num(n, sizeof(n), m->s[1].mean),
 				fmt_pct(ch, sizeof(ch), m->change), fmt_ci(ci, sizeof(ci), m),
-				m->name, gc->untrusted || gc->env_differs ? "?" : "",
+				esc(m->name), gc->untrusted || gc->env_differs ? "?" : "",
 				m->v == V_BETTER ? "better" : "worse");
 		}
 		if (header) {
@@ -386,7 +426,7 @@ void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o)
 	if (c->notes.n) {
 		fprintf(out, "\nCaveats ('?': untrusted records or another environment):\n");
 		for (size_t i = 0; i < c->notes.n; i++)
-			fprintf(out, "- %s\n", c->notes.v[i]);
+			fprintf(out, "- %s\n", esc(c->notes.v[i]));
 	}
 }
 

@@ -20,6 +20,7 @@
 #include "scratch.h"
 #include "input.h"
 #include "number.h"
+#include "quote.h"
 #include "outfile.h"
 #include "tracefs.h"
 #include "kmsg.h"

@@ -409,9 +409,27 @@ static void backing_spelling(json_t *rec)
 		json_string_set(b, iop_backing_name(IOP_BACKING_DEVICE));
 }
 
+/*
+ * The grammar of a parameter name, [a-z][a-z0-9_]*, at most 63 bytes:
+ * every benchmark's names fit it, and a name from a record is printed in
+ * a command line to paste (compare's "reproduce:").
+ */
+static bool param_name_ok(const char *k)
+{
+	size_t n = 0;
+
+	if (!(*k >= 'a' && *k <= 'z'))
+		return false;
+	for (; k[n]; n++)
+		if (!((k[n] >= 'a' && k[n] <= 'z') || (k[n] >= '0' && k[n] <= '9') || k[n] == '_'))
+			return false;
+	return n < 64;
+}
+
 static int record_check(json_t *rec, char *what, size_t len)
 {
-	json_t *schema, *metrics, *m, *samples, *s;
+	json_t *schema, *metrics, *m, *samples, *s, *params, *v;
+	const char *k;
 	size_t i, j;
 
 	if (!json_is_object(rec)) {
@@ -473,9 +491,20 @@ static int record_check(json_t *rec, char *what, size_t len)
 			}
 		}
 	}
-	if (json_object_get(rec, "params") && !json_is_object(json_object_get(rec, "params"))) {
+	params = json_object_get(rec, "params");
+	if (params && !json_is_object(params)) {
 		snprintf(what, len, "\"params\" is not an object");
 		return -EINVAL;
+	}
+	json_object_foreach(params, k, v) {
+		if (!param_name_ok(k)) {
+			char *e = iop_esc_dup(k);
+
+			snprintf(what, len, "params: '%.64s' is not a parameter name ([a-z][a-z0-9_]*)",
+				 e ? e : "?");
+			free(e);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

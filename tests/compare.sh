@@ -300,6 +300,86 @@ else
 	skip asan.bad_input "no ASan build at $asan (make cli SANITIZE=1 BUILD=build-asan)"
 fi
 
+# ---- hostile records: quoting and control characters ----------------------
+# Records come from other machines. A parameter value holding "'" ended the
+# '...' around it in commit's "reproduce:" line, and pasting that line ran
+# what followed; keys, the bench, the fs and the mount point were printed
+# bare; a newline forged a "Signed-off-by:" line and escape sequences reached
+# the terminal in every format. Now: pasting runs exactly the benchmark with
+# the record's values, no format prints a control character, and a key
+# outside the parameter grammar refuses the record.
+python3 - "$fix" "$tmp" <<'PY'
+import json, sys
+fix, tmp = sys.argv[1:3]
+hostile = {"source": "x'; touch " + tmp + "/PWN; echo '",
+           "note": "a\nSigned-off-by: Mallory <m@example.org>",
+           "title": "\x1b]2;pwned\x07\x1b[2J\u009b31m"}
+for name in ("base", "new-5pct"):
+    with open(f"{fix}/{name}.jsonl") as f, open(f"{tmp}/hostile-{name}.jsonl", "w") as o:
+        for line in f:
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            r["params"].update(hostile)
+            env = r["env"]
+            for k in ("machine", "kernel", "device", "fs"):
+                env[k] = env.get(k) or {}
+            env["machine"]["cpu_model"] = "CPU\x1b[31m red\u009b0m"
+            env["kernel"]["release"] = "6.18\x1b[2J\nSigned-off-by: K <k@example.org>"
+            env["device"]["backing"] = "dir"
+            env["fs"]["mnt"] = "/mnt/x'$(touch " + tmp + "/PWN2)'"
+            o.write(json.dumps(r) + "\n")
+PY
+hb=$tmp/hostile-base.jsonl hn=$tmp/hostile-new-5pct.jsonl
+bad_out=""
+for f in text commit json; do
+	"$iopath" compare "$hb" "$hn" --format "$f" > "$tmp/hostile.$f" 2> "$tmp/hostile.$f.err" ||
+		bad_out="$bad_out $f: exit $?;"
+	# any C0 control but the newline, DEL, or C1 in UTF-8
+	LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]' "$tmp/hostile.$f" "$tmp/hostile.$f.err" &&
+		bad_out="$bad_out $f: a raw control character;"
+	grep -q '^Signed-off-by:' "$tmp/hostile.$f" && bad_out="$bad_out $f: a forged line;"
+done
+if [ -z "$bad_out" ]; then
+	ok compare.hostile_records_print_no_control_character_nor_forged_line
+else
+	not_ok compare.hostile_records_print_no_control_character_nor_forged_line "$bad_out"
+fi
+# Paste the reproduce line into bash, with iopath a function that lists its arguments.
+line=$(grep -m1 '^reproduce: ' "$tmp/hostile.commit")
+( cd "$tmp" && iopath() { printf '%s\0' "$@" > "$tmp/argv"; } && eval "${line#reproduce: }" ) 2> "$tmp/eval.err"
+if [ -n "$line" ] && [ ! -e "$tmp/PWN" ] && [ ! -e "$tmp/PWN2" ] && [ -s "$tmp/argv" ] &&
+   python3 - "$tmp" <<'PY'
+import sys
+tmp = sys.argv[1]
+argv = open(f"{tmp}/argv", "rb").read().decode().split("\0")[:-1]
+want = ["--backing", "dir:/mnt/x'$(touch " + tmp + "/PWN2)'", "uring_randread", "bs=4096",
+        "source=x'; touch " + tmp + "/PWN; echo '", "note=a\nSigned-off-by: Mallory <m@example.org>",
+        "title=\x1b]2;pwned\x07\x1b[2J\u009b31m"]
+missing = [w for w in want if w not in argv]
+if missing or argv[:2] != ["bench", "--fs"]:
+    print("# missing:", repr(missing), "argv:", repr(argv))
+    sys.exit(1)
+PY
+then
+	ok compare.commit_reproduce_line_runs_exactly_the_benchmark
+else
+	not_ok compare.commit_reproduce_line_runs_exactly_the_benchmark "line: $line" \
+		"$(ls "$tmp" | grep PWN) $(head -3 "$tmp/eval.err")"
+fi
+python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line); r["params"]["k$(id)"] = "1"; print(json.dumps(r))' "$fix/new-5pct.jsonl" > "$tmp/badkey.jsonl"
+"$iopath" compare "$fix/base.jsonl" "$tmp/badkey.jsonl" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "badkey.jsonl:1: params: 'k\$(id)' is not a parameter name" "$tmp/err" &&
+   [ ! -s "$tmp/out" ]; then
+	ok compare.record_with_key_outside_the_grammar_refused
+else
+	not_ok compare.record_with_key_outside_the_grammar_refused "exit $rc" "$(head -2 "$tmp/err")"
+fi
+
 # ---- inputs that are not regular files: refused at once, never read --------
 mkfifo "$tmp/fifo"
 for input in "$tmp/fifo" /dev/zero; do
