@@ -583,7 +583,7 @@ static void boot_notes(struct comparison *c)
 /* Pair, check and compute; -errno with @why for input that cannot be compared. */
 int comparison_build(struct comparison *c, double alpha, char *why, size_t len)
 {
-	size_t paired = 0;
+	size_t paired = 0, compared = 0;
 	int ret;
 
 	ret = iop_rs_pair(c->base, c->new, &c->groups, &c->ngroups);
@@ -628,6 +628,14 @@ int comparison_build(struct comparison *c, double alpha, char *why, size_t len)
 			snprintf(why, len, "%s", strerror(-ret));
 			return ret;
 		}
+	}
+	/* metrics: [] on one side, or no name in common: an empty table is no answer */
+	for (size_t i = 0; i < c->ngc; i++)
+		compared += c->gc[i].nm;
+	if (!compared) {
+		snprintf(why, len, "%s and %s have no metric in common to compare", c->base_path,
+			 c->new_path);
+		return -ENODATA;
 	}
 	boot_notes(c);
 	return 0;

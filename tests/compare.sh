@@ -380,6 +380,26 @@ else
 	not_ok compare.record_with_key_outside_the_grammar_refused "exit $rc" "$(head -2 "$tmp/err")"
 fi
 
+# ---- sides that compare nothing ---------------------------------------------
+# A NEW side whose records have "metrics": [] gave an empty table and exit 0.
+refused_cmp() { # refused_cmp NAME REGEX ARGS...
+	local name=$1 re=$2 rc
+	shift 2
+	"$iopath" compare "$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -qE -- "$re" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+		ok "$name"
+	else
+		not_ok "$name (exit $rc)" "$(head -2 "$tmp/err")"
+	fi
+}
+python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line); r["metrics"] = []; print(json.dumps(r))' new-5pct.jsonl > "$tmp/no-metrics.jsonl"
+refused_cmp compare.new_side_without_metrics_refused 'no-metrics.jsonl have no metric in common to compare' \
+	base.jsonl "$tmp/no-metrics.jsonl"
+
 # ---- inputs that are not regular files: refused at once, never read --------
 mkfifo "$tmp/fifo"
 for input in "$tmp/fifo" /dev/zero; do
