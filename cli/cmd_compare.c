@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_errno.h>
 
@@ -119,6 +120,21 @@ static int cmd_compare(int argc, char **argv)
 	if (npaths < 2) {
 		ret = iop_usage_error("compare", "need a BASE and at least one NEW file (iopath compare --help)");
 		goto out;
+	}
+
+	/* One file on two sides compares nothing with itself: a mistyped name. */
+	for (size_t i = 0; i < npaths; i++) {
+		struct stat si, sj;
+
+		if (stat(paths[i], &si))
+			continue;	/* iop_rs_load() says why */
+		for (size_t j = 0; j < i; j++) {
+			if (!stat(paths[j], &sj) && si.st_dev == sj.st_dev && si.st_ino == sj.st_ino) {
+				ret = iop_usage_error("compare", "%s and %s are the same file", paths[j],
+						      paths[i]);
+				goto out;
+			}
+		}
 	}
 
 	/* GSL's default handler abort()s; every input is checked before it is used. */

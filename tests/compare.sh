@@ -381,7 +381,8 @@ else
 fi
 
 # ---- sides that compare nothing ---------------------------------------------
-# A NEW side whose records have "metrics": [] gave an empty table and exit 0.
+# "compare A A" compared a file with itself and found no change, and a NEW
+# side whose records have "metrics": [] gave an empty table and exit 0.
 refused_cmp() { # refused_cmp NAME REGEX ARGS...
 	local name=$1 re=$2 rc
 	shift 2
@@ -393,6 +394,8 @@ refused_cmp() { # refused_cmp NAME REGEX ARGS...
 		not_ok "$name (exit $rc)" "$(head -2 "$tmp/err")"
 	fi
 }
+refused_cmp compare.same_file_on_both_sides_refused 'base.jsonl and \./base.jsonl are the same file' \
+	base.jsonl ./base.jsonl
 python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
