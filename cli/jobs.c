@@ -138,9 +138,10 @@ char *iop_trim(char *s)
 struct section {
 	const struct iop_bench *b;	/* NULL for [global] */
 	char *kv[MAX_KV];
+	size_t kv_line[MAX_KV];		/* where each was set */
 	int nkv;
 	char fs[64], backing[PATH_MAX];
-	bool has_fs, has_backing;
+	size_t fs_line, backing_line;	/* 0: not set */
 };
 
 static int section_flush(struct jobs *js, struct section *g, struct section *s)
@@ -149,9 +150,9 @@ static int section_flush(struct jobs *js, struct section *g, struct section *s)
 	char *kv[MAX_KV];
 	int n = 0;
 
-	snprintf(base.fs, sizeof(base.fs), "%s", s->has_fs ? s->fs : g->has_fs ? g->fs : "ext4,xfs");
+	snprintf(base.fs, sizeof(base.fs), "%s", s->fs_line ? s->fs : g->fs_line ? g->fs : "ext4,xfs");
 	snprintf(base.backing, sizeof(base.backing), "%s",
-		 s->has_backing ? s->backing : g->has_backing ? g->backing : "");
+		 s->backing_line ? s->backing : g->backing_line ? g->backing : "");
 	/* global keys the benchmark has, then the section's own (later wins) */
 	for (int i = 0; i < g->nkv; i++) {
 		char key[128];
@@ -174,10 +175,58 @@ static bool any_bench_param(const char *key)
 	return false;
 }
 
+/* The line @key was set on in @cur, or 0. */
+static size_t set_at(const struct section *cur, const char *key)
+{
+	size_t kl = strlen(key);
+
+	if (!strcmp(key, "fs"))
+		return cur->fs_line;
+	if (!strcmp(key, "backing"))
+		return cur->backing_line;
+	for (int i = 0; i < cur->nkv; i++)
+		if (!strncmp(cur->kv[i], key, kl) && cur->kv[i][kl] == '=')
+			return cur->kv_line[i];
+	return 0;
+}
+
+/*
+ * Each value of an axis of @key (values with commas, or blanks for cpus=)
+ * as the benchmarks that take @key read it: a bad value is an error of
+ * this line, not of a job found later.
+ */
+static int check_values(const struct section *cur, const char *key, const char *val,
+			const char *where, char *why, size_t len)
+{
+	const char *sep = !strcmp(key, "cpus") ? " \t" : ",";
+	char *copy = strdup(val), *save, *tok;
+	char what[256];
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, sep, &save); tok && !ret; tok = strtok_r(NULL, sep, &save)) {
+		tok = iop_trim(tok);
+		for (const struct iop_bench *b = cur->b ? cur->b : iop_bench_first(); b && !ret;
+		     b = cur->b ? NULL : b->next) {
+			const struct iop_param *p = bench_param(b, key);
+
+			if (p && iop_param_check(p, tok, what, sizeof(what))) {
+				snprintf(why, len, "%s: %s", where, what);
+				ret = -EINVAL;
+			}
+		}
+	}
+	free(copy);
+	return ret;
+}
+
 /* One "key = value" line of the current section; 0 or -errno with @why. */
-static int profile_setting(struct section *cur, char *l, const char *where, char *why, size_t len)
+static int profile_setting(struct section *cur, char *l, const char *where, size_t lineno,
+			   char *why, size_t len)
 {
 	char *eq = strchr(l, '='), *key, *val;
+	size_t first;
 
 	if (!eq) {
 		snprintf(why, len, "%s: expected key = value", where);
@@ -186,13 +235,20 @@ static int profile_setting(struct section *cur, char *l, const char *where, char
 	*eq = '\0';
 	key = iop_trim(l);
 	val = iop_trim(eq + 1);
+	/* the last one won, silently: a profile says each thing once */
+	first = set_at(cur, key);
+	if (first) {
+		snprintf(why, len, "%s: %.64s set twice in this section (first on line %zu)", where, key,
+			 first);
+		return -EINVAL;
+	}
 	if (!strcmp(key, "fs")) {
 		if (strlen(val) >= sizeof(cur->fs) || iop_fs_list_check(val, why, len)) {
 			snprintf(why, len, "%s: fs = %.64s: expected a list of ext4, xfs, none", where, val);
 			return -EINVAL;
 		}
 		snprintf(cur->fs, sizeof(cur->fs), "%s", val);
-		cur->has_fs = true;
+		cur->fs_line = lineno;
 		return 0;
 	}
 	if (!strcmp(key, "backing")) {
@@ -205,7 +261,7 @@ static int profile_setting(struct section *cur, char *l, const char *where, char
 			return -EINVAL;
 		}
 		snprintf(cur->backing, sizeof(cur->backing), "%s", val);
-		cur->has_backing = true;
+		cur->backing_line = lineno;
 		return 0;
 	}
 	if (cur->b ? !bench_param(cur->b, key) : !any_bench_param(key)) {
@@ -219,9 +275,11 @@ static int profile_setting(struct section *cur, char *l, const char *where, char
 		snprintf(why, len, "%s: more than %d settings in one section", where, MAX_KV);
 		return -EINVAL;
 	}
+	if (check_values(cur, key, val, where, why, len))
+		return -EINVAL;
 	if (asprintf(&cur->kv[cur->nkv], "%s=%s", key, val) < 0 || !own(cur->kv[cur->nkv]))
 		return -ENOMEM;
-	cur->nkv++;
+	cur->kv_line[cur->nkv++] = lineno;
 	return 0;
 }
 
@@ -301,7 +359,7 @@ int iop_profile_load(const char *name, struct jobs *js, char *why, size_t len)
 			cur = &s;
 			continue;
 		}
-		ret = profile_setting(cur, l, where, why, len);
+		ret = profile_setting(cur, l, where, in.lineno, why, len);
 		if (ret)
 			break;
 	}

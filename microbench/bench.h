@@ -405,6 +405,9 @@ int iop_metric_tables(const struct iop_bench *b, const struct iop_metric *tables
 /* Print the parameter table of @b (common parameters too) to @f. */
 void iop_bench_usage(const struct iop_bench *b, FILE *f);
 
+/* One value of @p alone: 0, or -EINVAL with "name=value: must be ..." in @why. */
+int iop_param_check(const struct iop_param *p, const char *text, char *why, size_t len);
+
 /*
  * Parse "name=value" settings (@n of them) into @r for @b, filling defaults.
  * -EINVAL with a one-line message in @why naming the parameter and the

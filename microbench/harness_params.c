@@ -207,6 +207,13 @@ static int parse_value(struct iop_value *v, const char *text, char *why, size_t 
 	return 0;
 }
 
+int iop_param_check(const struct iop_param *p, const char *text, char *why, size_t len)
+{
+	struct iop_value v = { .p = p };
+
+	return parse_value(&v, text, why, len);
+}
+
 int iop_params_parse(const struct iop_bench *b, struct iop_run *r, char **kv, int n,
 		     char *why, size_t len)
 {

@@ -139,6 +139,20 @@ refused profile.unknown_fs_refused 'p.conf:2: fs = btrfs' "$iop" bench --profile
 profile '[falloc_write]\nbacking = dir:/nonexistent\n'
 refused profile.missing_dir_backing_refused 'dir:/nonexistent: No such file' \
 	"$iop" bench --profile "$tmp/p.conf"
+# a key twice: the last one won silently; a bad value was found only when
+# the jobs were checked, without the file and line
+profile '[falloc_write]\nreps = 1\nreps = 2\n'
+refused profile.duplicate_key_refused 'p.conf:3: reps set twice in this section \(first on line 2\)' \
+	"$iop" bench --dry-run --profile "$tmp/p.conf"
+profile '[global]\nfs = ext4\n\nfs = xfs\n[falloc_write]\n'
+refused profile.duplicate_global_fs_refused 'p.conf:4: fs set twice in this section \(first on line 2\)' \
+	"$iop" bench --dry-run --profile "$tmp/p.conf"
+profile '[global]\nreps = 3\n[falloc_write]\nreps = 2,x\n'
+refused profile.bad_value_names_its_line 'p.conf:4: reps=x: must be an integer' \
+	"$iop" bench --dry-run --profile "$tmp/p.conf"
+profile '[global]\nruntime = 0x10\n[falloc_write]\n'
+refused profile.bad_global_value_names_its_line 'p.conf:2: runtime=0x10: must be a number' \
+	"$iop" bench --dry-run --profile "$tmp/p.conf"
 refused profile.dev_zero_refused 'profile /dev/zero: not a regular file' \
 	"$iop" bench --dry-run --profile /dev/zero
 mkfifo "$tmp/fifo"
