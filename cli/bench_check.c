@@ -133,11 +133,14 @@ int iop_backing_check(const char *backing, struct iop_backing_info *bi, char *wh
 
 int iop_fs_list_check(const char *list, char *why, size_t len)
 {
+	static const char *const known[] = { "ext4", "xfs", "none" };
+	bool seen[3] = { false };
 	const char *p = list;
 	int named = 0;
 
 	for (;;) {
 		size_t n = strcspn(p, ",");
+		int k;
 
 		while (n && (*p == ' ' || *p == '\t')) {
 			p++;
@@ -145,13 +148,21 @@ int iop_fs_list_check(const char *list, char *why, size_t len)
 		}
 		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
 			n--;
-		if (n == 4 && !strncmp(p, "ext4", 4))
-			named++;
-		else if (n == 3 && !strncmp(p, "xfs", 3))
-			named++;
-		else if (!(n == 4 && !strncmp(p, "none", 4)) && n) {
+		for (k = 0; k < 3; k++)
+			if (n == strlen(known[k]) && !strncmp(p, known[k], n))
+				break;
+		if (k == 3 && n) {
 			snprintf(why, len, "fs %s: '%.*s' is not ext4, xfs or none", list, (int)n, p);
 			return -EINVAL;
+		}
+		/* ext4,ext4 would run every job twice, as if two runs: never meant */
+		if (k < 3 && seen[k]) {
+			snprintf(why, len, "fs %s: '%s' twice", list, known[k]);
+			return -EINVAL;
+		}
+		if (k < 3) {
+			seen[k] = true;
+			named += k < 2;
 		}
 		p += strcspn(p, ",");
 		if (!*p)

@@ -716,6 +716,16 @@ static int load_jobs(const struct ctx *c, const char *profile, int argc, char **
 		snprintf(base.fs, sizeof(base.fs), "ext4,xfs");
 		if (argc - optind - 1 > MAX_KV)
 			return iop_usage_error("bench", "too many parameters");
+		/* reps=1 reps=2: the last won silently; a matrix is reps=1,2 */
+		for (int i = optind + 2; i < argc; i++) {
+			size_t ki = strcspn(argv[i], "=");
+
+			for (int j = optind + 1; j < i; j++)
+				if (argv[i][ki] == '=' && !strncmp(argv[i], argv[j], ki + 1))
+					return iop_usage_error("bench", "%s: %.*s given twice ('%s', '%s'; a list is %.*s=A,B)",
+							       base.b->name, (int)ki, argv[i], argv[j], argv[i],
+							       (int)ki, argv[i]);
+		}
 		ret = iop_jobs_expand(&js, &base, argv + optind + 1, argc - optind - 1);
 		if (ret == -EINVAL) {
 			for (int i = optind + 1; i < argc; i++)

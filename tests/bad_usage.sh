@@ -59,6 +59,11 @@ refused bench.size_larger_than_scratch 'size=1t does not fit the scratch filesys
 	"$iop" bench --backing loop --fs ext4 uring_randread size=1t
 refused bench.empty_fs_list "--fs '': names no filesystem" "$iop" bench --fs '' falloc_write
 refused bench.comma_fs_list "--fs ',': names no filesystem" "$iop" bench --fs , falloc_write
+# the same filesystem twice ran every job twice; a parameter twice: the last won
+refused bench.same_fs_twice_refused "--fs ext4,ext4: 'ext4' twice" \
+	"$iop" bench --dry-run --fs ext4,ext4 falloc_write
+refused bench.same_parameter_twice_refused "reps given twice \\('reps=1', 'reps=2'" \
+	"$iop" bench --dry-run --fs ext4 falloc_write reps=1 reps=2
 refused bench.unknown_fs "'btrfs' is not ext4, xfs or none" "$iop" bench --fs btrfs falloc_write
 refused bench.out_in_missing_directory '--out /nonexistent/r.jsonl: directory /nonexistent' \
 	"$iop" bench --fs ext4 --out /nonexistent/r.jsonl falloc_write
