@@ -89,12 +89,14 @@ exp kcidb.known_failure_run_validates "$tmp/known.json" "$tmp/known.tap" \
 jq_check kcidb.known_bug_is_in_misc_and_the_test_stays_fail "$tmp/known.json" \
 	'(.tests[] | select(.path == "iopath.fb.xfs_1k.dio_past_eof") |
 	  .status == "FAIL" and .misc.known_bug.bug == "xfs-1k-dio" and (.log_excerpt | test("cached byte 1000")))
-	 and (.tests[] | select(.path == "iopath") | .status == "PASS" and .misc.known == 1)'
+	 and (.tests[] | select(.path == "iopath") | .status == "PASS" and .misc.known == 1)
+	 and (.tests[] | select(.path == "iopath.fb_test") | .status == "FAIL" and .misc.excused)'
 exp kcidb.same_failure_unexcused_elsewhere "$tmp/unknown.json" "$tmp/known.tap" \
 	--kernel-release 6.12.117+deb12-amd64 --known-failures "$tmp/known"
 jq_check kcidb.unexcused_failure_fails_the_run "$tmp/unknown.json" \
 	'(.tests[] | select(.path == "iopath") | .status == "FAIL") and
-	 (.tests[] | select(.path == "iopath.fb.xfs_1k.dio_past_eof") | has("misc") | not)'
+	 (.tests[] | select(.path == "iopath.fb.xfs_1k.dio_past_eof") | has("misc") | not) and
+	 (.tests[] | select(.path == "iopath.fb_test") | has("misc") | not)'
 
 # ---- a mutation matrix and benchmark records ---------------------------------
 
