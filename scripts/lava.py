@@ -637,6 +637,10 @@ def cmd_verdict(args):
         for x in bad[:5]:
             print("  | " + printable(x), file=sys.stderr)
         status = "fail"
+    if job["job"][0] != "pass":
+        # The run finished and is judged; what failed after it is LAVA's.
+        print("%s: note: LAVA reports the job %s: %s" % (PROG, job["job"][0], job["job"][2] or job["job"][1]),
+              file=sys.stderr)
     if job["guest_verdict"] and job["guest_verdict"] != result:
         print("%s: note: the guest's own verdict differs: %s" % (PROG, job["guest_verdict"]), file=sys.stderr)
     for x in out_lines:
