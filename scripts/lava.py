@@ -473,6 +473,11 @@ def read_job(path):
         elif lvl == "results":
             if not isinstance(msg, dict) or "definition" not in msg or "case" not in msg:
                 raise LogError("malformed LAVA log: line %d: a result without definition and case" % n)
+            # Only scalars are read: a structure (YAML aliases can make one
+            # exponentially large) is never turned into text.
+            for k in ("definition", "case", "result", "error_msg", "error_type"):
+                if not isinstance(msg.get(k, ""), (str, int, float)):
+                    raise LogError("malformed LAVA log: line %d: a result whose %s is not text" % (n, k))
             d, c, r = str(msg["definition"]), str(msg["case"]), str(msg.get("result", ""))
             if d == "lava":
                 if r == "fail":

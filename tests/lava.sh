@@ -74,6 +74,16 @@ verdict lava.verdict.result_without_fields_fails "$tmp/text.log" 1 'a result wit
 : > "$tmp/empty.log"
 verdict lava.verdict.empty_log_fails "$tmp/empty.log" 1 'malformed LAVA log: no entries'
 
+# YAML aliases nested nine wide and twelve deep (tests/fixtures/lava/
+# alias-bomb.log, 695 bytes): a structure that must never be turned into
+# text, or the verdict would not end.
+if timeout 30 "$lava" verdict "$top/tests/fixtures/lava/alias-bomb.log" > /dev/null 2> "$tmp/err" ||
+   [ $? = 124 ] || ! grep -q 'a result whose error_msg is not text' "$tmp/err"; then
+	not_ok lava.verdict.alias_bomb_refused_at_once "$(head -c 300 "$tmp/err")"
+else
+	ok lava.verdict.alias_bomb_refused_at_once
+fi
+
 # A job that timed out in the test shell: LAVA's failure names the action.
 {
 	grep -v '"case": "job", "definition": "lava"' "$fixture" | grep -v 'IOPATH-LAVA:end:'
