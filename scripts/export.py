@@ -332,7 +332,7 @@ def main(argv):
                 if line.strip():
                     try:
                         recs.append(json.loads(line))
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         raise lava.Bad("%s:%d: not a JSON record" % (args.input, i))
                     if not isinstance(recs[-1], dict):
                         raise lava.Bad("%s:%d: not a JSON object" % (args.input, i))
@@ -340,7 +340,7 @@ def main(argv):
         elif stripped.startswith(b"{"):
             try:
                 m = json.loads(data)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise lava.Bad("%s: not JSON" % args.input)
             if not isinstance(m, dict) or "mutants" not in m:
                 raise lava.Bad("%s: JSON that is neither a matrix nor records" % args.input)

@@ -555,7 +555,7 @@ def bench_verdict(args, job):
     for n, r in job["records"]:
         try:
             rec = json.loads(r)
-        except ValueError:
+        except (ValueError, RecursionError):
             reason = "malformed LAVA log: line %d: a record that is not JSON" % n
             break
         if not isinstance(rec, dict) or rec.get("schema") != 1 or not isinstance(rec.get("bench"), str):
