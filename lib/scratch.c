@@ -257,7 +257,7 @@ static int zram_add(struct iop_scratch *s, struct sstate *st, uint64_t size,
 
 /* Attach a loop device to a fresh sparse file; returns an fd on it (keep until mounted). */
 static int loop_attach(struct iop_scratch *s, struct sstate *st, uint64_t size,
-		       char *why, size_t len)
+		       unsigned int sector_size, char *why, size_t len)
 {
 	struct loop_config cfg;
 	char path[64];
@@ -291,6 +291,7 @@ static int loop_attach(struct iop_scratch *s, struct sstate *st, uint64_t size,
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fd = (__u32)img;
 	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+	cfg.block_size = sector_size;
 	s_cpy((char *)cfg.info.lo_file_name, LO_NAME_SIZE, LOOP_TAG);
 	s_cat((char *)cfg.info.lo_file_name, LO_NAME_SIZE, s->id);
 	/* Another process may take the free device between GET_FREE and CONFIGURE. */
@@ -314,7 +315,7 @@ static int loop_attach(struct iop_scratch *s, struct sstate *st, uint64_t size,
 			break;
 		}
 		ret = -errno;
-		if (ret == -EINVAL || ret == -ENOTTY) {
+		if ((ret == -EINVAL && !sector_size) || ret == -ENOTTY) {
 			/* Before 5.8: LOOP_SET_FD, then the status with flags and tag. */
 			if (!ioctl(fd, LOOP_SET_FD, img)) {
 				if (!ioctl(fd, LOOP_SET_STATUS64, &cfg.info)) {
@@ -506,6 +507,12 @@ static int create_check(const struct iop_scratch_opts *o, enum iop_backing *back
 		iop_why(why, len, "XFS needs at least 300 MiB, not %llu bytes", (unsigned long long)size);
 		return -EINVAL;
 	}
+	if (o->sector_size && (*backing != IOP_BACKING_LOOP || o->sector_size < 512 ||
+			       o->sector_size > 4096 || (o->sector_size & (o->sector_size - 1)))) {
+		iop_why(why, len, "sector size %u: a power of two from 512 to 4096, on a loop device only",
+			o->sector_size);
+		return -EINVAL;
+	}
 	switch (*backing) {
 	case IOP_BACKING_DEVICE:
 		return iop_scratch_check_device(o->device, o->force, why, len);
@@ -600,8 +607,8 @@ static int state_begin(struct iop_scratch *s, struct sstate *st, char *why, size
 }
 
 /* The block device (zram, loop) or directory; a loop device's fd in *@loop_fd. */
-static int backing_make(struct iop_scratch *s, struct sstate *st, uint64_t size, int *loop_fd,
-			char *why, size_t len)
+static int backing_make(struct iop_scratch *s, struct sstate *st, uint64_t size,
+			unsigned int sector_size, int *loop_fd, char *why, size_t len)
 {
 	int ret = 0;
 
@@ -609,7 +616,7 @@ static int backing_make(struct iop_scratch *s, struct sstate *st, uint64_t size,
 	case IOP_BACKING_ZRAM:
 		return zram_add(s, st, size, why, len);
 	case IOP_BACKING_LOOP:
-		ret = *loop_fd = loop_attach(s, st, size, why, len);
+		ret = *loop_fd = loop_attach(s, st, size, sector_size, why, len);
 		return ret > 0 ? 0 : ret;
 	case IOP_BACKING_DIR:
 		if (mkdir(s->mnt, 0755)) {
@@ -661,7 +668,7 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 
 	ret = state_begin(s, &st, why, len);
 	if (!ret)
-		ret = backing_make(s, &st, size, &loop_fd, why, len);
+		ret = backing_make(s, &st, size, o->sector_size, &loop_fd, why, len);
 	if (!ret && backing != IOP_BACKING_DIR) {
 		ret = do_mkfs(s, why, len);
 		if (!ret)

@@ -58,6 +58,13 @@ struct iop_scratch_opts {
 	const char *device;	/* IOP_BACKING_DEVICE: e.g. "/dev/nvme0n1" */
 	const char *dir;	/* IOP_BACKING_DIR: a mounted directory */
 	uint64_t size;		/* zram/loop size in bytes; 0: IOP_SCRATCH_DEFAULT_SIZE */
+	/*
+	 * Loop only: the device's logical block size (512 ... 4096, a power
+	 * of two; 0: the loop driver's default). 512 allows direct I/O in
+	 * units smaller than any filesystem block, as on most NVMe and SATA
+	 * disks.
+	 */
+	unsigned int sector_size;
 	bool force;		/* format a named device that carries a filesystem */
 };
 

@@ -125,10 +125,18 @@ static inline unsigned long iop_mkfs_blksz(const char *opts)
 	return 0;
 }
 
-/* Call from FIXTURE_SETUP. Never fails the setup itself. */
-static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
-				     const char *mkfs_opts, const char *mount_opts)
+/*
+ * Call from FIXTURE_SETUP. Never fails the setup itself. @want gives the
+ * filesystem (fstype, mkfs_opts, mount_opts) and optionally the size and
+ * the loop device's sector size; the environment chooses the backing. A
+ * sector size moves a zram or default backing to a loop device; a device
+ * or directory the user named is taken as it is (the test checks what it
+ * got).
+ */
+static inline void iop_test_fs_setup_opts(struct iop_test_fs *fs,
+					  const struct iop_scratch_opts *want)
 {
+	const char *fstype = want->fstype, *mkfs_opts = want->mkfs_opts;
 	struct iop_scratch_opts o = { 0 };
 	char why[256] = "";
 	int ret;
@@ -151,9 +159,17 @@ static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
 	if (o.backing == IOP_BACKING_DEFAULT && iop_mkfs_blksz(mkfs_opts) &&
 	    iop_mkfs_blksz(mkfs_opts) < 4096)
 		o.backing = IOP_BACKING_LOOP;
+	if (want->sector_size) {
+		if (o.backing == IOP_BACKING_DEFAULT || o.backing == IOP_BACKING_ZRAM)
+			o.backing = IOP_BACKING_LOOP;
+		if (o.backing == IOP_BACKING_LOOP)
+			o.sector_size = want->sector_size;
+	}
+	if (want->size && !o.size)
+		o.size = want->size;
 	o.fstype = fstype;
 	o.mkfs_opts = mkfs_opts;
-	o.mount_opts = mount_opts;
+	o.mount_opts = want->mount_opts;
 	iop_test_kmsg_mark(fs);
 	/* Out of reach of mount namespace copies (see scratch.h). */
 	ret = iop_scratch_private_mounts(why, sizeof(why));
@@ -177,6 +193,17 @@ static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
 	else
 		snprintf(fs->error, sizeof(fs->error), "%s scratch: %s", fstype,
 			 why[0] ? why : strerror(-ret));
+}
+
+/* Call from FIXTURE_SETUP. Never fails the setup itself. */
+static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
+				     const char *mkfs_opts, const char *mount_opts)
+{
+	const struct iop_scratch_opts want = {
+		.fstype = fstype, .mkfs_opts = mkfs_opts, .mount_opts = mount_opts,
+	};
+
+	iop_test_fs_setup_opts(fs, &want);
 }
 
 /*
