@@ -38,8 +38,9 @@ static void usage(FILE *f)
 		"       iopath scratch create --fs ext4|xfs [--backing zram|loop|dev:/dev/X|dir:/path]\n"
 		"              [--mkfs-opts OPTS] [--mount-opts OPTS] [--size N[k|m|g]] -- CMD [ARGS...]\n"
 		"\n"
-		"check:  the safety checks for a device named as scratch (nothing is written).\n"
-		"        --force-mkfs waives only the check for an existing filesystem.\n"
+		"check:  the safety checks for a device named as scratch (nothing is written);\n"
+		"        exit 2 if it is refused. --force-mkfs waives only the check for an\n"
+		"        existing filesystem.\n"
 		"create: make a scratch filesystem, run CMD with its cwd at the mount and\n"
 		"        IOPATH_MNT, IOPATH_DEV set, tear the filesystem down, exit with CMD's\n"
 		"        status. Without --backing the environment decides (IOPATH_BACKING,\n"
@@ -75,8 +76,9 @@ static int scratch_check(int argc, char **argv)
 		return iop_usage_error("scratch check", "which device? (iopath scratch --help)");
 	ret = iop_scratch_check_device(dev, force, why, sizeof(why));
 	if (ret) {
+		/* a refusal, like every other: exit 2 (README) */
 		fprintf(stderr, "iopath: scratch check: %s\n", why[0] ? why : strerror(-ret));
-		return 1;
+		return 2;
 	}
 	printf("%s: ok to format\n", dev);
 	return 0;
@@ -261,6 +263,14 @@ static int scratch_create(int argc, char **argv)
 		return iop_usage_error("scratch create", "no command given after --");
 	if (backing && iop_parse_backing(backing, &o, why, sizeof(why)))
 		return iop_usage_error("scratch create", "%s", why);
+	/* A refused device or a missing IOPATH_SCRATCH_DIR is exit 2, not a skip or a failure. */
+	ret = iop_scratch_create_check(&o, why, sizeof(why));
+	if (ret == -ENODEV) {
+		fprintf(stderr, "iopath: scratch create: %s\n", why);
+		return 4;
+	}
+	if (ret)
+		return iop_usage_error("scratch create", "%s", why[0] ? why : strerror(-ret));
 
 	block_stops(&block, &old);
 	ret = iop_scratch_create(&o, &s, why, sizeof(why));

@@ -121,6 +121,15 @@ int iop_parse_size(const char *s, uint64_t *out);
 int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len);
 
 /*
+ * What iop_scratch_create() would refuse before making anything: the
+ * filesystem, the options, the backing and what it names (a device's
+ * safety checks, a missing IOPATH_SCRATCH_DIR). 0, or -errno with one line
+ * in @why: -ENODEV (no zram) is a missing feature, anything else a
+ * refusal.
+ */
+int iop_scratch_create_check(const struct iop_scratch_opts *o, char *why, size_t len);
+
+/*
  * Make a scratch filesystem. On failure nothing is left behind and @why
  * says what went wrong in one line. -EOPNOTSUPP: the kernel has no such
  * filesystem, or IOP_BACKING_DIR is of another type; -ENODEV: no zram in

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # `iopath scratch` from the shell: unsafe devices are refused with one line
-# and a non-zero exit and are not written; bad input exits 2 with one line;
+# and exit 2 and are not written; bad input exits 2 with one line;
 # a command runs in the scratch filesystem and its exit status comes back.
 #
 # Catches: a refusal that still formats (the first MiB is checksummed
@@ -10,7 +10,8 @@
 # where they must not be (a mounted device stays refused even forced),
 # a force word that does not work where it should (control: an unmounted
 # device with ext4 is refused, then formatted when forced), multi-line or
-# silent errors, and an exit status that is not the command's.
+# silent errors, an exit status that is not the command's, and a refusal
+# that exits 1 (a failure) or, for a missing IOPATH_SCRATCH_DIR, 4 (a skip).
 #
 # usage: tests/scratch_cli.sh BUILD_DIR   (TAP on stdout; needs root)
 set -u
@@ -60,10 +61,10 @@ if [ -b "$root" ]; then
 	disk=/dev/$(lsblk -n -o PKNAME "$root" 2>/dev/null | head -1)
 	[ "$disk" = /dev/ ] && disk=$root
 	before=$(sum "$root")
-	refused scratch_cli.check.refuses_root_device fail "$iop" scratch check "$root"
-	refused scratch_cli.check.refuses_root_device_forced fail "$iop" scratch check "$root" --force-mkfs
-	refused scratch_cli.check.refuses_root_disk fail "$iop" scratch check "$disk"
-	refused scratch_cli.create.refuses_root_device_from_env fail \
+	refused scratch_cli.check.refuses_root_device 2 "$iop" scratch check "$root"
+	refused scratch_cli.check.refuses_root_device_forced 2 "$iop" scratch check "$root" --force-mkfs
+	refused scratch_cli.check.refuses_root_disk 2 "$iop" scratch check "$disk"
+	refused scratch_cli.create.refuses_root_device_from_env 2 \
 		env IOPATH_SCRATCH_DEV="$root" IOPATH_SCRATCH_FORCE_MKFS=yes-wipe-it \
 		"$iop" scratch create --fs ext4 -- true
 	if head -c 1 "$root" >/dev/null 2>&1; then
@@ -80,7 +81,7 @@ fi
 
 # ---- bad input -----------------------------------------------------------
 
-refused scratch_cli.check.not_a_block_device 1 "$iop" scratch check /dev/null
+refused scratch_cli.check.not_a_block_device 2 "$iop" scratch check /dev/null
 refused scratch_cli.check.no_device 2 "$iop" scratch check
 refused scratch_cli.check.unknown_option 2 "$iop" scratch check --force /dev/null
 refused scratch_cli.create.unknown_fs 2 "$iop" scratch create --fs btrfs -- true
@@ -92,6 +93,9 @@ refused scratch_cli.create.bad_force_word 2 env IOPATH_SCRATCH_FORCE_MKFS=yes \
 refused scratch_cli.create.bad_env_size 2 env IOPATH_SCRATCH_SIZE=lots \
 	"$iop" scratch create --fs ext4 -- true
 refused scratch_cli.create.xfs_too_small 2 "$iop" scratch create --fs xfs --size 64m -- true
+# a missing IOPATH_SCRATCH_DIR was exit 4 (a skip), a refused device exit 1
+refused scratch_cli.create.missing_scratch_dir 2 env IOPATH_SCRATCH_DIR=/nonexistent \
+	"$iop" scratch create --fs ext4 -- true
 refused scratch_cli.unknown_subcommand 2 "$iop" scratch format /dev/null
 refused scratch_cli.no_subcommand 2 "$iop" scratch
 
@@ -137,7 +141,7 @@ check $(( $? != 143 )) "scratch_cli.create.command_killed_by_signal_exit_143"
 check $? "scratch_cli.mounted.outer_run"
 for what in check env force; do
 	rc=$(cat "$tmp/$what.rc" 2>/dev/null)
-	[ "$rc" = 1 ] && [ "$(wc -l <"$tmp/$what.err")" = 1 ] && [ ! -s "$tmp/$what.out" ]
+	[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/$what.err")" = 1 ] && [ ! -s "$tmp/$what.out" ]
 	check $? "scratch_cli.mounted.$what.refused_with_one_line # exit $rc"
 	sed 's/^/# /' "$tmp/$what.err" 2>/dev/null
 done
@@ -150,7 +154,7 @@ mkdir -p "$run/img"
 truncate -s 512M "$img" && loopdev=$(losetup -f --show "$img") && mkfs.ext4 -F -q "$loopdev" >/dev/null 2>&1
 if [ -n "$loopdev" ]; then
 	before=$(sum "$loopdev")
-	refused scratch_cli.named_device.with_ext4_refused 1 env IOPATH_SCRATCH_DEV="$loopdev" \
+	refused scratch_cli.named_device.with_ext4_refused 2 env IOPATH_SCRATCH_DEV="$loopdev" \
 		"$iop" scratch create --fs xfs -- true
 	[ "$before" = "$(sum "$loopdev")" ]
 	check $? "scratch_cli.named_device.with_ext4_unchanged"
@@ -162,7 +166,7 @@ if [ -n "$loopdev" ]; then
 	losetup -l -n -O BACK-FILE "$loopdev" | grep -q "$img"
 	check $? "scratch_cli.named_device.left_attached"
 	"$iop" scratch check "$loopdev" >/dev/null 2>&1
-	check $(( $? != 1 )) "scratch_cli.named_device.now_carries_xfs"
+	check $(( $? != 2 )) "scratch_cli.named_device.now_carries_xfs"
 else
 	n=$((n + 1))
 	echo "ok $n scratch_cli.named_device # SKIP no loop device"
