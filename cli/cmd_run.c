@@ -234,13 +234,15 @@ static int probe_features(const char *dir, char *path, size_t len)
 	int fd;
 
 	snprintf(prog, sizeof(prog), "%s/iopath_probe", dir);
-	snprintf(path, len, "%s/iopath-features.XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	fd = mkostemp(path, O_CLOEXEC);
+	/* Under the run's tagged state: a run killed now leaves it to `iopath cleanup`. */
+	fd = iop_run_tmp("features", path, len);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
+		int err = fd < 0 ? -fd : errno;
+
 		if (fd >= 0)
 			close(fd);
-		fprintf(stderr, "iopath: run: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "iopath: run: temporary file for %s: %s\n", prog, strerror(err));
 		return -1;
 	}
 	if (run_step(&probe, av, 60, NULL, f, false) || probe.status || fclose(f)) {

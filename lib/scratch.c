@@ -532,6 +532,18 @@ static int create_check(const struct iop_scratch_opts *o, enum iop_backing *back
 	}
 }
 
+int iop_run_tmp(const char *what, char *path, size_t len)
+{
+	int ret = mkdir_p(TMP_DIR, 0700), fd;
+
+	if (ret)
+		return ret;
+	if ((size_t)snprintf(path, len, TMP_DIR "/%d-%s.XXXXXX", (int)getpid(), what) >= len)
+		return -ENAMETOOLONG;
+	fd = mkostemp(path, O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 int iop_scratch_create_check(const struct iop_scratch_opts *o, char *why, size_t len)
 {
 	enum iop_backing backing = o->backing;

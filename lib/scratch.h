@@ -121,6 +121,14 @@ int iop_parse_size(const char *s, uint64_t *out);
 int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len);
 
 /*
+ * A new temporary file of this run: IOP_RUN_DIR "/tmp/<pid>-<what>.XXXXXX",
+ * O_EXCL, mode 0600. The pid tags it, so `iopath cleanup` removes it once
+ * the run is dead, SIGKILL included. Its name goes to @path; returns the
+ * fd (close-on-exec) or -errno.
+ */
+int iop_run_tmp(const char *what, char *path, size_t len);
+
+/*
  * What iop_scratch_create() would refuse before making anything: the
  * filesystem, the options, the backing and what it names (a device's
  * safety checks, a missing IOPATH_SCRATCH_DIR). 0, or -errno with one line

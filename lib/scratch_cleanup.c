@@ -287,6 +287,29 @@ static int cleanup_trace(bool all, struct undo_ctx *c)
 	return err;
 }
 
+/* Temporary files of dead runs (iop_run_tmp(): "<pid>-<what>.XXXXXX"). */
+static int cleanup_tmp(bool all, struct undo_ctx *c)
+{
+	DIR *dir = opendir(TMP_DIR);
+	struct dirent *d;
+	int err = 0;
+
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		long pid = id_pid(d->d_name);
+
+		if (!pid || (!all && pid_alive(pid, 0)))
+			continue;
+		if (unlinkat(dirfd(dir), d->d_name, 0) == 0)
+			undo_report(c, "temporary file", d->d_name);
+		else if (!err && errno != ENOENT)
+			err = -errno;
+	}
+	closedir(dir);
+	return err;
+}
+
 int iop_cleanup(bool all, void (*report)(const char *what, void *arg), void *arg)
 {
 	struct undo_ctx c = {
@@ -304,6 +327,8 @@ int iop_cleanup(bool all, void (*report)(const char *what, void *arg), void *arg
 	r = cleanup_images(all, &c);
 	err = err ? err : r;
 	r = cleanup_trace(all, &c);
+	err = err ? err : r;
+	r = cleanup_tmp(all, &c);
 	err = err ? err : r;
 	return err ? err : c.removed;
 }

@@ -15,6 +15,7 @@
 #define STATE_DIR IOP_RUN_DIR "/state"
 #define MNT_DIR IOP_RUN_DIR "/mnt"
 #define IMG_DIR IOP_RUN_DIR "/img"
+#define TMP_DIR IOP_RUN_DIR "/tmp"
 #define ZRAM_CONTROL "/sys/class/zram-control"
 #define LOOP_TAG "iopath:"
 

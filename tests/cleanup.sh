@@ -15,7 +15,8 @@
 # Catches: a signal window in which teardown is skipped, a guardian that
 # does not notice its owner died, a command that keeps the mount busy after
 # iopath is gone, cleanup that misses a mount, loop device, zram device,
-# backing file, state file or trace instance, or that takes a live run's.
+# backing file, state file, trace instance or a killed run's temporary
+# file, or that takes a live run's.
 #
 # usage: tests/cleanup.sh BUILD_DIR   (TAP on stdout; needs root)
 set -u
@@ -196,5 +197,35 @@ wait "$live"
 check $(( $? != 130 )) "cleanup.live_run.sigint_exit_130"
 wait_clean "$live" "$zb"
 check $? "cleanup.live_run.leaves_nothing"
+
+# ---- iopath run killed in its selftest phase --------------------------------
+# Its temporary file (the kernel's features from iopath_probe) was
+# /tmp/iopath-features.*, out of cleanup's reach; now it is under
+# /run/iopath/tmp, tagged with the run's pid. A fake collection: a probe and
+# one program that waits to be killed.
+fake=$(mktemp -d /tmp/iopath-cleanup-src.XXXXXX)
+mkdir -p "$fake/build/selftests" "$fake/configs"
+printf '#!/bin/sh\necho feature_none\n' > "$fake/build/selftests/iopath_probe"
+printf '#!/bin/sh\necho "TAP version 13"\nexec sleep %s\n' "$marker" > "$fake/build/selftests/wait_test"
+chmod +x "$fake/build/selftests/iopath_probe" "$fake/build/selftests/wait_test"
+IOPATH_SRC=$fake IOPATH_KNOWN_FAILURES=$(cd "$(dirname "$0")/.." && pwd)/configs/known-failures \
+	setsid "$iop" run --no-bench > /dev/null 2>&1 &
+rpid=$!
+for _ in $(seq 200); do
+	pgrep -s "$rpid" -f "sleep $marker" > /dev/null && break
+	sleep 0.1
+done
+kill -KILL -- -"$rpid" 2> /dev/null
+wait "$rpid" 2> /dev/null
+killed_left=$(ls "$run/tmp/$rpid-"* 2> /dev/null)
+"$iop" cleanup > /dev/null 2>&1
+after_left=$(ls "$run/tmp/$rpid-"* 2> /dev/null)
+if [ -n "$killed_left" ] && [ -z "$after_left" ]; then
+	ok cleanup.removes_temp_files_of_a_killed_run
+else
+	not_ok cleanup.removes_temp_files_of_a_killed_run "after SIGKILL: ${killed_left:-nothing under $run/tmp}" \
+		"after cleanup: ${after_left:-nothing}"
+fi
+rm -rf "$fake"
 
 finish_tap

@@ -66,5 +66,6 @@ leftovers() {
 		[ -d "$t" ] && echo "trace-instance ${t##*/}"
 	done
 	ls /run/iopath/state 2>/dev/null | sed 's/^/state /'
+	ls /run/iopath/tmp 2>/dev/null | sed 's/^/tmp /'
 	return 0
 }
