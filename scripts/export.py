@@ -28,7 +28,6 @@ or input. Submitting needs credentials from KernelCI; producing the JSON
 does not.
 """
 import argparse
-import datetime
 import hashlib
 import json
 import os

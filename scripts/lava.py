@@ -23,7 +23,6 @@ lava_common's (a Python package). Exit: 0 passed or written, 1 failed,
 2 bad usage or input.
 """
 import argparse
-import hashlib
 import json
 import os
 import re
