@@ -7,7 +7,8 @@
 # job's log is iopath vm's, or a named failure. The log of
 # tests/fixtures/lava/swapon-6.12.log is a real one (lava-run, Debian's
 # 6.12 kernel, swapon_test), with LAVA's own action results left out but
-# the job's; the broken logs are made from it here.
+# the job's; the broken logs are made from it here. timeout-6.12.log is a
+# real job that timed out.
 #
 # usage: tests/lava.sh BUILD_DIR
 set -u
@@ -84,13 +85,12 @@ else
 	ok lava.verdict.alias_bomb_refused_at_once
 fi
 
-# A job that timed out in the test shell: LAVA's failure names the action.
-{
-	grep -v '"case": "job", "definition": "lava"' "$fixture" | grep -v 'IOPATH-LAVA:end:'
-	echo '{"dt": "2026-12-02T16:00:00.0", "lvl": "results", "msg": {"case": "lava-test-shell", "definition": "lava", "error_msg": "lava-test-shell timed out after 60 seconds", "error_type": "Test", "result": "fail"}}'
-	echo '{"dt": "2026-12-02T16:00:01.0", "lvl": "results", "msg": {"case": "job", "definition": "lava", "error_msg": "lava-test-shell timed out after 60 seconds", "error_type": "Test", "result": "fail"}}'
-} > "$tmp/timeout.log"
-verdict lava.verdict.timed_out_job_fails "$tmp/timeout.log" 1 'the LAVA job timed out: lava-test-shell: lava-test-shell timed out after 60 seconds'
+# A job that timed out in the test shell: a real lava-run log
+# (tests/fixtures/lava/timeout-6.12.log: the whole collection with a
+# two-minute test action, cut in the first program), with LAVA's results
+# for the test shell and the job kept, its other actions' left out.
+cp "$top/tests/fixtures/lava/timeout-6.12.log" "$tmp/timeout.log"
+verdict lava.verdict.timed_out_job_fails "$tmp/timeout.log" 1 'the LAVA job timed out: job: lava-test-shell timed out after 120 seconds'
 if grep -q '^# IOPATH-VM-RESULT:' "$tmp/out"; then
 	not_ok lava.verdict.timed_out_job_has_no_result_line
 else
