@@ -153,12 +153,72 @@ static int result_field(const char *line, const char *name)
  * block is printed. Its notes go to stderr (stdout for the coverage
  * block). A verdict that cannot be had fails the step.
  */
+/* The known-failures list: $IOPATH_KNOWN_FAILURES, else configs/known-failures. */
+static void known_list(char *list, size_t len)
+{
+	const char *env = getenv("IOPATH_KNOWN_FAILURES");
+
+	if (env && *env)
+		snprintf(list, len, "%s", env);
+	else
+		snprintf(list, len, "%s/configs/known-failures", iop_src_dir());
+}
+
+/*
+ * The list read once before anything runs, by its one reader (awk -v
+ * list=1 -f tap-verdict.awk), which also compiles every ERE in it: 0, or
+ * 2 after one line saying what is wrong.
+ */
+static int known_failures_check(void)
+{
+	char script[PATH_MAX + 32], list[PATH_MAX + 32], line[512] = "";
+	int pfd[2], wst, null;
+	FILE *err;
+	pid_t pid;
+
+	snprintf(script, sizeof(script), "%s/scripts/tap-verdict.awk", iop_src_dir());
+	known_list(list, sizeof(list));
+	if (pipe2(pfd, O_CLOEXEC))
+		return iop_usage_error("run", "known failures: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return iop_usage_error("run", "known failures: fork: %s", strerror(errno));
+	}
+	if (!pid) {
+		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (null >= 0)
+			dup2(null, STDOUT_FILENO);
+		dup2(pfd[1], STDERR_FILENO);
+		execlp("awk", "awk", "-v", "list=1", "-f", script, list, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	err = fdopen(pfd[0], "r");
+	if (err) {
+		if (!fgets(line, sizeof(line), err))
+			line[0] = '\0';
+		while (fgetc(err) != EOF)
+			;
+		fclose(err);
+	} else {
+		close(pfd[0]);
+	}
+	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(wst) && WEXITSTATUS(wst) == 0)
+		return 0;
+	line[strcspn(line, "\n")] = '\0';
+	return iop_usage_error("run", "known failures %s: %s", list,
+			       line[0] ? line : "cannot be read (awk failed)");
+}
+
 static void judge(struct step *s, FILE *tap, const char *program, const char *features,
 		  const char *req)
 {
 	char script[PATH_MAX + 32], list[PATH_MAX + 32], kernel[128];
 	char prog[160], status[32], line[4096];
-	const char *env = getenv("IOPATH_KNOWN_FAILURES");
 	int pfd[2], wst;
 	bool have = false;
 	struct utsname u;
@@ -167,10 +227,7 @@ static void judge(struct step *s, FILE *tap, const char *program, const char *fe
 
 	s->fail = 1;
 	snprintf(script, sizeof(script), "%s/scripts/tap-verdict.awk", iop_src_dir());
-	if (env && *env)
-		snprintf(list, sizeof(list), "%s", env);
-	else
-		snprintf(list, sizeof(list), "%s/configs/known-failures", iop_src_dir());
+	known_list(list, sizeof(list));
 	if (uname(&u) || fflush(tap) || fseek(tap, 0, SEEK_SET) || pipe2(pfd, O_CLOEXEC)) {
 		fprintf(stderr, "iopath: run: %s: no verdict: %s\n", s->name, strerror(errno));
 		return;
@@ -438,6 +495,8 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 		if (!S_ISREG(st.st_mode))
 			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: not a regular file", known);
 	}
+	if (known_failures_check())
+		return 2;
 	if (do_bench) {
 		sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		self[sl > 0 ? sl : 0] = '\0';

@@ -309,6 +309,9 @@ FILENAME == ARGV[1] {
 		malformed("TEST-ERE '" kf[2] "' must match the whole test name: ^...$")
 	if (kf[4] !~ /^[a-z0-9][a-z0-9-]*$/)
 		malformed("BUG-NAME '" kf[4] "': lower case letters, digits and '-'")
+	# Every ERE compiled now, as the list is read: an invalid one stops
+	# gawk and mawk here with exit 2, not when a test first fails.
+	compiled = ("" ~ kf[1]) + ("" ~ kf[2]) + ("" ~ kf[3])
 	if (list) {
 		if (kernel == "" || kernel ~ kf[1])
 			printf "%s\t%s\t%s\t%s\t%d\t%s\n", kf[1], kf[2], kf[3], kf[4], FNR, line

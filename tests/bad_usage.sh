@@ -105,9 +105,13 @@ if [ "$(id -u)" = 0 ]; then
 		"$iop" run --no-bench --results /nonexistent/r
 	refused run.known_failures_not_a_regular_file 'IOPATH_KNOWN_FAILURES=/dev/zero: not a regular file' \
 		env IOPATH_KNOWN_FAILURES=/dev/zero "$iop" run --no-bench
+	# an ERE that does not compile: accepted, and awk failed when a test failed
+	printf '^7\\..*$  ^fix(*.var.t$  diag  some-bug  reason\n' > "$tmp/bad-ere"
+	refused run.known_failures_invalid_ere "known failures $tmp/bad-ere: .*fix\\(\\*" \
+		env IOPATH_KNOWN_FAILURES="$tmp/bad-ere" "$iop" run --no-bench
 else
 	for t in missing_scratch_dir unknown_profile results_in_missing_directory \
-		known_failures_not_a_regular_file; do
+		known_failures_not_a_regular_file known_failures_invalid_ere; do
 		skip "run.$t" "iopath run needs root"
 	done
 fi

@@ -69,6 +69,9 @@ expect_usage no_kernel --timeout 5
 expect_usage missing_known_failures --kernel linux-image-amd64 --known-failures "$work/none"
 printf '^7\\.  only-two-fields\n' > "$work/bad-known"
 expect_usage malformed_known_failures --kernel linux-image-amd64 --known-failures "$work/bad-known"
+# an ERE that does not compile was accepted, and awk failed when a test failed
+printf '^7\\..*$  ^fix(*.var.t$  diag  some-bug  reason\n' > "$work/bad-ere"
+expect_usage known_failures_invalid_ere --kernel linux-image-amd64 --known-failures "$work/bad-ere"
 
 # A kernel to boot: any one already unpacked in the cache, else Debian 12's
 # 6.1 (the smallest of the supported packages) fetched into it.

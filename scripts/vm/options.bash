@@ -134,9 +134,9 @@ check_args() {
 	[ -z "$modules_dir" ] || [ -d "$modules_dir" ] || usage_error "--modules $modules_dir: no such directory"
 	[ -f "$known_failures" ] || [ "$known_failures" = /dev/null ] ||
 		usage_error "--known-failures $known_failures: no such file"
-	# The guest reads it with the same awk script; a bad line is refused here.
+	# The guest reads it with the same awk script; a bad line or ERE is refused here.
 	kf_err=$(awk -v list=1 -f "$top/scripts/tap-verdict.awk" "$known_failures" 2>&1 >/dev/null)
-	[ $? = 2 ] && usage_error "--known-failures ${kf_err}"
+	[ $? != 0 ] && usage_error "--known-failures $known_failures: ${kf_err%%$'\n'*}"
 	check_tcg_thread
 	check_kernel_arg "$kernel"
 	build=$(mkdir -p "$build" && cd "$build" && pwd) || usage_error "--build $build: cannot use that directory"
