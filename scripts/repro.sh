@@ -42,7 +42,7 @@ reproduced", "not reproduced", "skip: REASON" or "error: REASON".
                filesystem (a control: ext4-dio-extend-mmap-tail on xfs);
                no comparison with configs/known-failures then
   -v           show each reproducer's output (expected and actual) on stderr
-  --list       print the bug names and exit
+  --list       print the bug names (those NAMEs given, checked) and exit
   --kernel K   run in a QEMU guest booting K (a bzImage, a Debian kernel
                .deb or package name, as for iopath vm)
   --vm WORD    pass WORD to iopath vm (repeatable, one word each:
@@ -95,14 +95,23 @@ esac
 
 all=$(for f in "$repro_dir"/*.sh; do [ -f "$f" ] && basename "$f" .sh; done)
 [ -n "$all" ] || usage_error "no reproducers in $repro_dir"
+# Each NAME is one of the list, compared whole: a name holding a newline
+# was two patterns to grep -x, so that '../../tmp/x/y' ran as root. The
+# charset is checked first, so that the error stays one line.
+for n in "$@"; do
+	case $n in
+	"" | *[!a-z0-9-]*) usage_error "a bug name is made of a-z, 0-9 and '-' (iopath repro --list)" ;;
+	esac
+	known_name=0
+	for a in $all; do
+		[ "$a" = "$n" ] && known_name=1
+	done
+	[ "$known_name" = 1 ] || usage_error "no bug named '$n' (iopath repro --list)"
+done
 if [ "$list" = 1 ]; then
-	echo "$all"
+	[ $# -gt 0 ] && printf '%s\n' "$@" || echo "$all"
 	exit 0
 fi
-for n in "$@"; do
-	printf '%s\n' "$all" | grep -qxF -- "$n" ||
-		usage_error "no bug named '$n' (iopath repro --list)"
-done
 # shellcheck disable=SC2086 # one name a line, no glob characters
 [ $# -gt 0 ] || set -- $all
 

@@ -92,6 +92,19 @@ out=$("$iopath" repro no-such-bug 2>&1)
 rc=$?
 if [ "$rc" = 2 ] && [ "$(wc -l <<< "$out")" = 1 ]; then ok "kernel_bugs.repro_refuses_an_unknown_name"; else
 	not_ok "kernel_bugs.repro_refuses_an_unknown_name" "exit $rc: $out"; fi
+# A name holding a newline was two patterns to grep -x: a known name on
+# one line let the other run, '../../tmp/x/y' included. --list checks
+# names the same way without running anything.
+for args in "--list" ""; do
+	# shellcheck disable=SC2086 # no option, or --list
+	out=$("$iopath" repro $args $'ext4-eof-zero-on-extend\n../../nosuch/x' 2>&1)
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l <<< "$out")" = 1 ] && grep -q "a bug name is made of" <<< "$out"; then
+		ok "kernel_bugs.repro_refuses_a_name_with_a_newline${args:+ ($args)}"
+	else
+		not_ok "kernel_bugs.repro_refuses_a_name_with_a_newline${args:+ ($args)}" "exit $rc: $(head -3 <<< "$out")"
+	fi
+done
 
 if [ "$(id -u)" != 0 ]; then
 	skip "kernel_bugs.repro_matches_known_failures" "needs root"
