@@ -179,10 +179,17 @@ if [ "$list_only" = 1 ]; then
 	exit 0
 fi
 
+# The matrix is written through write_file; a link at its names is refused now.
+for f in matrix.md matrix.json; do
+	why=$(out_refusal "$work/$f")
+	[ -z "$why" ] || usage_error "--work $why"
+done
 state=$work/state
 logs=$work/logs
 mkdir -p "$state" "$logs" || fail "cannot create $work"
-exec 8> "$work/.lock"
+# The lock is the work directory itself: a lock file would be one more
+# name opened through a planted link, and '>' truncated what it points at.
+exec 8< "$work"
 flock -n 8 || fail "another iopath mutate is running on $work"
 
 # ---- the kernel source ------------------------------------------------------
@@ -641,6 +648,13 @@ field() {
 
 write_matrix() {
 	local n f r cls nk=0 nn=0 first=1 e
+	for n in "${mnames[@]}"; do
+		r=$state/$n.result
+		[ -f "$r" ] || continue
+		cls=$(field "$r" class)
+		case $cls in killed|crash) nk=$((nk + 1)) ;; esac
+		[ "$cls" != equivalent ] && nn=$((nn + 1))
+	done
 	{
 		echo "| mutant | function | class | killed by | build s | run s | detail |"
 		echo "|---|---|---|---|---:|---:|---|"
@@ -656,7 +670,7 @@ write_matrix() {
 				printf '| %s | %s | not run | | | | |\n' "$n" "$(patch_header "$f" Function)"
 			fi
 		done
-	} > "$work/matrix.md"
+	} | write_file "$work/matrix.md" || return 1
 	{
 		echo "{"
 		printf '  "kernel_source": "%s",\n' "$(json_str "${ksrc:-}")"
@@ -674,8 +688,6 @@ write_matrix() {
 			first=0
 			if [ -f "$r" ]; then
 				cls=$(field "$r" class)
-				case $cls in killed|crash) nk=$((nk + 1)) ;; esac
-				[ "$cls" != equivalent ] && nn=$((nn + 1))
 				e=$(field "$r" killers)
 				printf '    {"name": "%s", "function": "%s", "class": "%s", "killed_by": [%s], "build_s": %s, "run_s": %s, "detail": "%s"}' \
 					"$n" "$(json_str "$(patch_header "$f" Function)")" "$cls" \
@@ -690,7 +702,7 @@ write_matrix() {
 		echo "  ],"
 		printf '  "killed": %s, "non_equivalent": %s\n' "$nk" "$nn"
 		echo "}"
-	} > "$work/matrix.json"
+	} | write_file "$work/matrix.json" || return 1
 	echo "$nk $nn"
 }
 
@@ -742,6 +754,7 @@ import_lava() {
 if [ "$matrix_only" = 1 ]; then
 	[ -n "$lava_dir" ] && import_lava
 	read -r nk nn < <(write_matrix)
+	[ -n "$nn" ] || exit 1
 	cat "$work/matrix.md"
 	exit 0
 fi
@@ -785,6 +798,7 @@ done
 build_kernel "$logs/restore.build" ||
 	note "the rebuild of the restored tree failed ($logs/restore.build)"
 read -r nk nn < <(write_matrix)
+[ -n "$nn" ] || exit 1
 cat "$work/matrix.md"
 echo "mutate: $nk of $nn non-equivalent mutants killed; pristine clean on $(pristine_clean_runs) of $pristine_runs runs; $((SECONDS - t_start)) s (matrix: $work/matrix.json)"
 [ "$nk" = "$nn" ] && [ "$(pristine_clean_runs)" = "$pristine_runs" ] && exit 0

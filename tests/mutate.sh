@@ -8,7 +8,8 @@
 # did not build, equivalent), the matrix as a table and as JSON, resuming
 # after an interruption without redoing finished mutants, and an
 # interrupted campaign (SIGTERM, and SIGKILL followed by the next run)
-# leaving the source tree exactly as it found it.
+# leaving the source tree exactly as it found it, and nothing written
+# through a link planted at the matrix or the lock.
 #
 # usage: tests/mutate.sh BUILD_DIR   (TAP on stdout)
 set -u
@@ -213,6 +214,34 @@ else
 fi
 echo "$out" | tail -n 1 | grep -q '^mutate: 2 of 4 non-equivalent mutants killed; pristine clean on 2 of 2 runs'
 check $? "campaign.summary_line"
+
+# ---- links planted in the work directory ----------------------------------------
+# matrix.md, matrix.json and .lock were written through symbolic links
+# ('>' and 'exec 8>' follow them): a link at a matrix name is refused now,
+# and the lock is the work directory, so a link at .lock is never opened.
+for f in md json lock; do
+	printf 'victim %s\n' "$f" > "$work/victim.$f"
+done
+ln -sf "$work/victim.md" "$w/matrix.md"
+ln -sf "$work/victim.json" "$w/matrix.json"
+ln -sf "$work/victim.lock" "$w/.lock"
+run_mutate "$w" "$work/five" --matrix > "$work/link.out" 2> "$work/link.err"
+rc=$?
+ok_refused=0
+[ "$rc" = 2 ] && [ "$(wc -l < "$work/link.err")" = 1 ] && grep -q 'matrix.md: is a symbolic link' "$work/link.err" &&
+	ok_refused=1
+rm -f "$w/matrix.md" "$w/matrix.json"
+run_mutate "$w" "$work/five" --matrix > /dev/null 2> "$work/link2.err"
+rc2=$?
+if [ "$ok_refused" = 1 ] && [ "$rc2" = 0 ] && [ -f "$w/matrix.md" ] && [ ! -L "$w/matrix.md" ] &&
+   [ "$(cat "$work/victim.md" "$work/victim.json" "$work/victim.lock")" = "$(printf 'victim md\nvictim json\nvictim lock')" ]; then
+	ok "links.matrix_and_lock_never_written_through"
+else
+	not_ok "links.matrix_and_lock_never_written_through" "with links: exit $rc, $(head -2 "$work/link.err")" \
+		"lock link only: exit $rc2, $(head -2 "$work/link2.err")" \
+		"victims: $(cat "$work/victim.md" "$work/victim.json" "$work/victim.lock" | tr '\n' ' ')"
+fi
+rm -f "$w/.lock"
 
 # ---- resuming -----------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 # shellcheck shell=bash
 #
 # Sourced by scripts/vm.sh, scripts/mutate.sh and scripts/mutate-tool.sh:
-# their one-line errors, the machine's Debian mirror, and the mutants and
-# their headers. The caller sets prog ("iopath: vm").
+# their one-line errors, the files they write, the machine's Debian mirror,
+# and the mutants and their headers. The caller sets prog ("iopath: vm").
 
 # usage_error MESSAGE: bad usage or input, exit 2.
 usage_error() {
@@ -15,6 +15,49 @@ usage_error() {
 fail() {
 	echo "$prog: $*" >&2
 	exit 1
+}
+
+# ---- files the scripts write: the rule of lib/outfile.c ----------------------
+# Root writes where a user points (--log, --work): a name must never be
+# opened if someone planted a link there.
+
+# out_refusal FINAL: why FINAL may not be written (a symbolic link, or not a
+# regular file), or nothing.
+out_refusal() {
+	if [ -L "$1" ]; then
+		echo "$1: is a symbolic link (refused: it would be replaced, not followed)"
+	elif [ -e "$1" ] && [ ! -f "$1" ]; then
+		echo "$1: is not a regular file"
+	fi
+}
+
+# write_file FINAL: standard input into FINAL, through a new file that
+# mktemp makes (O_EXCL: never opened through a link) in FINAL's directory,
+# then mv -T over FINAL (rename(2): a link planted meanwhile is replaced,
+# not followed). A link or anything but a regular file at FINAL is
+# refused. The mode is 0644 less the umask, or the permission bits of a
+# FINAL we own, never set-id bits. 1 after one line on stderr.
+write_file() {
+	local final=$1 why dir tmp mode
+	why=$(out_refusal "$final")
+	if [ -n "$why" ]; then
+		echo "$prog: $why" >&2
+		return 1
+	fi
+	dir=$(dirname -- "$final")
+	mode=$(printf '%o' $((0644 & ~0$(umask))))
+	if [ -f "$final" ] && [ -O "$final" ]; then
+		mode=$(printf '%o' $((0$(stat -c %a -- "$final") & 0777)))
+	fi
+	if ! tmp=$(mktemp -- "$dir/.$(basename -- "$final").XXXXXX"); then
+		echo "$prog: $final: cannot create a file in $dir" >&2
+		return 1
+	fi
+	if ! cat > "$tmp" || ! chmod "$mode" -- "$tmp" || ! mv -T -- "$tmp" "$final"; then
+		rm -f -- "$tmp"
+		echo "$prog: $final: cannot be written" >&2
+		return 1
+	fi
 }
 
 # host_mirror PATH: the first URI of the machine's apt sources whose path
