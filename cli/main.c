@@ -24,7 +24,8 @@ int main(int argc, char **argv)
 	const struct iop_cmd *cmd;
 
 	if (argc < 2) {
-		help(stderr);
+		/* bad usage is one line, as in every subcommand */
+		fprintf(stderr, "iopath: no command given (iopath help lists them)\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

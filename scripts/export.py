@@ -293,7 +293,7 @@ def validate(report):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="iopath export", description=__doc__.split("\n")[0])
+    ap = lava.Parser(prog="iopath export", description=__doc__.split("\n")[0])
     ap.add_argument("--kcidb", action="store_true", required=True, help="KCIDB v5.3 JSON")
     ap.add_argument("input")
     ap.add_argument("-o", "--output", default="", help="write here (default stdout)")

@@ -42,6 +42,16 @@ class Bad(Exception):
     """Bad usage or input: one line, exit 2."""
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse whose bad usage is one line and exit 2, as for every iopath
+    command, not a usage block (subcommands' parsers are of this class too)."""
+
+    def error(self, message):
+        print("iopath: %s: %s (%s --help)" % (self.prog.split(" ", 1)[-1], printable(message), self.prog),
+              file=sys.stderr)
+        sys.exit(2)
+
+
 def die(msg, code=1):
     print("%s: %s" % (PROG, printable(msg)), file=sys.stderr)
     sys.exit(code)
@@ -714,7 +724,7 @@ def main(argv):
     if "--" in argv:
         i = argv.index("--")
         argv, ksft_args = argv[:i], argv[i + 1:]
-    ap = argparse.ArgumentParser(prog="iopath lava", description=__doc__.split("\n")[0])
+    ap = Parser(prog="iopath lava", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("jobs", help="one job per kernel: the selftests")
     p.add_argument("--kernel", action="append", default=[])

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Bad usage, bad input and safety refusals of iopath bench and iopath run:
-# each is one line on stderr, exit 2, found before any scratch filesystem
-# is made, and nothing is created (no file in the working directory, no
-# "making a scratch" line).
+# Bad usage, bad input and safety refusals of every iopath subcommand
+# (and the scripts behind vm, mutate, repro, export and lava): each is one
+# line on stderr, exit 2, found before any scratch filesystem is made, and
+# nothing is created (no file in the working directory, no "making a
+# scratch" line). A subcommand `iopath help` lists without a test here
+# fails bad_usage.every_subcommand_covered.
 #
 # Catches: bs=513 for O_DIRECT on a 4k-sector backing and size=1t on a
 # 4 GiB scratch accepted until a filesystem had been made; --fs '' and
@@ -15,7 +17,13 @@
 # failing; "run --profile" with no value called an unknown option; and the
 # profile parser splitting a line over 1023 bytes (the tail of a comment
 # becoming a setting), skipping a line that starts with NUL, dropping an
-# unknown [global] key, or reading /dev/zero or a FIFO forever.
+# unknown [global] key, or reading /dev/zero or a FIFO forever; numbers
+# strtoull()/strtod() misread ('kmsg check -1', '--runtime 0x10'); an --out
+# name too long for its temporary name, noticed after the run; a key or
+# a filesystem given twice, the last winning silently; a profile value's
+# error without its line; a known-failures ERE that does not compile,
+# accepted by run; and a usage block instead of one line (iopath alone,
+# export, lava).
 #
 # usage: tests/bad_usage.sh BUILD_DIR   (TAP on stdout)
 set -u
@@ -34,10 +42,15 @@ trap 'rm -rf "$tmp"' EXIT
 work=$tmp/work
 mkdir "$work"
 
+# The subcommands a test below refuses something of (the part of NAME before
+# the first '.'): every one `iopath help` lists must be among them.
+declare -A covered=()
+
 # refused NAME REGEX CMD...: exit 2, one stderr line matching REGEX, nothing made
 refused() {
 	local name=$1 re=$2 rc made
 	shift 2
+	covered[${name%%.*}]=1
 	# a reader that blocks (a FIFO, /dev/zero) is killed, and fails
 	timeout -s KILL 20 env -C "$work" "$@" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
@@ -131,6 +144,43 @@ refused bench.hex_effects_refused '--effects 0x1: must be' \
 	"$iop" bench --dry-run --calibrate --effects 0x1 read_vs_readv
 refused compare.hex_alpha_refused "--alpha must be a number in \\(0, 0.5\\), not '0x0.1'" \
 	"$iop" compare --alpha 0x0.1 a b
+
+# ---- every subcommand, and the scripts behind them -------------------------
+# Bad usage is one line and exit 2 everywhere: "iopath" alone printed the
+# whole command list, export and lava (argparse) a usage block.
+refused iopath.no_command 'iopath: no command given' "$iop"
+refused iopath.unknown_command "iopath: unknown command 'nosuch'" "$iop" nosuch
+refused cleanup.operand_refused "cleanup: takes no operands" "$iop" cleanup x
+refused compare.unknown_option "compare: unknown option '--nosuch'" "$iop" compare --nosuch a b
+refused export.no_input 'export: the following arguments are required' "$iop" export
+refused export.unknown_option 'export: unrecognized arguments: --nosuch' \
+	"$iop" export --kcidb /nonexistent --nosuch
+refused kmsg.unknown_subcommand "kmsg: expected 'mark'" "$iop" kmsg nosuch
+refused lava.no_subcommand 'lava: the following arguments are required: cmd' "$iop" lava
+refused lava.unknown_subcommand "lava: argument cmd: invalid choice: 'nosuch'" "$iop" lava nosuch
+refused lava.verdict_unknown_option 'lava: unrecognized arguments: --nosuch' \
+	"$iop" lava verdict --nosuch /nonexistent
+refused mutate.unknown_option 'mutate: unknown option --nosuch' "$iop" mutate --nosuch
+refused mutate.bad_count "mutate: --pristine-runs: 'x' is not a count" "$iop" mutate --pristine-runs x
+refused plot.one_file 'plot: need BASE and NEW record files' "$iop" plot a.jsonl
+refused repro.unknown_option "repro: unknown option '--nosuch'" "$iop" repro --nosuch
+refused repro.unknown_fs "repro: --fs 'btrfs': expected ext4 or xfs" "$iop" repro --fs btrfs
+refused run.operand_refused 'run: takes no operands' "$iop" run x
+refused scratch.unknown_subcommand "scratch: unknown subcommand 'format'" "$iop" scratch format /dev/null
+refused vm.unknown_option "vm: unknown option '--nosuch'" "$iop" vm --nosuch
+refused vm.bad_timeout "vm: --timeout 'x': expected seconds" "$iop" vm --kernel /nonexistent --timeout x
+
+# Every subcommand `iopath help` lists has a refusal above: a new one
+# without is a failure here, not a gap nobody sees.
+missing=""
+for c in $("$iop" help | awk 'NR > 2 && NF { print $1 }'); do
+	[ -n "${covered[$c]:-}" ] || missing="$missing $c"
+done
+if [ -z "$missing" ] && [ ${#covered[@]} -gt 5 ]; then
+	ok bad_usage.every_subcommand_covered
+else
+	not_ok bad_usage.every_subcommand_covered "no bad-usage test for:$missing"
+fi
 
 # ---- profiles ------------------------------------------------------------
 profile() { printf "$@" > "$tmp/p.conf"; }
