@@ -67,14 +67,12 @@ parse_args "$@"
 check_args
 
 # --lava-out DIR: the kernel and the initramfs a LAVA job boots, each
-# written under a temporary name and renamed into place, with their sha256.
+# written by write_file (a new file renamed into place), with their sha256.
 write_lava_out() {
 	local f
-	cp "$vmlinuz" "$lava_out/.vmlinuz.$$" && mv "$lava_out/.vmlinuz.$$" "$lava_out/vmlinuz" &&
-		cp "$tmp/initrd.gz" "$lava_out/.initrd.$$" && mv "$lava_out/.initrd.$$" "$lava_out/initrd.cpio.gz" ||
-		fail "cannot write into $lava_out"
-	(cd "$lava_out" && sha256sum vmlinuz initrd.cpio.gz > .sha256.$$ && mv .sha256.$$ sha256) ||
-		fail "cannot write $lava_out/sha256"
+	write_file "$lava_out/vmlinuz" < "$vmlinuz" &&
+		write_file "$lava_out/initrd.cpio.gz" < "$tmp/initrd.gz" || exit 1
+	(cd "$lava_out" && sha256sum vmlinuz initrd.cpio.gz) | write_file "$lava_out/sha256" || exit 1
 	for f in vmlinuz initrd.cpio.gz; do
 		echo "$lava_out/$f"
 	done

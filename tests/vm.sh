@@ -134,7 +134,29 @@ expect_guest_failure() {
 # init"), panic=-1 reboots, -no-reboot ends QEMU.
 [ -n "$kernel" ] && mkinitrd panic 'exit 0'
 expect_guest_failure vm.panicking_kernel_fails_fast_and_leaves_nothing 120 \
-	'guest kernel panicked.*Attempted to kill init' --initrd "$work/panic.cpio.gz" --timeout 120
+	'guest kernel panicked.*Attempted to kill init' --initrd "$work/panic.cpio.gz" --timeout 120 \
+	--log "$work/console.log"
+
+# --log: the console goes to a new file by write_file (rename into place);
+# a link at the name was followed ('cp' emptied what it pointed at) and is
+# refused now, before anything boots.
+if [ -n "$kernel" ]; then
+	echo victim > "$work/victim"
+	ln -s "$work/victim" "$work/log-link"
+	"$vm" --build "$build" --kernel "$kernel" --initrd "$work/panic.cpio.gz" --timeout 120 \
+		--log "$work/log-link" > /dev/null 2> "$work/err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l < "$work/err")" = 1 ] && grep -q 'log-link: is a symbolic link' "$work/err" &&
+	   [ "$(cat "$work/victim")" = victim ] && [ -f "$work/console.log" ] && [ ! -L "$work/console.log" ] &&
+	   grep -q 'Attempted to kill init' "$work/console.log"; then
+		ok "vm.log_written_by_rename_and_a_link_refused"
+	else
+		not_ok "vm.log_written_by_rename_and_a_link_refused" "exit $rc: $(head -n 2 "$work/err")" \
+			"victim: $(head -c 80 "$work/victim")" "console.log: $(ls -l "$work/console.log" 2>&1)"
+	fi
+else
+	skip "vm.log_written_by_rename_and_a_link_refused" "${kernel_why:-no kernel}"
+fi
 
 # A hang after boot: /init says it started, then sleeps; the idle limit
 # must end the run.

@@ -108,6 +108,6 @@ boot_guest() {
 	done
 	tail_pids=()
 	elapsed=$((SECONDS - boot_start))
-	[ -n "$log_out" ] && { cp "$console" "$log_out" || echo "$prog: cannot write $log_out" >&2; }
+	[ -n "$log_out" ] && write_file "$log_out" < "$console"
 
 }

@@ -154,8 +154,9 @@ resolve_kernel() {
 		[ -n "$modules_dir" ] && moddir=$(cd "$modules_dir" && pwd)
 		return 0
 	fi
-	# Two runs may fetch and unpack the same kernel at once.
-	exec 9> "$cache/.lock"
+	# Two runs may fetch and unpack the same kernel at once. The lock is the
+	# cache directory: a lock file could be a link ('>' truncates its target).
+	exec 9< "$cache"
 	flock 9
 	# What a name resolved to is kept until the package lists change, so a
 	# cached kernel costs no apt-cache run (seconds each on sid's lists).
@@ -168,7 +169,7 @@ resolve_kernel() {
 		mapfile -t debs <<< "$list"
 		if [ ! -f "$k" ]; then
 			mkdir -p "$cache/resolved"
-			printf '%s\n' "${debs[@]}" > "$resolved"
+			printf '%s\n' "${debs[@]}" | write_file "$resolved" || exit 1
 		fi
 	fi
 	dir=$(unpack_kernel "${debs[@]}") || exit $?

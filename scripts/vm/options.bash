@@ -127,6 +127,11 @@ check_args() {
 	[[ $smp =~ ^[1-9][0-9]?$ ]] || usage_error "--smp '$smp': expected 1 to 99 CPUs"
 	case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
 	[ -z "$initrd_in" ] || [ -f "$initrd_in" ] || usage_error "--initrd $initrd_in: no such file"
+	# written by write_file: a link at a name is refused before anything runs
+	for f in ${log_out:+"$log_out"} ${lava_out:+"$lava_out/vmlinuz" "$lava_out/initrd.cpio.gz" "$lava_out/sha256"}; do
+		why=$(out_refusal "$f")
+		[ -z "$why" ] || usage_error "$why"
+	done
 	if [ -n "$lava_out" ]; then
 		[ -d "$lava_out" ] || usage_error "--lava-out $lava_out: no such directory"
 		[ "$repro" = 0 ] && [ -z "$initrd_in" ] || usage_error "--lava-out goes with neither --repro nor --initrd"
