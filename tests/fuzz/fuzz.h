@@ -19,4 +19,14 @@ int fuzz_file(const uint8_t *data, size_t size, char *path, size_t len);
 /* Run the subcommand argv[0] with stdout (and, in the driver, stderr) discarded. */
 int fuzz_cmd(int argc, const char *const *argv);
 
+/* The same with stdout into @fd (a fuzz_file() to read back). */
+int fuzz_cmd_to(int fd, int argc, const char *const *argv);
+
+/*
+ * Abort (a finding) if @len bytes of @fd from offset 0 hold a control
+ * character (lib/quote.c's iop_is_control()) other than a newline: what a
+ * terminal would obey. @what names the output in the report.
+ */
+void fuzz_no_control(int fd, const char *what);
+
 #endif

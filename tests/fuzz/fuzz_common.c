@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "fuzz.h"
+#include "quote.h"
 
 int fuzz_file(const uint8_t *data, size_t size, char *path, size_t len)
 {
@@ -39,18 +41,47 @@ int fuzz_file(const uint8_t *data, size_t size, char *path, size_t len)
 int fuzz_cmd(int argc, const char *const *argv)
 {
 	static int devnull = -1;
+
+	if (devnull < 0)
+		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	/* Tables and JSON are not what is tested: their construction is. */
+	return fuzz_cmd_to(devnull, argc, argv);
+}
+
+void fuzz_no_control(int fd, const char *what)
+{
+	struct stat st;
+	char *buf;
+
+	if (fstat(fd, &st) || st.st_size <= 0)
+		return;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return;
+	if (pread(fd, buf, (size_t)st.st_size, 0) == st.st_size) {
+		buf[st.st_size] = '\0';
+		for (off_t i = 0; i < st.st_size; i++) {
+			if (buf[i] != '\n' && iop_is_control(buf, (size_t)i)) {
+				fprintf(stderr, "%s: raw control byte 0x%02x at offset %lld\n", what,
+					(unsigned char)buf[i], (long long)i);
+				abort();
+			}
+		}
+	}
+	free(buf);
+}
+
+int fuzz_cmd_to(int fd, int argc, const char *const *argv)
+{
 	const struct iop_cmd *cmd = iop_cmd_find(argv[0]);
 	char *args[16];
 	int saved, ret;
 
 	if (!cmd || argc >= 16)
 		abort();
-	if (devnull < 0)
-		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	/* Tables and JSON are not what is tested: their construction is. */
 	fflush(stdout);
 	saved = dup(STDOUT_FILENO);
-	dup2(devnull, STDOUT_FILENO);
+	dup2(fd, STDOUT_FILENO);
 	for (int i = 0; i < argc; i++)
 		args[i] = (char *)argv[i];
 	args[argc] = NULL;
