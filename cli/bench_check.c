@@ -218,7 +218,7 @@ int iop_bench_out(const char *out, bool json, const char *name, char *path, size
 	path[0] = '\0';
 	*reserved = false;
 	if (out && strcmp(out, "-")) {
-		/* One writer at a time: a second bench --out F would replace the first's records. */
+		/* One writer at a time: a second --out F would replace the first's records. */
 		fd = iop_out_claim(out, why, sizeof(why));
 		if (fd < 0) {
 			fprintf(stderr, "iopath: bench: --out %s\n", why);

@@ -722,9 +722,9 @@ static int load_jobs(const struct ctx *c, const char *profile, int argc, char **
 
 			for (int j = optind + 1; j < i; j++)
 				if (argv[i][ki] == '=' && !strncmp(argv[i], argv[j], ki + 1))
-					return iop_usage_error("bench", "%s: %.*s given twice ('%s', '%s'; a list is %.*s=A,B)",
-							       base.b->name, (int)ki, argv[i], argv[j], argv[i],
-							       (int)ki, argv[i]);
+					return iop_usage_error("bench",
+						"%s: %.*s given twice ('%s', '%s'; a list is %.*s=A,B)",
+						base.b->name, (int)ki, argv[i], argv[j], argv[i], (int)ki, argv[i]);
 		}
 		ret = iop_jobs_expand(&js, &base, argv + optind + 1, argc - optind - 1);
 		if (ret == -EINVAL) {

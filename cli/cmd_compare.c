@@ -86,7 +86,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regre
 						       optarg);
 			break;
 		case 'a':
-			if (iop_parse_real(optarg, 0, 0.5, &o->alpha) || !(o->alpha > 0 && o->alpha < 0.5))
+			if (iop_parse_real(optarg, 0, 0.5, &o->alpha) ||
+			    !(o->alpha > 0 && o->alpha < 0.5))
 				return iop_usage_error("compare", "--alpha must be a number in (0, 0.5), not '%s'",
 						       optarg);
 			break;
@@ -129,9 +130,10 @@ static int cmd_compare(int argc, char **argv)
 		if (stat(paths[i], &si))
 			continue;	/* iop_rs_load() says why */
 		for (size_t j = 0; j < i; j++) {
-			if (!stat(paths[j], &sj) && si.st_dev == sj.st_dev && si.st_ino == sj.st_ino) {
-				ret = iop_usage_error("compare", "%s and %s are the same file", paths[j],
-						      paths[i]);
+			if (!stat(paths[j], &sj) && si.st_dev == sj.st_dev &&
+			    si.st_ino == sj.st_ino) {
+				ret = iop_usage_error("compare", "%s and %s are the same file",
+						      paths[j], paths[i]);
 				goto out;
 			}
 		}
@@ -177,7 +179,9 @@ static int cmd_compare(int argc, char **argv)
 		for (size_t i = 0; i < ncmp; i++)
 			json_array_append_new(arr, comparison_json(&cmps[i]));
 		doc = json_pack("{s:i, s:f, s:o}", "schema", 1, "alpha", o.alpha, "comparisons", arr);
-		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII) < 0) {
+		/* ASCII: a control character of a record's (C1 included) is a \u escape */
+		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10) |
+						    JSON_ENSURE_ASCII) < 0) {
 			fprintf(stderr, "iopath: compare: cannot encode JSON\n");
 			json_decref(doc);
 			ret = 1;

@@ -302,8 +302,10 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 	char hdr_b[17], hdr_n[28], ci_hdr[32];
 
 	snprintf(ci_hdr, sizeof(ci_hdr), "%d%% CI of %%change", conf);
-	fprintf(out, "base: %s (kernel %s, %zu records)\n", esc(c->base_path), kernel_of(c->base), c->base->n);
-	fprintf(out, "new:  %s (kernel %s, %zu records)\n", esc(c->new_path), kernel_of(c->new), c->new->n);
+	fprintf(out, "base: %s (kernel %s, %zu records)\n", esc(c->base_path), kernel_of(c->base),
+		c->base->n);
+	fprintf(out, "new:  %s (kernel %s, %zu records)\n", esc(c->new_path), kernel_of(c->new),
+		c->new->n);
 	print_machine(out, c->base->recs[0]);
 	fprintf(out, "test: Yuen's test of 20%%-trimmed means per metric at alpha %g over the\n"
 		     "      repetitions (Welch's t-test below 5); rates by harmonic mean (tested\n"
@@ -364,7 +366,8 @@ static void print_commit_mde(FILE *out, struct comparison *c)
 				label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
 				fprintf(out, "  %s:", esc(label ? label : gc->g->bench));
 			}
-			fprintf(out, "%s %s >= %.1f%%", k > 1 ? "," : "", esc(m->name), 100 * m->mde);
+			fprintf(out, "%s %s >= %.1f%%", k > 1 ? "," : "", esc(m->name),
+				100 * m->mde);
 		}
 		if (k)
 			fputc('\n', out);
@@ -400,7 +403,8 @@ void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o)
 			if (!header) {
 				char *label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
 
-				fprintf(out, "\n%s (%zu vs %zu runs):\n", esc(label ? label : gc->g->bench),
+				fprintf(out, "\n%s (%zu vs %zu runs):\n",
+					esc(label ? label : gc->g->bench),
 					gc->g->n[0], gc->g->n[1]);
 				free(label);
 				fprintf(out, "%12s %12s %9s  %-20s %s\n", "base", "new", "change",

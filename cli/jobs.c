@@ -150,7 +150,8 @@ static int section_flush(struct jobs *js, struct section *g, struct section *s)
 	char *kv[MAX_KV];
 	int n = 0;
 
-	snprintf(base.fs, sizeof(base.fs), "%s", s->fs_line ? s->fs : g->fs_line ? g->fs : "ext4,xfs");
+	snprintf(base.fs, sizeof(base.fs), "%s",
+		 s->fs_line ? s->fs : g->fs_line ? g->fs : "ext4,xfs");
 	snprintf(base.backing, sizeof(base.backing), "%s",
 		 s->backing_line ? s->backing : g->backing_line ? g->backing : "");
 	/* global keys the benchmark has, then the section's own (later wins) */

@@ -549,7 +549,8 @@ int iop_scratch_create_check(const struct iop_scratch_opts *o, char *why, size_t
 	enum iop_backing backing = o->backing;
 	char real[PATH_MAX];
 
-	return create_check(o, &backing, o->size ? o->size : IOP_SCRATCH_DEFAULT_SIZE, real, why, len);
+	return create_check(o, &backing, o->size ? o->size : IOP_SCRATCH_DEFAULT_SIZE, real, why,
+			    len);
 }
 
 static int run_dirs(char *why, size_t len)
