@@ -185,13 +185,22 @@ def url_of(args, rel):
     return "file://" + os.path.join(os.path.abspath(args.out), rel)
 
 
-def write_job(args, name, kernel_desc, kind, ksft_args, env, append, artefacts=None, run=None, rel=None):
+def write_job(args, name, kernel_desc, kind, ksft_args, env, append, artefacts=None, run=None, rel=None,
+              ramdisk=None):
     """Stage one kernel (into OUT/REL, default NAME) and write OUT/NAME.yaml;
     returns its path. RUN is the test shell's command (default the
-    selftests)."""
+    selftests). RAMDISK (a directory under OUT): take the initramfs staged
+    there and only copy the kernel into OUT/REL."""
     rel = rel or name
     dest = os.path.join(args.out, rel)
-    if os.path.isfile(os.path.join(dest, "sha256")) and rel != name:
+    ramdisk_rel = rel
+    if ramdisk is not None:
+        os.makedirs(dest, exist_ok=True)
+        copy_new(artefacts or kernel_desc, os.path.join(dest, "vmlinuz"))
+        sums = {"vmlinuz": sha256_file(os.path.join(dest, "vmlinuz")),
+                "initrd.cpio.gz": read_sums(os.path.join(args.out, ramdisk))["initrd.cpio.gz"]}
+        ramdisk_rel = ramdisk
+    elif os.path.isfile(os.path.join(dest, "sha256")) and rel != name:
         sums = read_sums(dest)
     else:
         sums = stage_kernel(args, artefacts or kernel_desc, dest, ksft_args, env)
@@ -208,12 +217,12 @@ def write_job(args, name, kernel_desc, kind, ksft_args, env, append, artefacts=N
         "KERNEL_DESC": kernel_desc,
         "ARGS_DESC": " ".join(env + ksft_args) if run is None else run,
         "RUN": run or "/iopath/lava/run",
-        "DESCRIPTION": ("iopath selftests through run_kselftest.sh" if run is None
-                        else "iopath benchmarks"),
+        "DESCRIPTION": ("iopath benchmarks" if run and "--bench" in run
+                        else "iopath selftests through run_kselftest.sh"),
         "KERNEL_ARG": '-kernel {kernel} -append "%s"' % cmdline,
         "KERNEL_URL": url_of(args, rel + "/vmlinuz"),
         "KERNEL_SHA256": sums["vmlinuz"],
-        "RAMDISK_URL": url_of(args, rel + "/initrd.cpio.gz"),
+        "RAMDISK_URL": url_of(args, ramdisk_rel + "/initrd.cpio.gz"),
         "RAMDISK_SHA256": sums["initrd.cpio.gz"],
     }
     text = render(args.template, values)
@@ -230,6 +239,43 @@ def write_job(args, name, kernel_desc, kind, ksft_args, env, append, artefacts=N
     write_new(path, text)
     print(path)
     return path
+
+
+def sha256_file(path):
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def copy_new(src, dst):
+    """Copy a file under a temporary name and rename it into place."""
+    import shutil
+
+    d = os.path.dirname(dst)
+    fd, tmp = tempfile.mkstemp(prefix=".new.", dir=d)
+    os.close(fd)
+    try:
+        shutil.copyfile(src, tmp)
+        os.chmod(tmp, 0o644)
+        os.rename(tmp, dst)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def guest_command(env, ksft_args):
+    """The test shell's command for these programs and filters, each word
+    quoted for the guest's sh."""
+    words = ["/iopath/lava/run"]
+    for e in env:
+        words += ["--env", e]
+    words.append("--")
+    words += ksft_args
+    return " ".join(w if re.fullmatch(r"[A-Za-z0-9_./:=+-]+", w) else shell_quote(w) for w in words)
 
 
 def check_job_args(args):
@@ -320,7 +366,10 @@ def mutant_filters(path):
 def cmd_mutate(args):
     """One job per mutant kernel of iopath mutate's work directory (and the
     pristine kernel), each running the programs its header names, as
-    scripts/mutate.sh runs them."""
+    scripts/mutate.sh runs them. The kernels have what they need built in
+    (configs/kernel/iopath.config), so they share one initramfs
+    (OUT/initramfs-mutate), and each job says its programs and filters in
+    its test shell command."""
     check_job_args(args)
     kdir = args.kernels or os.path.join(args.work, "kernels")
     pristine = args.pristine or os.path.join(args.work, "obj", "arch", "x86", "boot", "bzImage")
@@ -335,12 +384,12 @@ def cmd_mutate(args):
     union = set()
     for m in mutants:
         union.update(patch_header(os.path.join(args.mutants, m + ".patch"), "Tests").split())
+    jobs = []
     if (not want or "pristine" in want) and os.path.isfile(pristine):
         ksft = []
         for p in sorted(union):
             ksft += ["-t", "iopath:" + p]
-        write_job(args, "pristine", "pristine", "mutate", ksft, [], append, pristine)
-        n += 1
+        jobs.append(("pristine", pristine, ksft, []))
     for m in mutants:
         k = os.path.join(kdir, m)
         if (want and m not in want) or not os.path.isfile(k):
@@ -349,7 +398,12 @@ def cmd_mutate(args):
         ksft = []
         for p in patch_header(f, "Tests").split():
             ksft += ["-t", "iopath:" + p]
-        write_job(args, m, m, "mutate", ksft, mutant_filters(f), append, k)
+        jobs.append((m, k, ksft, mutant_filters(f)))
+    if jobs:
+        stage_kernel(args, jobs[0][1], os.path.join(args.out, "initramfs-mutate"), [], [])
+    for name, k, ksft, env in jobs:
+        write_job(args, name, name, "mutate", ksft, env, append, k, run=guest_command(env, ksft),
+                  ramdisk="initramfs-mutate")
         n += 1
     if n == 0:
         die("no kernels: neither %s nor any mutant in %s (run iopath mutate first)" % (pristine, kdir))

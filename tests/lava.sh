@@ -209,7 +209,10 @@ else
 	else
 		not_ok lava.jobs.written_for_a_kernel_each_mutant_kernel_and_each_bench_boot "$(tail -n 3 "$tmp/err")"
 	fi
-	if grep -q -- '-t iopath:' "$tmp/jobs/$m.yaml" && grep -q 'no_timer_check' "$tmp/jobs/$m.yaml"; then
+	# Its programs in its command, the initramfs shared with the pristine job.
+	if grep -q -- '- "/iopath/lava/run -- -t iopath:' "$tmp/jobs/$m.yaml" && grep -q 'no_timer_check' "$tmp/jobs/$m.yaml" &&
+	   grep -q 'initramfs-mutate/initrd.cpio.gz' "$tmp/jobs/$m.yaml" &&
+	   grep -q 'initramfs-mutate/initrd.cpio.gz' "$tmp/jobs/pristine.yaml"; then
 		ok lava.jobs.mutant_job_runs_what_mutate_runs
 	else
 		not_ok lava.jobs.mutant_job_runs_what_mutate_runs

@@ -88,11 +88,28 @@ while read -r f; do
 	mark feature "$f"
 done < /tmp/features
 
+# The job's programs and filters: "--env NAME=VALUE ... -- ARGS" on the
+# command line (iopath lava mutate: one initramfs for every mutant kernel),
+# else the ones the initramfs was built with.
 . /etc/iopath-vm/env
-set --
-while IFS= read -r a; do
-	set -- "$@" "$a"
-done < /etc/iopath-vm/args
+if [ $# -gt 0 ]; then
+	while [ $# -gt 0 ] && [ "$1" = --env ]; do
+		case ${2:-} in
+		[A-Za-z_]*=*) export "${2%%=*}=${2#*=}" ;;
+		*) mark tap "# iopath-vm: bad --env '${2:-}'"; exit 1 ;;
+		esac
+		shift 2
+	done
+	[ "${1:-}" = -- ] && shift
+	# iopath vm's stretched per-program timeout, from the built-in args.
+	o=$(sed -n '1{/^-o$/{n;p}}' /etc/iopath-vm/args)
+	[ -n "$o" ] && set -- -o "$o" "$@"
+else
+	set --
+	while IFS= read -r a; do
+		set -- "$@" "$a"
+	done < /etc/iopath-vm/args
+fi
 cd /iopath/kselftest || { mark tap "# iopath-vm: no /iopath/kselftest"; exit 1; }
 start=$(cut -d' ' -f1 /proc/uptime)
 # One line at a time (fflush), so that a job cut short keeps what ran.
