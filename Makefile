@@ -223,11 +223,13 @@ install: all kselftest-install
 	cp -a $(KSFT_INSTALL) $(DESTDIR)$(PREFIX)/libexec/iopath/
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
-	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/ksft-harness.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/ksft-harness.sh scripts/lava.py scripts/export.py $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib
 	install -m 0644 scripts/lib/common.bash $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib/
-	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm/
+	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh scripts/vm/lava-guest.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -d $(DESTDIR)$(PREFIX)/share/iopath/selftests
+	install -m 0644 selftests/requirements $(DESTDIR)$(PREFIX)/share/iopath/selftests/
 
 clean:
 	rm -rf $(O)

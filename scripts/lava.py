@@ -586,9 +586,14 @@ def kernel_log_findings(console, build):
         f = os.path.join(d, "console")
         with open(f, "x", encoding="utf-8") as out:
             out.write("".join(x + "\n" for x in console))
+        env = dict(os.environ)
+        installed = os.path.join(TOP, "..", "..", "bin", "iopath")
+        if not os.access(os.path.join(build, "iopath"), os.X_OK) and os.access(installed, os.X_OK):
+            # make install: PREFIX/share/iopath is TOP, PREFIX/bin/iopath the tool.
+            env.setdefault("IOPATH_BIN", os.path.abspath(installed))
         r = subprocess.run(["bash", "-c", 'top=$1 build=$2 console=$3; . "$top/scripts/vm/verdict.bash"; '
                             'kernel_log_findings', "-", TOP, build, f],
-                           stdout=subprocess.PIPE, text=True)
+                           stdout=subprocess.PIPE, text=True, env=env)
     return [x for x in r.stdout.splitlines() if x]
 
 
