@@ -153,6 +153,8 @@ def own_checks(text):
 
 def stage_kernel(args, kernel, dest, ksft_args, env):
     """scripts/vm.sh --lava-out: the kernel and its initramfs into dest."""
+    if os.path.lexists(dest) and not os.path.isdir(dest):
+        raise Bad("%s exists and is not a directory (the kernel's artefacts go there)" % dest)
     os.makedirs(dest, exist_ok=True)
     cmd = [os.path.join(TOP, "scripts", "vm.sh"), "--kernel", kernel, "--build", args.build,
            "--lava-out", dest]
@@ -195,6 +197,8 @@ def write_job(args, name, kernel_desc, kind, ksft_args, env, append, artefacts=N
     dest = os.path.join(args.out, rel)
     ramdisk_rel = rel
     if ramdisk is not None:
+        if os.path.lexists(dest) and not os.path.isdir(dest):
+            raise Bad("%s exists and is not a directory (the kernel's artefacts go there)" % dest)
         os.makedirs(dest, exist_ok=True)
         copy_new(artefacts or kernel_desc, os.path.join(dest, "vmlinuz"))
         sums = {"vmlinuz": sha256_file(os.path.join(dest, "vmlinuz")),
@@ -220,7 +224,7 @@ def write_job(args, name, kernel_desc, kind, ksft_args, env, append, artefacts=N
         "DESCRIPTION": ("iopath benchmarks" if run and "--bench" in run
                         else "iopath selftests through run_kselftest.sh"),
         "KERNEL_ARG": '-kernel {kernel} -append "%s"' % cmdline,
-        "KERNEL_URL": url_of(args, rel + "/vmlinuz"),
+        "KERNEL_URL": getattr(args, "kernel_url", "") or url_of(args, rel + "/vmlinuz"),
         "KERNEL_SHA256": sums["vmlinuz"],
         "RAMDISK_URL": url_of(args, ramdisk_rel + "/initrd.cpio.gz"),
         "RAMDISK_SHA256": sums["initrd.cpio.gz"],
@@ -281,6 +285,9 @@ def guest_command(env, ksft_args):
 def check_job_args(args):
     for o in ("job_timeout", "boot_timeout", "test_timeout"):
         minutes(getattr(args, o), "--" + o.replace("_", "-"))
+    if getattr(args, "kernel_url", "") and not URL_RE.match(args.kernel_url):
+        raise Bad("--kernel-url '%s': expected an http(s):// or file:// URL without blanks or quotes"
+                  % args.kernel_url)
     if args.url_base and not URL_RE.match(args.url_base):
         raise Bad("--url-base '%s': expected an http(s):// or file:// URL without blanks or quotes"
                   % args.url_base)
@@ -303,6 +310,8 @@ def cmd_jobs(args):
     check_job_args(args)
     if not args.kernel:
         raise Bad("--kernel is required (a bzImage, a .deb or a Debian package name)")
+    if args.kernel_url and len(args.kernel) != 1:
+        raise Bad("--kernel-url goes with one --kernel (the same kernel, for its modules and sha256)")
     names = set()
     for k in args.kernel:
         name = slug(os.path.basename(k) if os.path.exists(k) else k)
@@ -787,6 +796,9 @@ def main(argv):
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("jobs", help="one job per kernel: the selftests")
     p.add_argument("--kernel", action="append", default=[])
+    p.add_argument("--kernel-url", default="",
+                   help="where the lab fetches the kernel (a build's URL); --kernel is the same kernel, "
+                        "for its modules and sha256")
     job_options(p)
     p = sub.add_parser("mutate", help="one job per mutant kernel of iopath mutate")
     p.add_argument("--work", default="/var/cache/iopath/mutate")

@@ -199,7 +199,8 @@ else
 	cp "$fake" "$tmp/work/obj/arch/x86/boot/bzImage"
 	m=$(basename "$(ls "$top"/configs/mutants/*.patch | head -n 1)" .patch)
 	cp "$fake" "$tmp/work/kernels/$m"
-	if "$lava" jobs --kernel "$fake" --out "$tmp/jobs" --build "$build" -- -t iopath:swapon_test \
+	if "$lava" jobs --kernel "$fake" --kernel-url https://builds.example.org/k/bzImage --out "$tmp/jobs" \
+		--build "$build" -- -t iopath:swapon_test \
 		> "$tmp/jobs.list" 2> "$tmp/err" &&
 	   "$lava" mutate --work "$tmp/work" --out "$tmp/jobs" --build "$build" >> "$tmp/jobs.list" 2>> "$tmp/err" &&
 	   "$lava" bench --kernel "$fake" --out "$tmp/jobs" --build "$build" --boots 2 -- --reps 1 \
@@ -216,6 +217,14 @@ else
 		ok lava.jobs.mutant_job_runs_what_mutate_runs
 	else
 		not_ok lava.jobs.mutant_job_runs_what_mutate_runs
+	fi
+	# A kernel the lab fetches from a build's URL: that URL in the job, the
+	# local copy's sha256 beside it.
+	if grep -q 'url: "https://builds.example.org/k/bzImage"' "$tmp/jobs/bzImage.yaml" &&
+	   grep -q "sha256sum: \"$(sha256sum < "$fake" | cut -c1-64)\"" "$tmp/jobs/bzImage.yaml"; then
+		ok lava.jobs.kernel_from_a_url_keeps_the_local_sha256
+	else
+		not_ok lava.jobs.kernel_from_a_url_keeps_the_local_sha256
 	fi
 	if grep -q -- '--bench --profile /iopath/bench/configs/bench/quick.conf --reps 1' "$tmp/jobs/bench-quick-bzImage-boot2.yaml"; then
 		ok lava.jobs.bench_job_runs_the_profile
