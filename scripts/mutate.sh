@@ -37,6 +37,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # usage_error, fail, host_mirror, patch_header, load_mutants
 # shellcheck source=scripts/lib/common.bash
 . "$top/scripts/lib/common.bash"
+# fetch_source, apply_patch, restore_tree, configure, build_kernel
+# shellcheck source=scripts/lib/kbuild.bash
+. "$top/scripts/lib/kbuild.bash"
 
 usage() {
 	cat <<EOF
@@ -93,6 +96,7 @@ bg_pid=""
 bg_base=""
 vm_env=()	# --env NAME=VALUE for the next run_vm
 work=/var/cache/iopath/mutate
+builder=${IOPATH_MUTATE_BUILDER:-}
 mutants_dir=$top/configs/mutants
 build=$top/build
 pristine_runs=3
@@ -134,8 +138,8 @@ done
 # ---- bad input is refused before anything is created -----------------------
 
 for v in pristine_runs crash_runs timeout_s jobs; do
-	o=${v%_s}
-	is_count "${!v}" || usage_error "--${o//_/-}: '${!v}' is not a count from 1 to 9999"
+	opt=${v%_s}
+	is_count "${!v}" || usage_error "--${opt//_/-}: '${!v}' is not a count from 1 to 9999"
 done
 [ "$jobs" -le 2 ] || usage_error "--jobs: at most 2 on a shared machine"
 [ "$crash_runs" -le "$pristine_runs" ] ||
@@ -194,50 +198,6 @@ flock -n 8 || fail "another iopath mutate is running on $work"
 
 # ---- the kernel source ------------------------------------------------------
 
-apt_dir=$work/apt
-
-# Debian unstable's newest linux-source-7.x, unpacked into WORK/src, through
-# a private apt state (the machine's apt configuration is never touched).
-fetch_source() {
-	local m key="" pkg deb tarball dir
-	local -a o
-	m=${IOPATH_VM_MIRROR:-$(host_mirror debian)}
-	[ -n "$m" ] || fail "no Debian mirror in /etc/apt sources; set IOPATH_VM_MIRROR=URL or KSRC=DIR"
-	[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] &&
-		key="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$work/debs"
-	echo "deb $key$m sid main" > "$apt_dir/sources.list"
-	o=(-q -o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
-	   -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-	   -o APT::Sandbox::User=root -o APT::Get::AllowUnauthenticated=false)
-	if [ -z "$(find "$apt_dir/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
-		note "updating the package lists of the private apt state in $apt_dir"
-		apt-get "${o[@]}" update > "$work/apt-update.log" 2>&1 ||
-			fail "apt-get update failed: $(grep -E '^(E|W):' "$work/apt-update.log" | head -n 1)"
-	fi
-	pkg=$(apt-cache "${o[@]}" pkgnames linux-source-7. 2>/dev/null | sort -V | tail -n 1)
-	[ -n "$pkg" ] || fail "no linux-source-7.x in sid"
-	dir=$work/src/${pkg}
-	if [ ! -f "$dir/.iopath-unpacked" ]; then
-		deb=$(ls "$work/debs/${pkg}"_*.deb 2>/dev/null | head -n 1)
-		if [ -z "$deb" ]; then
-			note "downloading $pkg"
-			(cd "$work/debs" && apt-get "${o[@]}" download "$pkg" > "$work/apt-download.log" 2>&1) ||
-				fail "apt-get download $pkg failed: $(grep -E '^(E|W):' "$work/apt-download.log" | head -n 1)"
-			deb=$(ls "$work/debs/${pkg}"_*.deb | head -n 1)
-		fi
-		note "unpacking $(basename "$deb")"
-		rm -rf "$work/unpack" "$dir"
-		dpkg-deb -x "$deb" "$work/unpack" || fail "$deb: not a valid .deb"
-		tarball=$(ls "$work"/unpack/usr/src/linux-source-*.tar.* | head -n 1)
-		mkdir -p "$work/src"
-		tar -C "$work/src" -xaf "$tarball" || fail "cannot unpack $tarball"
-		rm -rf "$work/unpack"
-		touch "$dir/.iopath-unpacked"
-	fi
-	echo "$dir"
-}
-
 if [ "$matrix_only" = 0 ] && [ -z "$ksrc" ]; then
 	ksrc=$(fetch_source) || exit 1
 fi
@@ -245,49 +205,7 @@ obj=$work/obj
 
 # ---- applying and reverting, with the tree always restored -----------------
 
-applied=$state/applied		# the mutant in the tree right now, if any
-backup=$state/pristine		# pristine copies of the files it touches
-
-patch_files() {
-	sed -n 's/^+++ b\/\([^[:space:]]*\).*/\1/p' "$1"
-}
-
-restore_tree() {
-	local n f p bad=0
-	[ -f "$applied" ] || return 0
-	n=$(cat "$applied")
-	p=${mfile[$n]:-}
-	if [ -n "$p" ] && patch -d "$ksrc" -p1 -R -s -f --dry-run < "$p" > /dev/null 2>&1; then
-		patch -d "$ksrc" -p1 -R -s -f --no-backup-if-mismatch < "$p" > /dev/null 2>&1
-	fi
-	# Whatever the patch did or did not undo, the pristine copies win. A
-	# plain copy gives the file a new mtime, so make rebuilds its objects.
-	while read -r f; do
-		[ -n "$f" ] || continue
-		if ! cmp -s "$backup/$f" "$ksrc/$f"; then
-			cp "$backup/$f" "$ksrc/$f" || bad=1
-		fi
-	done < "$state/applied.files"
-	[ "$bad" = 0 ] || { echo "$prog: cannot restore the source tree from $backup" >&2; return 1; }
-	rm -f "$applied" "$state/applied.files"
-	rm -rf "$backup"
-}
-
-apply_mutant() {
-	local n=$1 p=${mfile[$1]} f
-	restore_tree || return 1
-	patch -d "$ksrc" -p1 -s -f --dry-run < "$p" > "$state/patch.log" 2>&1 || return 2
-	rm -rf "$backup"
-	patch_files "$p" > "$state/applied.files.new"
-	while read -r f; do
-		mkdir -p "$backup/$(dirname "$f")"
-		cp -p "$ksrc/$f" "$backup/$f" || return 1
-	done < "$state/applied.files.new"
-	mv "$state/applied.files.new" "$state/applied.files"
-	# Recorded before the tree changes: any exit from here on reverts.
-	echo "$n" > "$applied.new" && mv "$applied.new" "$applied"
-	patch -d "$ksrc" -p1 -s -f --no-backup-if-mismatch < "$p" > "$state/patch.log" 2>&1 || return 2
-}
+kbuild_state
 
 on_exit() {
 	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
@@ -297,53 +215,6 @@ on_exit() {
 trap on_exit EXIT
 trap 'note interrupted; exit 130' INT
 trap 'note terminated; exit 143' TERM
-
-# ---- building ---------------------------------------------------------------
-
-# configure: tinyconfig plus the fragment, again whenever the fragment
-# changes.
-configure() {
-	local frag=$top/configs/kernel/iopath.config sum
-	[ -n "${IOPATH_MUTATE_BUILDER:-}" ] && return 0
-	sum=$(md5sum < "$frag" | cut -c1-32)
-	[ -f "$obj/.config" ] && [ "$(cat "$obj/.iopath-config" 2>/dev/null)" = "$sum" ] && return 0
-	mkdir -p "$obj"
-	note "configuring $obj: tinyconfig + $(basename "$frag")"
-	{
-		make -s -C "$ksrc" O="$obj" tinyconfig &&
-		"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" &&
-		make -s -C "$ksrc" O="$obj" olddefconfig
-	} > "$logs/configure.log" 2>&1 || fail "kernel configuration failed ($logs/configure.log)"
-	echo "$sum" > "$obj/.iopath-config"
-}
-
-# run_child OUT ERR CMD...: CMD in the background, waited for, so that a
-# signal is handled at once (bash runs traps only between commands, and
-# "wait" is interruptible); the trap stops the child.
-run_child() {
-	local out=$1 err=$2 rc
-	shift 2
-	"$@" > "$out" 2> "$err" &
-	child=$!
-	wait "$child"
-	rc=$?
-	child=""
-	return $rc
-}
-
-# build_kernel LOG: the builder's exit status; the seconds taken in last_s.
-build_kernel() {
-	local log=$1 t0=$SECONDS rc
-	if [ -n "${IOPATH_MUTATE_BUILDER:-}" ]; then
-		run_child "$log" "$log.err" "$IOPATH_MUTATE_BUILDER" "$ksrc" "$obj" "$jobs"
-	else
-		run_child "$log" "$log.err" make -s -C "$ksrc" O="$obj" -j"$jobs" bzImage
-	fi
-	rc=$?
-	cat "$log.err" >> "$log" && rm -f "$log.err"
-	last_s=$((SECONDS - t0))
-	return $rc
-}
 
 # ---- running ----------------------------------------------------------------
 
@@ -523,7 +394,7 @@ build_mutant() {
 		return 0
 	fi
 	note "$n: applying"
-	apply_mutant "$n"
+	apply_patch "$n" "${mfile[$n]}"
 	rc=$?
 	if [ "$rc" = 2 ]; then
 		restore_tree || fail "cannot restore the source tree"

@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Sourced by scripts/mutate.sh and scripts/ab.sh: the kernel they build.
+# The source (Debian unstable's newest linux-source-7.x, or the user's
+# tree), the small configuration (tinyconfig plus
+# configs/kernel/iopath.config), a patch applied to the tree and always
+# reverted, and the incremental build of OBJ/arch/x86/boot/bzImage.
+#
+# The caller sets prog, top, ksrc, work, obj, logs, jobs, state (where the
+# applied patch is recorded, so that a killed run is reverted by the next),
+# builder (a command "BUILDER SRC OBJ JOBS" replacing make, or empty) and
+# child (""), defines note, and on every exit path calls restore_tree.
+
+apt_dir=""
+
+# Debian unstable's newest linux-source-7.x, unpacked into WORK/src, through
+# a private apt state (the machine's apt configuration is never touched).
+fetch_source() {
+	apt_dir=$work/apt
+	local m key="" pkg deb tarball dir
+	local -a o=()
+	m=${IOPATH_VM_MIRROR:-$(host_mirror debian)}
+	[ -n "$m" ] || fail "no Debian mirror in /etc/apt sources; set IOPATH_VM_MIRROR=URL or KSRC=DIR"
+	[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] &&
+		key="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$work/debs"
+	echo "deb $key$m sid main" > "$apt_dir/sources.list"
+	o=(-q -o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
+	   -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+	   -o APT::Sandbox::User=root -o APT::Get::AllowUnauthenticated=false)
+	if [ -z "$(find "$apt_dir/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
+		note "updating the package lists of the private apt state in $apt_dir"
+		apt-get "${o[@]}" update > "$work/apt-update.log" 2>&1 ||
+			fail "apt-get update failed: $(grep -E '^(E|W):' "$work/apt-update.log" | head -n 1)"
+	fi
+	pkg=$(apt-cache "${o[@]}" pkgnames linux-source-7. 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$pkg" ] || fail "no linux-source-7.x in sid"
+	dir=$work/src/${pkg}
+	if [ ! -f "$dir/.iopath-unpacked" ]; then
+		deb=$(ls "$work/debs/${pkg}"_*.deb 2>/dev/null | head -n 1)
+		if [ -z "$deb" ]; then
+			note "downloading $pkg"
+			(cd "$work/debs" && apt-get "${o[@]}" download "$pkg" > "$work/apt-download.log" 2>&1) ||
+				fail "apt-get download $pkg failed: $(grep -E '^(E|W):' "$work/apt-download.log" | head -n 1)"
+			deb=$(ls "$work/debs/${pkg}"_*.deb | head -n 1)
+		fi
+		note "unpacking $(basename "$deb")"
+		rm -rf "$work/unpack" "$dir"
+		dpkg-deb -x "$deb" "$work/unpack" || fail "$deb: not a valid .deb"
+		tarball=$(ls "$work"/unpack/usr/src/linux-source-*.tar.* | head -n 1)
+		mkdir -p "$work/src"
+		tar -C "$work/src" -xaf "$tarball" || fail "cannot unpack $tarball"
+		rm -rf "$work/unpack"
+		touch "$dir/.iopath-unpacked"
+	fi
+	echo "$dir"
+}
+
+patch_files() {
+	sed -n 's/^+++ b\/\([^[:space:]]*\).*/\1/p' "$1"
+}
+
+restore_tree() {
+	local f p=$state/applied.patch bad=0
+	[ -f "$applied" ] || return 0
+	if [ -f "$p" ] && patch -d "$ksrc" -p1 -R -s -f --dry-run < "$p" > /dev/null 2>&1; then
+		patch -d "$ksrc" -p1 -R -s -f --no-backup-if-mismatch < "$p" > /dev/null 2>&1
+	fi
+	# Whatever the patch did or did not undo, the pristine copies win. A
+	# plain copy gives the file a new mtime, so make rebuilds its objects.
+	while read -r f; do
+		[ -n "$f" ] || continue
+		if ! cmp -s "$backup/$f" "$ksrc/$f"; then
+			cp "$backup/$f" "$ksrc/$f" || bad=1
+		fi
+	done < "$state/applied.files"
+	[ "$bad" = 0 ] || { echo "$prog: cannot restore the source tree from $backup" >&2; return 1; }
+	rm -f "$applied" "$state/applied.files" "$p"
+	rm -rf "$backup"
+}
+
+# apply_patch NAME FILE: FILE applied to the tree, recorded as NAME; 1 when
+# the tree cannot be restored first, 2 when FILE does not apply.
+apply_patch() {
+	local n=$1 p=$2 f
+	restore_tree || return 1
+	patch -d "$ksrc" -p1 -s -f --dry-run < "$p" > "$state/patch.log" 2>&1 || return 2
+	rm -rf "$backup"
+	patch_files "$p" > "$state/applied.files.new"
+	while read -r f; do
+		mkdir -p "$backup/$(dirname "$f")"
+		cp -p "$ksrc/$f" "$backup/$f" || return 1
+	done < "$state/applied.files.new"
+	mv "$state/applied.files.new" "$state/applied.files"
+	# A copy reverts it even if FILE changes or goes away meanwhile.
+	cp "$p" "$state/applied.patch" || return 1
+	# Recorded before the tree changes: any exit from here on reverts.
+	echo "$n" > "$applied.new" && mv "$applied.new" "$applied"
+	patch -d "$ksrc" -p1 -s -f --no-backup-if-mismatch < "$p" > "$state/patch.log" 2>&1 || return 2
+}
+
+# The patch in the tree right now, if any, and the pristine copies of the
+# files it touches.
+kbuild_state() {
+	applied=$state/applied
+	backup=$state/pristine
+}
+
+# configure: tinyconfig plus the fragment, again whenever the fragment
+# changes.
+configure() {
+	local frag=$top/configs/kernel/iopath.config sum
+	[ -n "$builder" ] && return 0
+	sum=$(md5sum < "$frag" | cut -c1-32)
+	[ -f "$obj/.config" ] && [ "$(cat "$obj/.iopath-config" 2>/dev/null)" = "$sum" ] && return 0
+	mkdir -p "$obj"
+	note "configuring $obj: tinyconfig + $(basename "$frag")"
+	{
+		make -s -C "$ksrc" O="$obj" tinyconfig &&
+		"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" &&
+		make -s -C "$ksrc" O="$obj" olddefconfig
+	} > "$logs/configure.log" 2>&1 || fail "kernel configuration failed ($logs/configure.log)"
+	echo "$sum" > "$obj/.iopath-config"
+}
+
+# run_child OUT ERR CMD...: CMD in the background, waited for, so that a
+# signal is handled at once (bash runs traps only between commands, and
+# "wait" is interruptible); the trap stops the child.
+run_child() {
+	local out=$1 err=$2 rc
+	shift 2
+	"$@" > "$out" 2> "$err" &
+	child=$!
+	wait "$child"
+	rc=$?
+	child=""
+	return $rc
+}
+
+# build_kernel LOG: the builder's exit status; the seconds taken in last_s.
+build_kernel() {
+	local log=$1 t0=$SECONDS rc
+	if [ -n "$builder" ]; then
+		run_child "$log" "$log.err" "$builder" "$ksrc" "$obj" "$jobs"
+	else
+		run_child "$log" "$log.err" make -s -C "$ksrc" O="$obj" -j"$jobs" bzImage
+	fi
+	rc=$?
+	cat "$log.err" >> "$log" && rm -f "$log.err"
+	last_s=$((SECONDS - t0))
+	return $rc
+}
