@@ -799,6 +799,8 @@ static int bench_main(int argc, char **argv)
 	}
 	if (c.fs_override && iop_fs_list_check(c.fs_override, why, sizeof(why)))
 		return iop_usage_error("bench", "--%s", why);
+	if (!iop_clock_domain())
+		return iop_usage_error("bench", "IOPATH_CLOCK_DOMAIN: \"wall\" or \"instructions\"");
 	{
 		struct iop_scratch_opts o = { 0 };
 

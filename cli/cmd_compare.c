@@ -156,6 +156,14 @@ static int cmd_compare(int argc, char **argv)
 			fputc('\n', stderr);
 			goto out;
 		}
+		/* An instruction count is not a time: never one against the other. */
+		if (strcmp(files[nloaded].domain, files[0].domain)) {
+			ret = iop_usage_error("compare", "%s is in the \"%s\" clock domain, %s in \"%s\": they do not compare",
+					      paths[0], files[0].domain, paths[nloaded],
+					      files[nloaded].domain);
+			nloaded++;
+			goto out;
+		}
 	}
 	for (; ncmp < npaths - 1; ncmp++) {
 		struct comparison *c = &cmps[ncmp];

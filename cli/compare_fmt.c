@@ -253,6 +253,9 @@ static void print_machine(FILE *out, json_t *rec)
 	if (pin && *pin)
 		fprintf(out, ", pinned to CPU %s", esc(pin));
 	fputc('\n', out);
+	/* Only where it is not wall time: every older report reads as before. */
+	if (!strcmp(iop_rs_clock_domain(rec), "instructions"))
+		fprintf(out, "clock: instructions (QEMU TCG icount: 1 ns = 1 instruction executed; counts work, not waits, cache misses or device latency)\n");
 }
 
 /* The metric the runs chose for their verdict (run.main_metric), when both sides agree. */

@@ -141,6 +141,7 @@ static int load_one(json_t *rec, void *arg)
 	json_t *params = json_object_get(rec, "params");
 	json_t *metrics = json_object_get(rec, "metrics");
 	json_t *status = json_object_get(rec, "status");
+	const char *d;
 	json_t *m;
 	size_t i;
 
@@ -155,6 +156,13 @@ static int load_one(json_t *rec, void *arg)
 	json_array_foreach(metrics, i, m)
 		if (check_metric(c, m, i, metrics))
 			return 1;
+	d = iop_rs_clock_domain(rec);
+	if (!d)
+		return fail(c, "env.clock.domain is neither \"wall\" nor \"instructions\"");
+	if (f->domain && strcmp(f->domain, d))
+		return fail(c, "clock domain \"%s\", where the records above are in \"%s\": one file, one domain",
+			    d, f->domain);
+	f->domain = d;
 
 	if (f->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 16;
@@ -234,6 +242,19 @@ err_free:
 	iop_rs_free(f);
 	f->path = path;
 	return ret < 0 ? ret : -EINVAL;
+}
+
+const char *iop_rs_clock_domain(json_t *rec)
+{
+	json_t *d = iop_rs_env(rec, "clock.domain");
+
+	if (!d)
+		return "wall";
+	if (json_is_string(d) && !strcmp(json_string_value(d), "wall"))
+		return "wall";
+	if (json_is_string(d) && !strcmp(json_string_value(d), "instructions"))
+		return "instructions";
+	return NULL;
 }
 
 void iop_rs_free(struct iop_rs_file *f)

@@ -16,6 +16,7 @@ struct iop_rs_file {
 	json_t **recs;		/* one reference held per record */
 	int *lines;		/* line of each record in @path */
 	size_t n;
+	const char *domain;	/* env.clock.domain of every record: "wall" or "instructions" */
 };
 
 /*
@@ -73,6 +74,13 @@ const char *iop_rs_env_str(json_t *rec, const char *path);
 
 /* Any JSON value at a dotted path below "env", or NULL. */
 json_t *iop_rs_env(json_t *rec, const char *path);
+
+/*
+ * The clock domain @rec was measured in: "wall", "instructions", or NULL
+ * for anything else. Records without env.clock are older than the field
+ * and were all measured in wall time.
+ */
+const char *iop_rs_clock_domain(json_t *rec);
 
 /* Whether @rec is marked untrusted. */
 bool iop_rs_untrusted(json_t *rec);

@@ -288,6 +288,45 @@ static bool have_pmu(void)
 	return true;
 }
 
+const char *iop_clock_domain(void)
+{
+	const char *d = getenv("IOPATH_CLOCK_DOMAIN");
+
+	if (!d || !*d || !strcmp(d, "wall"))
+		return "wall";
+	if (!strcmp(d, "instructions"))
+		return "instructions";
+	return NULL;
+}
+
+/* A value of the booting host's for the record, if it has the expected form. */
+static json_t *env_word(const char *name, size_t min, size_t max)
+{
+	const char *v = getenv(name);
+	size_t n;
+
+	if (!v)
+		return json_null();
+	n = strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-");
+	if (n != strlen(v) || n < min || n > max)
+		return json_null();
+	return json_string(v);
+}
+
+/*
+ * How the guest was run, as the host that booted it said: the clock
+ * domain and the accelerator (kvm, tcg, tcg-icount; null on bare metal or
+ * when nobody said).
+ */
+static json_t *env_clock(void)
+{
+	const char *d = iop_clock_domain();
+
+	return json_pack("{s:s, s:o}",
+			 "domain", d ? d : "wall",
+			 "accel", env_word("IOPATH_ACCEL", 1, 16));
+}
+
 static json_t *env_kernel(void)
 {
 	struct utsname u;
@@ -298,11 +337,13 @@ static json_t *env_kernel(void)
 	 * boot_id: repetitions from one boot share page placement, interrupt
 	 * routing and frequency state; compare needs to know which did.
 	 */
-	return json_pack("{s:s, s:s, s:o, s:o}",
+	/* image_sha256: which build, where releases are alike (A/B of one tree). */
+	return json_pack("{s:s, s:s, s:o, s:o, s:o}",
 			 "release", u.release,
 			 "version", u.version,
 			 "cmdline", json_file_str("/proc/cmdline"),
-			 "boot_id", json_file_str("/proc/sys/kernel/random/boot_id"));
+			 "boot_id", json_file_str("/proc/sys/kernel/random/boot_id"),
+			 "image_sha256", env_word("IOPATH_KERNEL_IMAGE_SHA256", 64, 64));
 }
 
 static json_t *env_machine(void)
@@ -378,8 +419,9 @@ json_t *iop_env_collect(const struct iop_env_info *info)
 	if (!info)
 		info = &none;
 	/* json_pack with "o" takes NULL as failure and frees the rest. */
-	return json_pack("{s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}, s:{s:s, s:s}}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}, s:{s:s, s:s}}",
 			 "kernel", env_kernel(),
+			 "clock", env_clock(),
 			 "machine", env_machine(),
 			 "placement", env_placement(info),
 			 "device", env_device(info),

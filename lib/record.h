@@ -50,6 +50,16 @@ struct iop_env_info {
 json_t *iop_env_collect(const struct iop_env_info *info);
 
 /*
+ * The clock domain the timed loops ran in: "wall" (nanoseconds of real
+ * time, the default) or "instructions" (under QEMU TCG with icount the
+ * guest clock advances 1 ns per instruction executed, so a time per
+ * operation is an instruction count). Set by whoever boots the machine,
+ * through IOPATH_CLOCK_DOMAIN; NULL when that holds anything else.
+ * Records of different domains never compare.
+ */
+const char *iop_clock_domain(void);
+
+/*
  * Write records atomically: to a new "<path>.tmp.XXXXXX" (O_EXCL|O_NOFOLLOW)
  * then rename(2). With @append the existing lines of @path are kept in
  * front. A symlink at @path is refused (-ELOOP), never followed.

@@ -244,6 +244,23 @@ bad_usage unknown_option base.jsonl new-same.jsonl --bogus
 bad_usage one_file base.jsonl
 bad_usage no_arguments
 
+# ---- clock domains: instructions (QEMU TCG icount) never against wall time --
+jq -c '.env.clock = {domain: "instructions", accel: "tcg-icount"}' base.jsonl > "$tmp/base-icount.jsonl"
+jq -c '.env.clock = {domain: "instructions", accel: "tcg-icount"}' new-5pct.jsonl > "$tmp/new-icount.jsonl"
+bad_usage clock_domains_never_mix base.jsonl "$tmp/new-icount.jsonl"
+check_cmd compare.clock.refusal_names_both_domains \
+	grep -q 'base.jsonl is in the "wall" clock domain, .*new-icount.jsonl in "instructions"' "$tmp/err"
+{ head -n 1 "$tmp/base-icount.jsonl"; sed -n 2p base.jsonl; } > "$tmp/mixed.jsonl"
+"$iopath" compare "$tmp/mixed.jsonl" base.jsonl > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check_cmd compare.clock.one_file_one_domain \
+	test "$rc" = 2 -a ! -s "$tmp/out" -a "$(wc -l < "$tmp/err")" = 1
+check_cmd compare.clock.refusal_names_the_line grep -q 'mixed.jsonl:2: clock domain "wall"' "$tmp/err"
+"$iopath" compare "$tmp/base-icount.jsonl" "$tmp/new-icount.jsonl" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check_cmd compare.clock.instructions_compare_and_say_so \
+	test "$rc" = 0 -a "$(grep -c '^clock: instructions' "$tmp/out")" -ge 1
+
 # ---- bad input: one line naming file and line, exit 2, no table ------------
 # case file expected-stderr-regex
 bad_cases="
