@@ -113,6 +113,7 @@ root=$tmp/root
 
 t0=$SECONDS
 resolve_kernel "$kernel"
+acc=$(pick_accel)
 if [ "$fetch_only" = 1 ]; then
 	echo "$vmlinuz"
 	exit 0

@@ -20,11 +20,22 @@ pick_accel() {
 }
 
 boot_guest() {
-	acc=$(pick_accel)
+	local -a cpu clock=()
 	# TCG's "max" CPU has SSE4.2, PCLMUL and AVX2, as the kernels expect.
 	cpu=(-cpu max)
 	[ "$acc" = kvm ] && cpu=(-cpu host)
-	echo "$prog: booting $kdesc ($acc, ${mem} MB, $smp CPUs, limit ${timeout_s} s; prepared in ${t_prep} s)" >&2
+	if [ "$icount" = 1 ]; then
+		# The guest clock counts instructions (1 ns each, shift=0); idle
+		# time jumps to the next timer instead of following the host
+		# (sleep=off), and the RTC follows the guest clock, so nothing of
+		# the host's time reaches the guest. RDRAND and RDSEED would hand
+		# the guest the host's entropy; without them its randomness comes
+		# from the seed on the command line (docs/ab.md, "Noise").
+		clock=(-icount shift=0,sleep=off -rtc clock=vm)
+		cpu=(-cpu max,-rdrand,-rdseed)
+		append="nokaslr iopath.seed=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n') $append"
+	fi
+	echo "$prog: booting $kdesc ($acc${clock:+ icount}, ${mem} MB, $smp CPUs, limit ${timeout_s} s; prepared in ${t_prep} s)" >&2
 
 	console=$tmp/console
 	tap=$tmp/tap
@@ -37,7 +48,7 @@ boot_guest() {
 	# at a tracepoint site (__schedule, trace_sched_wakeup) when tracing is
 	# switched on, then a panic. docs/efficacy.md has the measurements.
 	[ "$acc" = tcg ] && accel_opt=tcg,thread=${IOPATH_VM_TCG_THREAD:-single}
-	qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" -m "$mem" -smp "$smp" \
+	qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" "${clock[@]}" -m "$mem" -smp "$smp" \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-serial "file:$console" -serial "file:$tap" \
 		-kernel "$vmlinuz" -initrd "$tmp/initrd.gz" \

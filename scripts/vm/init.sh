@@ -60,6 +60,41 @@ if [ -f /etc/iopath-vm/repro ]; then
 	echo o > /proc/sysrq-trigger
 fi
 
+# iopath bench: the records go to ttyS1 one a line behind "IOPATH-RECORD ",
+# then the result line; scripts/vm/verdict.bash takes them apart.
+if [ -f /etc/iopath-vm/bench ]; then
+	. /etc/iopath-vm/bench
+	. /etc/iopath-vm/env
+	# The seed the host drew for this boot, so that boots differ where
+	# real boots differ (boot id, hash seeds, address-space layout), and
+	# only there: with icount nothing else random reaches the guest.
+	seed=$(sed -n 's/.*iopath.seed=\([0-9a-f]*\).*/\1/p' /proc/cmdline)
+	[ -n "$seed" ] && echo "$seed" > /dev/urandom
+	say "# iopath-vm: boot $(cat /proc/sys/kernel/random/boot_id)"
+	set --
+	while IFS= read -r a; do
+		set -- "$@" "$a"
+	done < /etc/iopath-vm/args
+	mkdir -p /root/results
+	/iopath/bench/build/iopath bench --quiet --out /root/results/records.jsonl "$@" \
+		> /tmp/bench.out 2>&1
+	rc=$?
+	sed 's/^/# iopath-vm: bench: /' /tmp/bench.out | tail -n 20 >&3
+	n=0
+	if [ -f /root/results/records.jsonl ]; then
+		while IFS= read -r l; do
+			say "IOPATH-RECORD $l"
+			n=$((n + 1))
+		done < /root/results/records.jsonl
+	fi
+	status=pass
+	[ "$rc" = 0 ] && [ "$n" -gt 0 ] || status=fail
+	say "# IOPATH-VM-RESULT: status=$status bench_exit=$rc records=$n"
+	sync
+	poweroff -f
+	echo o > /proc/sysrq-trigger
+fi
+
 # The kernel's features, probed once: what the requirements are judged by.
 if ! /iopath/kselftest/iopath/iopath_probe > /tmp/features 2>/tmp/probe.err; then
 	say "# iopath-vm: iopath_probe failed: $(cat /tmp/probe.err)"

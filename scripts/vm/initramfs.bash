@@ -71,6 +71,25 @@ stage_repro() {
 	touch "$root/etc/iopath-vm/repro"
 }
 
+# iopath bench in the guest: the binary with its libraries and the
+# benchmark profiles, laid out as a checkout (BENCH/build/iopath finds
+# BENCH/configs), and what the records say about this run: the kernel
+# image's hash and the clock domain (lib/record.c reads them).
+stage_bench() {
+	local dst=/iopath/bench
+	copy_with_libs "$build/iopath" "$dst/build/iopath"
+	mkdir -p "$root$dst/configs"
+	cp -r "$top/configs/bench" "$root$dst/configs/"
+	{
+		echo "export IOPATH_KERNEL_IMAGE_SHA256=$(sha256sum < "$vmlinuz" | cut -d' ' -f1)"
+		if [ "$icount" = 1 ]; then
+			echo "export IOPATH_CLOCK_DOMAIN=instructions IOPATH_ACCEL=tcg-icount"
+		else
+			echo "export IOPATH_CLOCK_DOMAIN=wall IOPATH_ACCEL=$acc"
+		fi
+	} > "$root/etc/iopath-vm/bench"
+}
+
 # The modules of VM_MODULES that exist, with their dependencies, dependencies
 # first, decompressed into the initramfs; /etc/iopath-vm/modules lists the
 # load order.
@@ -139,6 +158,8 @@ build_initramfs() {
 	echo 'root:x:0:' > "$root/etc/group"
 	if [ "$repro" = 1 ]; then
 		stage_repro
+	elif [ "$bench" = 1 ]; then
+		stage_bench
 	else
 		stage_selftests
 	fi

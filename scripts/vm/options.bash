@@ -46,6 +46,14 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
                  --env are those of the job
   --repro        run the kernel bug reproducers (scripts/repro.sh, the
                  arguments after -- go to it) instead of the selftests
+  --bench        run 'iopath bench' in the guest (the arguments after -- go
+                 to it) on scratch filesystems the guest makes on its own
+                 zram, instead of the selftests; needs --records
+  --records FILE with --bench: the guest's records (JSON Lines) go there
+  --icount       count instructions: TCG with -icount shift=0,sleep=off, so
+                 the guest clock advances 1 ns per instruction executed and
+                 the records' clock domain is "instructions" (docs/ab.md);
+                 without it records are in wall time
   after --:      passed to run_kselftest.sh, e.g. -t iopath:folio_batch_test
 
 Packages are fetched from bookworm, bookworm-updates, bookworm-security and
@@ -75,11 +83,14 @@ parse_args() {
 	fetch_only=0
 	repro=0
 	lava_out=""
+	bench=0
+	records_out=""
+	icount=0
 	guest_env=()
 	known_failures=$top/configs/known-failures
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures|--lava-out)
+		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures|--lava-out|--records)
 			[ $# -ge 2 ] || usage_error "$1 needs a value"
 			case $1 in
 			--kernel) kernel=$2 ;;
@@ -95,6 +106,7 @@ parse_args() {
 			--initrd) initrd_in=$2 ;;
 			--append) append=$2 ;;
 			--log) log_out=$2 ;;
+			--records) records_out=$2 ;;
 			--cache) cache=$2 ;;
 			--known-failures) known_failures=$2 ;;
 			--lava-out) lava_out=$2 ;;
@@ -109,6 +121,8 @@ parse_args() {
 		-v|--verbose) verbose=1; shift ;;
 		--fetch-only) fetch_only=1; shift ;;
 		--repro) repro=1; shift ;;
+		--bench) bench=1; shift ;;
+		--icount) icount=1; shift ;;
 		-h|--help) usage; exit 0 ;;
 		--) shift; break ;;
 		*) usage_error "unknown option '$1' (see --help)" ;;
@@ -145,6 +159,7 @@ check_args() {
 	check_tcg_thread
 	check_kernel_arg "$kernel"
 	build=$(mkdir -p "$build" && cd "$build" && pwd) || usage_error "--build $build: cannot use that directory"
+	check_bench_args
 
 	for t in qemu-system-x86_64 cpio gzip dpkg-deb depmod busybox ldd flock; do
 		command -v "$t" >/dev/null 2>&1 || [ -x "/bin/$t" ] ||
@@ -156,6 +171,31 @@ check_args() {
 	mkdir -p "$cache/debs" "$cache/kernels" && cache=$(cd "$cache" && pwd) ||
 		usage_error "--cache $cache: cannot use that directory"
 	apt_dir=$cache/apt
+}
+
+# --bench, --records and --icount: what goes with what, and the benchmark
+# arguments checked by the same binary the guest runs (--dry-run), so a
+# benchmark the guest does not have is refused before anything boots.
+check_bench_args() {
+	if [ "$icount" = 1 ]; then
+		[ "$accel" != kvm ] || usage_error "--icount needs TCG: KVM runs guest code on the host CPU, uncounted"
+		accel=tcg
+	fi
+	if [ "$bench" = 0 ]; then
+		[ -z "$records_out" ] || usage_error "--records goes with --bench"
+		return 0
+	fi
+	[ "$repro" = 0 ] || usage_error "--bench and --repro exclude each other"
+	[ -n "$records_out" ] || usage_error "--bench needs --records FILE"
+	[ ${#ksft_args[@]} -gt 0 ] || usage_error "--bench needs a benchmark or --profile after --"
+	[ -x "$build/iopath" ] || fail "no $build/iopath (run make)"
+	local why
+	why=$(out_refusal "$records_out")
+	[ -z "$why" ] || usage_error "--records $why"
+	[ -d "$(dirname -- "$records_out")" ] || usage_error "--records $records_out: no such directory"
+	local err
+	err=$(IOPATH_SCRATCH_DIR=/ "$build/iopath" bench --dry-run --quiet --out - "${ksft_args[@]}" 2>&1 >/dev/null) ||
+		usage_error "--bench: $(head -n 1 <<< "$err" | sed 's/^iopath: bench: //')"
 }
 
 # Bad input is refused before anything is created or fetched.

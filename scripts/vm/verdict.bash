@@ -20,6 +20,30 @@ kernel_log_findings() {
 	[ "$rc" -le 1 ] || echo "iopath kmsg scan failed (exit $rc), the console was not checked"
 }
 
+# The records of a --bench run: each line the guest sent behind
+# "IOPATH-RECORD ", to --records. Their contents are read by the records
+# reader (iopath compare), not here.
+report_bench() {
+	local n bad
+	tr -d '\r' < "$tap" | sed -n 's/^IOPATH-RECORD //p' > "$tmp/records.jsonl"
+	n=$(wc -l < "$tmp/records.jsonl")
+	echo "vm: bench: $n records, bench exit $(field bench_exit) ($kdesc, $acc$([ "$icount" = 1 ] && echo ", instructions");" \
+		"prepare ${t_prep} s, boot+run ${elapsed} s)" >&2
+	bad=$(kernel_log_findings < "$console")
+	if [ -n "$bad" ]; then
+		echo "$prog: the kernel console shows a kernel bug report (lib/kmsg_patterns.h):" >&2
+		head -n 5 <<< "$bad" | sed 's/^/  | /' >&2
+		status=fail
+	fi
+	if [ "$status" != pass ]; then
+		tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: bench: /  | /p' | tail -n 5 | cat -v >&2
+		echo "$prog: $kdesc: the benchmark failed in the guest" >&2
+		exit 1
+	fi
+	write_file "$records_out" < "$tmp/records.jsonl" || exit 1
+	exit 0
+}
+
 report_result() {
 	result=$(tr -d '\r' < "$tap" | grep '^# IOPATH-VM-RESULT:' | tail -n 1)
 	if [ -z "$result" ]; then
@@ -38,6 +62,10 @@ report_result() {
 		exit 1
 	fi
 	status=$(field status)
+	if [ "$bench" = 1 ]; then
+		report_bench
+		return
+	fi
 	known=$(field known)
 	kn=""
 	[ "${known:-0}" != 0 ] && kn=" $known known,"
