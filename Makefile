@@ -192,6 +192,14 @@ mutate: kselftest-install
 	$(Q)scripts/deps.sh vm mutate
 	$(Q)scripts/mutate.sh --build $(O) $(if $(KSRC),--ksrc "$(KSRC)") $(MUTATE_ARGS)
 
+# Kernel A/B (docs/ab.md): two kernels booted interleaved under QEMU, the
+# benchmark in each boot, one verdict. AB_ARGS go to scripts/ab.sh, e.g.
+# AB_ARGS="--ksrc debian --patch my.patch --profile ab-read-readv".
+.PHONY: ab
+ab: all
+	$(Q)scripts/deps.sh vm mutate
+	$(Q)scripts/ab.sh --build $(O) $(AB_ARGS)
+
 # The tool's own mutants (configs/mutants/tool/): each plants a bug in the
 # statistics or the benchmark harness of a copy of this tree, which is
 # rebuilt and checked by the tests its header names. MUTATE_TOOL_ARGS go

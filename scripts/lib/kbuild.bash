@@ -151,3 +151,23 @@ build_kernel() {
 	last_s=$((SECONDS - t0))
 	return $rc
 }
+
+# guard_tree: a watcher in a session of its own, so that a SIGKILL of this
+# script or of its whole process group leaves the tree pristine too: when
+# this shell is gone it takes the work lock (once whatever holds it, e.g.
+# an orphaned build, is done with it) and reverts the patch recorded in
+# the state, if any. On an ordinary exit the caller has restored the tree
+# already and the watcher finds nothing to do.
+guard_tree() {
+	KB_OWNER=$$ KB_LOCK=$work/.lock KB_STATE=$state KB_KSRC=$ksrc KB_PROG=$prog \
+		setsid -f bash -c '
+		while kill -0 "$KB_OWNER" 2>/dev/null; do
+			sleep 0.2
+		done
+		. "$0" || exit 1
+		prog=$KB_PROG state=$KB_STATE ksrc=$KB_KSRC
+		kbuild_state
+		exec 8>> "$KB_LOCK" || exit 1
+		flock 8
+		restore_tree' "$top/scripts/lib/kbuild.bash" < /dev/null > /dev/null 2>&1 8>&-
+}

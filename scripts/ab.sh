@@ -1,0 +1,357 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath ab: is kernel B faster than kernel A, in one command. Each side is
+# a kernel in any form `iopath vm --kernel` takes, or is built from one
+# source tree with and without a patch (scripts/lib/kbuild.bash, the small
+# configuration iopath mutate builds). The sides boot interleaved, A B A B
+# ..., so that drift in the host hits both alike; in each boot the
+# benchmarks run inside the guest (`iopath vm --bench`: the iopath binary
+# in the initramfs, scratch filesystems on the guest's own zram) and their
+# records come back over the console. `iopath compare` then tests the
+# sides with the boot as the unit, and one verdict line per benchmark
+# follows, for a commit message.
+#
+# The clock domain: under KVM the guest clock is wall time. Without a
+# usable KVM the guest runs under QEMU TCG with icount, where its clock
+# advances 1 ns per instruction executed, so every time per operation is
+# an instruction count (docs/ab.md says what that does and does not
+# measure). Records carry their domain, and every record of a run must be
+# in the domain it was run for.
+#
+# What it does not do: judge a single boot, or a side whose boots failed.
+# A boot that fails, hangs or sends no records fails the run with that
+# boot named; nothing is averaged over it.
+#
+# The kernel builder and the VM are commands (IOPATH_AB_BUILDER,
+# IOPATH_AB_VM), so tests/ab.sh runs all of this with fakes.
+#
+# Exit: 0 a verdict was reached (whatever it says), 1 a build, boot or
+# benchmark failed, 2 bad usage or input.
+set -u
+
+prog="iopath: ab"
+top=$(cd "$(dirname "$0")/.." && pwd)
+# usage_error, fail, check_out_path, put_file
+# shellcheck source=scripts/lib/common.bash
+. "$top/scripts/lib/common.bash"
+# fetch_source, apply_patch, restore_tree, guard_tree, configure, build_kernel
+# shellcheck source=scripts/lib/kbuild.bash
+. "$top/scripts/lib/kbuild.bash"
+
+usage() {
+	cat <<EOF
+usage: iopath ab (--a KERNEL --b KERNEL | --ksrc DIR [--patch-a FILE] [--patch FILE])
+                 [options] (--profile NAME | -- BENCH [param=value ...])
+
+Boot kernels A and B interleaved under QEMU, run the benchmark in each boot,
+compare the sides with the boot as the unit, and print one verdict line per
+benchmark.
+
+  --a K, --b K     the two kernels: a bzImage, a Debian kernel .deb or a
+                   Debian package name (as iopath vm --kernel takes)
+  --ksrc DIR       build both from this kernel tree with the small config
+                   (tinyconfig + configs/kernel/iopath.config); 'debian':
+                   Debian unstable's newest linux-source-7.x, fetched
+  --patch FILE     with --ksrc: B is the tree with FILE applied
+  --patch-a FILE   with --ksrc: A is the tree with FILE applied (e.g. one
+                   that puts the old code back, B being the tree as it is)
+  --profile NAME   the benchmarks of configs/bench/NAME.conf (or a path)
+  --boots N        boots per side (default 3), interleaved A B A B ...
+  --accel A        tcg (instructions), kvm (wall time) or auto (default: kvm
+                   where a hardware KVM works, else tcg)
+  --out DIR        records, logs and the report (a new directory; default
+                   results/ab-<time>-<pid>)
+  --work DIR       the build tree and state (default /var/cache/iopath/ab)
+  --build DIR      iopath build directory: the iopath binary the guests run
+                   (default build)
+  --timeout S      limit for one boot, seconds (default 900)
+  --jobs N         make -j for the kernel (default 2)
+  after --:        the benchmark and its parameters, as iopath bench takes them
+
+Environment: IOPATH_AB_BUILDER (a command run as "BUILDER SRC OBJ JOBS",
+replacing make), IOPATH_AB_VM (a command taking scripts/vm.sh's arguments).
+EOF
+}
+
+note() {
+	echo "$prog: $*" >&2
+}
+
+ka=""
+kb=""
+ksrc=""
+patch_a=""
+patch_b=""
+profile=""
+boots=3
+accel=auto
+out=""
+work=/var/cache/iopath/ab
+timeout_s=900
+jobs=2
+build=$top/build
+bench_args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--a|--b|--ksrc|--patch|--patch-a|--profile|--boots|--accel|--out|--work|--build|--timeout|--jobs)
+		[ $# -ge 2 ] || usage_error "$1 needs a value"
+		case $1 in
+		--a) ka=$2 ;;
+		--b) kb=$2 ;;
+		--ksrc) ksrc=$2 ;;
+		--patch) patch_b=$2 ;;
+		--patch-a) patch_a=$2 ;;
+		--profile) profile=$2 ;;
+		--boots) boots=$2 ;;
+		--accel) accel=$2 ;;
+		--out) out=$2 ;;
+		--work) work=$2 ;;
+		--build) build=$2 ;;
+		--timeout) timeout_s=$2 ;;
+		--jobs) jobs=$2 ;;
+		esac
+		shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; bench_args=("$@"); break ;;
+	*) usage_error "unknown argument '$1' (--help lists the options)" ;;
+	esac
+done
+
+# ---- bad input is refused before anything is built, booted or created -----
+
+builder=${IOPATH_AB_BUILDER:-}
+vm=${IOPATH_AB_VM:-$top/scripts/vm.sh}
+build=$(cd "$build" 2>/dev/null && pwd) || usage_error "--build: no directory $build"
+iopath=$build/iopath
+child=""
+last_s=0
+
+if [ -n "$ksrc" ]; then
+	[ -z "$ka$kb" ] || usage_error "--ksrc builds both sides: no --a or --b with it"
+	[ -n "$patch_a$patch_b" ] || usage_error "--ksrc needs --patch or --patch-a: the sides would be the same kernel"
+else
+	[ -n "$ka" ] && [ -n "$kb" ] || usage_error "give --a and --b, or --ksrc with --patch (--help)"
+	[ -z "$patch_a$patch_b" ] || usage_error "--patch and --patch-a go with --ksrc"
+fi
+for p in "$patch_a" "$patch_b"; do
+	[ -z "$p" ] && continue
+	[ -f "$p" ] && [ ! -L "$p" ] || usage_error "--patch $p: not a regular file"
+	grep -q '^+++ ' "$p" || usage_error "--patch $p: no unified diff in it"
+done
+[[ $boots =~ ^[1-9][0-9]?$ ]] || usage_error "--boots '$boots': expected 1 to 99"
+[[ $timeout_s =~ ^[1-9][0-9]{0,4}$ ]] || usage_error "--timeout '$timeout_s': expected 1 to 99999 seconds"
+[[ $jobs =~ ^[12]$ ]] || usage_error "--jobs '$jobs': 1 or 2 on a shared machine"
+case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
+if [ -n "$profile" ]; then
+	[ ${#bench_args[@]} = 0 ] || usage_error "give --profile or a benchmark after --, not both"
+	bench_args=(--profile "$profile")
+fi
+[ ${#bench_args[@]} -gt 0 ] || usage_error "no benchmark: --profile NAME or -- BENCH [param=value ...]"
+[ -x "$iopath" ] || fail "no $iopath (run make)"
+# The guest runs this same binary: what it refuses, the guest would.
+err=$("$iopath" bench --dry-run --quiet --out - "${bench_args[@]}" 2>&1 >/dev/null) ||
+	usage_error "the benchmark: $(head -n 1 <<< "$err" | sed 's/^iopath: bench: //' | cat -v)"
+for t in jq sha256sum flock setsid; do
+	command -v "$t" >/dev/null || fail "$t not found; run 'scripts/deps.sh base'"
+done
+
+# The clock domain follows from the accelerator.
+if [ "$accel" = auto ]; then
+	if [ -w /dev/kvm ] && { [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; } &&
+	   grep -qwE 'vmx|svm' /proc/cpuinfo; then
+		accel=kvm
+	else
+		accel=tcg
+	fi
+fi
+if [ "$accel" = tcg ]; then
+	domain=instructions
+	vm_clock=(--accel tcg --icount)
+else
+	domain=wall
+	vm_clock=(--accel kvm)
+fi
+
+if [ -z "$out" ]; then
+	out=$top/results/ab-$(date -u +%Y%m%dT%H%M%SZ)-$$
+	mkdir -p "$top/results" || fail "cannot create $top/results"
+fi
+[ -L "$out" ] && usage_error "--out $out: a symlink"
+[ ! -e "$out" ] || usage_error "--out $out: exists; give a new directory"
+[ -d "$(dirname -- "$out")" ] || usage_error "--out $out: no directory $(dirname -- "$out")"
+case $work in /*) ;; *) work=$PWD/$work ;; esac
+
+if [ -n "$ksrc" ] && [ "$ksrc" != debian ]; then
+	[ -f "$ksrc/Makefile" ] && [ -d "$ksrc/fs/iomap" ] ||
+		usage_error "--ksrc: $ksrc is not a kernel source tree (no Makefile or fs/iomap)"
+	ksrc=$(cd "$ksrc" && pwd)
+fi
+
+# ---- the work directory, its lock, and the tree always restored ------------
+
+state=$work/state
+logs=$work/logs
+obj=$work/obj
+mkdir -p "$state" "$logs" || fail "cannot create $work"
+[ -L "$work/.lock" ] && fail "$work/.lock: a symlink"
+exec 8>> "$work/.lock"
+flock -n 8 || fail "another iopath ab is running on $work"
+kbuild_state
+
+on_exit() {
+	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
+	[ -n "$ksrc" ] && restore_tree
+}
+trap on_exit EXIT
+trap 'note interrupted; exit 130' INT
+trap 'note terminated; exit 143' TERM
+
+if [ "$ksrc" = debian ]; then
+	ksrc=$(fetch_source) || exit 1
+fi
+if [ -n "$ksrc" ]; then
+	# A killed earlier run's patch goes first; then every patch must apply
+	# to the pristine tree before anything is built.
+	restore_tree || fail "cannot restore the source tree $ksrc"
+	for p in "$patch_a" "$patch_b"; do
+		[ -z "$p" ] && continue
+		patch -d "$ksrc" -p1 -s -f --dry-run < "$p" > "$state/patch.log" 2>&1 ||
+			usage_error "--patch $p does not apply to $ksrc: $(head -n 1 "$state/patch.log" | cat -v)"
+	done
+	guard_tree
+fi
+
+# ---- the kernels ------------------------------------------------------------
+
+# build_side SIDE PATCH: the tree with PATCH (or as it is), built, kept as
+# WORK/kernels/SIDE.bzImage, the tree restored.
+build_side() {
+	local side=$1 p=$2 rc
+	if [ -n "$p" ]; then
+		apply_patch "$side" "$p"
+		rc=$?
+		[ "$rc" = 0 ] || fail "$side: cannot apply $p (rc $rc): $(head -n 1 "$state/patch.log" | cat -v)"
+	fi
+	note "$side: building${p:+ with $(basename "$p")}"
+	build_kernel "$logs/$side.build"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		mkdir -p "$work/kernels"
+		cp "$obj/arch/x86/boot/bzImage" "$work/kernels/$side.bzImage.new" &&
+			mv "$work/kernels/$side.bzImage.new" "$work/kernels/$side.bzImage" || rc=1
+	fi
+	restore_tree || fail "cannot restore the source tree $ksrc"
+	[ "$rc" = 0 ] || fail "$side: the kernel did not build in ${last_s} s: $(grep -m1 -E 'error:|Error [0-9]' "$logs/$side.build" | cut -c1-200 | cat -v)"
+	note "$side: built in ${last_s} s"
+}
+
+if [ -n "$ksrc" ]; then
+	configure
+	build_side A "$patch_a"
+	build_side B "$patch_b"
+	ka=$work/kernels/A.bzImage
+	kb=$work/kernels/B.bzImage
+fi
+
+# resolve SIDE KERNEL: the image's path (fetched once into the VM cache for
+# a package) into img_SIDE, its hash into sha_SIDE.
+declare -A img sha
+resolve() {
+	local side=$1 k=$2 path
+	path=$("$vm" --kernel "$k" --build "$build" --fetch-only 2> "$state/$side.fetch.err")
+	case $? in
+	0) ;;
+	2) usage_error "--$(tr 'AB' 'ab' <<< "$side"): $(tail -n 1 "$state/$side.fetch.err" | sed 's/^iopath: vm: //' | cat -v)" ;;
+	*) fail "$side: cannot get the kernel: $(tail -n 1 "$state/$side.fetch.err" | cat -v)" ;;
+	esac
+	[ -f "$path" ] || fail "$side: the VM named no kernel image"
+	img[$side]=$path
+	sha[$side]=$(sha256sum < "$path" | cut -d' ' -f1)
+}
+resolve A "$ka"
+resolve B "$kb"
+mkdir "$out" || fail "cannot create $out"
+mkdir "$out/logs" || fail "cannot create $out/logs"
+{
+	printf 'side\tkernel\timage_sha256\n'
+	printf 'A\t%s\t%s\n' "$ka" "${sha[A]}"
+	printf 'B\t%s\t%s\n' "$kb" "${sha[B]}"
+} > "$out/kernels.tsv"
+[ "${sha[A]}" = "${sha[B]}" ] &&
+	note "A and B are the same image: an A/A run (what the comparison can resolve, nothing more)"
+
+# ---- the boots, interleaved ---------------------------------------------------
+
+# boot SIDE N: one boot of SIDE's kernel running the benchmark; its records
+# are checked to come from that kernel, in the run's clock domain, and from
+# a boot of their own.
+boot() {
+	local side=$1 n=$2 base rc t0=$SECONDS bad id
+	base=$out/logs/$side.$n
+	note "boot $n of $boots: $side"
+	"$vm" --kernel "${img[$side]}" --build "$build" "${vm_clock[@]}" --smp 1 \
+		--timeout "$timeout_s" --log "$base.console" --records "$base.jsonl" \
+		--bench -- "${bench_args[@]}" > "$base.out" 2> "$base.err" &
+	child=$!
+	wait "$child"
+	rc=$?
+	child=""
+	printf '%s\t%s\t%s\t%s\n' "$n" "$side" "$rc" "$((SECONDS - t0))" >> "$out/boots.tsv"
+	if [ "$rc" != 0 ] || [ ! -s "$base.jsonl" ]; then
+		fail "boot $n of $side failed (exit $rc): $(grep -v '^  ' "$base.err" | tail -n 1 | cut -c1-300 | cat -v)"
+	fi
+	bad=$(jq -r --arg sha "${sha[$side]}" --arg dom "$domain" '
+		if (.env.kernel.image_sha256 // "") != $sha then "a record from another kernel image"
+		elif (.env.clock.domain // "wall") != $dom then "records in the \"" + (.env.clock.domain // "wall") + "\" clock domain, the run is in \"" + $dom + "\""
+		else empty end' "$base.jsonl" 2>&1 | head -n 1)
+	[ -z "$bad" ] || fail "boot $n of $side: $(cut -c1-200 <<< "$bad" | cat -v)"
+	id=$(jq -r '.env.kernel.boot_id // ""' "$base.jsonl" | sort -u)
+	[[ $id =~ ^[0-9a-f-]{36}$ ]] || fail "boot $n of $side: not one boot id in its records"
+	grep -qxF "$id" "$state/boot-ids" 2>/dev/null && fail "boot $n of $side: boot id $id seen before: not a boot of its own"
+	echo "$id" >> "$state/boot-ids"
+}
+
+printf 'boot\tside\texit\tseconds\n' > "$out/boots.tsv"
+: > "$state/boot-ids"
+for ((i = 1; i <= boots; i++)); do
+	boot A "$i"
+	boot B "$i"
+done
+for side in A B; do
+	cat "$out"/logs/"$side".*.jsonl > "$state/$side.jsonl" &&
+		put_file "$state/$side.jsonl" "$out/$side.jsonl" || fail "cannot write $out/$side.jsonl"
+done
+
+# ---- the comparison and the verdict -------------------------------------------
+
+"$iopath" compare "$out/A.jsonl" "$out/B.jsonl" > "$out/report.txt" 2> "$out/logs/compare.err"
+rc=$?
+[ "$rc" = 0 ] || fail "iopath compare failed (exit $rc): $(head -n 1 "$out/logs/compare.err" | cat -v)"
+"$iopath" compare "$out/A.jsonl" "$out/B.jsonl" --format json > "$out/compare.json" 2>> "$out/logs/compare.err" ||
+	fail "iopath compare --format json failed"
+cat "$out/report.txt"
+
+# One line per benchmark, on its main metric (the one its profile judges
+# by, else its first), with the change, its CI and what the run could have
+# seen, in the run's clock domain.
+clock_words="wall time, KVM"
+[ "$domain" = instructions ] && clock_words="instructions, QEMU TCG icount"
+jq -r --arg clock "$clock_words" --argjson boots "$boots" '
+	def fixed2: (. * 10000 | round) as $h | ($h | fabs) as $a
+		| "\($a / 100 | floor).\($a % 100 | tostring | if length < 2 then "0" + . else . end)"
+		| if $h < 0 then "-" + . else . end;
+	def pct: fixed2 | if startswith("-") then . else "+" + . end;
+	def pct0: fixed2;
+	.comparisons[0].groups[] as $g
+	| ($g.metrics | map(select(.name == ($g.main_metric // $g.metrics[0].name))) | .[0]) as $m
+	| select($m != null)
+	| "iopath ab: \($g.bench)\(if $g.params.fs and $g.params.fs != "none" then " on " + $g.params.fs else "" end) \($m.name): "
+	  + "\($m.change | pct)% [\($m.ci[0] | pct)%, \($m.ci[1] | pct)%], \($m.verdict) "
+	  + "(could have seen >= \($m.mde | pct0)%; \($clock), \($boots) boots a side)"
+' "$out/compare.json" > "$out/verdict.txt" || fail "cannot read the comparison"
+[ -s "$out/verdict.txt" ] || fail "the comparison has no metric in common between A and B"
+echo
+cat "$out/verdict.txt"
+note "records, logs and the report in $out"
+exit 0

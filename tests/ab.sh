@@ -1,0 +1,217 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath ab (scripts/ab.sh) without booting a kernel: a fake builder (its
+# bzImage carries the tree's "cost" file) and a fake VM (its records carry
+# that cost per operation, with a little noise per boot) stand in for make
+# and scripts/vm.sh. Checked: the sides boot interleaved A B A B; every
+# record comes back, each boot with its own boot id; a planted 5% is found
+# with the right sign and an A/A run finds nothing; records from another
+# clock domain or kernel image, a boot that fails, a patch that does not
+# apply, a benchmark the guest does not have and bad usage each end with
+# one line naming the problem; the source tree is pristine after success,
+# failure, SIGTERM and SIGKILL.
+#
+# usage: tests/ab.sh BUILD_DIR   (TAP on stdout)
+set -u
+
+build=$(cd "${1:?usage: tests/ab.sh BUILD_DIR}" && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
+fix=$top/tests/fixtures/compare
+t=$(mktemp -d "${TMPDIR:-/tmp}/iopath-ab-test.XXXXXX") || exit 1
+trap '[ -n "${KEEP:-}" ] || rm -rf "$t"' EXIT
+
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+
+# ---- the fakes --------------------------------------------------------------
+
+# A kernel tree: what the fake builder reads, and a patch that makes B 5%
+# dearer per operation.
+mkdir -p "$t/src/fs/iomap"
+echo 'all:' > "$t/src/Makefile"
+echo 1000 > "$t/src/fs/iomap/cost"
+cat > "$t/plus5.patch" <<'EOF'
+--- a/fs/iomap/cost
++++ b/fs/iomap/cost
+@@ -1 +1 @@
+-1000
++1050
+EOF
+cat > "$t/stale.patch" <<'EOF'
+--- a/fs/iomap/cost
++++ b/fs/iomap/cost
+@@ -1 +1 @@
+-999
++1050
+EOF
+tree_sum() { find "$t/src" -type f -exec md5sum {} + | sort | md5sum; }
+pristine=$(tree_sum)
+
+cat > "$t/builder" <<'EOF'
+#!/bin/bash
+# BUILDER SRC OBJ JOBS
+echo "build $(cat "$1/fs/iomap/cost")" >> "$FAKE_LOG"
+[ -n "${FAKE_BUILD_SLEEP:-}" ] && sleep "$FAKE_BUILD_SLEEP"
+mkdir -p "$2/arch/x86/boot"
+echo "cost=$(cat "$1/fs/iomap/cost")" > "$2/arch/x86/boot/bzImage"
+EOF
+# The VM: --fetch-only names the image; a boot logs the image's cost and
+# writes the read_vs_readv records of the compare fixtures with readv_ns
+# set to that cost times (1 + up to 0.05% noise), stamped with the image's
+# hash, a boot id of its own and the clock domain it was asked for.
+cat > "$t/vm" <<'EOF'
+#!/bin/bash
+k="" rec="" icount=0 fetch=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) k=$2; shift 2 ;;
+	--records) rec=$2; shift 2 ;;
+	--icount) icount=1; shift ;;
+	--fetch-only) fetch=1; shift ;;
+	--) shift; break ;;
+	--bench) shift ;;
+	--build|--accel|--smp|--timeout|--log) shift 2 ;;
+	*) echo "fake vm: unknown $1" >&2; exit 2 ;;
+	esac
+done
+[ -f "$k" ] || { echo "iopath: vm: --kernel $k: no such file" >&2; exit 2; }
+if [ "$fetch" = 1 ]; then
+	echo "$k"
+	exit 0
+fi
+cost=$(sed -n 's/^cost=//p' "$k")
+n=$(($(wc -l < "$FAKE_LOG") + 1))
+echo "boot $cost icount=$icount" >> "$FAKE_LOG"
+if [ "${FAKE_FAIL_BOOT:-}" = "$n" ]; then
+	echo "iopath: vm: $(basename "$k"): the guest kernel panicked after 3 s: VFS: Unable to mount root fs" >&2
+	exit 1
+fi
+dom=wall
+[ "$icount" = 1 ] && dom=instructions
+[ "${FAKE_DOMAIN_AT:-}" = "$n" ] && dom=wall
+sha=$(sha256sum < "$k" | cut -d' ' -f1)
+[ "${FAKE_SHA_AT:-}" = "$n" ] && sha=$(printf '%064d' 0)
+id=$(cat /proc/sys/kernel/random/uuid)
+noise=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+jq -c --argjson c "$cost" --argjson z "$noise" --arg sha "$sha" --arg id "$id" --arg dom "$dom" --arg n "$n" '
+	select(.bench == "read_vs_readv")
+	| ($c * (1 + ($z / 65536 - 0.5) * 0.001 + .rep * 0.00001)) as $v
+	| .time = "2026-12-02T00:\($n | tonumber + 10):0\(.rep)Z"
+	| .env.kernel.image_sha256 = $sha | .env.kernel.boot_id = $id
+	| .env.clock = {domain: $dom, accel: "tcg-icount"}
+	| .metrics |= map(if .name == "readv_ns" then .value = $v | .median = $v | .mean = $v | .samples = [$v, $v, $v] | .min = $v | .max = $v | .stddev = 0 | .cv = 0 else . end)
+	| .run.main_metric = "readv_ns"' "$FIX/base.jsonl" > "$rec"
+EOF
+chmod +x "$t/builder" "$t/vm"
+echo "cost=1000" > "$t/kA"
+echo "cost=1050" > "$t/kB"
+echo "cost=1000" > "$t/kA2"
+
+export FIX=$fix FAKE_LOG=$t/log IOPATH_AB_VM=$t/vm IOPATH_AB_BUILDER=$t/builder
+ab() { # ab NAME ARGS...: run scripts/ab.sh, out dir $t/NAME, rc and err
+	local name=$1
+	shift
+	: > "$FAKE_LOG"
+	"$top/scripts/ab.sh" --build "$build" --work "$t/work" --out "$t/$name" "$@" > "$t/$name.out" 2> "$t/$name.err"
+	rc=$?
+}
+one_line_2() { # NAME: exit 2, one line on stderr, no output directory
+	if [ "$rc" = 2 ] && [ "$(wc -l < "$t/$1.err")" = 1 ] && [ ! -e "$t/$1" ]; then
+		ok "ab.bad_usage.$1"
+	else
+		not_ok "ab.bad_usage.$1 (exit $rc)" "$(head -n 3 "$t/$1.err")"
+	fi
+}
+
+# ---- bad usage and bad input: one line, exit 2, nothing made ----------------
+
+ab no_arguments; one_line_2 no_arguments
+ab a_without_b --a "$t/kA" -- read_vs_readv; one_line_2 a_without_b
+ab ksrc_without_patch --ksrc "$t/src" -- read_vs_readv; one_line_2 ksrc_without_patch
+ab boots_zero --a "$t/kA" --b "$t/kB" --boots 0 -- read_vs_readv; one_line_2 boots_zero
+ab accel_unknown --a "$t/kA" --b "$t/kB" --accel hvf -- read_vs_readv; one_line_2 accel_unknown
+ab no_benchmark --a "$t/kA" --b "$t/kB"; one_line_2 no_benchmark
+ab bench_not_in_guest --a "$t/kA" --b "$t/kB" -- no_such_bench; one_line_2 bench_not_in_guest
+check_cmd ab.bench_not_in_guest_names_it grep -q "no benchmark 'no_such_bench'" "$t/bench_not_in_guest.err"
+ab kernel_missing --a "$t/nokernel" --b "$t/kB" -- read_vs_readv; one_line_2 kernel_missing
+ab patch_does_not_apply --ksrc "$t/src" --patch "$t/stale.patch" -- read_vs_readv; one_line_2 patch_does_not_apply
+check_cmd ab.patch_does_not_apply.nothing_built test ! -s "$FAKE_LOG" -a "$(tree_sum)" = "$pristine"
+mkdir "$t/exists"
+ab exists --a "$t/kA" --b "$t/kB" -- read_vs_readv
+check_cmd ab.bad_usage.out_exists test "$rc" = 2 -a "$(wc -l < "$t/exists.err")" = 1
+
+# ---- two kernels: order, records, verdict ------------------------------------
+
+ab plus5 --a "$t/kA" --b "$t/kB" --boots 3 -- read_vs_readv reps=5
+check_cmd ab.two_kernels.exit_0 test "$rc" = 0
+check_cmd ab.interleaved_a_b_a_b \
+	test "$(sed -n 's/^boot \([0-9]*\) .*/\1/p' "$FAKE_LOG" | tr '\n' ' ')" = "1000 1050 1000 1050 1000 1050 "
+check_cmd ab.tcg_counts_instructions test "$(grep -c 'icount=1' "$FAKE_LOG")" = 6
+check_cmd ab.records_collected \
+	test "$(wc -l < "$t/plus5/A.jsonl")" = 15 -a "$(wc -l < "$t/plus5/B.jsonl")" = 15
+check_cmd ab.a_boot_id_per_boot \
+	test "$(cat "$t/plus5/A.jsonl" "$t/plus5/B.jsonl" | jq -r .env.kernel.boot_id | sort -u | wc -l)" = 6
+check_cmd ab.compare_tests_over_boots grep -q 'boots' "$t/plus5/report.txt"
+check_cmd ab.verdict.planted_5pct_found_as_regression \
+	grep -qE '^iopath ab: read_vs_readv readv_ns: \+5\.0[0-9]?% \[.*\], regression \(could have seen >= [0-9.]+%; instructions, QEMU TCG icount, 3 boots a side\)$' "$t/plus5/verdict.txt"
+check_cmd ab.verdict.printed_last test "$(tail -n 1 "$t/plus5.out")" = "$(tail -n 1 "$t/plus5/verdict.txt")"
+
+ab minus5 --a "$t/kB" --b "$t/kA" -- read_vs_readv
+check_cmd ab.verdict.reversed_is_improvement grep -qE '^iopath ab: .*: -4\.[0-9]+% .*improvement' "$t/minus5/verdict.txt"
+
+ab aa --a "$t/kA" --b "$t/kA2" -- read_vs_readv
+check_cmd ab.verdict.aa_no_change grep -q 'no significant change' "$t/aa/verdict.txt"
+
+ab kvm --a "$t/kA" --b "$t/kB" --accel kvm --boots 2 -- read_vs_readv
+check_cmd ab.kvm_is_wall_time \
+	test "$rc" = 0 -a "$(grep -c 'icount=0' "$FAKE_LOG")" = 4 -a "$(grep -c 'wall time, KVM, 2 boots a side' "$t/kvm/verdict.txt")" = 1
+
+# ---- failures: one line naming the boot and the problem ----------------------
+
+FAKE_DOMAIN_AT=4 ab mixed_domains --a "$t/kA" --b "$t/kB" -- read_vs_readv
+check_cmd ab.mixed_clock_domains_fail \
+	test "$rc" = 1 -a "$(grep -c 'boot 2 of B: records in the "wall" clock domain, the run is in "instructions"' "$t/mixed_domains.err")" = 1
+FAKE_SHA_AT=3 ab other_image --a "$t/kA" --b "$t/kB" -- read_vs_readv
+check_cmd ab.record_of_another_image_fails \
+	test "$rc" = 1 -a "$(grep -c 'boot 2 of A: a record from another kernel image' "$t/other_image.err")" = 1
+FAKE_FAIL_BOOT=4 ab boot_fails --a "$t/kA" --b "$t/kB" -- read_vs_readv
+check_cmd ab.failed_boot_named \
+	test "$rc" = 1 -a "$(grep -c 'boot 2 of B failed (exit 1): .*panicked' "$t/boot_fails.err")" = 1 -a ! -e "$t/boot_fails/verdict.txt"
+
+# ---- one tree and a patch: built incrementally, the tree always pristine ----
+
+ab ksrc --ksrc "$t/src" --patch "$t/plus5.patch" --boots 2 -- read_vs_readv
+check_cmd ab.ksrc.built_a_then_b test "$(grep '^build' "$FAKE_LOG" | tr '\n' ' ')" = "build 1000 build 1050 "
+check_cmd ab.ksrc.verdict_found grep -q 'regression' "$t/ksrc/verdict.txt"
+check_cmd ab.ksrc.tree_pristine_after_success test "$(tree_sum)" = "$pristine"
+ab ksrc_a --ksrc "$t/src" --patch-a "$t/plus5.patch" --boots 2 -- read_vs_readv
+check_cmd ab.ksrc.patch_a_is_the_base grep -q 'improvement' "$t/ksrc_a/verdict.txt"
+FAKE_FAIL_BOOT=3 ab ksrc_fail --ksrc "$t/src" --patch "$t/plus5.patch" -- read_vs_readv
+check_cmd ab.ksrc.tree_pristine_after_failure test "$rc" = 1 -a "$(tree_sum)" = "$pristine"
+
+# killed while B builds (the patch is in the tree)
+killed() { # killed NAME SIGNAL: ab killed 1 s into B's build, then the tree
+	local name=$1 sig=$2 pid i
+	: > "$FAKE_LOG"
+	FAKE_BUILD_SLEEP=2 setsid "$top/scripts/ab.sh" --build "$build" --work "$t/work" --out "$t/$name" \
+		--ksrc "$t/src" --patch "$t/plus5.patch" -- read_vs_readv > /dev/null 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'build 1050' "$FAKE_LOG" && break
+		sleep 0.1
+	done
+	kill -"$sig" -- -"$pid"
+	wait "$pid" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		[ "$(tree_sum)" = "$pristine" ] && break
+		sleep 0.2
+	done
+	check_cmd "ab.ksrc.tree_pristine_after_$name" test "$(tree_sum)" = "$pristine"
+}
+killed sigterm TERM
+killed sigkill KILL
+ab after_kill --ksrc "$t/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
+check_cmd ab.ksrc.runs_again_after_sigkill test "$rc" = 0
+
+finish_tap
