@@ -214,4 +214,26 @@ killed sigkill KILL
 ab after_kill --ksrc "$t/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
 check_cmd ab.ksrc.runs_again_after_sigkill test "$rc" = 0
 
+# ---- the planted work and the seed patches say what they are ------------------
+
+# A perf mutant names its function, the instructions it plants, how often
+# it runs per operation and the profile that measures it; a seed patch
+# names its seed, its side and its profile. Profiles must exist.
+for p in "$top"/configs/mutants/perf/*.patch "$top"/configs/ab/*.patch; do
+	name=ab.header.$(basename "$(dirname "$p")").$(basename "$p" .patch)
+	case $p in
+	*/perf/*) keys="Function Plants Calls Bench Expect" ;;
+	*) keys="Seed Side Bench" ;;
+	esac
+	bad=""
+	for k in $keys; do
+		grep -q "^# $k: ." "$p" || bad="$bad no '# $k:'"
+	done
+	b=$(sed -n 's/^# Bench: //p' "$p")
+	[ -f "$top/configs/bench/$b.conf" ] || bad="$bad no profile '$b'"
+	case $p in */perf/*) grep -qE '^# Plants: [0-9]+ instructions per call' "$p" || bad="$bad Plants not 'N instructions per call'" ;; esac
+	grep -q '^+++ b/' "$p" || bad="$bad no diff"
+	if [ -z "$bad" ]; then ok "$name"; else not_ok "$name" "$bad"; fi
+done
+
 finish_tap
