@@ -60,8 +60,9 @@ boot_guest() {
 	# Stream: TAP to stdout, the kernel console to stderr with -v (without the
 	# firmware's terminal escapes and the serial line's carriage returns).
 	strip_esc=$'s/\x1b\\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g'
+	# Records (--bench) are taken from the file afterwards, not streamed.
 	tail -s 0.2 -n +1 -f --pid="$qpid" "$tap" 2>/dev/null |
-		sed -u 's/\r$//' &
+		sed -u 's/\r$//; /^IOPATH-RECORD /d' &
 	tail_pids+=($!)
 	if [ "$verbose" = 1 ]; then
 		tail -s 0.2 -n +1 -f --pid="$qpid" "$console" 2>/dev/null | sed -u "$strip_esc" >&2 &
