@@ -32,7 +32,7 @@ set -u
 
 prog="iopath: ab"
 top=$(cd "$(dirname "$0")/.." && pwd)
-# usage_error, fail, check_out_path, put_file
+# usage_error, fail, write_file
 # shellcheck source=scripts/lib/common.bash
 . "$top/scripts/lib/common.bash"
 # fetch_source, apply_patch, restore_tree, guard_tree, configure, build_kernel
@@ -320,7 +320,7 @@ for ((i = 1; i <= boots; i++)); do
 done
 for side in A B; do
 	cat "$out"/logs/"$side".*.jsonl > "$state/$side.jsonl" &&
-		put_file "$state/$side.jsonl" "$out/$side.jsonl" || fail "cannot write $out/$side.jsonl"
+		write_file "$out/$side.jsonl" < "$state/$side.jsonl" || exit 1
 done
 
 # ---- the comparison and the verdict -------------------------------------------
