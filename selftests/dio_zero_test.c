@@ -18,9 +18,14 @@
  * fills the free space of a fresh filesystem with a pattern ("iopSTALE"),
  * through files of a few MiB each (no extent tree blocks to free), checks
  * on the raw device that the pattern is there, and deletes the files. The
- * positive controls: before each write into an unwritten range and each
- * read of one, the raw device behind it must show the pattern; after each
- * write into a hole, the blocks it got must be blocks the fill held.
+ * free space the fill cannot reach (blocks the filesystem keeps in
+ * reserve) stays blank, so each test file is first written with the
+ * pattern too, and the range under test punched out again (and
+ * fallocated, for the unwritten cases): the allocator hands the same
+ * blocks back. The positive controls: before each write into an
+ * unwritten range and each read of one, the raw device behind it must
+ * show the pattern; after each write into a hole, the blocks it got must
+ * be blocks that held it.
  *
  * A sub-block direct write needs logical sectors smaller than the block:
  * the scratch is a loop device with 512-byte sectors (zram has 4096), as
@@ -375,17 +380,21 @@ static int record_range(const struct fiemap_extent *e, void *arg)
 }
 
 /*
- * A new file in the scratch root over [0, FILE_SIZE): unwritten blocks
- * (fallocate), or written with the fill pattern and [@off, @off+@len)
- * punched out again: a hole inside EOF whose old blocks, which the
- * filesystem gives the next write there (the allocator's goal is the
- * block after the previous extent), held the pattern. Those old blocks
- * go to @punched, checked on the raw device first. The descriptor goes to
- * self->fd, closed by the teardown if the test stops early.
+ * A new file in the scratch root over [0, FILE_SIZE), written with the
+ * fill pattern, then [@off, @off+@len) punched out again: a hole inside
+ * EOF whose old blocks held the pattern, checked on the raw device first
+ * and recorded in @punched. With @unwritten, the hole is fallocated at
+ * once. The filesystem gives the next allocation there the punched
+ * blocks (its goal is the block after the previous extent), so a write
+ * into the hole or the unwritten range meets blocks that held the pattern,
+ * whatever free space the fill could not reach (reserved blocks). The
+ * descriptor goes to self->fd, closed by the teardown if the test stops
+ * early.
  */
 static int make_file(FIXTURE_DATA(dio_zero) *self, const char *name, bool unwritten,
 		     uint64_t off, uint64_t len, struct prange *punched)
 {
+	const char *step = "write the pattern";
 	unsigned int i;
 	int fd, ret;
 
@@ -397,12 +406,6 @@ static int make_file(FIXTURE_DATA(dio_zero) *self, const char *name, bool unwrit
 		snprintf(self->why, sizeof(self->why), "create %s: %s", name, strerror(errno));
 		return -errno;
 	}
-	if (unwritten) {
-		if (!fallocate(fd, 0, 0, FILE_SIZE))
-			return fd;
-		snprintf(self->why, sizeof(self->why), "fallocate %s: %s", name, strerror(errno));
-		return -errno;
-	}
 	for (i = 0; i < FILE_SIZE; i++)
 		self->buf[i] = (uint8_t)fill_pattern[i % sizeof(fill_pattern)];
 	ret = iop_pwrite_all(fd, self->buf, FILE_SIZE, 0);
@@ -411,19 +414,30 @@ static int make_file(FIXTURE_DATA(dio_zero) *self, const char *name, bool unwrit
 	memset(punched, 0, sizeof(*punched));
 	punched->off = off;
 	punched->len = len;
-	if (!ret)
+	if (!ret) {
+		step = "FIEMAP";
 		ret = each_extent(fd, off, len, record_range, punched);
-	for (i = 0; !ret && i < punched->n; i++)
+	}
+	for (i = 0; !ret && i < punched->n; i++) {
+		step = "the device shows the pattern written";
 		if (raw_read(self->dev, self->rbuf, punched->ext[i].len, punched->ext[i].start) ||
 		    !is_fill(self->rbuf, punched->ext[i].len))
 			ret = -EBADMSG;
-	if (!ret && (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-			       (off_t)len) || fsync(fd)))
-		ret = -errno;
+	}
+	if (!ret) {
+		step = "punch";
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) ||
+		    fsync(fd))
+			ret = -errno;
+	}
+	if (!ret && unwritten) {
+		step = "fallocate";
+		if (fallocate(fd, 0, (off_t)off, (off_t)len))
+			ret = -errno;
+	}
 	if (ret)
-		snprintf(self->why, sizeof(self->why), "%s: written with the pattern, then punched: %s",
-			 name, ret == -EBADMSG ? "the device does not show the pattern written" :
-			 strerror(-ret));
+		snprintf(self->why, sizeof(self->why), "%s: %s: %s", name, step,
+			 ret == -EBADMSG ? "no" : strerror(-ret));
 	return ret ? ret : fd;
 }
 
@@ -649,7 +663,8 @@ TEST_F(dio_zero, sub_block_write_into_unwritten_zeroes_around_it)
 }
 
 /*
- * Direct reads of a fallocated file whose first two blocks are written:
+ * Direct reads of a file whose first two blocks are written and the rest
+ * is unwritten (over blocks that held the pattern):
  * the whole file through pread, through preadv with three segments and
  * through io_uring READ_FIXED, then a sector in the middle of an
  * unwritten block and a read across the written/unwritten boundary.
@@ -659,22 +674,25 @@ TEST_F(dio_zero, direct_read_of_unwritten_returns_zeros)
 {
 	const unsigned int bs = variant->blksz;
 	const uint64_t doff = 0, dlen = 2 * bs;
+	struct prange punched;
 	struct iovec iov[3];
 	uint8_t *data;
 	ssize_t n;
 	int fd;
 
 	IOP_TEST_BEGIN(&self->fs);
-	fd = make_file(self, "unwritten", true, 0, 0, NULL);
+	fd = make_file(self, "unwritten", true, dlen, FILE_SIZE - dlen, &punched);
 	ASSERT_LE(0, fd) TH_LOG("%s", self->why);
-	ASSERT_EQ(0, control(self, fd, 0, FILE_SIZE, true, NULL)) TH_LOG("control: %s", self->why);
+	ASSERT_EQ(0, control(self, fd, dlen, FILE_SIZE - dlen, true, NULL))
+		TH_LOG("control: %s", self->why);
 	data = malloc(dlen);
 	ASSERT_NE(NULL, data);
 	iop_pattern_fill(self->buf, doff, dlen, 11);
 	memcpy(data, self->buf, dlen);
 	ASSERT_EQ(0, iop_pwrite_all(fd, self->buf, dlen, doff));
 	/* The rest is still unwritten and still holds the pattern on disk. */
-	EXPECT_EQ(0, control(self, fd, dlen, FILE_SIZE - dlen, true, NULL)) TH_LOG("control: %s", self->why);
+	EXPECT_EQ(0, control(self, fd, dlen, FILE_SIZE - dlen, true, NULL))
+		TH_LOG("control: %s", self->why);
 
 	memset(self->rbuf, 0xee, BUF_LEN);
 	EXPECT_EQ(0, iop_pread_all(fd, self->rbuf, FILE_SIZE, 0));
