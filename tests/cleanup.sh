@@ -203,13 +203,15 @@ check $? "cleanup.live_run.leaves_nothing"
 # /tmp/iopath-features.*, out of cleanup's reach; now it is under
 # /run/iopath/tmp, tagged with the run's pid. A fake collection: a probe and
 # one program that waits to be killed.
+top=$(cd "$(dirname "$0")/.." && pwd)
 fake=$(mktemp -d /tmp/iopath-cleanup-src.XXXXXX)
-mkdir -p "$fake/build/selftests" "$fake/configs"
+mkdir -p "$fake/build/selftests" "$fake/configs" "$fake/scripts"
+cp "$top/scripts/tap-verdict.awk" "$fake/scripts/"
 printf '#!/bin/sh\necho feature_none\n' > "$fake/build/selftests/iopath_probe"
 printf '#!/bin/sh\necho "TAP version 13"\nexec sleep %s\n' "$marker" > "$fake/build/selftests/wait_test"
 chmod +x "$fake/build/selftests/iopath_probe" "$fake/build/selftests/wait_test"
-IOPATH_SRC=$fake IOPATH_KNOWN_FAILURES=$(cd "$(dirname "$0")/.." && pwd)/configs/known-failures \
-	setsid "$iop" run --no-bench > /dev/null 2>&1 &
+IOPATH_SRC=$fake IOPATH_KNOWN_FAILURES=$top/configs/known-failures \
+	setsid "$iop" run --no-bench > /dev/null 2> "$fake/run.err" &
 rpid=$!
 for _ in $(seq 200); do
 	pgrep -s "$rpid" -f "sleep $marker" > /dev/null && break
@@ -224,7 +226,7 @@ if [ -n "$killed_left" ] && [ -z "$after_left" ]; then
 	ok cleanup.removes_temp_files_of_a_killed_run
 else
 	not_ok cleanup.removes_temp_files_of_a_killed_run "after SIGKILL: ${killed_left:-nothing under $run/tmp}" \
-		"after cleanup: ${after_left:-nothing}"
+		"after cleanup: ${after_left:-nothing}" "run said: $(head -n 2 "$fake/run.err")"
 fi
 rm -rf "$fake"
 
