@@ -183,20 +183,30 @@ static int cmd_compare(int argc, char **argv)
 
 	if (o.format == F_JSON) {
 		json_t *arr = json_array(), *doc;
+		char *text = NULL;
 
 		for (size_t i = 0; i < ncmp; i++)
 			json_array_append_new(arr, comparison_json(&cmps[i]));
 		doc = json_pack("{s:i, s:f, s:o}", "schema", 1, "alpha", o.alpha, "comparisons", arr);
 		/* ASCII: a control character of a record's (C1 included) is a \u escape */
-		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10) |
-						    JSON_ENSURE_ASCII) < 0) {
+		if (doc)
+			text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10) |
+					       JSON_ENSURE_ASCII);
+		json_decref(doc);
+		if (!text) {
 			fprintf(stderr, "iopath: compare: cannot encode JSON\n");
-			json_decref(doc);
 			ret = 1;
 			goto out;
 		}
+		/* ... and DEL too, which jansson leaves raw (it occurs only inside strings) */
+		for (const char *p = text; *p; p++) {
+			if (*p == 0x7f)
+				fputs("\\u007f", stdout);
+			else
+				fputc(*p, stdout);
+		}
 		fputc('\n', stdout);
-		json_decref(doc);
+		free(text);
 	} else {
 		for (size_t i = 0; i < ncmp; i++) {
 			if (i)

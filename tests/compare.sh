@@ -330,7 +330,7 @@ import json, sys
 fix, tmp = sys.argv[1:3]
 hostile = {"source": "x'; touch " + tmp + "/PWN; echo '",
            "note": "a\nSigned-off-by: Mallory <m@example.org>",
-           "title": "\x1b]2;pwned\x07\x1b[2J\u009b31m"}
+           "title": "\x1b]2;pwned\x07\x1b[2J\u009b31m\x7f"}
 for name in ("base", "new-5pct"):
     with open(f"{fix}/{name}.jsonl") as f, open(f"{tmp}/hostile-{name}.jsonl", "w") as o:
         for line in f:
@@ -372,7 +372,7 @@ tmp = sys.argv[1]
 argv = open(f"{tmp}/argv", "rb").read().decode().split("\0")[:-1]
 want = ["--backing", "dir:/mnt/x'$(touch " + tmp + "/PWN2)'", "uring_randread", "bs=4096",
         "source=x'; touch " + tmp + "/PWN; echo '", "note=a\nSigned-off-by: Mallory <m@example.org>",
-        "title=\x1b]2;pwned\x07\x1b[2J\u009b31m"]
+        "title=\x1b]2;pwned\x07\x1b[2J\u009b31m\x7f"]
 missing = [w for w in want if w not in argv]
 if missing or argv[:2] != ["bench", "--fs"]:
     print("# missing:", repr(missing), "argv:", repr(argv))
@@ -382,7 +382,7 @@ then
 	ok compare.commit_reproduce_line_runs_exactly_the_benchmark
 else
 	not_ok compare.commit_reproduce_line_runs_exactly_the_benchmark "line: $line" \
-		"$(ls "$tmp" | grep PWN) $(head -3 "$tmp/eval.err")"
+		"planted: $(cd "$tmp" && echo PWN*) $(head -3 "$tmp/eval.err")"
 fi
 python3 -c '
 import json, sys
