@@ -519,6 +519,10 @@ def read_job(path):
         if lvl == "target":
             if not isinstance(msg, str):
                 raise LogError("malformed LAVA log: line %d: a target line that is not text" % n)
+            # LAVA writes every '"' of the console as '\"' (ShellLogger's
+            # "escape double quotes for YAML syntax"): undone, so that the
+            # TAP and the records are the guest's.
+            msg = msg.replace('\\"', '"')
             if not msg.startswith(MARK):
                 job["console"].append(printable(msg, MAX_LINE))
                 continue

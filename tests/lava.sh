@@ -120,29 +120,33 @@ verdict lava.verdict.kernel_warning_on_console_fails "$tmp/warn.log" 1 'the kern
 
 # ---- a benchmark job -----------------------------------------------------------
 
-# bench_log RECORD EXIT: the fixture as a benchmark job's log: no TAP, one
-# record line and iopath bench's exit status.
-bench_log() {
-	grep -v -e 'IOPATH-LAVA:tap:' -e 'IOPATH-LAVA:end:' -e '"definition": "0_iopath"' "$fixture" |
-		grep -v '"case": "job"'
-	printf '{"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:record: %s"}\n' "$1"
-	printf '{"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:bench-exit: %s"}\n' "$2"
-	echo '{"dt": "x", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}'
-}
-rec='{\"schema\":1,\"bench\":\"read_vs_readv\",\"rep\":0,\"metrics\":[{\"name\":\"ns_per_op\",\"unit\":\"ns\",\"value\":812.5,\"samples\":[812.5]}],\"env\":{\"kernel\":{\"release\":\"6.12.117+deb12-amd64\",\"boot_id\":\"b1\"}}}'
-bench_log "$rec" 0 > "$tmp/bench.log"
-"$lava" verdict --build "$build" "$tmp/bench.log" --records "$tmp/bench.jsonl" > /dev/null 2> "$tmp/err"
+# A real benchmark job (tests/fixtures/lava/bench-6.12.log: lava-run,
+# Debian's 6.12, read_vs_readv source=zero, two repetitions): LAVA writes
+# each '"' of the console as '\"', and the records must come back as the
+# guest wrote them.
+bench=$top/tests/fixtures/lava/bench-6.12.log
+"$lava" verdict --build "$build" "$bench" --records "$tmp/bench.jsonl" > /dev/null 2> "$tmp/err"
 rc=$?
-if [ "$rc" = 0 ] && grep -q '^lava: bench: 1 records, 1 metrics on 6.12.117+deb12-amd64' "$tmp/err" &&
-   jq -e '.bench == "read_vs_readv" and .metrics[0].value == 812.5' "$tmp/bench.jsonl" > /dev/null 2>&1; then
+if [ "$rc" = 0 ] && grep -q '^lava: bench: 2 records, 28 metrics on 6.12.117+deb12-amd64' "$tmp/err" &&
+   jq -se 'length == 2 and all(.[]; .bench == "read_vs_readv" and .schema == 1)' "$tmp/bench.jsonl" > /dev/null 2>&1; then
 	ok lava.verdict.bench_job_gives_its_records
 else
 	not_ok lava.verdict.bench_job_gives_its_records "exit $rc: $(cat "$tmp/err")"
 fi
-bench_log "$rec" 1 > "$tmp/bench1.log"
+sed 's/IOPATH-LAVA:bench-exit: 0/IOPATH-LAVA:bench-exit: 1/' "$bench" > "$tmp/bench1.log"
 verdict lava.verdict.bench_job_whose_bench_failed_fails "$tmp/bench1.log" 1 'iopath bench exited 1 in the guest'
-bench_log '{\"schema\":2,\"bench\":\"x\"}' 0 > "$tmp/bench2.log"
+sed '0,/schema\\\\\\":1/s//schema\\\\\\":2/' "$bench" > "$tmp/bench2.log"
 verdict lava.verdict.bench_record_of_another_schema_fails "$tmp/bench2.log" 1 'a record that is not of schema 1'
+
+# A TAP line with quotes, as LAVA logs it: the quotes come back bare.
+sed 's/IOPATH-LAVA:tap: # # Starting 16 tests from 4 test cases./IOPATH-LAVA:tap: # # Starting \\\"16\\\" tests/' \
+	"$fixture" > "$tmp/quotes.log"
+"$lava" verdict --build "$build" "$tmp/quotes.log" > "$tmp/out" 2> /dev/null
+if grep -qF '# # Starting "16" tests' "$tmp/out"; then
+	ok lava.verdict.quotes_lava_escaped_come_back_bare
+else
+	not_ok lava.verdict.quotes_lava_escaped_come_back_bare "$(grep 'Starting' "$tmp/out")"
+fi
 
 # ---- iopath mutate --matrix from LAVA jobs ----------------------------------
 
