@@ -335,9 +335,11 @@ def cmd_bench(args):
     check_job_args(args)
     if len(args.kernel) != 1:
         raise Bad("--kernel: exactly one kernel for benchmark jobs")
-    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", args.profile) or not os.path.isfile(
-            os.path.join(TOP, "configs", "bench", args.profile + ".conf")):
+    if args.profile != "none" and (not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", args.profile) or not os.path.isfile(
+            os.path.join(TOP, "configs", "bench", args.profile + ".conf"))):
         raise Bad("--profile '%s': no configs/bench/%s.conf" % (args.profile, args.profile))
+    if args.profile == "none" and not args.ksft_args:
+        raise Bad("--profile none: name the benchmark after -- (iopath bench arguments)")
     if not re.fullmatch(r"[1-9][0-9]?", args.boots):
         raise Bad("--boots '%s': 1 to 99" % args.boots)
     for a in args.ksft_args:
@@ -345,8 +347,9 @@ def cmd_bench(args):
             raise Bad("benchmark argument '%s': [A-Za-z0-9_.,=:/+-] only" % a)
     k = args.kernel[0]
     base = slug(os.path.basename(k) if os.path.exists(k) else k)
-    run = " ".join(["/iopath/lava/run", "--bench", "--profile",
-                    "/iopath/bench/configs/bench/%s.conf" % args.profile] + args.ksft_args)
+    profile = [] if args.profile == "none" else [
+        "--profile", "/iopath/bench/configs/bench/%s.conf" % args.profile]
+    run = " ".join(["/iopath/lava/run", "--bench"] + profile + args.ksft_args)
     for b in range(1, int(args.boots) + 1):
         write_job(args, "bench-%s-%s-boot%d" % (args.profile, base, b), k, "bench", [], args.env,
                   args.append, run=run, rel=base)
@@ -813,7 +816,8 @@ def main(argv):
     job_options(p)
     p = sub.add_parser("bench", help="benchmark jobs on one kernel, one per boot")
     p.add_argument("--kernel", action="append", default=[])
-    p.add_argument("--profile", default="quick", help="configs/bench/NAME.conf (default quick)")
+    p.add_argument("--profile", default="quick",
+                   help="configs/bench/NAME.conf (default quick; none: the benchmark is named after --)")
     p.add_argument("--boots", default="1", help="jobs, one boot each (default 1)")
     job_options(p)
     p = sub.add_parser("validate", help="validate job files")
