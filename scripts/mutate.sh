@@ -183,7 +183,14 @@ if [ "$list_only" = 1 ]; then
 	exit 0
 fi
 
-# The matrix is written through write_file; a link at its names is refused now.
+# State and logs are written in WORK with '>': it must be a directory only
+# the caller can write to, where nobody else can plant a link. The matrix
+# is written through write_file; a link at its names is refused now.
+if [ -e "$work" ] || [ -L "$work" ]; then
+	{ [ -d "$work" ] && [ -O "$work" ]; } || usage_error "--work $work: not a directory of yours"
+	[ -z "$(find "$work" -maxdepth 0 -perm /022)" ] ||
+		usage_error "--work $work: others can write to it (chmod go-w)"
+fi
 for f in matrix.md matrix.json; do
 	why=$(out_refusal "$work/$f")
 	[ -z "$why" ] || usage_error "--work $why"

@@ -242,6 +242,18 @@ else
 		"victims: $(cat "$work/victim.md" "$work/victim.json" "$work/victim.lock" | tr '\n' ' ')"
 fi
 rm -f "$w/.lock"
+# A work directory others can write to: they could plant links at the
+# state and log names, which are written with '>'.
+mkdir -p "$work/shared"
+chmod 1777 "$work/shared"
+run_mutate "$work/shared" "$work/five" --matrix > /dev/null 2> "$work/shared.err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l < "$work/shared.err")" = 1 ] && grep -q 'others can write to it' "$work/shared.err" &&
+   [ -z "$(ls -A "$work/shared")" ]; then
+	ok "links.work_directory_others_can_write_refused"
+else
+	not_ok "links.work_directory_others_can_write_refused" "exit $rc: $(head -2 "$work/shared.err")"
+fi
 
 # ---- resuming -----------------------------------------------------------------
 
