@@ -173,6 +173,14 @@ int iop_scratch_private_mounts(char *why, size_t len);
 int iop_scratch_remount(struct iop_scratch *s);
 
 /*
+ * Are the tools a scratch filesystem of @fstype needs installed: its mkfs
+ * and the checker iop_scratch_fsck() runs? 0 if so; -ENOENT, and in @why
+ * the missing tool and the package to install, if not. A test without
+ * them cannot run (kselftest's convention: a SKIP with the reason).
+ */
+int iop_scratch_tools(const char *fstype, char *why, size_t len);
+
+/*
  * Run the filesystem checker read-only on the unmounted device
  * (e2fsck -fn / xfs_repair -n), remounting afterwards. 0 if clean,
  * -EUCLEAN with the first complaint in @why if not, -EOPNOTSUPP for

@@ -235,6 +235,30 @@ static void first_complaint(const char *out, char *line, size_t len)
 		snprintf(line, len, "no output");
 }
 
+/* The checker iop_scratch_fsck() runs for @fstype. */
+static const char *fsck_tool(const char *fstype)
+{
+	return strcmp(fstype, "ext4") ? "xfs_repair" : "e2fsck";
+}
+
+int iop_scratch_tools(const char *fstype, char *why, size_t len)
+{
+	const char *pkg = !strcmp(fstype, "ext4") ? " (apt-get install e2fsprogs)" :
+			  !strcmp(fstype, "xfs") ? " (apt-get install xfsprogs)" : "";
+	char mkfs[32];
+
+	snprintf(mkfs, sizeof(mkfs), "mkfs.%s", fstype);
+	if (find_tool(mkfs)) {
+		iop_why(why, len, "%s not installed%s", mkfs, pkg);
+		return -ENOENT;
+	}
+	if (find_tool(fsck_tool(fstype))) {
+		iop_why(why, len, "%s not installed%s", fsck_tool(fstype), pkg);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len)
 {
 	struct undo_ctx c = { .busy_tries = 40, .nap = 50 };

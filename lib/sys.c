@@ -302,6 +302,30 @@ int walk_mounts(int (*fn)(const struct mountent *m, void *arg), void *arg)
 
 /* ---- tools ------------------------------------------------------------- */
 
+static bool tool_in(const char *dir, size_t dlen, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%.*s/%s", (int)dlen, dlen ? dir : ".", name);
+	return n > 0 && (size_t)n < sizeof(path) && !stat(path, &st) && !S_ISDIR(st.st_mode);
+}
+
+int find_tool(const char *name)
+{
+	const char *dir = getenv("PATH"), *end;
+
+	if (!name || !*name || strchr(name, '/'))
+		return -EINVAL;
+	for (; dir; dir = *end ? end + 1 : NULL) {
+		end = strchrnul(dir, ':');
+		if (tool_in(dir, (size_t)(end - dir), name))
+			return 0;
+	}
+	return tool_in("/usr/sbin", 9, name) || tool_in("/sbin", 5, name) ? 0 : -ENOENT;
+}
+
 /*
  * Run a filesystem tool with stdout and stderr collected in @out. Returns
  * its exit status (128+signal if killed) or -errno; -ENOENT if the tool is

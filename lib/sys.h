@@ -53,6 +53,12 @@ int walk_mounts(int (*fn)(const struct mountent *m, void *arg), void *arg);
  * (128+signal if killed) or -errno, -ENOENT if it is not installed.
  */
 int run_tool(char *const argv[], char *out, size_t cap);
+/*
+ * Is the tool @name where run_tool() looks for it (PATH, then /usr/sbin
+ * and /sbin)? 0 if a file of that name is there, whether or not it runs,
+ * -ENOENT if not.
+ */
+int find_tool(const char *name);
 /* First non-empty line of @text into @line. */
 void first_line(const char *text, char *line, size_t len);
 

@@ -170,6 +170,15 @@ static inline void iop_test_fs_setup_opts(struct iop_test_fs *fs,
 	o.fstype = fstype;
 	o.mkfs_opts = mkfs_opts;
 	o.mount_opts = want->mount_opts;
+	/*
+	 * Without its mkfs or its checker the test cannot run: a SKIP with
+	 * the reason, found by looking for the tools before anything is
+	 * made. An existing directory needs neither.
+	 */
+	if (o.backing != IOP_BACKING_DIR && iop_scratch_tools(fstype, why, sizeof(why))) {
+		snprintf(fs->skip, sizeof(fs->skip), "%s", why);
+		return;
+	}
 	iop_test_kmsg_mark(fs);
 	/* Out of reach of mount namespace copies (see scratch.h). */
 	ret = iop_scratch_private_mounts(why, sizeof(why));
@@ -209,8 +218,9 @@ static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
 /*
  * Call from FIXTURE_TEARDOWN: checks the filesystem and the kernel log,
  * then destroys the scratch. A dirty log or filesystem fails the test, and
- * so does a check that could not run (no checker installed, the marker
- * dropped, the log unreadable); only an existing directory
+ * so does a check that could not run (an installed checker that does not
+ * run, the marker dropped, the log unreadable; a checker not installed is
+ * a SKIP before the test, see iop_test_fs_setup()); only an existing directory
  * (IOPATH_SCRATCH_DIR) is not checked, and the line after says so.
  * "after-test checks: ..." is what tap-verdict.awk counts for the
  * coverage block; "post-test ...:" marks failures no known bug excuses.

@@ -11,7 +11,9 @@
 #   - a filesystem checker that cannot run fails the test, not passes it;
 #   - a required test that skips (IOPATH_SCRATCH_DIR on ext4 takes XFS,
 #     hence reflink, away from the xfs variant) on a kernel that has XFS
-#     reflink fails the run with the one "required:" line.
+#     reflink fails the run with the one "required:" line;
+#   - without xfsprogs the XFS variants SKIP with the missing tool and its
+#     package, and that skip of required coverage fails the run.
 #
 # usage: tests/verdict.sh BUILD_DIR
 set -u
@@ -78,6 +80,54 @@ if grep -q '^xfs_reflink yes' "$tmp/features"; then
 	check $? "a required test skipped on a kernel with XFS reflink fails the run with the required line"
 else
 	skip "required line on a real skip" "$(grep '^xfs_reflink' "$tmp/features")"
+fi
+
+# Without xfsprogs (its tools hidden in a mount namespace of this test
+# alone: /usr/sbin is a tmpfs of links to everything else in it, /sbin
+# points there): the XFS variants SKIP naming the missing tool and its
+# package, and the verdict every runner uses fails the run on that skip of
+# required coverage. Hiding only xfs_repair gives the checker's name.
+# without_tools 'GLOB...' CMD...: CMD with the sbin tools the GLOBs match hidden
+without_tools() {
+	mkdir -p "$tmp/sbin"
+	unshare -m sh -c '
+		o=$1 hide=$2
+		shift 2
+		mount --make-rprivate / && mount --bind /usr/sbin "$o" &&
+			mount -t tmpfs iopath-sbin /usr/sbin || exit 125
+		set -f
+		for n in $(ls "$o"); do
+			for h in $hide; do
+				case $n in $h) continue 2 ;; esac
+			done
+			ln -s "$o/$n" /usr/sbin/ || exit 125
+		done
+		set +f
+		exec "$@"' sh "$tmp/sbin" "$@"
+}
+t=folio_batch.xfs.truncate_down_unaligned
+if ! grep -q '^xfs_reflink yes' "$tmp/features"; then
+	skip "no xfsprogs: the XFS variants skip" "$(grep '^xfs_reflink' "$tmp/features")"
+elif ! unshare -m true 2> /dev/null || [ -L /usr/sbin ]; then
+	skip "no xfsprogs: the XFS variants skip" "no unshare -m, or /usr/sbin is a link"
+else
+	without_tools 'mkfs.xfs fsck.xfs xfs_*' "$build/selftests/folio_batch_test" -r "$t" > "$tmp/noxfs" 2>&1
+	rc=$?
+	out=$(verdict "$tmp/noxfs" "$rc")
+	[ "$rc" = 0 ] &&
+		grep -q "^ok 1 $t # SKIP mkfs.xfs not installed (apt-get install xfsprogs)\$" "$tmp/noxfs" &&
+		grep -q 'status=fail .*required_missing=1' <<< "$out" &&
+		grep -q "^# t: required: $t skipped on a kernel that has xfs_reflink, fadvise and odirect: mkfs.xfs not installed" <<< "$out"
+	check $? "no xfsprogs: the XFS variant skips with the tool and package, the run fails on required coverage"
+	without_tools 'xfs_repair' "$build/selftests/folio_batch_test" -r "$t" > "$tmp/norepair" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] && grep -q "^ok 1 $t # SKIP xfs_repair not installed (apt-get install xfsprogs)\$" "$tmp/norepair"
+	check $? "no xfs_repair: the XFS variant skips naming the checker"
+	t=folio_batch.ext4.truncate_down_unaligned
+	without_tools 'mkfs.xfs fsck.xfs xfs_*' "$build/selftests/folio_batch_test" -r "$t" > "$tmp/noxfs-ext4" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] && grep -q "^ok 1 $t\$" "$tmp/noxfs-ext4"
+	check $? "no xfsprogs: the ext4 variant still runs and passes"
 fi
 
 finish_tap
