@@ -666,14 +666,14 @@ static int bench_step(const char *profile, char *out, int n, uint64_t t0, FILE *
 static void bench_summary(const char *out)
 {
 	struct bench_sum bs = { 0 };
-	char why[256];
+	char why[256], num[32];
 
 	if (iop_records_read(out, bench_cb, &bs, why, sizeof(why)) >= 0 && bs.n) {
 		printf("%-32s %-22s %14s %s\n", "benchmark", "metric", "mean of reps", "");
 		for (int i = 0; i < bs.n; i++)
-			printf("%-32s %-22s %14.1f %s%s\n", bs.rows[i].key, bs.rows[i].metric,
-			       bs.rows[i].sum / bs.rows[i].n, bs.rows[i].unit,
-			       bs.rows[i].untrusted ? "  (untrusted)" : "");
+			printf("%-32s %-22s %14s %s%s\n", bs.rows[i].key, bs.rows[i].metric,
+			       iop_fmt_num(num, sizeof(num), bs.rows[i].sum / bs.rows[i].n),
+			       bs.rows[i].unit, bs.rows[i].untrusted ? "  (untrusted)" : "");
 		printf("\nrecords: %s\n", out);
 	}
 }

@@ -35,24 +35,6 @@ static const char *const verdict_json[] = {
 	[V_UNTESTED] = "not tested",
 };
 
-/* Numbers the way the robot prints them: integers from 1000 up, %.4g past 8 digits. */
-static const char *fmt_num(char *buf, size_t len, double v)
-{
-	double a = fabs(v);
-
-	if (!isfinite(v))
-		snprintf(buf, len, "n/a");
-	else if (a >= 1e8)
-		snprintf(buf, len, "%.4g", v);
-	else if (a >= 1000)
-		snprintf(buf, len, "%.0f", v);
-	else if (a != 0 && a < 0.01)
-		snprintf(buf, len, "%.3g", v);
-	else
-		snprintf(buf, len, "%.2f", v);
-	return buf;
-}
-
 static const char *fmt_pct(char *buf, size_t len, double frac)
 {
 	double p = 100 * frac;
@@ -343,9 +325,9 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 
 			verdict_text(vd, sizeof(vd), m, gc->untrusted || gc->env_differs);
 			fprintf(out, "%10s%s%11s%11s%s  %20s  %-12s %s.%s\n",
-				fmt_num(b, sizeof(b), m->s[0].mean), fmt_rsd(rb, sizeof(rb), &m->s[0]),
+				iop_fmt_num(b, sizeof(b), m->s[0].mean), fmt_rsd(rb, sizeof(rb), &m->s[0]),
 				fmt_pct(ch, sizeof(ch), m->change),
-				fmt_num(n, sizeof(n), m->s[1].mean), fmt_rsd(rn, sizeof(rn), &m->s[1]),
+				iop_fmt_num(n, sizeof(n), m->s[1].mean), fmt_rsd(rn, sizeof(rn), &m->s[1]),
 				fmt_ci(ci, sizeof(ci), m), vd, esc(g->bench), esc(m->name));
 		}
 	}
@@ -415,7 +397,7 @@ void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o)
 				header = true;
 			}
 			fprintf(out, "%12s %12s %9s  %-20s %s%s (%s)\n",
-				fmt_num(b, sizeof(b), m->s[0].mean), fmt_num(n, sizeof(n), m->s[1].mean),
+				iop_fmt_num(b, sizeof(b), m->s[0].mean), iop_fmt_num(n, sizeof(n), m->s[1].mean),
 				fmt_pct(ch, sizeof(ch), m->change), fmt_ci(ci, sizeof(ci), m),
 				esc(m->name), gc->untrusted || gc->env_differs ? "?" : "",
 				m->v == V_BETTER ? "better" : "worse");

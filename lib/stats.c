@@ -11,6 +11,7 @@
 #endif
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,4 +276,21 @@ double iop_paired_t_p(double d, double se2, size_t h)
 	if (se2 == 0)
 		return d == 0 ? 1 : 0;
 	return 2 * gsl_cdf_tdist_Q(fabs(d) / sqrt(se2), (double)(h - 1));
+}
+
+const char *iop_fmt_num(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "n/a");
+	else if (a >= 1e8)
+		snprintf(buf, len, "%.4g", v);
+	else if (a >= 1000)
+		snprintf(buf, len, "%.0f", v);
+	else if (a != 0 && a < 0.01)
+		snprintf(buf, len, "%.3g", v);
+	else
+		snprintf(buf, len, "%.2f", v);
+	return buf;
 }

@@ -139,4 +139,12 @@ size_t iop_paired_rounds(const double *xb, const double *xn, size_t n, size_t k,
 /* The two-sided p of a paired test's @d with @se2 and @h values kept (NAN if h < 2). */
 double iop_paired_t_p(double d, double se2, size_t h);
 
+/*
+ * @v as text with the precision a comparison of such values needs: two
+ * decimals below 1000 (a ratio of 2.11 is not 2.1, and 1.04 is not 1.0),
+ * whole numbers from 1000, three significant digits below 0.01, %.4g
+ * from 1e8, "n/a" for a NAN or an infinity. Returns @buf.
+ */
+const char *iop_fmt_num(char *buf, size_t len, double v);
+
 #endif

@@ -5,8 +5,9 @@
  * n - 1, quantiles interpolated between closest ranks). Catches the
  * population/sample stddev mix-up, off-by-one percentile ranks, the
  * arithmetic mean used for rates, input sorted in place behind the caller's
- * back, empty input turned into 0 instead of NAN, and target_ci taken as
- * reached while the interval is still wider than asked.
+ * back, empty input turned into 0 instead of NAN, target_ci taken as
+ * reached while the interval is still wider than asked, and a summary
+ * that rounds a ratio of 2.11 to 2.1 or one of 1.04 to 1.0.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -345,6 +346,30 @@ TEST_F(stats, precision_stops_only_at_or_below_target)
 	ASSERT_STREQ(iop_precision_stop(9.9, 5, 100, 2, 1, 60, 100), "max_reps");
 	/* the target wins over a budget spent in the same repetition */
 	ASSERT_STREQ(iop_precision_stop(4, 5, 4, 2, 61, 60, 100), "target");
+}
+
+/*
+ * iop_fmt_num(), the one number format of iopath run's summary and of
+ * compare: a ratio keeps two decimals, large counts are whole, tiny values
+ * keep three significant digits.
+ */
+TEST_F(stats, numbers_keep_the_precision_a_comparison_needs)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 2.11, "2.11" }, { 2.0149, "2.01" }, { 1.04, "1.04" }, { 1.0, "1.00" },
+		{ 0, "0.00" }, { -0.5, "-0.50" }, { 999.994, "999.99" }, { 12345.6, "12346" },
+		{ 0.001234, "0.00123" }, { 123456789, "1.235e+08" }, { NAN, "n/a" },
+		{ INFINITY, "n/a" },
+	};
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		EXPECT_STREQ(cases[i].want, iop_fmt_num(buf, sizeof(buf), cases[i].v))
+			TH_LOG("case %zu", i);
 }
 
 TEST_HARNESS_MAIN
