@@ -55,8 +55,10 @@ HELPER_BINS := $(HELPER_SRCS:tests/%.c=$(O)/tests/%)
 
 all: deps cli selftests units fuzz-regress
 
+# Building needs compilers and -dev packages only; the targets that run
+# something (run, check, bench, kselftest, repro) add what they run.
 deps:
-	$(Q)scripts/deps.sh
+	$(Q)scripts/deps.sh build
 
 lib: $(O)/libiopath.a
 cli: $(O)/iopath
@@ -150,6 +152,7 @@ kselftest-install: selftests
 	$(Q)scripts/kselftest-install.sh $(KSFT_DIR) $(O)/selftests $(KSFT_INSTALL)
 
 kselftest: deps kselftest-install
+	$(Q)scripts/deps.sh run
 	$(Q)scripts/kselftest-run.sh $(KSFT_INSTALL) $(KSFT_ARGS)
 
 kselftest-gen_tar: kselftest-install
@@ -210,19 +213,22 @@ mutate-tool:
 	$(Q)scripts/mutate-tool.sh $(MUTATE_TOOL_ARGS)
 
 run: all
+	$(Q)scripts/deps.sh run
 	$(Q)$(O)/iopath run $(RUN_ARGS)
 
 # The reproducers of the kernel bugs the selftests found (docs/kernel-bugs),
 # on the running kernel or, with KERNEL=..., in a QEMU guest booting it.
 .PHONY: repro
 repro: cli
+	$(Q)scripts/deps.sh run
 	$(Q)$(O)/iopath repro $(if $(KERNEL),--kernel "$(KERNEL)") $(REPRO_ARGS)
 
 check: all
-	$(Q)scripts/deps.sh check
+	$(Q)scripts/deps.sh run check
 	$(Q)bash scripts/check.sh $(O)
 
 bench: all
+	$(Q)scripts/deps.sh run
 	$(Q)$(O)/iopath bench --profile $(or $(PROFILE),quick) $(BENCH_ARGS)
 
 install: all kselftest-install
@@ -231,13 +237,17 @@ install: all kselftest-install
 	cp -a $(KSFT_INSTALL) $(DESTDIR)$(PREFIX)/libexec/iopath/
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
-	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/ksft-harness.sh scripts/lava.py scripts/export.py $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/repro.sh scripts/deps.sh \
+		scripts/ksft-harness.sh scripts/lava.py scripts/export.py $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib
 	install -m 0644 scripts/lib/common.bash $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib/
 	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh scripts/vm/lava-guest.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/selftests
 	install -m 0644 selftests/requirements $(DESTDIR)$(PREFIX)/share/iopath/selftests/
+	install -d $(DESTDIR)$(PREFIX)/share/iopath/reproducers/lib
+	install -m 0755 reproducers/*.sh $(DESTDIR)$(PREFIX)/share/iopath/reproducers/
+	install -m 0644 reproducers/lib/*.sh $(DESTDIR)$(PREFIX)/share/iopath/reproducers/lib/
 
 clean:
 	rm -rf $(O)

@@ -6,12 +6,15 @@
 # means nothing to do, so a machine that has everything pays a few stat()s.
 #
 # usage: deps.sh [--check] [GROUP...]
-#   GROUP: base (build and run, the default), vm (iopath vm), mutate
+#   GROUP: build (compile everything: make, make install), run (what the
+#   tests and benchmarks run: mkfs, fio, gnuplot; make run, check, bench,
+#   kselftest, repro), base (both, the default), vm (iopath vm), mutate
 #   (kernel builds for iopath mutate), clang (fuzzing), check (the linter
 #   make check runs), lava (lava-run for make lava-run; never by make check)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
-# Otherwise the exact install command is printed and the exit status is 1.
-# --check only reports.
+# Otherwise, and always with --check, the exact install command is printed
+# and the exit status is 1: a command that needs a group runs
+# `deps.sh --check GROUP` before it starts.
 set -eu
 
 check_only=0
@@ -21,21 +24,25 @@ if [ "${1:-}" = "--check" ]; then
 fi
 groups=${*:-base}
 
-pkgs_base="
+# The kselftest harness comes from linux-source; rsync installs the
+# collection (lib.mk's install).
+pkgs_build="
 build-essential:/usr/bin/gcc
 make:/usr/bin/make
 pkg-config:/usr/bin/pkg-config
 liburing-dev:/usr/include/liburing.h
 libnuma-dev:/usr/include/numa.h
-numactl:/usr/bin/numactl
 libjansson-dev:/usr/include/jansson.h
 libgsl-dev:/usr/include/gsl/gsl_cdf.h
-xfsprogs:/sbin/mkfs.xfs
-e2fsprogs:/sbin/mkfs.ext4
-util-linux:/sbin/losetup
 rsync:/usr/bin/rsync
 linux-source-6.12:/usr/src/linux-source-6.12.tar.xz
 xz-utils:/usr/bin/xz
+"
+pkgs_run="
+numactl:/usr/bin/numactl
+xfsprogs:/sbin/mkfs.xfs
+e2fsprogs:/sbin/mkfs.ext4
+util-linux:/sbin/losetup
 gnuplot-nox:/usr/bin/gnuplot
 fio:/usr/bin/fio
 jq:/usr/bin/jq
@@ -77,13 +84,15 @@ patch:/usr/bin/patch
 missing=""
 for g in $groups; do
 	case $g in
-	base) list=$pkgs_base ;;
+	build) list=$pkgs_build ;;
+	run) list=$pkgs_run ;;
+	base) list="$pkgs_build $pkgs_run" ;;
 	vm) list=$pkgs_vm ;;
 	clang) list=$pkgs_clang ;;
 	mutate) list=$pkgs_mutate ;;
 	check) list=$pkgs_check ;;
 	lava) list=$pkgs_lava ;;
-	*) echo "deps: unknown group '$g' (base, vm, clang, mutate, check, lava)" >&2; exit 2 ;;
+	*) echo "deps: unknown group '$g' (build, run, base, vm, clang, mutate, check, lava)" >&2; exit 2 ;;
 	esac
 	for e in $list; do
 		pkg=${e%%:*}
@@ -101,7 +110,7 @@ done
 
 cmd="apt-get install -y --no-install-recommends$missing"
 if [ "$check_only" = 1 ]; then
-	echo "deps: missing:$missing" >&2
+	echo "deps: missing:$missing; install with: sudo $cmd" >&2
 	exit 1
 fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then

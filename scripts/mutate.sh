@@ -195,6 +195,11 @@ for f in matrix.md matrix.json; do
 	why=$(out_refusal "$work/$f")
 	[ -z "$why" ] || usage_error "--work $why"
 done
+
+# The kernel build (flex, bison, libelf ...) and the guests: what is
+# missing is named with its install command before anything starts.
+"$top/scripts/deps.sh" --check vm mutate || exit 1
+
 state=$work/state
 logs=$work/logs
 mkdir -p "$state" "$logs" || fail "cannot create $work"

@@ -161,6 +161,8 @@ check_args() {
 	build=$(mkdir -p "$build" && cd "$build" && pwd) || usage_error "--build $build: cannot use that directory"
 	check_bench_args
 
+	# What is missing, with the command that installs it.
+	"$top/scripts/deps.sh" --check vm || exit 1
 	for t in qemu-system-x86_64 cpio gzip dpkg-deb depmod busybox ldd flock; do
 		command -v "$t" >/dev/null 2>&1 || [ -x "/bin/$t" ] ||
 			fail "$t not found; run 'scripts/deps.sh vm' (as root it installs what is missing)"
