@@ -177,6 +177,15 @@ function test_result(line,	notok, skip, name, k, i, reason, have, excused) {
 	sub(/ *#.*/, "", name)
 	reason = line
 	sub(/.*# *SKIP */, "", reason)
+	# The harness's SKIP() replaces a failure the test recorded before it
+	# (docs/harness-bugs/skip-after-failed-check.md): such a skip is the
+	# failure it hides. Remove once every harness keeps the failure.
+	if (skip && !notok && nassert) {
+		note("skipped after a failed check: " name ": " atext[1])
+		notok = 1
+		skip = 0
+		ended_by = "a skip after the failure"
+	}
 	if (notok) {
 		k = excuse(name)
 		excused = k

@@ -47,7 +47,8 @@ printf 'xfs_reflink yes\ntracefs_iomap no no tracefs in /proc/filesystems\n' > "
 # run see it. RESULT is "ok:NAME", "skip:NAME" or a failure: "fail:NAME"
 # (the mmap-tail diagnostic of the known entry), "leak:NAME" (that, then a
 # leak), "kmsg:NAME" (that, then a post-test kernel-log finding), "tmo:NAME"
-# (that, then the harness's timeout), "other:NAME" (another diagnostic).
+# (that, then the harness's timeout), "other:NAME" (another diagnostic),
+# "skipfail:NAME" (the known diagnostic, then the harness's SKIP).
 raw() {
 	local r i=0 p=0 f=0 s=0 t
 	echo "TAP version 13"
@@ -57,7 +58,7 @@ raw() {
 		t=${r#*:}
 		echo "#  RUN           $t ..."
 		case $r in
-		fail:* | leak:* | kmsg:* | tmo:*)
+		fail:* | leak:* | kmsg:* | tmo:* | skipfail:*)
 			echo "# fb_test.c:417:${t##*.}:Expected 0 (0) == r (-117)"
 			echo "# fb_test.c:417:${t##*.}:eof.000: cached byte 1000 is 0x53, expected 0x00" ;;
 		esac
@@ -77,7 +78,7 @@ raw() {
 		case $r in
 		ok:*) echo "# fb_test.c:342:${t##*.}:after-test checks: fsck ran, kernel log ran"
 			echo "ok $i $t"; p=$((p + 1)) ;;
-		skip:*) echo "ok $i $t # SKIP no loop device"; s=$((s + 1)) ;;
+		skip:* | skipfail:*) echo "ok $i $t # SKIP no loop device"; s=$((s + 1)) ;;
 		*) echo "#      FAIL  $t"; echo "not ok $i $t"; f=$((f + 1)) ;;
 		esac
 	done
@@ -131,6 +132,7 @@ raw ok:fb.xfs.one other:fb.xfs_1k.dio_past_eof > "$tmp/raw-other"
 raw ok:fb.xfs.one kmsg:fb.xfs_1k.dio_past_eof > "$tmp/raw-kmsg"
 raw ok:fb.xfs.one tmo:fb.xfs_1k.dio_past_eof > "$tmp/raw-tmo"
 raw ok:fb.xfs.one skip:fb.xfs.batch_path_taken > "$tmp/raw-reqskip"
+raw ok:fb.xfs.one skipfail:fb.xfs_1k.dio_past_eof > "$tmp/raw-skipfail"
 
 # expect LABEL RC KERNEL TAP RESULT-RE [NOTE-RE [FEATURES]]: the verdict on
 # TAP for KERNEL exits RC, its result line matches RESULT-RE and, if given,
@@ -213,6 +215,10 @@ cases() {
 		'status=fail .*required_missing=1' \
 		'^# t: required: fb.xfs.batch_path_taken skipped on a kernel that has xfs_reflink and tracefs_iomap: ' \
 		"$tmp/feat-all"
+
+	expect_raw "a failed check, then the harness's SKIP: a failure, never excused" 1 $k72 "$tmp/raw-skipfail" 0 \
+		'status=fail passed=1 failed=1 known=0 skipped=0 ' \
+		'^# t: skipped after a failed check: fb.xfs_1k.dio_past_eof: Expected 0 (0) == r (-117) | eof.000: cached byte'
 
 	for f in '^7\.2\.13$  ^only-two-fields$:expected' \
 		 '^7\.2\.  ^t$  diag  bug  reason:must match the whole uname' \

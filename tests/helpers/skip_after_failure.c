@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * A harness binary for tests/verdict.sh, not a test of its own: one test
- * records a failure and then skips, one only skips. Built with the
- * selftests' shared header, whose SKIP() must keep the recorded failure
- * ("not ok"), where the harness's own would report "ok ... # SKIP".
+ * records a failure and then skips, one only skips. The harness reports
+ * the first "ok ... # SKIP" (docs/harness-bugs/skip-after-failed-check.md);
+ * scripts/tap-verdict.awk, the verdict of every iopath runner, must count
+ * it as failed and the second as skipped. A third fails an ASSERT, after
+ * which the shared teardown runs inside the ASSERT's handler loop: its
+ * checks pass and must print no "post-test" line.
  */
 #include "../../selftests/iopath_test.h"
 
@@ -29,6 +32,26 @@ TEST_F(guard, expect_fails_then_skips)
 TEST_F(guard, skips_only)
 {
 	SKIP(return, "a plain skip");
+}
+
+FIXTURE(after_assert) {
+	struct iop_test_fs fs;	/* no filesystem: the kernel log check */
+};
+
+FIXTURE_SETUP(after_assert)
+{
+	memset(&self->fs, 0, sizeof(self->fs));
+	iop_test_kmsg_mark(&self->fs);
+}
+
+FIXTURE_TEARDOWN(after_assert)
+{
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+TEST_F(after_assert, assert_fails_then_teardown_checks)
+{
+	ASSERT_EQ(1, 2) TH_LOG("the failed assertion");
 }
 
 TEST_HARNESS_MAIN
