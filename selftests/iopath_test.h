@@ -33,6 +33,12 @@
 #include "iopath.h"
 #include "probe.h"
 
+/*
+ * selftests/Makefile defines IOPATH_HAVE_LIBURING when liburing is
+ * installed; without it the io_uring cases skip with this reason.
+ */
+#define IOP_NO_LIBURING "built without liburing (apt-get install liburing-dev, then rebuild)"
+
 /* Per-variant filesystem description; embed in FIXTURE_VARIANT. */
 #define IOP_FS_VARIANT_FIELDS		\
 	const char *fstype;		\
