@@ -19,7 +19,7 @@
 # repro-fs: xfs
 # repro-mkfs: -m reflink=1
 # repro-needs: tracefs
-# repro-test: iomap_trace.xfs_reflink.unshare_maps_holes_without_shared_state
+# repro-test: iomap_trace.xfs.unshare_maps_holes_without_shared_state
 set -u
 dir=${1:?usage: $0 DIR (a directory on the filesystem to test)}
 command -v xfs_io >/dev/null || { echo "xfs_io not found (xfsprogs)"; exit 2; }

@@ -291,7 +291,7 @@ FIXTURE_VARIANT(folio_batch) {
 	IOP_FS_VARIANT_FIELDS;
 };
 
-FIXTURE_VARIANT_ADD(folio_batch, xfs) { IOP_FS_XFS_REFLINK };
+FIXTURE_VARIANT_ADD(folio_batch, xfs) { IOP_FS_XFS };
 
 FIXTURE_VARIANT_ADD(folio_batch, ext4) { IOP_FS_EXT4 };
 
@@ -303,12 +303,7 @@ FIXTURE_VARIANT_ADD(folio_batch, ext4_1k) { IOP_FS_EXT4_1K };
  * zeroing covers partial folios and several blocks share one batch entry.
  * (Needs a loop device: zram's 4K sectors allow no 1K blocks.)
  */
-FIXTURE_VARIANT_ADD(folio_batch, xfs_1k) {
-	.fstype = "xfs",
-	.mkfs_opts = "-b size=1024 -m reflink=1",
-	.blksz = 1024,
-	.reflink = true,
-};
+FIXTURE_VARIANT_ADD(folio_batch, xfs_1k) { IOP_FS_XFS_1K };
 
 FIXTURE_SETUP(folio_batch)
 {

@@ -294,19 +294,16 @@ static inline int iop_clone_range(int dst, int src, uint64_t src_off, uint64_t l
 }
 
 /*
- * The four filesystem configurations every iomap fixture runs on. A
- * fixture using them declares FIXTURE_VARIANT(f) { IOP_FS_VARIANT_FIELDS; }.
- * reflink=false on xfs_1k means "not required": the tests probe for it.
- * The list ends in a declaration, so that its use, with the semicolon
- * after it, is one.
+ * The four filesystem presets (iopath_test.h) every iomap fixture runs
+ * on. A fixture using them declares FIXTURE_VARIANT(f) {
+ * IOP_FS_VARIANT_FIELDS; }. The list ends in a declaration, so that its
+ * use, with the semicolon after it, is one.
  */
 #define IOP_IOMAP_FS_VARIANTS(f)						\
 	FIXTURE_VARIANT_ADD(f, ext4) { IOP_FS_EXT4 };				\
 	FIXTURE_VARIANT_ADD(f, ext4_1k) { IOP_FS_EXT4_1K };			\
-	FIXTURE_VARIANT_ADD(f, xfs_reflink) { IOP_FS_XFS_REFLINK };		\
-	FIXTURE_VARIANT_ADD(f, xfs_1k) {					\
-		.fstype = "xfs", .mkfs_opts = "-b size=1024", .blksz = 1024,	\
-	};									\
+	FIXTURE_VARIANT_ADD(f, xfs) { IOP_FS_XFS };				\
+	FIXTURE_VARIANT_ADD(f, xfs_1k) { IOP_FS_XFS_1K };			\
 	struct iop_iomap_fs_variants_of_##f
 
 #endif

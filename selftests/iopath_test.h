@@ -48,14 +48,19 @@
 	bool reflink
 
 /*
- * The filesystem configurations the fixtures share, as the initializer of
- * IOP_FS_VARIANT_FIELDS: ext4 and XFS with 4 KiB blocks, ext4 with 1 KiB
- * blocks (smaller than a page), XFS with reflink.
+ * The filesystem presets, the one table of them: IOP_FS_<NAME> is the
+ * initializer of IOP_FS_VARIANT_FIELDS for the variant named <name> (or
+ * <name>_<what else>, e.g. xfs_direct), in every test file, and the name
+ * selftests/requirements and configs/known-failures match. ext4 and XFS
+ * with 4 KiB blocks, and with 1 KiB blocks (smaller than a page); XFS
+ * always with reflink, asked for rather than left to mkfs's default.
+ * tests/lint.sh holds every variant to its name.
  */
-#define IOP_FS_EXT4		.fstype = "ext4", .mkfs_opts = "", .blksz = 4096
-#define IOP_FS_EXT4_1K		.fstype = "ext4", .mkfs_opts = "-b 1024", .blksz = 1024
-#define IOP_FS_XFS		.fstype = "xfs", .mkfs_opts = "", .blksz = 4096
-#define IOP_FS_XFS_REFLINK	.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096, .reflink = true
+#define IOP_FS_EXT4	.fstype = "ext4", .mkfs_opts = "", .blksz = 4096
+#define IOP_FS_EXT4_1K	.fstype = "ext4", .mkfs_opts = "-b 1024", .blksz = 1024
+#define IOP_FS_XFS	.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096, .reflink = true
+#define IOP_FS_XFS_1K	.fstype = "xfs", .mkfs_opts = "-b size=1024 -m reflink=1", .blksz = 1024, \
+			.reflink = true
 
 struct iop_test_fs {
 	struct iop_scratch *scratch;

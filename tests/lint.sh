@@ -42,6 +42,35 @@ done
 if [ -z "$bad" ]; then ok "lint.benchmarks_say_what_they_do_not_measure"; else
 	echo "# no 'does not measure' in:$bad"; not_ok "lint.benchmarks_say_what_they_do_not_measure"; fi
 
+# One filesystem-preset table (selftests/iopath_test.h): a variant made
+# from IOP_FS_<P> is named <p> or <p>_<more> (not another preset's name),
+# and no test file spells out a filesystem of its own.
+presets=$(sed -n 's/^#define IOP_FS_\([A-Z0-9_]*\)[[:space:]]*\.fstype.*/\1/p' selftests/iopath_test.h |
+	tr 'A-Z' 'a-z' | tr '\n' ' ')
+bad=$(git ls-files 'selftests/*.c' 'selftests/*.h' | xargs awk -v presets="$presets" '
+	BEGIN { n = split(presets, p, " ") }
+	/FIXTURE_VARIANT_ADD\(/ {
+		name = $0
+		sub(/.*FIXTURE_VARIANT_ADD\([a-z0-9_]+, */, "", name)
+		sub(/\).*/, "", name)
+		body = ""; at = FILENAME ":" FNR
+	}
+	name != "" { body = body $0 }
+	name != "" && /};/ {
+		if (match(body, /IOP_FS_[A-Z0-9_]+/)) {
+			used = tolower(substr(body, RSTART + 7, RLENGTH - 7))
+			best = ""
+			for (i = 1; i <= n; i++)
+				if ((name == p[i] || index(name, p[i] "_") == 1) && length(p[i]) > length(best))
+					best = p[i]
+			if (best != used)
+				print at ": variant " name " made from IOP_FS_" toupper(used)
+		}
+		name = ""
+	}' 2>&1; git grep -n '\.\(fstype\|mkfs_opts\) = "' -- 'selftests/*.c' 'selftests/*.h' ':!selftests/iopath_test.h')
+if [ -n "$presets" ] && [ -z "$bad" ]; then ok "lint.filesystem_variants_named_by_their_preset"; else
+	echo "$bad" | sed 's/^/# /'; not_ok "lint.filesystem_variants_named_by_their_preset"; fi
+
 bad=$(git grep -nE '^(    )+[a-z{}]' -- '*.c' '*.h' | grep -v '^.*: \*' | head -5)
 if [ -z "$bad" ]; then ok "lint.c_indents_with_tabs"; else
 	echo "$bad" | sed 's/^/# /'; not_ok "lint.c_indents_with_tabs"; fi
