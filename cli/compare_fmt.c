@@ -325,9 +325,11 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 
 			verdict_text(vd, sizeof(vd), m, gc->untrusted || gc->env_differs);
 			fprintf(out, "%10s%s%11s%11s%s  %20s  %-12s %s.%s\n",
-				iop_fmt_num(b, sizeof(b), m->s[0].mean), fmt_rsd(rb, sizeof(rb), &m->s[0]),
+				iop_fmt_num(b, sizeof(b), m->s[0].mean),
+				fmt_rsd(rb, sizeof(rb), &m->s[0]),
 				fmt_pct(ch, sizeof(ch), m->change),
-				iop_fmt_num(n, sizeof(n), m->s[1].mean), fmt_rsd(rn, sizeof(rn), &m->s[1]),
+				iop_fmt_num(n, sizeof(n), m->s[1].mean),
+				fmt_rsd(rn, sizeof(rn), &m->s[1]),
 				fmt_ci(ci, sizeof(ci), m), vd, esc(g->bench), esc(m->name));
 		}
 	}
@@ -397,7 +399,8 @@ void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o)
 				header = true;
 			}
 			fprintf(out, "%12s %12s %9s  %-20s %s%s (%s)\n",
-				iop_fmt_num(b, sizeof(b), m->s[0].mean), iop_fmt_num(n, sizeof(n), m->s[1].mean),
+				iop_fmt_num(b, sizeof(b), m->s[0].mean),
+				iop_fmt_num(n, sizeof(n), m->s[1].mean),
 				fmt_pct(ch, sizeof(ch), m->change), fmt_ci(ci, sizeof(ci), m),
 				esc(m->name), gc->untrusted || gc->env_differs ? "?" : "",
 				m->v == V_BETTER ? "better" : "worse");

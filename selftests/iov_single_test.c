@@ -196,20 +196,32 @@ static void ring_close(struct io_uring *ring)
 static int uring_rw(struct io_uring *ring, int op, int fd, const void *addr, unsigned int len,
 		    uint64_t off, struct result *r)
 {
-	(void)ring, (void)op, (void)fd, (void)addr, (void)len, (void)off, (void)r;
+	(void)ring;
+	(void)op;
+	(void)fd;
+	(void)addr;
+	(void)len;
+	(void)off;
+	(void)r;
 	return -EOPNOTSUPP;
 }
 
 static int uring_pending_read(struct io_uring *ring, int op, int fd, char *buf, struct iovec *iov,
 			      struct result *r)
 {
-	(void)ring, (void)op, (void)fd, (void)buf, (void)iov, (void)r;
+	(void)ring;
+	(void)op;
+	(void)fd;
+	(void)buf;
+	(void)iov;
+	(void)r;
 	return -EOPNOTSUPP;
 }
 
 static int uring_complete(struct io_uring *ring, struct result *r)
 {
-	(void)ring, (void)r;
+	(void)ring;
+	(void)r;
 	return -EOPNOTSUPP;
 }
 #endif
@@ -876,7 +888,8 @@ TEST_F(iov_pipe_nonblock, empty_pipe_eagain_agrees)
 	int m, ret;
 
 	if (self->ring_err)
-		SKIP(return, "%s", self->ring_err == -EOPNOTSUPP ? IOP_NO_LIBURING : "io_uring not available");
+		SKIP(return, "%s", self->ring_err == -EOPNOTSUPP ? IOP_NO_LIBURING :
+		     "io_uring not available");
 	r[M_READ].ret = read(self->p[0], buf, sizeof(buf));
 	r[M_READ].err = errno;
 	r[M_READV].ret = readv(self->p[0], &iov, 1);
@@ -889,14 +902,16 @@ TEST_F(iov_pipe_nonblock, empty_pipe_eagain_agrees)
 			       method_name[m], r[m].ret, strerror(r[m].err));
 
 	for (m = M_URING_READ; m <= M_URING_READV; m++) {
-		ret = uring_pending_read(self->ring, m == M_URING_READ ? IORING_OP_READ : IORING_OP_READV,
+		ret = uring_pending_read(self->ring,
+					 m == M_URING_READ ? IORING_OP_READ : IORING_OP_READV,
 					 self->p[0], buf, &iov, &r[m]);
 		ASSERT_LE(0, ret) TH_LOG("%s: %s", method_name[m], strerror(-ret));
 		pending[m] = ret;
 		if (pending[m]) {
 			/* feed it one byte and collect the completion */
 			ASSERT_EQ(1, write(self->p[1], "x", 1));
-			ASSERT_EQ(0, uring_complete(self->ring, &r[m])) TH_LOG("%s never completed", method_name[m]);
+			ASSERT_EQ(0, uring_complete(self->ring, &r[m]))
+				TH_LOG("%s never completed", method_name[m]);
 			EXPECT_EQ(1, r[m].ret) TH_LOG("%s after one byte: %zd (%s)", method_name[m], r[m].ret,
 						      r[m].err ? strerror(r[m].err) : "ok");
 		} else {

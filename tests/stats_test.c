@@ -21,6 +21,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "kselftest_harness.h"
+#include "array_size.h"
 #include "stats.h"
 
 /* Relative closeness for values computed along different paths. */
@@ -367,7 +368,7 @@ TEST_F(stats, numbers_keep_the_precision_a_comparison_needs)
 	char buf[32];
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		EXPECT_STREQ(cases[i].want, iop_fmt_num(buf, sizeof(buf), cases[i].v))
 			TH_LOG("case %zu", i);
 }
