@@ -240,7 +240,7 @@ install: all kselftest-install
 	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/repro.sh scripts/deps.sh \
 		scripts/ksft-harness.sh scripts/lava.py scripts/export.py $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib
-	install -m 0644 scripts/lib/common.bash $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib/
+	install -m 0644 scripts/lib/*.bash $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib/
 	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh scripts/vm/lava-guest.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm/
 	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/selftests
