@@ -6,6 +6,7 @@ and the verdict on what came back.
   iopath lava jobs --kernel K [--kernel K...] --out DIR [-- run_kselftest.sh args]
   iopath lava mutate [--work DIR] --out DIR
   iopath lava bench --kernel K --out DIR [--profile NAME] [--boots N] [-- bench args]
+  iopath lava ab --a K --b K --out DIR [--boots N] [--profile NAME | -- bench args]
   iopath lava validate JOB.yaml...
   iopath lava run JOB.yaml...       (lava-run here, on configs/lava/qemu-local.yaml)
   iopath lava verdict LOG
@@ -335,6 +336,35 @@ def cmd_bench(args):
     check_job_args(args)
     if len(args.kernel) != 1:
         raise Bad("--kernel: exactly one kernel for benchmark jobs")
+    run = bench_command(args)
+    k = args.kernel[0]
+    base = slug(os.path.basename(k) if os.path.exists(k) else k)
+    for b in range(1, int(args.boots) + 1):
+        write_job(args, "bench-%s-%s-boot%d" % (args.profile, base, b), k, "bench", [], args.env,
+                  args.append, run=run, rel=base)
+    return 0
+
+
+def cmd_ab(args):
+    """iopath ab as LAVA jobs: kernels A and B, one benchmark job per boot
+    (--boots per side), listed A B A B so that a lab that runs them in
+    order interleaves the sides as iopath ab does. The verdict: each job's
+    records (iopath lava verdict --records), then iopath compare of A's
+    against B's, the boot as the unit (docs/compare.md)."""
+    check_job_args(args)
+    if not args.a or not args.b:
+        raise Bad("--a and --b are required (two kernels, as iopath ab takes them)")
+    args.kernel = [args.a]
+    run = bench_command(args)
+    for b in range(1, int(args.boots) + 1):
+        for side, k in (("a", args.a), ("b", args.b)):
+            write_job(args, "ab-%s-boot%d" % (side, b), k, "ab", [], args.env, args.append, run=run,
+                      rel="ab-" + side)
+    return 0
+
+
+def bench_command(args):
+    """The test shell's command for iopath bench, its arguments checked."""
     if args.profile != "none" and (not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", args.profile) or not os.path.isfile(
             os.path.join(TOP, "configs", "bench", args.profile + ".conf"))):
         raise Bad("--profile '%s': no configs/bench/%s.conf" % (args.profile, args.profile))
@@ -345,15 +375,9 @@ def cmd_bench(args):
     for a in args.ksft_args:
         if not BENCH_ARG_RE.fullmatch(a):
             raise Bad("benchmark argument '%s': [A-Za-z0-9_.,=:/+-] only" % a)
-    k = args.kernel[0]
-    base = slug(os.path.basename(k) if os.path.exists(k) else k)
     profile = [] if args.profile == "none" else [
         "--profile", "/iopath/bench/configs/bench/%s.conf" % args.profile]
-    run = " ".join(["/iopath/lava/run", "--bench"] + profile + args.ksft_args)
-    for b in range(1, int(args.boots) + 1):
-        write_job(args, "bench-%s-%s-boot%d" % (args.profile, base, b), k, "bench", [], args.env,
-                  args.append, run=run, rel=base)
-    return 0
+    return " ".join(["/iopath/lava/run", "--bench"] + profile + args.ksft_args)
 
 
 def patch_header(path, key):
@@ -820,6 +844,13 @@ def main(argv):
                    help="configs/bench/NAME.conf (default quick; none: the benchmark is named after --)")
     p.add_argument("--boots", default="1", help="jobs, one boot each (default 1)")
     job_options(p)
+    p = sub.add_parser("ab", help="iopath ab as jobs: kernels A and B, one job per boot")
+    p.add_argument("--a", default="", help="kernel A (as iopath ab --a takes it)")
+    p.add_argument("--b", default="", help="kernel B")
+    p.add_argument("--profile", default="none",
+                   help="configs/bench/NAME.conf (default none: the benchmark is named after --)")
+    p.add_argument("--boots", default="3", help="boots per side (default 3)")
+    job_options(p)
     p = sub.add_parser("validate", help="validate job files")
     p.add_argument("jobs", nargs="+")
     p = sub.add_parser("run", help="run jobs with lava-run here, then their verdict")
@@ -846,6 +877,8 @@ def main(argv):
             return cmd_mutate(args)
         if args.cmd == "bench":
             return cmd_bench(args)
+        if args.cmd == "ab":
+            return cmd_ab(args)
         if args.cmd == "validate":
             return cmd_validate(args)
         if args.cmd == "verdict":

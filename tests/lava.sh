@@ -240,6 +240,10 @@ else
 	rc=$?
 	if [ "$rc" = 2 ] && grep -q 'benchmark argument' "$tmp/err"; then ok lava.jobs.bench_argument_with_shell_syntax_refused; else
 		not_ok lava.jobs.bench_argument_with_shell_syntax_refused "exit $rc"; fi
+	"$lava" ab --a "$fake" --out "$tmp/jobs" --build "$build" -- read_vs_readv > /dev/null 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" = 2 ] && grep -q -- '--a and --b are required' "$tmp/err"; then ok lava.jobs.ab_needs_both_kernels; else
+		not_ok lava.jobs.ab_needs_both_kernels "exit $rc"; fi
 	mapfile -t jobs < "$tmp/jobs.list"
 	if /usr/bin/python3 -c 'import lava_common.schemas' 2> /dev/null; then
 		if [ ${#jobs[@]} -gt 0 ] && "$lava" validate "${jobs[@]}" 2> "$tmp/err"; then
