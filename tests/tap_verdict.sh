@@ -286,7 +286,7 @@ fi
 # Every entry of the real list matches a test that exists in the sources:
 # "fixture.variant.test" for each TEST_F and each variant of its fixture.
 for f in "$top"/selftests/*_test.c; do
-	sed -n 's/^TEST_F(\([a-z0-9_]*\), *\([a-z0-9_]*\)).*/\1 \2/p' "$f" | while read -r fx t; do
+	sed -n 's/^TEST_F\(_TIMEOUT\)\{0,1\}(\([a-z0-9_]*\), *\([a-z0-9_]*\)[,)].*/\2 \3/p' "$f" | while read -r fx t; do
 		{
 			sed -n "s/^FIXTURE_VARIANT_ADD($fx, *\([a-z0-9_]*\)).*/\1/p" "$f"
 			# the shared variant set of iomap_layout.h
