@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Bad usage, bad input and safety refusals of every iopath subcommand
-# (and the scripts behind vm, mutate, repro, export and lava): each is one
+# (and the scripts behind ab, vm, mutate, repro, export and lava): each is one
 # line on stderr, exit 2, found before any scratch filesystem is made, and
 # nothing is created (no file in the working directory, no "making a
 # scratch" line). A subcommand `iopath help` lists without a test here
@@ -149,6 +149,8 @@ refused compare.hex_alpha_refused "--alpha must be a number in \\(0, 0.5\\), not
 # Bad usage is one line and exit 2 everywhere: "iopath" alone printed the
 # whole command list, export and lava (argparse) a usage block.
 refused iopath.no_command 'iopath: no command given' "$iop"
+refused ab.unknown_option "ab: unknown argument '--nosuch'" "$iop" ab --nosuch
+refused ab.no_sides 'ab: give --a and --b' "$iop" ab
 refused iopath.unknown_command "iopath: unknown command 'nosuch'" "$iop" nosuch
 refused cleanup.operand_refused "cleanup: takes no operands" "$iop" cleanup x
 refused compare.unknown_option "compare: unknown option '--nosuch'" "$iop" compare --nosuch a b
