@@ -374,14 +374,17 @@ static int cmd_plot(int argc, char **argv)
 		fprintf(stderr, "iopath: plot: %zu parameter sets have %s; plotting the first (--where KEY=VALUE picks another)\n",
 			matches, o.metric);
 
-	/* Draw into a temporary file: a failed plot leaves OUT as it was. */
+	/*
+	 * Draw into a temporary file: a failed plot leaves OUT as it was. The
+	 * handler that removes it is in place before it exists.
+	 */
+	iop_tmp_cleanup_signals();
 	fd = iop_tmp_create(o.out, iop_out_mode(o.out), tmp, sizeof(tmp));
 	if (fd < 0) {
 		fprintf(stderr, "iopath: plot: cannot write %s: %s\n", o.out, strerror(-fd));
 		ret = 1;
 		goto out;
 	}
-	iop_tmp_cleanup_signals();
 	ret = draw(&o, groups, ngroups, pick, metric, paths, fd);
 	close(fd);
 	if (ret) {

@@ -58,22 +58,32 @@ static void random_suffix(char *s, size_t n)
 
 int iop_tmp_create(const char *final, mode_t mode, char *tmp, size_t len)
 {
+	sigset_t stops, old;
 	char sfx[8];
-	int fd;
+	int fd, err;
 
+	/* A SIGTERM between the open and pending_tmp would leave the file behind. */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
 	for (int tries = 0; tries < 100; tries++) {
 		random_suffix(sfx, 6);
 		if ((size_t)snprintf(tmp, len, "%s.tmp.%s", final, sfx) >= len)
 			return -ENAMETOOLONG;
+		sigprocmask(SIG_BLOCK, &stops, &old);
 		fd = open(tmp, CREATE_FLAGS, mode);
+		err = errno;
+		if (fd >= 0)
+			snprintf(pending_tmp, sizeof(pending_tmp), "%s", tmp);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (fd >= 0) {
 			/* The umask must not narrow a mode kept from the old file. */
 			fchmod(fd, mode);
-			snprintf(pending_tmp, sizeof(pending_tmp), "%s", tmp);
 			return fd;
 		}
-		if (errno != EEXIST)
-			return -errno;
+		if (err != EEXIST)
+			return -err;
 	}
 	return -EEXIST;
 }
