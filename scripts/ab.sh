@@ -290,8 +290,11 @@ boot() {
 	local side=$1 n=$2 base rc t0=$SECONDS bad id
 	base=$out/logs/$side.$n
 	note "boot $n of $boots: $side"
+	# Under TCG a loaded host slows the boot as much as the run: one limit
+	# for all three (boot, idle, overall).
 	"$vm" --kernel "${img[$side]}" --build "$build" "${vm_clock[@]}" --smp 1 \
-		--timeout "$timeout_s" --log "$base.console" --records "$base.jsonl" \
+		--timeout "$timeout_s" --boot-timeout "$timeout_s" --idle-timeout "$timeout_s" \
+		--log "$base.console" --records "$base.jsonl" \
 		--bench -- "${bench_args[@]}" > "$base.out" 2> "$base.err" &
 	child=$!
 	wait "$child"
@@ -299,7 +302,8 @@ boot() {
 	child=""
 	printf '%s\t%s\t%s\t%s\n' "$n" "$side" "$rc" "$((SECONDS - t0))" >> "$out/boots.tsv"
 	if [ "$rc" != 0 ] || [ ! -s "$base.jsonl" ]; then
-		fail "boot $n of $side failed (exit $rc): $(grep -v '^  ' "$base.err" | tail -n 1 | cut -c1-300 | cat -v)"
+		fail "boot $n of $side failed (exit $rc): $(grep -v -e '^  ' -e 'last kernel console lines:$' "$base.err" |
+			tail -n 1 | cut -c1-300 | cat -v)"
 	fi
 	bad=$(jq -r --arg sha "${sha[$side]}" --arg dom "$domain" '
 		if (.env.kernel.image_sha256 // "") != $sha then "a record from another kernel image"

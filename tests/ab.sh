@@ -71,7 +71,7 @@ while [ $# -gt 0 ]; do
 	--fetch-only) fetch=1; shift ;;
 	--) shift; break ;;
 	--bench) shift ;;
-	--build|--accel|--smp|--timeout|--log) shift 2 ;;
+	--build|--accel|--smp|--timeout|--boot-timeout|--idle-timeout|--log) shift 2 ;;
 	*) echo "fake vm: unknown $1" >&2; exit 2 ;;
 	esac
 done
@@ -85,6 +85,8 @@ n=$(($(wc -l < "$FAKE_LOG") + 1))
 echo "boot $cost icount=$icount" >> "$FAKE_LOG"
 if [ "${FAKE_FAIL_BOOT:-}" = "$n" ]; then
 	echo "iopath: vm: $(basename "$k"): the guest kernel panicked after 3 s: VFS: Unable to mount root fs" >&2
+	echo "iopath: vm: last kernel console lines:" >&2
+	echo "  | Kernel panic - not syncing: VFS: Unable to mount root fs" >&2
 	exit 1
 fi
 dom=wall
