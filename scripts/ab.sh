@@ -157,14 +157,7 @@ for t in jq sha256sum flock setsid; do
 done
 
 # The clock domain follows from the accelerator.
-if [ "$accel" = auto ]; then
-	if [ -w /dev/kvm ] && { [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; } &&
-	   grep -qwE 'vmx|svm' /proc/cpuinfo; then
-		accel=kvm
-	else
-		accel=tcg
-	fi
-fi
+accel=$(pick_accel)
 if [ "$accel" = tcg ]; then
 	domain=instructions
 	vm_clock=(--accel tcg --icount)
@@ -183,9 +176,7 @@ fi
 case $work in /*) ;; *) work=$PWD/$work ;; esac
 
 if [ -n "$ksrc" ] && [ "$ksrc" != debian ]; then
-	[ -f "$ksrc/Makefile" ] && [ -d "$ksrc/fs/iomap" ] ||
-		usage_error "--ksrc: $ksrc is not a kernel source tree (no Makefile or fs/iomap)"
-	ksrc=$(cd "$ksrc" && pwd)
+	check_ksrc
 fi
 
 # ---- the work directory, its lock, and the tree always restored ------------

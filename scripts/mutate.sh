@@ -152,9 +152,7 @@ if [ -n "$lava_dir" ]; then
 	lava_dir=$(cd "$lava_dir" && pwd)
 fi
 if [ -n "$ksrc" ]; then
-	[ -f "$ksrc/Makefile" ] && [ -d "$ksrc/fs/iomap" ] ||
-		usage_error "--ksrc: $ksrc is not a kernel source tree (no Makefile or fs/iomap)"
-	ksrc=$(cd "$ksrc" && pwd)
+	check_ksrc
 fi
 case $work in /*) ;; *) work=$PWD/$work ;; esac
 

@@ -60,6 +60,24 @@ write_file() {
 	fi
 }
 
+# pick_accel: what --accel ($accel: tcg, kvm or auto) means on this
+# machine, tcg or kvm. vm runs its guests with it, ab chooses its clock
+# domain by it.
+pick_accel() {
+	case $accel in
+	tcg|kvm) echo "$accel" ;;
+	auto)
+		# A hardware KVM boots stock kernels; a software one (PVM on a
+		# nested host) does not, and TCG is the safe choice.
+		if [ -w /dev/kvm ] && { [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; } &&
+		   grep -qwE 'vmx|svm' /proc/cpuinfo; then
+			echo kvm
+		else
+			echo tcg
+		fi ;;
+	esac
+}
+
 # host_mirror PATH: the first URI of the machine's apt sources whose path
 # ends in /PATH (debian, debian-security).
 host_mirror() {

@@ -100,6 +100,14 @@ apply_patch() {
 	patch -d "$ksrc" -p1 -s -f --no-backup-if-mismatch < "$p" > "$state/patch.log" 2>&1 || return 2
 }
 
+# check_ksrc: $ksrc, a kernel source tree, made absolute; anything else is
+# refused (usage_error) before anything is built.
+check_ksrc() {
+	[ -f "$ksrc/Makefile" ] && [ -d "$ksrc/fs/iomap" ] ||
+		usage_error "--ksrc: $ksrc is not a kernel source tree (no Makefile or fs/iomap)"
+	ksrc=$(cd "$ksrc" && pwd)
+}
+
 # The patch in the tree right now, if any, and the pristine copies of the
 # files it touches.
 kbuild_state() {

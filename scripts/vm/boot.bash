@@ -4,21 +4,6 @@
 # scripts/vm.sh: booting the guest under QEMU and waiting for it within
 # the three limits (boot, idle, overall).
 
-pick_accel() {
-	case $accel in
-	tcg|kvm) echo "$accel" ;;
-	auto)
-		# A hardware KVM boots stock kernels; a software one (PVM on a
-		# nested host) does not, and TCG is the safe choice.
-		if [ -w /dev/kvm ] && { [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; } &&
-		   grep -qwE 'vmx|svm' /proc/cpuinfo; then
-			echo kvm
-		else
-			echo tcg
-		fi ;;
-	esac
-}
-
 boot_guest() {
 	local -a cpu clock=()
 	# TCG's "max" CPU has SSE4.2, PCLMUL and AVX2, as the kernels expect.
