@@ -297,6 +297,40 @@ BEGIN {
 	bad = 0
 }
 
+# stacked_quantifier(ERE): a *, +, ? or {...} right after another one,
+# outside a bracket expression and not escaped.
+function stacked_quantifier(re,    i, n, c, prev_q)
+{
+	n = length(re)
+	prev_q = 0
+	for (i = 1; i <= n; i++) {
+		c = substr(re, i, 1)
+		if (c == "\\") {
+			i++
+			prev_q = 0
+		} else if (c == "[") {
+			i++
+			if (substr(re, i, 1) == "^")
+				i++
+			if (substr(re, i, 1) == "]")
+				i++
+			while (i <= n && substr(re, i, 1) != "]")
+				i++
+			prev_q = 0
+		} else if (c == "*" || c == "+" || c == "?" || c == "{") {
+			if (prev_q)
+				return 1
+			if (c == "{")
+				while (i <= n && substr(re, i, 1) != "}")
+					i++
+			prev_q = 1
+		} else {
+			prev_q = 0
+		}
+	}
+	return 0
+}
+
 FILENAME == ARGV[1] {
 	if ($0 ~ /^[ \t]*(#|$)/)
 		next
@@ -318,6 +352,11 @@ FILENAME == ARGV[1] {
 		malformed("TEST-ERE '" kf[2] "' must match the whole test name: ^...$")
 	if (kf[4] !~ /^[a-z0-9][a-z0-9-]*$/)
 		malformed("BUG-NAME '" kf[4] "': lower case letters, digits and '-'")
+	# A quantifier on a quantifier ('\\.++++'): gawk's compile time
+	# doubles with each one, and 30 of them hang it.
+	for (i = 1; i <= 3; i++)
+		if (stacked_quantifier(kf[i]))
+			malformed("ERE '" kf[i] "': a quantifier repeats a quantifier")
 	# Every ERE compiled now, as the list is read: an invalid one stops
 	# gawk and mawk here with exit 2, not when a test first fails.
 	compiled = ("" ~ kf[1]) + ("" ~ kf[2]) + ("" ~ kf[3])

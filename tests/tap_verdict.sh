@@ -268,6 +268,11 @@ cases() {
 		rc2=$?
 		[ "$rc" = 2 ] && [ -z "$out" ] && [ "$rc2" = 2 ] && [ -s "$tmp/err" ]
 		check $? "$label: an invalid ERE is exit 2 when the list is read, before any test"
+		# '\.' and 40 '+': gawk's compile time doubled with each, a hang (fuzzing found it)
+		printf '^7\\..*$  ^fb\\.%s$  diag  some-bug  reason\n' "$(printf '+%.0s' $(seq 40))" > "$tmp/bad-ere"
+		timeout 10 "$a" -v list=1 -f "$verdict" "$tmp/bad-ere" > /dev/null 2> "$tmp/err"
+		[ "$?" = 2 ] && grep -q 'a quantifier repeats a quantifier' "$tmp/err"
+		check $? "$label: a quantifier on a quantifier is refused, not compiled for ever"
 	fi
 }
 
