@@ -70,7 +70,8 @@ static const char *const env_fields[] = {
 /*
  * The kernel command line without the words that name the kernel image:
  * BOOT_IMAGE= (GRUB) and initrd= differ between a base and a patched
- * kernel by design. Returns a new string or NULL.
+ * kernel by design, and iopath.seed= (iopath vm --icount) differs between
+ * any two boots by design, as boot ids do. Returns a new string or NULL.
  */
 static char *cmdline_norm(const char *cmdline)
 {
@@ -86,7 +87,8 @@ static char *cmdline_norm(const char *cmdline)
 	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
 		size_t l = strlen(tok);
 
-		if (!strncmp(tok, "BOOT_IMAGE=", 11) || !strncmp(tok, "initrd=", 7))
+		if (!strncmp(tok, "BOOT_IMAGE=", 11) || !strncmp(tok, "initrd=", 7) ||
+		    !strncmp(tok, "iopath.seed=", 12))
 			continue;
 		if (end != out)
 			*end++ = ' ';

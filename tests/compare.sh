@@ -260,6 +260,12 @@ check_cmd compare.clock.refusal_names_the_line grep -q 'mixed.jsonl:2: clock dom
 rc=$?
 check_cmd compare.clock.instructions_compare_and_say_so \
 	test "$rc" = 0 -a "$(grep -c '^clock: instructions' "$tmp/out")" -ge 1
+# A seed per boot (iopath vm --icount) differs by design, as boot ids do.
+jq -c '.env.kernel.cmdline += " iopath.seed=" + (.rep | tostring)' base.jsonl > "$tmp/seed-a.jsonl"
+jq -c '.env.kernel.cmdline += " iopath.seed=f" + (.rep | tostring)' new-same.jsonl > "$tmp/seed-b.jsonl"
+"$iopath" compare "$tmp/seed-a.jsonl" "$tmp/seed-b.jsonl" > "$tmp/out" 2> "$tmp/err"
+check_cmd compare.caveats.boot_seed_is_not_an_environment_difference \
+	test "$(grep -c 'environment differs' "$tmp/out")" = 0
 
 # ---- bad input: one line naming file and line, exit 2, no table ------------
 # case file expected-stderr-regex
