@@ -333,11 +333,12 @@ cat "$out/report.txt"
 clock_words="wall time, KVM"
 [ "$domain" = instructions ] && clock_words="instructions, QEMU TCG icount"
 jq -r --arg clock "$clock_words" --argjson boots "$boots" '
-	def fixed2: (. * 10000 | round) as $h | ($h | fabs) as $a
-		| "\($a / 100 | floor).\($a % 100 | tostring | if length < 2 then "0" + . else . end)"
+	# Percentages to 0.001%: instruction counts resolve far below 0.01%.
+	def fixed3: (. * 100000 | round) as $h | ($h | fabs) as $a
+		| "\($a / 1000 | floor).\($a % 1000 | tostring | "00" + . | .[-3:])"
 		| if $h < 0 then "-" + . else . end;
-	def pct: fixed2 | if startswith("-") then . else "+" + . end;
-	def pct0: fixed2;
+	def pct: fixed3 | if startswith("-") then . else "+" + . end;
+	def pct0: fixed3;
 	.comparisons[0].groups[] as $g
 	| ($g.metrics | map(select(.name == ($g.main_metric // $g.metrics[0].name))) | .[0]) as $m
 	| select($m != null)
