@@ -37,6 +37,7 @@ struct scratch_slot {
 	struct iop_scratch *s;
 	char fs[16];
 	char backing[PATH_MAX];
+	enum iop_stable_writes stable_writes;
 };
 
 #define MAX_SCRATCH 4
@@ -56,16 +57,28 @@ struct ctx {
 
 /* ---- scratch filesystems ---------------------------------------------- */
 
-static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
-		       struct iop_scratch **out, char *why, size_t len)
+/* The run's stable_writes= as the scratch code takes it. */
+static enum iop_stable_writes stable_writes_of(const struct iop_run *r)
 {
+	if (iop_is(r, "stable_writes", "0"))
+		return IOP_STABLE_WRITES_OFF;
+	if (iop_is(r, "stable_writes", "1"))
+		return IOP_STABLE_WRITES_ON;
+	return IOP_STABLE_WRITES_DEVICE;
+}
+
+static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
+		       const struct iop_run *r, struct iop_scratch **out, char *why, size_t len)
+{
+	enum iop_stable_writes sw = stable_writes_of(r);
 	struct iop_scratch_opts o = { 0 };
 	int ret;
 
 	struct scratch_slot *slot;
 
 	for (int i = 0; i < c->nscratch; i++) {
-		if (!strcmp(c->scratch[i].fs, fstype) && !strcmp(c->scratch[i].backing, backing)) {
+		if (!strcmp(c->scratch[i].fs, fstype) && !strcmp(c->scratch[i].backing, backing) &&
+		    c->scratch[i].stable_writes == sw) {
 			*out = c->scratch[i].s;
 			return 0;
 		}
@@ -82,6 +95,7 @@ static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 	if (ret)
 		return ret;
 	o.fstype = fstype;
+	o.stable_writes = sw;
 	/* room for the default 1 GiB files; zram uses memory only for what is written */
 	if (!o.size)
 		o.size = IOP_BENCH_SCRATCH_SIZE;
@@ -98,6 +112,7 @@ static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 	slot->s = *out;
 	snprintf(slot->fs, sizeof(slot->fs), "%s", fstype);
 	snprintf(slot->backing, sizeof(slot->backing), "%s", backing);
+	slot->stable_writes = sw;
 	return 0;
 }
 
@@ -285,7 +300,7 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 	}
 	*r = *proto;
 	if (fs) {
-		ret = get_scratch(c, fs, j->backing, &s, why, sizeof(why));
+		ret = get_scratch(c, fs, j->backing, r, &s, why, sizeof(why));
 		if (ret) {
 			fprintf(stderr, "iopath: bench %s: SKIP on %s: %s\n", j->b->name, fs, why);
 			c->skipped++;
@@ -397,7 +412,7 @@ static int calib_side(void *arg, char **kv, int nkv, json_t *pairing, json_t *re
 		return -ENOMEM;
 	ret = iop_params_parse(a->j->b, r, kv, nkv, why, len);
 	if (!ret && a->fs) {
-		ret = get_scratch(a->c, a->fs, a->j->backing, &s, why, len);
+		ret = get_scratch(a->c, a->fs, a->j->backing, r, &s, why, len);
 		if (!ret)
 			use_scratch(r, &o, s);
 	}

@@ -388,12 +388,13 @@ static json_t *env_queue(const char *name)
 	if (access(q, F_OK))
 		return json_null();
 #define QUEUE_FILE(f) (snprintf(path, sizeof(path), "%s/" f, q), path)
-	return json_pack("{s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "scheduler", json_scheduler(QUEUE_FILE("scheduler")),
 			 "nomerges", json_file_int(QUEUE_FILE("nomerges")),
 			 "io_poll", json_file_int(QUEUE_FILE("io_poll")),
 			 "nr_requests", json_file_int(QUEUE_FILE("nr_requests")),
-			 "rotational", json_file_int(QUEUE_FILE("rotational")));
+			 "rotational", json_file_int(QUEUE_FILE("rotational")),
+			 "stable_writes", json_file_int(QUEUE_FILE("stable_writes")));
 #undef QUEUE_FILE
 }
 

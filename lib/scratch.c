@@ -485,6 +485,15 @@ static int claim_id(struct iop_scratch *s)
  * filesystem, the option lengths, the backing (the default resolved) and
  * what it names. @real gets the resolved directory of IOP_BACKING_DIR.
  */
+int iop_stable_writes_check(enum iop_backing backing, char *why, size_t len)
+{
+	if (backing == IOP_BACKING_ZRAM || backing == IOP_BACKING_LOOP)
+		return 0;
+	iop_why(why, len, "stable_writes: only on a zram or loop device iopath makes, not on %s",
+		iop_backing_name(backing));
+	return -EINVAL;
+}
+
 static int create_check(const struct iop_scratch_opts *o, enum iop_backing *backing,
 			uint64_t size, char *real, char *why, size_t len)
 {
@@ -513,6 +522,9 @@ static int create_check(const struct iop_scratch_opts *o, enum iop_backing *back
 			o->sector_size);
 		return -EINVAL;
 	}
+	if (o->stable_writes != IOP_STABLE_WRITES_DEVICE &&
+	    iop_stable_writes_check(*backing, why, len))
+		return -EINVAL;
 	switch (*backing) {
 	case IOP_BACKING_DEVICE:
 		return iop_scratch_check_device(o->device, o->force, why, len);
@@ -627,18 +639,38 @@ static int state_begin(struct iop_scratch *s, struct sstate *st, char *why, size
 	return ret;
 }
 
+/* The stable_writes flag of the device just made, before mkfs reads it. */
+static int set_stable_writes(const struct iop_scratch *s, enum iop_stable_writes sw,
+			     char *why, size_t len)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	if (sw == IOP_STABLE_WRITES_DEVICE)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/stable_writes",
+		 strrchr(s->dev, '/') + 1);
+	ret = write_attr(path, sw == IOP_STABLE_WRITES_ON ? "1" : "0");
+	if (ret)
+		iop_why(why, len, "%s stable_writes: %s", s->dev, strerror(-ret));
+	return ret;
+}
+
 /* The block device (zram, loop) or directory; a loop device's fd in *@loop_fd. */
 static int backing_make(struct iop_scratch *s, struct sstate *st, uint64_t size,
-			unsigned int sector_size, int *loop_fd, char *why, size_t len)
+			const struct iop_scratch_opts *o, int *loop_fd, char *why, size_t len)
 {
 	int ret = 0;
 
 	switch (s->backing) {
 	case IOP_BACKING_ZRAM:
-		return zram_add(s, st, size, why, len);
+		ret = zram_add(s, st, size, why, len);
+		return ret ? ret : set_stable_writes(s, o->stable_writes, why, len);
 	case IOP_BACKING_LOOP:
-		ret = *loop_fd = loop_attach(s, st, size, sector_size, why, len);
-		return ret > 0 ? 0 : ret;
+		ret = *loop_fd = loop_attach(s, st, size, o->sector_size, why, len);
+		if (ret <= 0)
+			return ret;
+		return set_stable_writes(s, o->stable_writes, why, len);
 	case IOP_BACKING_DIR:
 		if (mkdir(s->mnt, 0755)) {
 			ret = -errno;
@@ -689,7 +721,7 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 
 	ret = state_begin(s, &st, why, len);
 	if (!ret)
-		ret = backing_make(s, &st, size, o->sector_size, &loop_fd, why, len);
+		ret = backing_make(s, &st, size, o, &loop_fd, why, len);
 	if (!ret && backing != IOP_BACKING_DIR) {
 		ret = do_mkfs(s, why, len);
 		if (!ret)

@@ -65,6 +65,17 @@ struct iop_scratch_opts {
 	 * disks.
 	 */
 	unsigned int sector_size;
+	/*
+	 * zram and loop only: the device's stable_writes flag, set before
+	 * mkfs. A device with stable writes (zram's default) makes XFS bounce
+	 * every direct I/O through a kernel buffer and complete it in a
+	 * worker, which an NVMe disk without integrity does not.
+	 */
+	enum iop_stable_writes {
+		IOP_STABLE_WRITES_DEVICE = 0,	/* as the driver sets it */
+		IOP_STABLE_WRITES_OFF,
+		IOP_STABLE_WRITES_ON,
+	} stable_writes;
 	bool force;		/* format a named device that carries a filesystem */
 };
 
@@ -94,6 +105,13 @@ struct iop_scratch {
  * for anything else.
  */
 int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size_t len);
+
+/*
+ * Whether a stable_writes setting other than the device's own can be
+ * made on @backing (resolved: not IOP_BACKING_DEFAULT): -EINVAL with @why
+ * filled for a device or directory iopath did not make.
+ */
+int iop_stable_writes_check(enum iop_backing backing, char *why, size_t len);
 
 /*
  * The one name of a backing, in state files, records and messages: "zram",

@@ -50,6 +50,8 @@ const struct iop_param iop_common_params[] = {
 	  "with inject_clock=op: one operation in this many is done and not counted, +1/(N-1) per counted operation" },
 	{ "inject_probe", IOP_P_BOOL, "0", 0, 1, NULL,
 	  "inject in every other 100 us only, and record its cost there as a fraction (run.inject.in_context); a sizing run, untrusted" },
+	{ "stable_writes", IOP_P_ENUM, "device", 0, 0, "device|0|1",
+	  "zram or loop scratch: its stable_writes flag before mkfs; 0: XFS does not bounce direct I/O (as on a disk without integrity)" },
 	{ .name = NULL }
 };
 

@@ -95,6 +95,8 @@ refused bench.out_path_too_long 'path longer than' \
 	"$iop" bench --fs none --out "$deep$(printf 'o%.0s' $(seq $((4090 - ${#deep}))))" read_vs_readv
 refused bench.missing_dir_backing 'dir:/nonexistent: No such file or directory' \
 	"$iop" bench --backing dir:/nonexistent falloc_write
+refused bench.stable_writes_on_a_directory 'stable_writes: only on a zram or loop device iopath makes, not on dir' \
+	"$iop" bench --backing "dir:$tmp" falloc_write stable_writes=0
 refused bench.profile_without_value '--profile needs a value' "$iop" bench --profile
 refused run.profile_without_value '--profile needs a value' "$iop" run --profile
 

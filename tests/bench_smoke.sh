@@ -188,6 +188,25 @@ else
 	skip "bench_smoke.uring_randread.poll_without_poll_queues_names_device" "needs root"
 fi
 
+# stable_writes=0 reaches the device before mkfs and the record says so:
+# zram sets stable writes, and on such a device XFS bounces every direct
+# read through a kernel buffer and completes it in a worker (docs/ab.md).
+if [ $root = 1 ] && [ -e /sys/class/zram-control/hot_add ]; then
+	timeout -s KILL 120 "$iopath" bench --json --out - --backing zram --fs ext4 uring_randread \
+		size=16m reps=1 runtime=0.2 warmup=0 stable_writes=device,0 >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	got=$(jq -r '"\(.params.stable_writes)=\(.env.device.queue.stable_writes)"' "$tmp/out" 2>/dev/null |
+		sort | tr '\n' ' ')
+	if [ $rc = 0 ] && [ "$got" = "0=0 device=1 " ]; then
+		ok "bench_smoke.uring_randread.stable_writes_set_before_mkfs_and_recorded"
+	else
+		not_ok "bench_smoke.uring_randread.stable_writes_set_before_mkfs_and_recorded # rc=$rc, got '$got'"
+		diag "$tmp/err"
+	fi
+else
+	skip "bench_smoke.uring_randread.stable_writes_set_before_mkfs_and_recorded" "needs root and zram"
+fi
+
 # An error inside the timed loop ends the run with the call and the errno
 # (a 64 MiB filesystem fills up after ~14000 fallocate calls at EOF).
 if [ $root = 1 ]; then
