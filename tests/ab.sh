@@ -218,6 +218,25 @@ killed sigkill KILL
 ab after_kill --ksrc "$t/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
 check_cmd ab.ksrc.runs_again_after_sigkill test "$rc" = 0
 
+# ---- the ab profiles pass the guest's benchmark check --------------------------
+
+# scripts/vm.sh checks the benchmark for the guest's own zram before it
+# boots anything, whatever scratch the host's environment names (a host
+# IOPATH_SCRATCH_DIR once made stable_writes=0 look like a directory's).
+# The check passes when the next one, --cache, is what refuses.
+{ head -c 514 /dev/zero; printf HdrS; } > "$t/fake.bzImage"
+for p in "$top"/configs/bench/ab-*.conf; do
+	name=ab.profile_passes_guest_bench_check.$(basename "$p" .conf)
+	IOPATH_SCRATCH_DIR=$t "$top/scripts/vm.sh" --kernel "$t/fake.bzImage" --build "$build" \
+		--icount --records "$t/r.jsonl" --cache /dev/null/cache --bench -- --profile "$p" \
+		> /dev/null 2> "$t/vmcheck.err"
+	if grep -q -- '--cache /dev/null/cache' "$t/vmcheck.err"; then
+		ok "$name"
+	else
+		not_ok "$name" "$(head -n 2 "$t/vmcheck.err")"
+	fi
+done
+
 # ---- the planted work and the seed patches say what they are ------------------
 
 # A perf mutant names its function, the instructions it plants, how often

@@ -177,7 +177,9 @@ check_args() {
 
 # --bench, --records and --icount: what goes with what, and the benchmark
 # arguments checked by the same binary the guest runs (--dry-run), so a
-# benchmark the guest does not have is refused before anything boots.
+# benchmark the guest does not have is refused before anything boots. The
+# guest makes its scratch on a zram device of its own: the check is made
+# for that backing, whatever the host's environment names.
 check_bench_args() {
 	if [ "$icount" = 1 ]; then
 		[ "$accel" != kvm ] || usage_error "--icount needs TCG: KVM runs guest code on the host CPU, uncounted"
@@ -196,7 +198,8 @@ check_bench_args() {
 	[ -z "$why" ] || usage_error "--records $why"
 	[ -d "$(dirname -- "$records_out")" ] || usage_error "--records $records_out: no such directory"
 	local err
-	err=$(IOPATH_SCRATCH_DIR=/ "$build/iopath" bench --dry-run --quiet --out - "${ksft_args[@]}" 2>&1 >/dev/null) ||
+	err=$(env -u IOPATH_SCRATCH_DIR -u IOPATH_SCRATCH_DEV IOPATH_BACKING=zram \
+		"$build/iopath" bench --dry-run --quiet --out - "${ksft_args[@]}" 2>&1 >/dev/null) ||
 		usage_error "--bench: $(head -n 1 <<< "$err" | sed 's/^iopath: bench: //')"
 }
 
