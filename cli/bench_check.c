@@ -190,7 +190,6 @@ int iop_bench_fits(const struct iop_run *r, const struct iop_backing_info *bi,
 	const struct iop_value *bs = value_of(r, "bs"), *size = value_of(r, "size");
 	const struct iop_value *direct = value_of(r, "direct");
 	const struct iop_value *prealloc = value_of(r, "prealloc");
-	const struct iop_value *sw = value_of(r, "stable_writes");
 	/* what the filesystem's own metadata and log leave of the device */
 	uint64_t room = bi->capacity - bi->capacity / 10;
 
@@ -199,7 +198,8 @@ int iop_bench_fits(const struct iop_run *r, const struct iop_backing_info *bi,
 			 bs->text, bi->align);
 		return -EINVAL;
 	}
-	if (sw && strcmp(sw->text, "device") && iop_stable_writes_check(bi->o.backing, why, len))
+	if (r->opt.stable_writes != IOP_STABLE_WRITES_DEVICE &&
+	    iop_stable_writes_check(bi->o.backing, why, len))
 		return -EINVAL;
 	/* prealloc=none grows the file in the timed loop: running out is the test */
 	if (size && bi->capacity && size->u > room && !(prealloc && !strcmp(prealloc->text, "none"))) {

@@ -766,8 +766,8 @@ int iop_calibrate(const struct iop_bench *b, char **kv, int nkv, const struct io
 	iop_params_parse(b, &proto, kv, nkv, why, len);
 	c.metric = iop_main_metric(&proto);
 	m = iop_metric_decl(b, c.metric);
-	c.clock = iop_is(&proto, "inject_clock", "loop") ? "loop" :
-		  iop_is(&proto, "inject_clock", "op") ? "op" : inject_clock_for(&proto, m);
+	c.clock = proto.opt.inject_clock == IOP_INJECT_LOOP ? "loop" :
+		  proto.opt.inject_clock == IOP_INJECT_OP ? "op" : inject_clock_for(&proto, m);
 	c.inject = inject;
 	c.loops = !strcmp(c.clock, "loop") ? loops : NULL;
 	c.every = !strcmp(c.clock, "op") ? every : NULL;

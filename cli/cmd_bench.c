@@ -57,20 +57,10 @@ struct ctx {
 
 /* ---- scratch filesystems ---------------------------------------------- */
 
-/* The run's stable_writes= as the scratch code takes it. */
-static enum iop_stable_writes stable_writes_of(const struct iop_run *r)
-{
-	if (iop_is(r, "stable_writes", "0"))
-		return IOP_STABLE_WRITES_OFF;
-	if (iop_is(r, "stable_writes", "1"))
-		return IOP_STABLE_WRITES_ON;
-	return IOP_STABLE_WRITES_DEVICE;
-}
-
 static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 		       const struct iop_run *r, struct iop_scratch **out, char *why, size_t len)
 {
-	enum iop_stable_writes sw = stable_writes_of(r);
+	enum iop_stable_writes sw = r->opt.stable_writes;
 	struct iop_scratch_opts o = { 0 };
 	int ret;
 
@@ -319,9 +309,8 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 		o.arg = fp;
 	}
 	if (!c->quiet)
-		fprintf(stderr, "iopath: bench %s%s%s: %d rep%s of %s s\n", j->b->name, fs ? " on " : "",
-			fs ? fs : "", (int)iop_u64(r, "reps"), iop_u64(r, "reps") == 1 ? "" : "s",
-			iop_str(r, "runtime"));
+		fprintf(stderr, "iopath: bench %s%s%s: %d rep%s of %g s\n", j->b->name, fs ? " on " : "",
+			fs ? fs : "", (int)r->opt.reps, r->opt.reps == 1 ? "" : "s", r->opt.runtime);
 	ret = iop_bench_run(r, &o, recs, why, sizeof(why));
 	if (ret == IOP_SKIPPED) {
 		fprintf(stderr, "iopath: bench %s: SKIP%s%s: %s\n", j->b->name, fs ? " on " : "", fs ? fs : "",

@@ -39,6 +39,7 @@
 
 #include "place.h"
 #include "record.h"
+#include "scratch.h"
 #include "stats.h"
 
 enum iop_param_type {
@@ -58,6 +59,37 @@ struct iop_param {
 	double min, max;	/* U64, SIZE, DOUBLE */
 	const char *choices;	/* ENUM */
 	const char *help;
+};
+
+/* inject_clock=, in the order of its choices */
+enum iop_inject_clock {
+	IOP_INJECT_WALL,
+	IOP_INJECT_CPU,
+	IOP_INJECT_LOOP,
+	IOP_INJECT_OP,
+};
+
+/*
+ * The harness's parameters of one job, typed, parsed once by
+ * iop_params_parse(): the harness and the bench command read these, never
+ * the parameter table by name. ENUM values are the index of the choice.
+ * Texts are copies, so that a copy of struct iop_run stands on its own.
+ */
+struct iop_common_opts {
+	char cpus[128];			/* "": the harness picks the last online CPU */
+	uint64_t reps;
+	double runtime;			/* seconds per repetition */
+	uint64_t warmup;		/* seconds */
+	uint64_t interval_ms;
+	double cv_max, foreign_max;	/* % */
+	char main_metric[128];		/* "": the first metric */
+	double target_ci;		/* %; 0: off */
+	uint64_t time_budget;		/* seconds */
+	uint64_t inject_ns;
+	enum iop_inject_clock inject_clock;
+	uint64_t inject_loops, inject_every;
+	bool inject_probe;
+	enum iop_stable_writes stable_writes;
 };
 
 struct iop_metric {
@@ -259,6 +291,7 @@ struct iop_run {
 	const struct iop_bench *bench;
 	struct iop_value val[IOP_MAX_PARAMS];
 	int nval;
+	struct iop_common_opts opt;	/* the harness's parameters of val[], typed */
 	/* where: a directory on the scratch filesystem, or "" */
 	char dir[PATH_MAX];
 	const char *fstype;	/* "ext4", "xfs", or NULL */

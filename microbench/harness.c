@@ -92,7 +92,7 @@ static const char *human(double v, char *buf, size_t len)
 /* The workers' CPUs: those of cpus=, or the default one. */
 static void resolve_cpus(struct iop_run *r)
 {
-	const char *cpus = iop_str(r, "cpus");
+	const char *cpus = r->opt.cpus;
 	cpu_set_t cpus_set;
 
 	r->ncpus = 0;
@@ -119,12 +119,12 @@ static int warm_up(struct pool *pool, struct iop_run *r, const struct iop_harnes
 		if (ret)
 			return ret;
 	}
-	if (iop_u64(r, "warmup")) {
-		int ws = (int)(iop_u64(r, "warmup") * 1000 / iop_u64(r, "interval_ms"));
+	if (r->opt.warmup) {
+		int ws = (int)(r->opt.warmup * 1000 / r->opt.interval_ms);
 
 		if (!o->quiet)
 			fprintf(stderr, "iopath: bench %s: warm-up %" PRIu64 " s\n", b->name,
-				iop_u64(r, "warmup"));
+				r->opt.warmup);
 		ret = run_rep(pool, r, ws < 1 ? 1 : ws, false, &res, why, len);
 		rep_free(&res);
 		return ret;
@@ -159,11 +159,11 @@ static int one_rep(struct pool *pool, struct iop_run *r, const struct iop_harnes
 	}
 	json_array_append_new(job_recs, rec);
 	main[rep] = iop_record_value(rec, main_name);
-	if (*iop_str(r, "main_metric"))
+	if (*r->opt.main_metric)
 		primary[rep] = main[rep];
 	if (!o->quiet)
 		fprintf(stderr, "iopath: bench %s: rep %d/%d: %s %s %s%s%s\n", b->name, rep + 1,
-			(int)iop_u64(r, "reps"), main_name,
+			(int)r->opt.reps, main_name,
 			human(main[rep], hb, sizeof(hb)), m ? m->unit : "",
 			res->untrusted[0] ? "  untrusted: " : "", res->untrusted);
 	if (o->after_rep)
@@ -186,11 +186,11 @@ static void note_spread(const struct iop_run *r, const double *primary, int reps
 		json_t *run = json_object_get(rec, "run");
 
 		json_object_set_new(run, "cv_across_reps_pct", json_real(cv));
-		if (cv > iop_dbl(r, "cv_max")) {
+		if (cv > r->opt.cv_max) {
 			char w[96];
 
 			snprintf(w, sizeof(w), "cv %.1f%% > %g%% across %d repetitions", cv,
-				 iop_dbl(r, "cv_max"), reps);
+				 r->opt.cv_max, reps);
 			iop_record_untrusted(rec, w);
 		}
 	}
@@ -201,7 +201,7 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 {
 	const struct iop_bench *b = r->bench;
 	int runtime_ms = iop_runtime_ms(r);
-	int nsamples = runtime_ms / (int)iop_u64(r, "interval_ms");
+	int nsamples = runtime_ms / (int)r->opt.interval_ms;
 	struct pool pool = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			     .cmd_cv = PTHREAD_COND_INITIALIZER,
 			     .done_cv = PTHREAD_COND_INITIALIZER };

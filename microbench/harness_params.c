@@ -22,37 +22,56 @@
 
 /* ---- parameters -------------------------------------------------------- */
 
+/*
+ * The harness's own parameters, each with the field of struct
+ * iop_common_opts its parsed value goes to (as fio's option table points
+ * into its thread_options): one list, expanded into the table and the
+ * offsets.
+ */
+#define IOP_COMMON_PARAMS(X) \
+	X(cpus, IOP_P_CPUS, "", 0, 0, NULL, \
+	  "CPUs for the worker threads, one each in turn (default: the last online CPU)") \
+	X(reps, IOP_P_U64, "5", 1, 1000, NULL, \
+	  "repetitions, one record each") \
+	X(runtime, IOP_P_DOUBLE, "5", 0.1, 86400, NULL, \
+	  "seconds per repetition (per phase), after the dropped first interval; fractions to the ms") \
+	X(warmup, IOP_P_U64, "1", 0, 3600, NULL, \
+	  "seconds of untimed warm-up before the first repetition") \
+	X(interval_ms, IOP_P_U64, "1000", 10, 60000, NULL, \
+	  "sample interval (per-phase slice)") \
+	X(cv_max, IOP_P_DOUBLE, "2", 0, 1000, NULL, \
+	  "untrusted if the main metric's coefficient of variation across repetitions exceeds this (%)") \
+	X(foreign_max, IOP_P_DOUBLE, "10", 0, 10000, NULL, \
+	  "untrusted if other processes (or steal) used more than this share of one CPU during a repetition (%)") \
+	X(main_metric, IOP_P_METRIC, "", 0, 0, NULL, \
+	  "the metric the trust check, target_ci and calibration go by (default: the first)") \
+	X(target_ci, IOP_P_DOUBLE, "0", 0, 100, NULL, \
+	  "repeat until the main metric's 95% CI is within +-this % of its mean (reps: the minimum); 0: off") \
+	X(time_budget, IOP_P_U64, "300", 1, 86400, NULL, \
+	  "seconds after which target_ci stops repeating, reached or not") \
+	X(inject_ns, IOP_P_U64, "0", 0, 100000000, NULL, \
+	  "known extra work: busy-wait this many ns per operation in the timed loop (calibration)") \
+	X(inject_clock, IOP_P_ENUM, "wall", 0, 0, "wall|cpu|loop|op", \
+	  "what inject_ns waits on: wall time (rates), the worker's CPU time (CPU per op), loop: a count of iterations, no clock read, or op: whole operations (inject_every)") \
+	X(inject_loops, IOP_P_U64, "0", 0, 1000000, NULL, \
+	  "with inject_clock=loop: iterations per operation (0: the count that costs inject_ns at start)") \
+	X(inject_every, IOP_P_U64, "0", 0, 1000000000, NULL, \
+	  "with inject_clock=op: one operation in this many is done and not counted, +1/(N-1) per counted operation") \
+	X(inject_probe, IOP_P_BOOL, "0", 0, 1, NULL, \
+	  "inject in every other 100 us only, and record its cost there as a fraction (run.inject.in_context); a sizing run, untrusted") \
+	X(stable_writes, IOP_P_ENUM, "device", 0, 0, "device|0|1", \
+	  "zram or loop scratch: its stable_writes flag before mkfs; 0: XFS does not bounce direct I/O (as on a disk without integrity)")
+
+#define COMMON_PARAM(field, type, def, min, max, choices, help) \
+	{ #field, type, def, min, max, choices, help },
 const struct iop_param iop_common_params[] = {
-	{ "cpus", IOP_P_CPUS, "", 0, 0, NULL,
-	  "CPUs for the worker threads, one each in turn (default: the last online CPU)" },
-	{ "reps", IOP_P_U64, "5", 1, 1000, NULL, "repetitions, one record each" },
-	{ "runtime", IOP_P_DOUBLE, "5", 0.1, 86400, NULL,
-	  "seconds per repetition (per phase), after the dropped first interval; fractions to the ms" },
-	{ "warmup", IOP_P_U64, "1", 0, 3600, NULL, "seconds of untimed warm-up before the first repetition" },
-	{ "interval_ms", IOP_P_U64, "1000", 10, 60000, NULL, "sample interval (per-phase slice)" },
-	{ "cv_max", IOP_P_DOUBLE, "2", 0, 1000, NULL,
-	  "untrusted if the main metric's coefficient of variation across repetitions exceeds this (%)" },
-	{ "foreign_max", IOP_P_DOUBLE, "10", 0, 10000, NULL,
-	  "untrusted if other processes (or steal) used more than this share of one CPU during a repetition (%)" },
-	{ "main_metric", IOP_P_METRIC, "", 0, 0, NULL,
-	  "the metric the trust check, target_ci and calibration go by (default: the first)" },
-	{ "target_ci", IOP_P_DOUBLE, "0", 0, 100, NULL,
-	  "repeat until the main metric's 95% CI is within +-this % of its mean (reps: the minimum); 0: off" },
-	{ "time_budget", IOP_P_U64, "300", 1, 86400, NULL,
-	  "seconds after which target_ci stops repeating, reached or not" },
-	{ "inject_ns", IOP_P_U64, "0", 0, 100000000, NULL,
-	  "known extra work: busy-wait this many ns per operation in the timed loop (calibration)" },
-	{ "inject_clock", IOP_P_ENUM, "wall", 0, 0, "wall|cpu|loop|op",
-	  "what inject_ns waits on: wall time (rates), the worker's CPU time (CPU per op), loop: a count of iterations, no clock read, or op: whole operations (inject_every)" },
-	{ "inject_loops", IOP_P_U64, "0", 0, 1000000, NULL,
-	  "with inject_clock=loop: iterations per operation (0: the count that costs inject_ns at start)" },
-	{ "inject_every", IOP_P_U64, "0", 0, 1000000000, NULL,
-	  "with inject_clock=op: one operation in this many is done and not counted, +1/(N-1) per counted operation" },
-	{ "inject_probe", IOP_P_BOOL, "0", 0, 1, NULL,
-	  "inject in every other 100 us only, and record its cost there as a fraction (run.inject.in_context); a sizing run, untrusted" },
-	{ "stable_writes", IOP_P_ENUM, "device", 0, 0, "device|0|1",
-	  "zram or loop scratch: its stable_writes flag before mkfs; 0: XFS does not bounce direct I/O (as on a disk without integrity)" },
+	IOP_COMMON_PARAMS(COMMON_PARAM)
 	{ .name = NULL }
+};
+
+#define COMMON_OFF(field, ...) offsetof(struct iop_common_opts, field),
+static const size_t common_off[] = {
+	IOP_COMMON_PARAMS(COMMON_OFF)
 };
 
 static const struct iop_param *param_find(const struct iop_bench *b, const char *name, size_t nlen)
@@ -216,6 +235,51 @@ int iop_param_check(const struct iop_param *p, const char *text, char *why, size
 	return parse_value(&v, text, why, len);
 }
 
+/* The harness's parameters of @r, typed, where iop_common_params points. */
+static void common_opts_fill(struct iop_run *r)
+{
+	char *base = (char *)&r->opt;
+
+	_Static_assert(sizeof(enum iop_inject_clock) == sizeof(unsigned int) &&
+		       sizeof(enum iop_stable_writes) == sizeof(unsigned int),
+		       "ENUM parameters are stored as unsigned int");
+	_Static_assert(sizeof(r->opt.cpus) == sizeof(r->val[0].text) &&
+		       sizeof(r->opt.main_metric) == sizeof(r->val[0].text),
+		       "CPUS and METRIC parameters are stored as their text");
+
+	for (int i = 0; i < r->nval; i++) {
+		const struct iop_value *v = &r->val[i];
+		const struct iop_param *p = v->p;
+		unsigned int e = (unsigned int)v->u;
+		bool b = v->u != 0;
+
+		size_t off;
+
+		if (p < iop_common_params || p >= iop_common_params + ARRAY_SIZE(common_off))
+			continue;
+		off = common_off[p - iop_common_params];
+		switch (p->type) {
+		case IOP_P_U64:
+		case IOP_P_SIZE:
+			memcpy(base + off, &v->u, sizeof(v->u));
+			break;
+		case IOP_P_DOUBLE:
+			memcpy(base + off, &v->d, sizeof(v->d));
+			break;
+		case IOP_P_BOOL:
+			memcpy(base + off, &b, sizeof(b));
+			break;
+		case IOP_P_ENUM:
+			memcpy(base + off, &e, sizeof(e));
+			break;
+		case IOP_P_CPUS:
+		case IOP_P_METRIC:	/* char[sizeof(v->text)] */
+			memcpy(base + off, v->text, sizeof(v->text));
+			break;
+		}
+	}
+}
+
 int iop_params_parse(const struct iop_bench *b, struct iop_run *r, char **kv, int n,
 		     char *why, size_t len)
 {
@@ -270,6 +334,7 @@ int iop_params_parse(const struct iop_bench *b, struct iop_run *r, char **kv, in
 		if (ret)
 			return ret;
 	}
+	common_opts_fill(r);
 	ret = iop_main_metric_check(r, why, len);
 	if (ret)
 		return ret;
@@ -306,7 +371,7 @@ double iop_dbl(const struct iop_run *r, const char *name)
 
 int iop_runtime_ms(const struct iop_run *r)
 {
-	return (int)llround(iop_dbl(r, "runtime") * 1000);
+	return (int)llround(r->opt.runtime * 1000);
 }
 
 const char *iop_str(const struct iop_run *r, const char *name)

@@ -72,7 +72,7 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		json_object_set_new(rec, "env", env);
 	run = json_pack("{s:i, s:I, s:i, s:f, s:f, s:f, s:I, s:O}",
 			"samples_dropped", 1,
-			"interval_ms", (json_int_t)iop_u64(r, "interval_ms"),
+			"interval_ms", (json_int_t)r->opt.interval_ms,
 			"workers", r->nworkers,
 			"foreign_cpu_pct", res->foreign_pct,
 			"worker_on_cpu_pct", res->rep.on_cpu_pct,
@@ -115,7 +115,7 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 	if (res->untrusted[0])
 		iop_record_untrusted(rec, res->untrusted);
 	/* its metrics mix operations with the loop and without */
-	if (iop_u64(r, "inject_probe"))
+	if (r->opt.inject_probe)
 		iop_record_untrusted(rec, "inject_probe=1: a run that sizes the known effect, not a measurement");
 	*out = rec;
 	return 0;

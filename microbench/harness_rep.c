@@ -119,7 +119,7 @@ struct rep_sums {
 static int sample_one_phase(struct pool *pool, struct iop_run *r, int nsamples, bool progress,
 			    struct rep_result *res, struct rep_sums *sum)
 {
-	uint64_t interval = iop_u64(r, "interval_ms") * 1000000ull;
+	uint64_t interval = r->opt.interval_ms * 1000000ull;
 	uint64_t t0, t, prev_t, ops, prev_ops, cpu, prev_cpu;
 	int ret = 0;
 
@@ -173,7 +173,7 @@ static int sample_one_phase(struct pool *pool, struct iop_run *r, int nsamples, 
 static int sample_phases(struct pool *pool, struct iop_run *r, int nsamples,
 			 struct rep_result *res, struct rep_sums *sum, char *why, size_t len)
 {
-	uint64_t interval = iop_u64(r, "interval_ms") * 1000000ull;
+	uint64_t interval = r->opt.interval_ms * 1000000ull;
 	int ret = 0;
 
 	for (int s = 0; s < nsamples && !ret; s++) {
@@ -227,9 +227,9 @@ static void rep_trust(struct iop_run *r, struct rep_result *res, const struct cp
 	/* Other processes' CPU time, as a share of one CPU over the repetition. */
 	res->foreign_pct = ticks > 0 ? (foreign > 0 ? foreign : 0) * 100.0 / ticks : 0;
 	res->steal_pct = ticks > 0 ? (double)(a1->steal - a0->steal) * 100.0 / ticks : 0;
-	if (res->foreign_pct > iop_dbl(r, "foreign_max"))
+	if (res->foreign_pct > r->opt.foreign_max)
 		note_untrusted(res, "other processes used %.0f%% of a CPU", res->foreign_pct);
-	if (res->steal_pct > iop_dbl(r, "foreign_max"))
+	if (res->steal_pct > r->opt.foreign_max)
 		note_untrusted(res, "steal %.0f%% of a CPU", res->steal_pct);
 	if (res->migrations > 0)
 		note_untrusted(res, "workers migrated %ld time%s", res->migrations,

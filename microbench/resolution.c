@@ -235,7 +235,7 @@ uint64_t iop_inject_loops_for(uint64_t ns)
 /* after the injection is sized: inject_cost() measures it always on */
 static int probe_init(struct iop_worker *w)
 {
-	if (!iop_u64(w->run, "inject_probe") || w->inject_probe)
+	if (!w->run->opt.inject_probe || w->inject_probe)
 		return 0;
 	w->inject_probe = calloc(1, sizeof(*w->inject_probe));
 	/* a probe starts with a stretch without */
@@ -268,13 +268,13 @@ static uint64_t k_for_loop(struct iop_worker *w, uint64_t n)
 int iop_inject_init(struct iop_worker *w)
 {
 	const struct iop_run *r = w->run;
-	uint64_t n = iop_u64(r, "inject_ns"), k;
+	uint64_t n = r->opt.inject_ns, k;
 	double best = INFINITY;
 
 	w->inject_ns = n;
 	w->inject_measured_ns = 0;
 	w->inject_owed = 0;
-	if (iop_is(r, "inject_clock", "op")) {
+	if (r->opt.inject_clock == IOP_INJECT_OP) {
 		/*
 		 * With inject_ns=0 (an A side) the count runs and never fires,
 		 * so that both sides of a comparison run the same instructions.
@@ -283,20 +283,20 @@ int iop_inject_init(struct iop_worker *w)
 		 * injected (one operation in 100001 uncounted), and a 2%
 		 * effect vanished there.
 		 */
-		w->inject_every = n ? iop_u64(r, "inject_every") : UINT64_MAX;
+		w->inject_every = n ? r->opt.inject_every : UINT64_MAX;
 		w->inject_left = w->inject_every;
 		return 0;
 	}
 	if (!n)
 		return 0;
 	w->inject_work = true;
-	w->inject_clock = iop_is(r, "inject_clock", "cpu") ? CLOCK_THREAD_CPUTIME_ID :
-							      CLOCK_MONOTONIC;
-	w->inject_loop = iop_is(r, "inject_clock", "loop");
+	w->inject_clock = r->opt.inject_clock == IOP_INJECT_CPU ? CLOCK_THREAD_CPUTIME_ID :
+								  CLOCK_MONOTONIC;
+	w->inject_loop = r->opt.inject_clock == IOP_INJECT_LOOP;
 	if (w->inject_loop) {
 		/* the same count every operation: the exit branch predicted alike */
 		w->inject_loop_on = true;
-		w->inject_debit = (int64_t)(iop_u64(r, "inject_loops") ?: iop_inject_loops_for(n));
+		w->inject_debit = (int64_t)(r->opt.inject_loops ?: iop_inject_loops_for(n));
 		w->inject_measured_ns = inject_cost(w, k_for_loop(w, n));
 		return probe_init(w);
 	}
@@ -326,7 +326,7 @@ int iop_inject_init(struct iop_worker *w)
 const char *iop_main_metric(const struct iop_run *r)
 {
 	const struct iop_bench *b = r->bench;
-	const char *m = iop_str(r, "main_metric");
+	const char *m = r->opt.main_metric;
 
 	if (*m)
 		return m;
@@ -351,25 +351,24 @@ const struct iop_metric *iop_metric_decl(const struct iop_bench *b, const char *
 
 int iop_main_metric_check(const struct iop_run *r, char *why, size_t len)
 {
-	const char *m = iop_str(r, "main_metric");
+	const char *m = r->opt.main_metric;
 	uint64_t every;
 	bool op;
 
 	/* the count is what inject_ns= comes to: without both, nothing to record */
-	if (iop_u64(r, "inject_loops") && (!iop_is(r, "inject_clock", "loop") ||
-					   !iop_u64(r, "inject_ns"))) {
+	if (r->opt.inject_loops && (r->opt.inject_clock != IOP_INJECT_LOOP || !r->opt.inject_ns)) {
 		snprintf(why, len, "inject_loops= needs inject_clock=loop and inject_ns=, the time it stands for");
 		return -EINVAL;
 	}
-	if (iop_u64(r, "inject_probe") && !iop_u64(r, "inject_ns")) {
+	if (r->opt.inject_probe && !r->opt.inject_ns) {
 		snprintf(why, len, "inject_probe=1 needs inject_ns=, the injection it measures");
 		return -EINVAL;
 	}
-	every = iop_u64(r, "inject_every");
-	op = iop_is(r, "inject_clock", "op");
+	every = r->opt.inject_every;
+	op = r->opt.inject_clock == IOP_INJECT_OP;
 	/* op without inject_ns: no injection, as for every other clock */
-	if ((every && !op) || every == 1 || (op && iop_u64(r, "inject_ns") && !every) ||
-	    (op && iop_u64(r, "inject_probe"))) {
+	if ((every && !op) || every == 1 || (op && r->opt.inject_ns && !every) ||
+	    (op && r->opt.inject_probe)) {
 		snprintf(why, len, "inject_clock=op needs inject_every=N (N >= 2) and inject_ns=, the time it stands for, and no inject_probe; inject_every= needs inject_clock=op");
 		return -EINVAL;
 	}
@@ -408,8 +407,8 @@ double iop_record_value(json_t *rec, const char *name)
 bool iop_precision_more(const struct iop_run *r, const double *main, int done, uint64_t t0,
 			struct iop_precision *p)
 {
-	double target = iop_dbl(r, "target_ci");
-	int reps = (int)iop_u64(r, "reps");
+	double target = r->opt.target_ci;
+	int reps = (int)r->opt.reps;
 
 	p->reps = done;
 	if (!(target > 0))
@@ -420,7 +419,7 @@ bool iop_precision_more(const struct iop_run *r, const double *main, int done, u
 	/* reps= is the minimum */
 	p->stopped = iop_precision_stop(p->ci_pct, target, done, reps,
 					(double)(iop_now_ns() - t0) / 1e9,
-					(double)iop_u64(r, "time_budget"), IOP_MAX_REPS);
+					(double)r->opt.time_budget, IOP_MAX_REPS);
 	return !p->stopped;
 }
 
