@@ -66,6 +66,11 @@ matrix to WORK/matrix.md and WORK/matrix.json.
   --fresh          forget earlier results (default: resume)
   --list           list the mutants with their function and tests, and exit
   --matrix         only (re)write the matrix from the results so far
+  --build-only     build the pristine kernel and each mutant's, keep them
+                   (WORK/obj/arch/x86/boot/bzImage, WORK/kernels/NAME) and
+                   run nothing: the kernels for iopath lava mutate, whose
+                   jobs a lab runs (a campaign run here removes each
+                   mutant's kernel once it is classified)
   --lava DIR       with --matrix: the runs are LAVA jobs' logs in DIR, as
                    iopath lava mutate and iopath lava run (or a lab) left
                    them: pristine.log, and NAME.log per mutant; each is
@@ -107,6 +112,7 @@ jobs=2
 fresh=0
 list_only=0
 matrix_only=0
+build_only=0
 lava_dir=""
 want=()
 while [ $# -gt 0 ]; do
@@ -129,6 +135,7 @@ while [ $# -gt 0 ]; do
 	--fresh) fresh=1; shift ;;
 	--list) list_only=1; shift ;;
 	--matrix) matrix_only=1; shift ;;
+	--build-only) build_only=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	-*) usage_error "unknown option $1 (--help lists them)" ;;
 	*) want+=("${1%.patch}"); shift ;;
@@ -145,6 +152,7 @@ done
 [ "$crash_runs" -le "$pristine_runs" ] ||
 	usage_error "--crash-runs $crash_runs: a crash counts only against as many clean pristine runs (--pristine-runs $pristine_runs)"
 [ -d "$mutants_dir" ] || usage_error "--mutants: $mutants_dir is not a directory"
+[ "$build_only" = 1 ] && [ "$matrix_only" = 1 ] && usage_error "--build-only goes without --matrix"
 if [ -n "$lava_dir" ]; then
 	[ "$matrix_only" = 1 ] || usage_error "--lava goes with --matrix"
 	[ -f "$lava_dir/pristine.log" ] ||
@@ -587,6 +595,32 @@ write_matrix() {
 	echo "$nk $nn"
 }
 
+# ---- the kernels only, for a lab ---------------------------------------------
+
+# build_kernels: --build-only. The pristine kernel, each mutant's, kept in
+# WORK/kernels with the tree reverted after each, then the pristine kernel
+# again in WORK/obj, which iopath lava mutate takes for the pristine job:
+# if that rebuild fails, the bzImage there is a mutant's and is removed.
+build_kernels() {
+	local n built=0 nobuild=0
+	configure
+	note "building the pristine kernel"
+	build_kernel "$logs/pristine.build" ||
+		fail "the pristine kernel does not build ($logs/pristine.build)"
+	for n in "${mnames[@]}"; do
+		if build_mutant "$n"; then
+			built=$((built + 1))
+		else
+			nobuild=$((nobuild + 1))
+		fi
+	done
+	if ! build_kernel "$logs/restore.build"; then
+		rm -f "$obj/arch/x86/boot/bzImage"
+		fail "the rebuild of the restored tree failed ($logs/restore.build); no pristine kernel left"
+	fi
+	echo "mutate: $built mutant kernels in $work/kernels, $nobuild did not build; pristine kernel $obj/arch/x86/boot/bzImage; $((SECONDS - t_start)) s (iopath lava mutate --work $work writes their jobs)"
+}
+
 # ---- the campaign -----------------------------------------------------------
 
 # ---- runs from LAVA jobs -----------------------------------------------------
@@ -654,6 +688,10 @@ if [ -f "$applied" ]; then
 fi
 
 t_start=$SECONDS
+if [ "$build_only" = 1 ]; then
+	build_kernels
+	exit $?
+fi
 run_pristine
 # A pipeline: mutant N+1 is applied, built and reverted while N's kernel
 # runs in the VM.

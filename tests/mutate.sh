@@ -307,6 +307,27 @@ tree_pristine && grep -q 'reverting 06-sleep, left applied by an interrupted run
 	[ "$(cls 01-killed)" = killed ]
 check $? "interrupt.next_run_reverts_then_resumes"
 
+# ---- the kernels only, for LAVA jobs ---------------------------------------------
+
+# --build-only: every mutant's kernel kept (iopath lava mutate takes them
+# from WORK/kernels), the pristine one last in WORK/obj, no guest booted,
+# the tree restored. A campaign removes each kernel once it has run.
+w=$work/w5
+out=$(run_mutate "$w" "$work/five" --build-only 2> "$work/err7")
+rc=$?
+if [ "$rc" = 0 ] && tree_pristine && [ ! -e "$w/vm-calls" ] &&
+   [ "$(ls "$w/kernels" | tr '\n' ' ')" = "01-killed 02-crash 03-survived 05-equivalent " ] &&
+   grep -q KILL_TWO "$w/kernels/01-killed" && ! grep -q KILL_TWO "$w/obj/arch/x86/boot/bzImage" &&
+   cmp -s "$w/obj/arch/x86/boot/bzImage" <(cat "$src"/fs/iomap/*.c) &&
+   [ "$(cls 04-nobuild)" = no-build ] &&
+   echo "$out" | grep -q '^mutate: 4 mutant kernels in .*/kernels, 1 did not build'; then
+	ok "build_only.keeps_each_kernel_runs_nothing"
+else
+	not_ok "build_only.keeps_each_kernel_runs_nothing" "exit $rc: $(tail -n 2 "$work/err7")" \
+		"kernels: $(ls "$w/kernels" 2>/dev/null | tr '\n' ' ')" "$out"
+fi
+expect_usage build_only_with_matrix --build-only --matrix
+
 # ---- a crash that does not reproduce -------------------------------------------
 
 # The clean second run decides; the crash is noted, not counted as a kill.
