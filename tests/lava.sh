@@ -191,6 +191,18 @@ if [ "$rc" = 2 ] && grep -q 'url-base' "$tmp/err" && [ -z "$(ls "$tmp/jobs")" ];
 	ok lava.jobs.url_with_shell_syntax_refused_before_anything; else
 	not_ok lava.jobs.url_with_shell_syntax_refused_before_anything "exit $rc: $(cat "$tmp/err")"; fi
 
+# A job file that is not YAML, and one larger than any job: named, exit 1.
+printf 'job_name: [unclosed\n' > "$tmp/notyaml.yaml"
+head -c 1100000 /dev/zero | tr '\0' '#' > "$tmp/huge.yaml"
+"$lava" validate "$tmp/notyaml.yaml" "$tmp/huge.yaml" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q 'notyaml.yaml: invalid: not YAML: line 2' "$tmp/err" &&
+   grep -q 'huge.yaml: invalid: larger than 1 MiB' "$tmp/err" && ! grep -q Traceback "$tmp/err"; then
+	ok lava.validate.unparsable_and_huge_job_files_named_invalid
+else
+	not_ok lava.validate.unparsable_and_huge_job_files_named_invalid "exit $rc: $(head -c 300 "$tmp/err")"
+fi
+
 # A fake bzImage (the boot header's magic) stands in for a kernel: the jobs
 # are written, and an initramfs built, without booting anything.
 if [ ! -x "$build/selftests/iopath_probe" ] || ! command -v busybox > /dev/null && [ ! -x /bin/busybox ]; then
@@ -245,23 +257,48 @@ else
 	if [ "$rc" = 2 ] && grep -q -- '--a and --b are required' "$tmp/err"; then ok lava.jobs.ab_needs_both_kernels; else
 		not_ok lava.jobs.ab_needs_both_kernels "exit $rc"; fi
 	mapfile -t jobs < "$tmp/jobs.list"
+	# The validation can fail, lava_common or not: a job without its test
+	# action (this tool's own check).
+	sed '/^- test:/,$d' "${jobs[0]}" > "$tmp/broken.yaml"
+	"$lava" validate "$tmp/broken.yaml" 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q 'broken.yaml: invalid: actions are' "$tmp/err"; then
+		ok lava.jobs.validation_rejects_a_broken_job
+	else
+		not_ok lava.jobs.validation_rejects_a_broken_job "exit $rc: $(head -c 300 "$tmp/err")"
+	fi
 	if /usr/bin/python3 -c 'import lava_common.schemas' 2> /dev/null; then
 		if [ ${#jobs[@]} -gt 0 ] && "$lava" validate "${jobs[@]}" 2> "$tmp/err"; then
 			ok lava.jobs.valid_by_lava_common_schema
 		else
 			not_ok lava.jobs.valid_by_lava_common_schema "$(cat "$tmp/err")"
 		fi
-		# The validation can fail: a job without its test action.
-		sed '/^- test:/,$d' "${jobs[0]}" > "$tmp/broken.yaml"
-		if ! "$lava" validate "$tmp/broken.yaml" 2> /dev/null; then
-			ok lava.jobs.validation_rejects_a_broken_job
+		# The validation can fail: a job only lava_common's schema
+		# refuses (a priority LAVA does not have), one lava_common's
+		# later checks raise on (a timeout that is no number): each
+		# named, exit 1.
+		sed 's/^priority: medium$/priority: urgent/' "${jobs[0]}" > "$tmp/priority.yaml"
+		"$lava" validate "$tmp/priority.yaml" 2> "$tmp/err"
+		rc=$?
+		if [ "$rc" = 1 ] && grep -q "priority.yaml: invalid: .*data\['priority'\]" "$tmp/err"; then
+			ok lava.jobs.lava_common_schema_rejects_what_own_checks_let_through
 		else
-			not_ok lava.jobs.validation_rejects_a_broken_job
+			not_ok lava.jobs.lava_common_schema_rejects_what_own_checks_let_through "exit $rc: $(head -c 300 "$tmp/err")"
+		fi
+		sed 's/^      minutes: 5$/      minutes: five/' "${jobs[0]}" > "$tmp/five.yaml"
+		"$lava" validate "$tmp/five.yaml" 2> "$tmp/err"
+		rc=$?
+		if [ "$rc" = 1 ] && grep -q 'five.yaml: invalid: lava_common cannot check it: TypeError' "$tmp/err" &&
+		   ! grep -q Traceback "$tmp/err"; then
+			ok lava.jobs.job_lava_common_raises_on_is_named_invalid
+		else
+			not_ok lava.jobs.job_lava_common_raises_on_is_named_invalid "exit $rc: $(head -c 300 "$tmp/err")"
 		fi
 	else
 		skip lava.jobs.valid_by_lava_common_schema \
 			"lava-common not installed (make check installs nothing from LAVA; apt-get install lava-common)"
-		skip lava.jobs.validation_rejects_a_broken_job "lava-common not installed"
+		skip lava.jobs.lava_common_schema_rejects_what_own_checks_let_through "lava-common not installed"
+		skip lava.jobs.job_lava_common_raises_on_is_named_invalid "lava-common not installed"
 	fi
 fi
 
