@@ -221,10 +221,12 @@ else
 	   "$lava" mutate --work "$tmp/work" --out "$tmp/jobs" --build "$build" >> "$tmp/jobs.list" 2>> "$tmp/err" &&
 	   "$lava" bench --kernel "$fake" --out "$tmp/jobs" --build "$build" --boots 2 -- --reps 1 \
 		>> "$tmp/jobs.list" 2>> "$tmp/err" &&
-	   [ "$(wc -l < "$tmp/jobs.list")" = 5 ]; then
-		ok lava.jobs.written_for_a_kernel_each_mutant_kernel_and_each_bench_boot
+	   "$lava" ab --a "$fake" --b "$fake" --out "$tmp/jobs" --build "$build" --boots 1 -- read_vs_readv \
+		>> "$tmp/jobs.list" 2>> "$tmp/err" &&
+	   [ "$(wc -l < "$tmp/jobs.list")" = 7 ]; then
+		ok lava.jobs.written_for_a_kernel_each_mutant_kernel_each_bench_and_ab_boot
 	else
-		not_ok lava.jobs.written_for_a_kernel_each_mutant_kernel_and_each_bench_boot "$(tail -n 3 "$tmp/err")"
+		not_ok lava.jobs.written_for_a_kernel_each_mutant_kernel_each_bench_and_ab_boot "$(tail -n 3 "$tmp/err")"
 	fi
 	# Its programs in its command, the initramfs shared with the pristine job.
 	if grep -q -- '- "/iopath/lava/run -- -t iopath:' "$tmp/jobs/$m.yaml" && grep -q 'no_timer_check' "$tmp/jobs/$m.yaml" &&
