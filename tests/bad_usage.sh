@@ -186,6 +186,23 @@ else
 	not_ok bad_usage.every_subcommand_covered "no bad-usage test for:$missing"
 fi
 
+# Every subcommand's --help: the text on stdout, exit 0, nothing on
+# stderr. A usage text in an unquoted here-document ran what it showed
+# in backquotes (iopath vm --help ran "iopath lava").
+bad=""
+for c in $("$iop" help | awk 'NR > 2 && NF { print $1 }'); do
+	env -C "$work" "$iop" "$c" --help > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" != 0 ] || [ -s "$tmp/err" ] || ! grep -q "iopath $c" "$tmp/out"; then
+		bad="$bad $c (exit $rc: $(head -c 100 "$tmp/err" | tr '\n' ' '))"
+	fi
+done
+if [ -z "$bad" ] && [ -z "$(ls -A "$work")" ]; then
+	ok bad_usage.every_subcommand_help_is_clean
+else
+	not_ok bad_usage.every_subcommand_help_is_clean "$bad"
+fi
+
 # ---- profiles ------------------------------------------------------------
 profile() { printf "$@" > "$tmp/p.conf"; }
 # "# xxx...reps = 999": an fgets() of 1024 bytes made the tail a setting

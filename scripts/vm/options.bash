@@ -42,7 +42,7 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   --lava-out DIR  boot nothing: write the kernel (vmlinuz) and an initramfs
                  for a LAVA test shell (initrd.cpio.gz: /init leaves a shell
                  on the console, /iopath/lava/run runs the selftests) into
-                 DIR, for `iopath lava` jobs; the arguments after -- and
+                 DIR, for iopath lava jobs; the arguments after -- and
                  --env are those of the job
   --repro        run the kernel bug reproducers (scripts/repro.sh, the
                  arguments after -- go to it) instead of the selftests
