@@ -135,6 +135,21 @@ if [ "$rc" = 1 ] && grep -q 'no test results in the input' "$tmp/err" && [ ! -e 
 else
 	not_ok kcidb.zero_test_run_is_a_named_failure "exit $rc: $(cat "$tmp/err")"
 fi
+# A program that ran and reported no test, and one skipped whole: each
+# passes in run_kselftest.sh's TAP, and a report of them would be green.
+printf 'TAP version 13\n1..1\n# selftests: iopath: swapon_test\n# TAP version 13\n# 1..0\nok 1 selftests: iopath: swapon_test\n' \
+	> "$tmp/noharness.tap"
+printf 'TAP version 13\n1..1\n# selftests: iopath: swapon_test\nok 1 selftests: iopath: swapon_test # SKIP\n' > "$tmp/skipped.tap"
+for t in noharness skipped; do
+	"$export_py" --kcidb -o "$tmp/$t.json" "$tmp/$t.tap" 2> "$tmp/err"
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q 'no test results in the input (1 programs, none with a harness test)' "$tmp/err" &&
+	   [ ! -e "$tmp/$t.json" ]; then
+		ok "kcidb.zero_test_run_${t}_is_a_named_failure"
+	else
+		not_ok "kcidb.zero_test_run_${t}_is_a_named_failure" "exit $rc: $(cat "$tmp/err")"
+	fi
+done
 printf '{"mutants": []}\n' > "$tmp/zero.json.in"
 "$export_py" --kcidb "$tmp/zero.json.in" > /dev/null 2> "$tmp/err"
 rc=$?
