@@ -541,10 +541,12 @@ def tap_cases(tap):
             if CASE_RE.fullmatch(name):
                 cases[name] = st
             continue
-        # "not ok 4 selftests: iopath: NAME # exit=1": the name, not the note
+        # "not ok 4 selftests: iopath: NAME # exit=1": the name, not the
+        # note; "ok 4 selftests: iopath: NAME # SKIP": skipped whole
         m = re.match(r"(not )?ok [0-9]+ selftests: .* (\S+)$", re.sub(r" *#.*", "", line))
         if m:
-            cases["program." + m.group(2)] = "fail" if m.group(1) else "pass"
+            cases["program." + m.group(2)] = ("fail" if m.group(1) else
+                                              "skip" if re.search(r"# *SKIP", line) else "pass")
     return cases
 
 

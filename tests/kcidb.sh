@@ -98,6 +98,14 @@ jq_check kcidb.unexcused_failure_fails_the_run "$tmp/unknown.json" \
 	 (.tests[] | select(.path == "iopath.fb.xfs_1k.dio_past_eof") | has("misc") | not) and
 	 (.tests[] | select(.path == "iopath.fb_test") | has("misc") | not)'
 
+# A program skipped whole is a SKIP, not a PASS, beside one that ran.
+printf '%s\n' 'TAP version 13' '1..2' '# selftests: iopath: a_test' '# ok 1 a.xfs.one' \
+	'ok 1 selftests: iopath: a_test' 'ok 2 selftests: iopath: c_test # SKIP' > "$tmp/progskip.tap"
+exp kcidb.run_with_a_skipped_program_validates "$tmp/progskip.json" "$tmp/progskip.tap"
+jq_check kcidb.program_skipped_whole_is_skip "$tmp/progskip.json" \
+	'(.tests | map({(.path): .status}) | add) == {"iopath.a.xfs.one": "PASS", "iopath.a_test": "PASS",
+	  "iopath.c_test": "SKIP", "iopath": "PASS"}'
+
 # ---- a mutation matrix and benchmark records ---------------------------------
 
 cat > "$tmp/matrix.json" <<'EOF'

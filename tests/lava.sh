@@ -118,6 +118,32 @@ sed '0,/"lvl": "target", "msg": "IOPATH-LAVA:tap: TAP version 13"/s//"lvl": "tar
 	"$fixture" > "$tmp/warn.log"
 verdict lava.verdict.kernel_warning_on_console_fails "$tmp/warn.log" 1 'the kernel console shows a kernel bug report'
 
+# A program skipped whole ("ok 1 selftests: iopath: NAME # SKIP"): a skip
+# in the TAP and in the test cases, which then agree.
+sed 's/IOPATH-LAVA:tap: ok 1 selftests: iopath: swapon_test"/IOPATH-LAVA:tap: ok 1 selftests: iopath: swapon_test # SKIP"/;
+     s/"case": "program.swapon_test", "definition": "0_iopath", \(.*\)"result": "pass"/"case": "program.swapon_test", "definition": "0_iopath", \1"result": "skip"/' \
+	"$fixture" > "$tmp/progskip.log"
+verdict lava.verdict.program_skipped_whole_is_a_skip_case "$tmp/progskip.log" 0 '^lava: 14 passed'
+
+# The guest's test cases (scripts/vm/lava-guest.sh's awk, busybox) are the
+# host's (tap_cases) for every kind of TAP line: a pass, a fail, a skip, a
+# failed program, a passed one and one skipped whole.
+guest_awk=$(sed -n "/^awk '\$/,/^	}' \/tmp\/tap > \/tmp\/cases\$/p" "$top/scripts/vm/lava-guest.sh" |
+	sed "1d; \$s/' \/tmp\/tap > \/tmp\/cases\$//")
+printf '%s\n' 'TAP version 13' '1..3' '# selftests: iopath: a_test' '# ok 1 a.xfs.one' '# not ok 2 a.xfs.two' \
+	'# ok 3 a.ext4.three # SKIP no reflink' 'not ok 1 selftests: iopath: a_test # exit=1' \
+	'ok 2 selftests: iopath: b_test' 'ok 3 selftests: iopath: c_test # SKIP' > "$tmp/kinds.tap"
+awk "$guest_awk" "$tmp/kinds.tap" | sort > "$tmp/guest.cases"
+/usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import lava
+for c, r in sorted(lava.tap_cases(open(sys.argv[2]).read().splitlines()).items()): print(c, r)' \
+	"$top/scripts" "$tmp/kinds.tap" | sort > "$tmp/host.cases"
+if [ "$(wc -l < "$tmp/guest.cases")" = 6 ] && cmp -s "$tmp/guest.cases" "$tmp/host.cases" &&
+   grep -qx 'program.c_test skip' "$tmp/host.cases"; then
+	ok lava.guest_and_host_read_the_same_test_cases
+else
+	not_ok lava.guest_and_host_read_the_same_test_cases "$(diff "$tmp/guest.cases" "$tmp/host.cases" | head -n 8)"
+fi
+
 # ---- a benchmark job -----------------------------------------------------------
 
 # A real benchmark job (tests/fixtures/lava/bench-6.12.log: lava-run,

@@ -135,10 +135,11 @@ awk '
 		next
 	}
 	/^(not )?ok [0-9]+ selftests: / {
-		# "not ok 4 selftests: iopath: NAME # exit=1": the name, not the note
+		# "not ok 4 selftests: iopath: NAME # exit=1": the name, not the
+		# note; "ok 4 selftests: iopath: NAME # SKIP": skipped whole
 		line = $0; sub(/ *#.*/, "", line)
 		n = split(line, w, " ")
-		print "program." w[n], ($1 == "not" ? "fail" : "pass")
+		print "program." w[n], ($1 == "not" ? "fail" : ($0 ~ /# *SKIP/ ? "skip" : "pass"))
 	}' /tmp/tap > /tmp/cases
 while read -r name result; do
 	lava_test_case "$name" --result "$result"
