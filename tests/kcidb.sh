@@ -62,6 +62,23 @@ jq_check kcidb.build_names_release_and_image_hash "$tmp/lava.json" \
 	 and .checkouts[0].misc.source == "linux-image-6.12.117+deb12-amd64" and .tests[0].origin == "iopath_lab"
 	 and (.tests[0].id | startswith("iopath_lab:"))'
 
+# A LAVA job that timed out (a real log: the first of eight programs done,
+# the second cut), and one whose log is cut short: iopath lava verdict
+# refuses both and gives the TAP without a result line; judged afresh,
+# the timed-out one's 23 passed tests made a green run.
+grep -v '"case": "job", "definition": "lava"' "$top/tests/fixtures/lava/swapon-6.12.log" > "$tmp/cut.log"
+for t in timeout:"$top/tests/fixtures/lava/timeout-6.12.log" cut:"$tmp/cut.log"; do
+	"$top/scripts/lava.py" verdict --build "$build" "${t#*:}" --tap "$tmp/${t%%:*}.tap" > /dev/null 2>&1
+	exp "kcidb.${t%%:*}_job_validates" "$tmp/${t%%:*}.json" "$tmp/${t%%:*}.tap"
+	if grep -q 'export: the run has no result line' "$tmp/err" && jq -e \
+		'(.tests[] | select(.path == "iopath") | .status == "FAIL" and (.misc.reason | test("no result line")))
+		 and ([.tests[] | select(.status == "PASS")] | length) > 0' "$tmp/${t%%:*}.json" > /dev/null 2>&1; then
+		ok "kcidb.${t%%:*}_job_is_a_failed_run_with_its_reason"
+	else
+		not_ok "kcidb.${t%%:*}_job_is_a_failed_run_with_its_reason" "$(cat "$tmp/err")"
+	fi
+done
+
 # ---- a known kernel bug, excused --------------------------------------------
 
 cat > "$tmp/known" <<'EOF'
