@@ -28,6 +28,10 @@ for t in run check bench kselftest repro; do
 	make -C "$top" -n BUILD="$build" "$t" 2> /dev/null | grep -q 'scripts/deps.sh run'
 	check $? "install.make_${t}_asks_for_run_time_packages"
 done
+# LAVA (lava-dispatcher, 212 MB) only for make lava-run, never for make check.
+! make -C "$top" -n BUILD="$build" check 2> /dev/null | grep -q 'scripts/deps.sh.*lava' &&
+	make -C "$top" -n BUILD="$build" lava-run KERNEL=k 2> /dev/null | grep -q 'scripts/deps.sh lava$'
+check $? "install.lava_packages_for_make_lava_run_only"
 
 if ! make -C "$top" -s BUILD="$build" DESTDIR="$tmp/dest" PREFIX=/usr/local install > "$tmp/install.log" 2>&1; then
 	not_ok "install.destdir" "$(tail -n 5 "$tmp/install.log")"
