@@ -23,7 +23,7 @@
 #endif
 
 #include <sys/uio.h>
-#ifdef IOPATH_HAVE_LIBURING
+#ifdef HAVE_LIBURING
 #include <liburing.h>
 #endif
 
@@ -48,7 +48,7 @@ FIXTURE(dio_span) {
 	int dfd;		/* O_DIRECT */
 	uint8_t *model;
 	uint8_t *buf;		/* IOP_LAYOUT_SIZE, 4K aligned */
-#ifdef IOPATH_HAVE_LIBURING
+#ifdef HAVE_LIBURING
 	struct io_uring ring;
 #endif
 	bool ring_up;
@@ -89,7 +89,7 @@ FIXTURE_SETUP(dio_span)
 		snprintf(self->fs.error, sizeof(self->fs.error), "open span: %s", strerror(err));
 }
 
-#ifdef IOPATH_HAVE_LIBURING
+#ifdef HAVE_LIBURING
 /*
  * Ring teardown is asynchronous: a file still registered when the ring fd
  * closes is released later by a kernel worker, and the scratch unmount
@@ -106,7 +106,7 @@ static void ring_teardown(struct io_uring *ring)
 
 FIXTURE_TEARDOWN(dio_span)
 {
-#ifdef IOPATH_HAVE_LIBURING
+#ifdef HAVE_LIBURING
 	if (self->ring_up)
 		ring_teardown(&self->ring);
 #endif
@@ -246,7 +246,7 @@ TEST_F(dio_span, pwritev_across_extents_writes_every_byte)
 		       (long long)st.st_blocks, (unsigned long long)IOP_LAYOUT_SIZE);
 }
 
-#ifdef IOPATH_HAVE_LIBURING
+#ifdef HAVE_LIBURING
 /* io_uring with the file and the buffers registered, or a skip reason. */
 static int ring_setup(struct io_uring *ring, int fd, void *buf, size_t len, char *why, size_t wlen)
 {

@@ -34,7 +34,7 @@
 #include "probe.h"
 
 /*
- * selftests/Makefile defines IOPATH_HAVE_LIBURING when liburing is
+ * selftests/Makefile defines HAVE_LIBURING when liburing is
  * installed; without it the io_uring cases skip with this reason.
  */
 #define IOP_NO_LIBURING "built without liburing (apt-get install liburing-dev, then rebuild)"
