@@ -203,6 +203,16 @@ ab: all
 	$(Q)scripts/deps.sh vm mutate
 	$(Q)scripts/ab.sh --build $(O) $(AB_ARGS)
 
+# Patch series for kernel and fstests maintainers (docs/upstream.md), made
+# from this tree into build/upstream/{kselftest,fstests}: against KSRC (a
+# kernel tree; else KSFT_SRC or the newest /usr/src/linux-source-*.tar.xz)
+# and, for fstests, the checkout FSTESTS if given. Fails unless every
+# kernel patch is checkpatch --strict clean.
+.PHONY: upstream
+upstream:
+	$(Q)KSRC='$(KSRC)' KSFT_SRC='$(KSFT_SRC)' scripts/upstream.sh --out $(O)/upstream \
+		$(if $(FSTESTS),--fstests "$(FSTESTS)")
+
 # The tool's own mutants (configs/mutants/tool/): each plants a bug in the
 # statistics or the benchmark harness of a copy of this tree, which is
 # rebuilt and checked by the tests its header names. MUTATE_TOOL_ARGS go
@@ -265,5 +275,6 @@ help:
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
 	@echo "make lava-jobs KERNEL=...  LAVA job definitions for a lab (docs/fleet.md); sudo make lava-run: run them here"
 	@echo "make fuzz          FUZZ_SECONDS=60: each libFuzzer target (tests/fuzz) for that long"
+	@echo "make upstream [KSRC=dir] [FSTESTS=dir]  the kselftest and fstests patch series, in build/upstream"
 	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."
 	@echo "variables: V=1 verbose, SANITIZE=1 ASan+UBSan, CC=clang, KSRC=/path/to/linux, KSFT_SRC=/usr/src/linux-source-6.1.tar.xz"

@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# make upstream: the kselftest series is generated from
+# selftests/iov_single_test.c, applies to the kernel tree's files it
+# touches, is checkpatch --strict clean, and its test builds with the
+# kernel's harness; the fstests series carries each test of
+# contrib/fstests. The generator refuses what must not go out: iopath code
+# left outside #ifdef IOPATH_SUITE, a patch checkpatch complains about, a
+# cover letter naming a mutant that does not exist.
+#
+# The kernel tree: KSRC, else KSFT_SRC or the newest
+# /usr/src/linux-source-*.tar.xz (the files it needs are extracted once
+# into BUILD_DIR/upstream-check); a named skip without one.
+#
+# usage: tests/upstream.sh BUILD_DIR
+set -u
+
+build=${1:?usage: tests/upstream.sh BUILD_DIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tests/lib/tap.sh"
+
+ktree=()
+if [ -n "${KSRC:-}" ]; then
+	ktree=(--ksrc "$KSRC")
+else
+	tar=${KSFT_SRC:-$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)}
+	[ -n "$tar" ] && ktree=(--ksrc-tar "$tar")
+fi
+if [ ${#ktree[@]} = 0 ]; then
+	echo "1..0 # SKIP no kernel tree: set KSRC=/path/to/linux or install linux-source-6.12"
+	exit 0
+fi
+# The series' author is whoever runs it; a machine without a git identity
+# gets a placeholder here.
+git var GIT_AUTHOR_IDENT > /dev/null 2>&1 ||
+	export GIT_AUTHOR_NAME="iopath check" GIT_AUTHOR_EMAIL="check@iopath.invalid"
+for t in git perl; do
+	if ! command -v "$t" > /dev/null; then
+		echo "1..0 # SKIP $t not installed"
+		exit 0
+	fi
+done
+
+mkdir -p "$build/upstream-check" || { echo "Bail out! cannot create $build/upstream-check"; exit 1; }
+work=$(cd "$build/upstream-check" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/iopath-upstream.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# gen TREE OUT: upstream.sh of TREE into OUT (the extraction cache shared).
+gen() {
+	mkdir -p "$2" && ln -sfn "$work/.ksrc" "$2/.ksrc"
+	"$1/scripts/upstream.sh" "${ktree[@]}" --out "$2" > "$2.log" 2>&1
+}
+
+mkdir -p "$work/.ksrc"
+gen "$top" "$tmp/out"
+rc=$?
+check $rc "upstream.series_generated"
+[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/out.log"
+ks=$tmp/out/kselftest
+ksrc=${KSRC:-$work/.ksrc/$(basename "${tar:-}" | sed 's/\.tar\..*//')}
+
+mapfile -t patches < <(ls "$ks"/0*.patch 2>/dev/null)
+[ "${#patches[@]}" -ge 2 ] && [ "$(basename "${patches[0]}")" = 0000-cover-letter.patch ] &&
+	! grep -q '\*\*\* \(SUBJECT\|BLURB\) HERE' "${patches[0]}"
+check $? "upstream.kselftest_cover_letter_and_patches (${#patches[@]} files)"
+
+n=$(grep -c '^total: 0 errors, 0 warnings, 0 checks' "$ks/checkpatch.log" 2>/dev/null)
+[ "${#patches[@]}" -ge 2 ] && [ "$n" = $((${#patches[@]} - 1)) ]
+check $? "upstream.kselftest_checkpatch_strict_clean ($n of $((${#patches[@]} - 1)) patches)"
+
+# The test's source in the series is the selftest without iopath's parts.
+src=$tmp/iov_single_test.c
+awk '/^\+\+\+ b\/tools\/testing\/selftests\/filesystems\/iov_single\/iov_single_test.c/ { on = 1; next }
+	on && /^(diff|-- $)/ { on = 0 }
+	on && /^\+/ { print substr($0, 2) }' "${patches[@]:1}" > "$src"
+[ -s "$src" ] && grep -q 'FIXTURE_VARIANT_ADD(iov_single, unix_stream)' "$src" &&
+	! grep -Eqi 'iopath|\biop_|IOP_FS_' "$src" &&
+	grep -q 'FIXTURE_VARIANT_ADD(iov_single, unix_stream)' "$top/selftests/iov_single_test.c"
+check $? "upstream.kselftest_test_is_the_selftest_without_iopath"
+
+# Applies to the kernel tree's own copies of the files it changes.
+base=$tmp/base
+mkdir -p "$base/tools/testing/selftests"
+cp "$ksrc/MAINTAINERS" "$base/" 2>/dev/null &&
+	cp "$ksrc/tools/testing/selftests/Makefile" "$base/tools/testing/selftests/" &&
+	(cd "$base" && git apply --check "${patches[@]:1}") > "$tmp/apply.log" 2>&1
+rc=$?
+check $rc "upstream.kselftest_applies_to_the_tree"
+[ "$rc" = 0 ] || sed 's/^/# /' "$tmp/apply.log"
+
+# Builds against the kernel's harness alone, warnings as errors (the
+# harness a system header: 6.1 and 6.12 do not build with -Wextra).
+harness=$(KSRC=${KSRC:-} KSFT_SRC=${KSFT_SRC:-} "$top/scripts/ksft-harness.sh" "$build" 2>/dev/null)
+if [ -z "$harness" ] || [ ! -f "$harness/kselftest_harness.h" ]; then
+	skip "upstream.kselftest_test_builds_alone" "no kselftest harness"
+else
+	# with liburing where it is installed, and without
+	uring=()
+	[ -f /usr/include/liburing.h ] && uring=(-DHAVE_LIBURING -luring)
+	read -ra cc <<< "${CC:-cc}"
+	cc+=(-std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE= -isystem "$harness" "$src")
+	"${cc[@]}" "${uring[@]}" -o "$tmp/iov_single_test" > "$tmp/cc.log" 2>&1 &&
+		"${cc[@]}" -fsyntax-only >> "$tmp/cc.log" 2>&1
+	rc=$?
+	check $rc "upstream.kselftest_test_builds_alone"
+	[ "$rc" = 0 ] || head -n 5 "$tmp/cc.log" | sed 's/^/# /'
+fi
+
+# The fstests series: a patch per test of contrib/fstests, each adding
+# the test and its golden output.
+nt=$(find "$top/contrib/fstests/tests/generic" -maxdepth 1 -regextype posix-extended \
+	-regex '.*/[0-9]+' | wc -l)
+np=$(find "$tmp/out/fstests" -maxdepth 1 -name '0*.patch' ! -name 0000-cover-letter.patch | wc -l)
+nadd=$(cat "$tmp"/out/fstests/0*.patch 2>/dev/null | grep -c '^new file mode 100755')
+[ "$nt" -ge 1 ] && [ "$np" = "$nt" ] && [ "$nadd" = "$nt" ]
+check $? "upstream.fstests_series_has_each_test ($np patches, $nt tests)"
+
+# What must not go out. A copy of the files the generator reads, changed
+# one way at a time.
+copy() {
+	rm -rf "$tmp/tree"
+	mkdir -p "$tmp/tree/selftests" "$tmp/tree/configs"
+	cp -r "$top/scripts" "$top/contrib" "$tmp/tree/" &&
+		cp -r "$top/configs/mutants" "$tmp/tree/configs/" &&
+		cp "$top/selftests/iov_single_test.c" "$tmp/tree/selftests/" &&
+		git -C "$tmp/tree" init -q
+}
+copy && sed -i '0,/^static unsigned char src_byte/s//static int iop_leak;\n&/' "$tmp/tree/selftests/iov_single_test.c"
+gen "$tmp/tree" "$tmp/leak"
+rc=$?
+[ "$rc" = 1 ] && grep -q "keeps iopath's own code" "$tmp/leak.log" && [ ! -e "$tmp/leak/kselftest" ]
+check $? "upstream.refuses_iopath_code_outside_ifdef (exit $rc)"
+
+copy && sed -i '0,/^static unsigned char src_byte/s//static int long_line_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx;\n&/' \
+	"$tmp/tree/selftests/iov_single_test.c"
+gen "$tmp/tree" "$tmp/style"
+rc=$?
+[ "$rc" = 1 ] && grep -q 'checkpatch is not clean' "$tmp/style.log" &&
+	grep -q 'line length of' "$tmp/style/kselftest/checkpatch.log"
+check $? "upstream.fails_on_a_checkpatch_complaint (exit $rc)"
+
+copy && echo "Killed by 99-no-such-mutant." >> "$tmp/tree/contrib/kselftest/series/cover.txt"
+gen "$tmp/tree" "$tmp/mutant"
+rc=$?
+[ "$rc" != 0 ] && grep -q '99-no-such-mutant, named in' "$tmp/mutant.log"
+check $? "upstream.refuses_an_unknown_mutant_in_a_cover_letter (exit $rc)"
+
+finish_tap
