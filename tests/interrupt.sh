@@ -39,7 +39,10 @@ interrupt() {
 	fi
 	before=$(leftovers | sort)
 	delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 1 + 3 * rand() }')
-	setsid "$@" >/dev/null 2>&1 &
+	# A shell without job control starts background commands with SIGINT
+	# ignored, and a selftest then ran to its end untouched: restore the
+	# default a terminal's Ctrl-C meets.
+	setsid env --default-signal=INT "$@" >/dev/null 2>&1 &
 	pid=$!
 	sleep "$delay"
 	kill -"$sig" -- -"$pid" 2>/dev/null
