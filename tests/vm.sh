@@ -162,7 +162,7 @@ fi
 # must end the run.
 [ -n "$kernel" ] && mkinitrd hang 'mount -t devtmpfs d /dev; echo "# iopath-vm: kernel (hang test)" > /dev/ttyS1; sleep 100000'
 expect_guest_failure vm.hung_guest_fails_at_the_idle_limit_and_leaves_nothing 150 \
-	'no output from the guest for 8 s' --initrd "$work/hang.cpio.gz" --idle-timeout 8 \
+	'no output from the guest for 2 s' --initrd "$work/hang.cpio.gz" --idle-timeout 2 \
 	--boot-timeout 120 --timeout 150
 
 # SIGTERM while the guest runs: QEMU killed, temporary directory removed.
