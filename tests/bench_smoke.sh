@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Smoke tests of `iopath bench`: each benchmark runs briefly (1 repetition
-# of 1 s) and its records must be well formed: schema 1, the benchmark's
+# of 0.2 s in samples of 50 ms) and its records must be well formed: schema 1, the benchmark's
 # name, every declared metric with a unit and non-empty samples, params,
 # env and run facts present. Bad parameter values must give one line on
 # stderr naming the parameter and exit 2; every profile must parse; an
@@ -67,7 +67,7 @@ smoke() {	# name fs[.variant] args... -- metrics...
 	fsopt=""
 	[ "$fs" != none ] && fsopt="--fs $fs"
 	# shellcheck disable=SC2086
-	if ! "$iopath" bench --quiet --json --out - $fsopt $name reps=1 runtime=1 warmup=0 $args \
+	if ! "$iopath" bench --quiet --json --out - $fsopt $name reps=1 runtime=0.2 interval_ms=50 warmup=0 $args \
 		>"$out" 2>"$tmp/err"; then
 		not_ok "bench_smoke.$name.$tag.runs"
 		diag "$tmp/err"
@@ -230,11 +230,17 @@ if [ $root = 1 ]; then
 	"$iopath" bench --quiet --out - --fs xfs uring_randread size=16m reps=1 runtime=60 warmup=0 \
 		>/dev/null 2>"$tmp/err" &
 	pid=$!
-	sleep 4
+	# its scratch filesystem mounted, then 1 s into the run
+	for _ in $(seq 1 300); do
+		findmnt -rn -o TARGET | grep -q "^/run/iopath/mnt/$pid-" && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep 1
 	kill -INT $pid
 	t=0
-	while kill -0 $pid 2>/dev/null && [ $t -lt 30 ]; do
-		sleep 1
+	while kill -0 $pid 2>/dev/null && [ $t -lt 300 ]; do
+		sleep 0.1
 		t=$((t + 1))
 	done
 	if kill -0 $pid 2>/dev/null; then
@@ -264,7 +270,7 @@ fi
 conc=$tmp/concurrent.jsonl
 for i in 1 2 3; do
 	timeout -s KILL 120 "$iopath" bench --quiet --fs none --out "$conc" read_vs_readv reps=2 runtime=0.1 \
-		warmup=0 > /dev/null 2> "$tmp/conc.$i.err" &
+		interval_ms=50 warmup=0 > /dev/null 2> "$tmp/conc.$i.err" &
 	cpids[i]=$!
 done
 want=0 loud=0 why=""
