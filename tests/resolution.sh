@@ -67,15 +67,15 @@ cd "$fix" || exit 1
 	reps=2 target_ci=0.0001 time_budget=1 --json 2> "$tmp/budget.err" > "$tmp/budget.jsonl"
 # A small calibration, end to end: 2 pairs of each kind over 5 sides.
 # What the calibrations are checked on is recomputed from their own
-# records, whatever the noise: runs of 0.2 s do (the interleaved one makes
+# records, whatever the noise: runs of 0.1 s do (the interleaved one makes
 # 48 runs, 12 of them probes).
-"$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=2 runtime=0.2 \
-	interval_ms=50 warmup=0 main_metric=readv_ns_floor --pairs 2 --effects 5 \
+"$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=2 runtime=0.1 \
+	interval_ms=25 warmup=0 main_metric=readv_ns_floor --pairs 2 --effects 5 \
 	--out "$tmp/calib.jsonl" > "$tmp/calib.txt" 2> "$tmp/calib.err"
 # The same, interleaved: 2 blocks of sides A, A' and +5%, two cycles of 3
 # rounds each, the effect a loop count.
-"$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=1 runtime=0.2 \
-	interval_ms=50 warmup=0 main_metric=readv_ns_floor inject_clock=loop --pairs 2 --runs 6 --interleave \
+"$iopath" bench --calibrate read_vs_readv calls=read_readv bare=0 reps=1 runtime=0.1 \
+	interval_ms=25 warmup=0 main_metric=readv_ns_floor inject_clock=loop --pairs 2 --runs 6 --interleave \
 	--effects 5 --out "$tmp/icalib.jsonl" > "$tmp/icalib.txt" 2> "$tmp/icalib.err"
 # The spike-in on the CPU clock, measured per operation on the worker.
 "$iopath" bench read_vs_readv calls=read_readv bare=0 runtime=1 interval_ms=100 warmup=0 \
@@ -92,8 +92,8 @@ cd "$fix" || exit 1
 	reps=1 inject_ns=20 inject_clock=op inject_every=3 --json 2> "$tmp/op3.err" > "$tmp/op3.jsonl"
 # A small sequential calibration with whole operations (A B A B A, 2
 # repetitions a side): +5% is one in 21.
-"$iopath" bench --calibrate read_vs_readv calls=readv bare=0 reps=2 runtime=0.2 \
-	interval_ms=50 warmup=0 main_metric=readv_ns_floor inject_clock=op --pairs 2 --effects 5 \
+"$iopath" bench --calibrate read_vs_readv calls=readv bare=0 reps=2 runtime=0.1 \
+	interval_ms=25 warmup=0 main_metric=readv_ns_floor inject_clock=op --pairs 2 --effects 5 \
 	--out "$tmp/ocalib.jsonl" > "$tmp/ocalib.txt" 2> "$tmp/ocalib.err"
 # The loop probed in its timed loop, on and off every 100 us.
 "$iopath" bench read_vs_readv calls=readv bare=0 runtime=1 interval_ms=100 warmup=0 \
