@@ -14,6 +14,10 @@ CC := gcc
 endif
 AR ?= ar
 
+# A job per CPU unless -j is given (make -j1 builds one thing at a time):
+# make check's build is most of a minute in one job.
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+
 ifeq ($(V),1)
 Q :=
 else
@@ -56,14 +60,16 @@ HELPER_BINS := $(HELPER_SRCS:tests/%.c=$(O)/tests/%)
 all: deps cli selftests units fuzz-regress
 
 # Building needs compilers and -dev packages only; the targets that run
-# something (run, check, bench, kselftest, repro) add what they run.
+# something (run, check, bench, kselftest, repro) add what they run. Every
+# compilation waits for it (order-only, so nothing is rebuilt for it): the
+# jobs run at once, and a fresh machine has no headers before it.
 deps:
 	$(Q)scripts/deps.sh build
 
 lib: $(O)/libiopath.a
 cli: $(O)/iopath
 
-$(O)/%.o: %.c $(LIB_HDRS) $(CLI_HDRS)
+$(O)/%.o: %.c $(LIB_HDRS) $(CLI_HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -DIOPATH_GIT='"$(shell git describe --always --dirty 2>/dev/null || echo unknown)"' -c $< -o $@
@@ -77,12 +83,12 @@ $(O)/iopath: $(CLI_OBJS) $(O)/libiopath.a
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
 # The suite's own unit tests use the kselftest harness too.
-$(O)/tests/%: tests/%.c $(O)/libiopath.a $(LIB_HDRS)
+$(O)/tests/%: tests/%.c $(O)/libiopath.a $(LIB_HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
 
-$(O)/tests/helpers/%: tests/helpers/%.c $(O)/libiopath.a $(LIB_HDRS) $(wildcard selftests/*.h)
+$(O)/tests/helpers/%: tests/helpers/%.c $(O)/libiopath.a $(LIB_HDRS) $(wildcard selftests/*.h) | deps
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
@@ -118,7 +124,7 @@ $(FUZZ_O)/bin/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	$(if $(Q),@echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_TOP='"$(CURDIR)"' -fsanitize=fuzzer $^ $(LIBS) -o $@
 
-$(O)/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_HDRS)
+$(O)/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -Itests/fuzz -DFUZZ_TOP='"$(CURDIR)"' -c $< -o $@
@@ -140,7 +146,7 @@ fuzz: fuzz-build
 	$(Q)scripts/deps.sh clang
 	$(Q)scripts/fuzz.sh $(FUZZ_O) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-selftests:
+selftests: deps
 	@mkdir -p $(O)/selftests
 	$(Q)$(MAKE) -C selftests KSFT_DIR=$(KSFT_DIR) OUTPUT=$(O)/selftests \
 		CC=$(CC) IOPATH_CFLAGS="$(SAN_FLAGS)" IOPATH_LDFLAGS="$(SAN_FLAGS)" $(if $(Q),,V=1)
