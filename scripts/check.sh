@@ -46,32 +46,44 @@ fi
 : > "$selftests_tap"
 nprog=0
 
+script_tmo=900
 log_of() { echo "$log_dir/$(echo "$1" | tr '/ ' '__').log"; }
 
-# start_early NAME TIMEOUT CMD...: start a program now, in the background,
-# for run() to take its result in its turn, so the output keeps its order.
-# Only for programs that share nothing with the others (no scratch device,
-# mount or trace instance, no leftovers check of the whole host) and
-# mostly wait: tests/vm.sh, whose guests run under QEMU for half a minute.
+# start_early SCRIPT...: run tests/SCRIPT.sh, one after the other, in the
+# background from now on; run() takes each one's log and exit status in
+# its turn, so the output and the counts are those of a run in order. Only
+# for scripts that share nothing with the programs beside them: no scratch
+# device, mount, trace instance or kernel-log line, no look at the whole
+# host's leftovers.
 declare -A early=()
 start_early() {
-	local name=$1 tmo=$2 log
-	shift 2
-	[[ $name =~ $filter ]] || return 0
-	log=$(log_of "$name")
-	rm -f "$log.rc"
+	local t
+	for t in "$@"; do
+		rm -f "$(log_of "script/$t").rc"
+	done
 	(
-		s0=$SECONDS
-		trap 'kill "$tp" 2> /dev/null; wait "$tp"; exit 143' TERM
-		timeout --foreground -k 10 "$tmo" "$@" > "$log" 2>&1 &
-		tp=$!
-		wait "$tp"
-		echo "$? $((SECONDS - s0))" > "$log.rc"
+		tp=""
+		trap '[ -n "$tp" ] && kill "$tp" 2> /dev/null && wait "$tp"; exit 143' TERM
+		for t in "$@"; do
+			[[ script/$t =~ $filter ]] && [ -x "$top/tests/$t.sh" ] || continue
+			log=$(log_of "script/$t")
+			s0=$SECONDS
+			timeout --foreground -k 10 "$script_tmo" "$top/tests/$t.sh" "$build" > "$log" 2>&1 &
+			tp=$!
+			wait "$tp"
+			rc=$? tp=""
+			echo "$rc $((SECONDS - s0))" > "$log.rc.tmp" && mv "$log.rc.tmp" "$log.rc"
+		done
 	) &
-	early[$name]=$!
+	for t in "$@"; do
+		early[script/$t]=$!
+	done
 }
-# make check interrupted: what started early and was not waited for ends too.
-trap 'for p in "${early[@]}"; do kill "$p" 2> /dev/null; done' EXIT
+# alive PID: a background job of this shell still running (never another
+# process that got the number since)
+alive() { [[ " $(jobs -rp | tr '\n' ' ') " == *" $1 "* ]]; }
+# make check interrupted: what started early ends too.
+trap 'for p in $(jobs -rp); do kill "$p" 2> /dev/null; done' EXIT
 
 # field NAME RESULT-LINE: one field of tap-verdict.awk's result line
 field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<< "$2"; }
@@ -87,8 +99,9 @@ run() {
 	log=$(log_of "$name")
 	echo "# ---- $name" >&2
 	if [ -n "${early[$name]:-}" ]; then
-		wait "${early[$name]}"
-		unset "early[$name]"
+		while [ ! -e "$log.rc" ] && alive "${early[$name]}"; do
+			sleep 0.2
+		done
 		read -r rc took < "$log.rc" || rc=1 took=0
 		t0=$((SECONDS - took))
 	else
@@ -138,14 +151,19 @@ if ! run_mark=$("$build/iopath" kmsg mark 2> "$log_dir/kmsg-mark.err"); then
 	run_mark=""
 fi
 
-[ -x "$top/tests/vm.sh" ] && start_early script/vm 900 "$top/tests/vm.sh" "$build"
+# tests/vm.sh: its guests run under QEMU for half a minute, most of it one
+# CPU emulating a boot or a fixed wait; the others: the tree, awk, python
+# and fakes only, on the second CPU while the scripts of the foreground
+# create and check scratch filesystems.
+start_early vm
+start_early compare fuzz kcidb lint mutate mutate_tool tap_verdict
 for t in "$build"/tests/*; do
 	[ -x "$t" ] && [ -f "$t" ] || continue
 	run "unit/$(basename "$t")" 300 "$t"
 done
 for t in "$top"/tests/*.sh; do
 	[ -x "$t" ] || continue
-	run "script/$(basename "$t" .sh)" 900 "$t" "$build"
+	run "script/$(basename "$t" .sh)" "$script_tmo" "$t" "$build"
 done
 for t in "$build"/selftests/*_test; do
 	[ -x "$t" ] || continue
