@@ -152,11 +152,11 @@ if ! run_mark=$("$build/iopath" kmsg mark 2> "$log_dir/kmsg-mark.err"); then
 fi
 
 # tests/vm.sh: its guests run under QEMU for half a minute, most of it one
-# CPU emulating a boot or a fixed wait; the others: the tree, awk, python
-# and fakes only, on the second CPU while the scripts of the foreground
-# create and check scratch filesystems.
-start_early vm
-start_early compare fuzz kcidb lint mutate mutate_tool tap_verdict
+# CPU emulating a boot or a fixed wait; the others: the tree, the build,
+# awk, python, checkpatch and fakes only, on the second CPU while the
+# scripts of the foreground create and check scratch filesystems.
+start_early vm upstream
+start_early compare fuzz kcidb lava lint mutate mutate_tool tap_verdict
 for t in "$build"/tests/*; do
 	[ -x "$t" ] && [ -f "$t" ] || continue
 	run "unit/$(basename "$t")" 300 "$t"
