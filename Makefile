@@ -57,7 +57,9 @@ HELPER_BINS := $(HELPER_SRCS:tests/%.c=$(O)/tests/%)
 .PHONY: all deps lib cli selftests units run check kselftest kselftest-install \
 	kselftest-gen_tar bench install clean help fuzz fuzz-build fuzz-regress
 
-all: deps cli selftests units fuzz-regress
+# The installed kselftest tree too: every path starts the selftests from
+# it, through scripts/selftest-runner.sh.
+all: deps cli selftests units fuzz-regress kselftest-install
 
 # Building needs compilers and -dev packages only; the targets that run
 # something (run, check, bench, kselftest, repro) add what they run. Every
@@ -155,7 +157,7 @@ selftests: deps
 # kselftest-list.txt and the iopath collection with config and settings.
 KSFT_INSTALL := $(O)/kselftest
 kselftest-install: selftests
-	$(Q)scripts/kselftest-install.sh $(KSFT_DIR) $(O)/selftests $(KSFT_INSTALL)
+	+$(Q)scripts/kselftest-install.sh $(KSFT_DIR) $(O)/selftests $(KSFT_INSTALL)
 
 kselftest: deps kselftest-install
 	$(Q)scripts/deps.sh run
@@ -254,7 +256,8 @@ install: all kselftest-install
 	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
 	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/repro.sh scripts/deps.sh \
-		scripts/ksft-harness.sh scripts/lava.py scripts/export.py $(DESTDIR)$(PREFIX)/share/iopath/scripts/
+		scripts/ksft-harness.sh scripts/lava.py scripts/export.py scripts/selftest-runner.sh \
+		$(DESTDIR)$(PREFIX)/share/iopath/scripts/
 	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib
 	install -m 0644 scripts/lib/*.bash $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib/
 	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh scripts/vm/lava-guest.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm/

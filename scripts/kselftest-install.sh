@@ -16,12 +16,24 @@ out=${2:?}
 inst=${3:?}
 src=$(cd "$(dirname "$0")/../selftests" && pwd)
 
-rm -rf "$inst"
-mkdir -p "$inst/kselftest"
+# Laid out beside INSTALL and put in its place only if it differs: make
+# check and iopath run start their programs from INSTALL, and a second
+# make in another terminal must not pull it from under a running one.
+new=$inst.new.$$
+trap 'rm -rf "$new" "$inst.old.$$"' EXIT
+rm -rf "$new"
+mkdir -p "$new/kselftest"
 make -s --no-print-directory -C "$src" KSFT_DIR="$ksft" OUTPUT="$out" \
-	INSTALL_PATH="$inst/iopath" install >&2
-cp "$ksft/run_kselftest.sh" "$inst/"
-cp "$ksft"/kselftest/* "$inst/kselftest/"
+	INSTALL_PATH="$new/iopath" install >&2
+cp "$ksft/run_kselftest.sh" "$new/"
+cp "$ksft"/kselftest/* "$new/kselftest/"
 make -s --no-print-directory -C "$src" KSFT_DIR="$ksft" OUTPUT="$out" \
-	COLLECTION=iopath emit_tests > "$inst/kselftest-list.txt"
-git -C "$src" describe --always --dirty > "$inst/VERSION" 2>/dev/null || true
+	COLLECTION=iopath emit_tests > "$new/kselftest-list.txt"
+git -C "$src" describe --always --dirty > "$new/VERSION" 2>/dev/null || true
+if [ -d "$inst" ] && diff -r -q "$inst" "$new" > /dev/null 2>&1; then
+	# Newer than the binaries it holds, as scripts/vm/initramfs.bash expects.
+	touch "$inst/kselftest-list.txt"
+	exit 0
+fi
+[ ! -e "$inst" ] || mv "$inst" "$inst.old.$$"
+mv "$new" "$inst"

@@ -3,8 +3,9 @@
 # The verdict on selftest TAP: the one place that counts results, excuses
 # the known kernel bugs of configs/known-failures, enforces the required
 # coverage of selftests/requirements and prints the coverage block. make
-# check, make kselftest, iopath run and iopath vm all use it. POSIX awk:
-# busybox awk runs it inside the VM guest, mawk or gawk on a host.
+# check, make kselftest, iopath run and the VM guests use it through
+# scripts/selftest-runner.sh, scripts/lava.py on a LAVA job's log. POSIX
+# awk: busybox awk runs it inside the VM guest, mawk or gawk on a host.
 #
 # usage: awk -v kernel="$(uname -r)" [-v tag=NAME] [-v result=WORD]
 #            [-v start=SECONDS -v end=SECONDS]
@@ -34,7 +35,9 @@
 #                 FEATURE fails the run. SEED-PATH names the line of the
 #                 coverage block the test counts for.
 # FEATURES        the iopath_probe output for this kernel: "FEATURE yes"
-#                 or "FEATURE no REASON" (/dev/null: nothing is required).
+#                 or "FEATURE no REASON" (/dev/null: nothing is required),
+#                 or "probe-failed REASON" when the probe did not run: the
+#                 required coverage cannot be judged, and the run fails.
 # TAP             run_kselftest.sh's output: a top-level line per test
 #                 program, the harness's output re-emitted under "# ".
 #                 With program=NAME, the output of that one harness binary
@@ -54,7 +57,8 @@
 # programs=N programs_failed=N required_missing=N stale_known=N[ seconds=N]"
 # where failed counts every reason the run fails (unexcused failed tests,
 # required tests skipped, stale entries, programs that failed with no
-# failed test). Exits 0 on pass, 1 on fail, 2 on a malformed input line.
+# failed test, a failed probe). Exits 0 on pass, 1 on fail, 2 on a
+# malformed input line.
 
 function note(msg) {
 	print "# " tag ": " msg
@@ -391,8 +395,13 @@ FILENAME == ARGV[2] {
 }
 
 FILENAME == ARGV[3] {
-	if (NF >= 2)
+	if ($1 == "probe-failed") {
+		probe_failed = $0
+		sub(/^probe-failed */, "", probe_failed)
+		probe_failed = probe_failed == "" ? "no reason given" : probe_failed
+	} else if (NF >= 2) {
 		feature[$1] = $2
+	}
 	next
 }
 
@@ -426,9 +435,11 @@ END {
 		note("no test program ran")
 	if (progs_failed)
 		note("failed programs:" failed_progs)
+	if (probe_failed != "")
+		note("required coverage not judged: iopath_probe failed: " probe_failed)
 	if (coverage)
 		coverage_block()
-	failed = tfail + reqbad + stale
+	failed = tfail + reqbad + stale + (probe_failed != "")
 	status = (progs > 0 && failed == 0) ? "pass" : "fail"
 	printf "# %s: status=%s passed=%d failed=%d known=%d skipped=%d programs=%d programs_failed=%d required_missing=%d stale_known=%d",
 		result, status, tpass, failed, tknown, tskip, progs, progs_failed, reqbad, stale
