@@ -7,12 +7,15 @@
 #
 #   build/tests/*        unit tests of lib/ and the CLI (kselftest harness)
 #   tests/*.sh           CLI and end-to-end tests (get the build dir as $1)
-#   build/selftests/*    the kselftest collection, on scratch ext4 and XFS
+#   build/kselftest      the kselftest collection, on scratch ext4 and XFS,
+#                        one program at a time through
+#                        scripts/selftest-runner.sh, the runner of iopath
+#                        run, make kselftest and the VM guests: its time
+#                        limit (the collection's settings), its verdict
 #
 # A selftest failure that configs/known-failures lists for the running
-# kernel (a known kernel bug) is reported and counted apart, by the same
-# rules as iopath vm and make kselftest; IOPATH_KNOWN_FAILURES=/dev/null
-# counts it as a failure.
+# kernel (a known kernel bug) is reported and counted apart, by that
+# runner's rules; IOPATH_KNOWN_FAILURES=/dev/null counts it as a failure.
 #
 # CHECK_FILTER=regex runs only the programs whose name matches.
 set -u
@@ -27,22 +30,14 @@ pass=0
 fail=0
 skip=0
 known=0
-known_list=${IOPATH_KNOWN_FAILURES:-$top/configs/known-failures}
 failed_list=()
 
 # leftovers(): what iopath may leave behind, compared before and after.
 . "$top/tests/lib/tap.sh"
 
-# The features of this kernel, probed once (selftests/requirements).
-features=$log_dir/features
-requirements=$top/selftests/requirements
+runner=$top/scripts/selftest-runner.sh
+ksft=$build/kselftest
 selftests_tap=$log_dir/selftests.tap
-if [ -x "$build/selftests/iopath_probe" ]; then
-	"$build/selftests/iopath_probe" > "$features" 2> "$log_dir/probe.err" ||
-		{ echo "# iopath_probe failed: $(head -n 1 "$log_dir/probe.err")" >&2; : > "$features"; }
-else
-	: > "$features"
-fi
 : > "$selftests_tap"
 nprog=0
 
@@ -88,12 +83,10 @@ trap 'for p in $(jobs -rp); do kill "$p" 2> /dev/null; done' EXIT
 # field NAME RESULT-LINE: one field of tap-verdict.awk's result line
 field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<< "$2"; }
 
-# run NAME TIMEOUT CMD...: run one TAP program; scripts/tap-verdict.awk
-# counts its results. A selftest's failures that configs/known-failures
-# lists for this kernel are counted apart, and a selftest that skipped
-# although the kernel has what selftests/requirements says it needs fails.
+# run NAME TIMEOUT CMD...: run one TAP program (a unit test or a tests/
+# script); scripts/tap-verdict.awk counts its results.
 run() {
-	local name=$1 tmo=$2 log rc res p f s k kf req feat t0=$SECONDS took
+	local name=$1 tmo=$2 log rc t0=$SECONDS took
 	shift 2
 	[[ $name =~ $filter ]] || return 0
 	log=$(log_of "$name")
@@ -110,27 +103,36 @@ run() {
 	fi
 	sed 's/^/  /' "$log" >&2
 	[ "$rc" = 137 ] && rc=124
-	kf=/dev/null req=/dev/null feat=/dev/null
-	if [[ $name == selftest/* ]]; then
-		kf=$known_list req=$requirements feat=$features
-		nprog=$((nprog + 1))
-		{
-			echo "# selftests: iopath: ${name#selftest/}"
-			sed 's/^/# /' "$log"
-			if [ "$rc" = 0 ]; then
-				echo "ok $nprog selftests: iopath: ${name#selftest/}"
-			else
-				echo "not ok $nprog selftests: iopath: ${name#selftest/} # exit=$rc"
-			fi
-		} >> "$selftests_tap"
-	fi
-	res=$(awk -v kernel="$(uname -r)" -v tag="$name" -v program="$name" -v exit_status="$rc" \
-		-f "$top/scripts/tap-verdict.awk" "$kf" "$req" "$feat" "$log")
 	[ "$rc" = 124 ] && echo "# $name: timed out after ${tmo}s" >&2
-	grep "^# $name: " <<< "$res" >&2
+	count "$name" "$t0" "$(awk -v kernel="$(uname -r)" -v tag="$name" -v program="$name" \
+		-v exit_status="$rc" -f "$top/scripts/tap-verdict.awk" /dev/null /dev/null /dev/null "$log")"
+}
+
+# run_selftest PROGRAM: one selftest program through the selftest runner,
+# which starts it, limits its time and gives the verdict: the known
+# kernel bugs of configs/known-failures counted apart, a test that
+# skipped although the kernel has what selftests/requirements says it
+# needs a failure.
+run_selftest() {
+	local name=selftest/$1 log t0=$SECONDS
+	[[ $name =~ $filter ]] || return 0
+	log=$(log_of "$name")
+	echo "# ---- $name" >&2
+	"$runner" --tag "$name" "$ksft" -t "iopath:$1" > "$log" 2>&1
+	sed 's/^/  /' "$log" >&2
+	cat "$log" >> "$selftests_tap"
+	nprog=$((nprog + 1))
+	count "$name" "$t0" "$(grep -E "^# ($name|IOPATH-RESULT): " "$log")"
+}
+
+# count NAME T0 VERDICT: add the counts of a program's verdict (its notes
+# and result line) to the run's, and say them.
+count() {
+	local name=$1 t0=$2 res=$3 p f s k
+	grep "^# $name: " <<< "$res" | grep -v "^# $name: feature " >&2
 	res=$(grep '^# IOPATH-RESULT: ' <<< "$res")
 	if [ -z "$res" ]; then
-		echo "# $name: no verdict from scripts/tap-verdict.awk" >&2
+		echo "# $name: no verdict (its output: $(log_of "$name"))" >&2
 		res="# IOPATH-RESULT: status=fail passed=0 failed=1 known=0 skipped=0"
 	fi
 	p=$(field passed "$res") f=$(field failed "$res") s=$(field skipped "$res") k=$(field known "$res")
@@ -165,10 +167,15 @@ for t in "$top"/tests/*.sh; do
 	[ -x "$t" ] || continue
 	run "script/$(basename "$t" .sh)" "$script_tmo" "$t" "$build"
 done
-for t in "$build"/selftests/*_test; do
-	[ -x "$t" ] || continue
-	run "selftest/$(basename "$t")" 300 "$t"
-done
+if [ -r "$ksft/kselftest-list.txt" ]; then
+	for t in $(sed -n 's/^iopath://p' "$ksft/kselftest-list.txt"); do
+		run_selftest "$t"
+	done
+else
+	echo "# selftests: no $ksft/kselftest-list.txt (make kselftest-install)" >&2
+	fail=$((fail + 1))
+	failed_list+=("selftests")
+fi
 
 if [ -z "$run_mark" ]; then
 	fail=$((fail + 1))
@@ -191,10 +198,9 @@ else
 	pass=$((pass + 1))
 fi
 
-# The coverage block of the selftests that ran (scripts/tap-verdict.awk).
+# The coverage block of the selftests that ran, by the runner.
 if [ "$nprog" != 0 ]; then
-	awk -v kernel="$(uname -r)" -v tag=check -v coverage=1 -f "$top/scripts/tap-verdict.awk" \
-		"$known_list" "$requirements" "$features" "$selftests_tap" | grep '^# check: coverage: ' >&2
+	"$runner" --tag check --coverage --judge "$selftests_tap" "$ksft" | grep '^# check: coverage: ' >&2
 fi
 echo "# check: coverage: kernel-log check of the whole run: $([ -n "$run_mark" ] && echo ran || echo NOT RUN)" >&2
 echo "# check: $SECONDS s in all" >&2
