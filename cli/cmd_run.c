@@ -5,9 +5,11 @@
  * profile, showing progress on stderr, and ends with a summary table. The
  * benchmark records go to results/run-<time>.jsonl.
  *
- * It only orchestrates: the selftests are the kselftest binaries, run as
- * run_kselftest.sh would (a time limit from `settings`, TAP parsed for the
- * counts), and the benchmarks are `iopath bench`.
+ * It only orchestrates: the selftests are the installed kselftest tree,
+ * one program at a time through scripts/selftest-runner.sh (the one runner:
+ * it starts the program, limits its time and gives the verdict, as for make
+ * check, make kselftest and the VM guests), and the benchmarks are
+ * `iopath bench`.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,7 +36,6 @@
 
 struct step {
 	char name[128];
-	char path[PATH_MAX + 256];
 	int pass, fail, skip;
 	int known;		/* failures configs/known-failures lists */
 	int status;		/* exit status, or -signal */
@@ -71,8 +72,8 @@ static void take_output(const char *buf, size_t n, FILE *log, FILE *tap, bool ec
 
 /*
  * Run argv in its own process group with stdout+stderr captured into @log
- * (and @tap, when given); kill the whole group after @timeout seconds, as
- * kselftest's runner does. The results are counted by judge().
+ * (and @tap, when given); kill the whole group after @timeout seconds
+ * (0: no limit of its own, for the selftest runner, which has the limit).
  */
 static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, FILE *tap,
 		    bool echo)
@@ -105,7 +106,7 @@ static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, 
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		ssize_t r;
 
-		if (elapsed(t0) > timeout && !s->timed_out) {
+		if (timeout > 0 && elapsed(t0) > timeout && !s->timed_out) {
 			kill(-pid, SIGKILL);
 			s->timed_out = true;
 		}
@@ -143,16 +144,6 @@ static int result_field(const char *line, const char *name)
 	return p ? atoi(p + strlen(key)) : 0;
 }
 
-/*
- * Judge a selftest's output (@tap) with scripts/tap-verdict.awk, the one
- * verdict of iopath vm, make kselftest and make check: it counts the
- * results, excuses the failures configs/known-failures (or
- * $IOPATH_KNOWN_FAILURES) lists for the running kernel, and fails a test
- * of @req (selftests/requirements) that skipped on a kernel with the
- * features in @features. With @program NULL, @tap is a whole run and the coverage
- * block is printed. Its notes go to stderr (stdout for the coverage
- * block). A verdict that cannot be had fails the step.
- */
 /* The known-failures list: $IOPATH_KNOWN_FAILURES, else configs/known-failures. */
 static void known_list(char *list, size_t len)
 {
@@ -214,117 +205,38 @@ static int known_failures_check(void)
 			       line[0] ? line : "cannot be read (awk failed)");
 }
 
-static void judge(struct step *s, FILE *tap, const char *program, const char *features,
-		  const char *req)
-{
-	char script[PATH_MAX + 32], list[PATH_MAX + 32], kernel[128];
-	char prog[160], status[32], line[4096];
-	int pfd[2], wst;
-	bool have = false;
-	struct utsname u;
-	FILE *out;
-	pid_t pid;
-
-	s->fail = 1;
-	snprintf(script, sizeof(script), "%s/scripts/tap-verdict.awk", iop_src_dir());
-	known_list(list, sizeof(list));
-	if (uname(&u) || fflush(tap) || fseek(tap, 0, SEEK_SET) || pipe2(pfd, O_CLOEXEC)) {
-		fprintf(stderr, "iopath: run: %s: no verdict: %s\n", s->name, strerror(errno));
-		return;
-	}
-	snprintf(kernel, sizeof(kernel), "kernel=%s", u.release);
-	snprintf(prog, sizeof(prog), "program=%s", program ? program : "");
-	/* As the kselftest runner reports them: 124 for a timeout, 128+N for signal N. */
-	snprintf(status, sizeof(status), "exit_status=%d",
-		 s->timed_out ? 124 : s->status < 0 ? 128 - s->status : s->status);
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return;
-	}
-	if (pid == 0) {
-		dup2(fileno(tap), STDIN_FILENO);
-		dup2(pfd[1], STDOUT_FILENO);
-		execlp("awk", "awk", "-v", kernel, "-v", "tag=iopath run", "-v", prog,
-		       "-v", status, "-v", program ? "coverage=0" : "coverage=1", "-f", script,
-		       list, req, features, "/dev/stdin", (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	out = fdopen(pfd[0], "r");
-	while (out && fgets(line, sizeof(line), out)) {
-		if (strncmp(line, "# IOPATH-RESULT: ", 17)) {
-			if (program || strstr(line, ": coverage: "))
-				fputs(line, program ? stderr : stdout);
-			continue;
-		}
-		have = true;
-		s->pass = result_field(line, "passed");
-		s->fail = result_field(line, "failed");
-		s->skip = result_field(line, "skipped");
-		s->known = result_field(line, "known");
-	}
-	if (out)
-		fclose(out);
-	else
-		close(pfd[0]);
-	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
-		;
-	if (!have || !WIFEXITED(wst) || WEXITSTATUS(wst) > 1) {
-		fprintf(stderr, "iopath: run: %s: no verdict from %s (exit %d)\n", s->name, script,
-			WIFEXITED(wst) ? WEXITSTATUS(wst) : -1);
-		s->fail = s->fail ? s->fail : 1;
-	}
-}
-
 /*
- * The features of the running kernel, from the collection's iopath_probe
- * in @dir, into a new file whose name goes to @path. -1 if it failed.
+ * Take the verdict of a runner's output (@tap): the counts of its result
+ * line, its notes to stderr (@echo: they were shown already), and whether
+ * run_kselftest.sh ended a program at its time limit. A run without a
+ * result line fails.
  */
-static int probe_features(const char *dir, char *path, size_t len)
-{
-	char prog[PATH_MAX + 32];
-	struct step probe = { .name = "iopath_probe" };
-	char *av[] = { prog, NULL };
-	FILE *f;
-	int fd;
-
-	snprintf(prog, sizeof(prog), "%s/iopath_probe", dir);
-	/* Under the run's tagged state: a run killed now leaves it to `iopath cleanup`. */
-	fd = iop_run_tmp("features", path, len);
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		int err = fd < 0 ? -fd : errno;
-
-		if (fd >= 0)
-			close(fd);
-		fprintf(stderr, "iopath: run: temporary file for %s: %s\n", prog, strerror(err));
-		return -1;
-	}
-	if (run_step(&probe, av, 60, NULL, f, false) || probe.status || fclose(f)) {
-		fprintf(stderr, "iopath: run: %s failed (exit %d): required coverage not judged\n",
-			prog, probe.status);
-		unlink(path);
-		return -1;
-	}
-	return 0;
-}
-
-/* Append one program's output to @all as run_kselftest.sh would show it. */
-static void append_program(FILE *all, FILE *tap, const struct step *s, int nr)
+static void take_verdict(struct step *s, FILE *tap, bool echo)
 {
 	char line[4096];
+	bool have = false;
 
-	fprintf(all, "# selftests: iopath: %s\n", s->name);
-	if (fseek(tap, 0, SEEK_SET) == 0)
-		while (fgets(line, sizeof(line), tap))
-			fprintf(all, "# %s%s", line, strchr(line, '\n') ? "" : "\n");
-	if (s->status == 0 && !s->timed_out)
-		fprintf(all, "ok %d selftests: iopath: %s\n", nr, s->name);
-	else
-		fprintf(all, "not ok %d selftests: iopath: %s # exit=%d\n", nr, s->name,
-			s->timed_out ? 124 : s->status < 0 ? 128 - s->status : s->status);
+	s->fail = 1;
+	if (fflush(tap) || fseek(tap, 0, SEEK_SET))
+		return;
+	while (fgets(line, sizeof(line), tap)) {
+		if (!strncmp(line, "# IOPATH-RESULT: ", 17)) {
+			have = true;
+			s->pass = result_field(line, "passed");
+			s->fail = result_field(line, "failed");
+			s->skip = result_field(line, "skipped");
+			s->known = result_field(line, "known");
+		} else if (!strncmp(line, "not ok ", 7) && strstr(line, " selftests: ") &&
+			   strstr(line, "# TIMEOUT")) {
+			s->timed_out = true;
+		} else if (!echo && !strncmp(line, "# iopath run: ", 14) &&
+			   strncmp(line + 14, "feature ", 8)) {
+			fputs(line, stderr);
+		}
+	}
+	if (!have)
+		fprintf(stderr, "iopath: run: %s: no verdict from the selftest runner (exit %d)\n",
+			s->name, s->status);
 }
 
 /*
@@ -349,61 +261,46 @@ static int kmsg_verdict(const struct iop_kmsg_mark *m, int mark_ret)
 	return ret != 0;
 }
 
-static int settings_timeout(const char *dir)
-{
-	char path[PATH_MAX + 16], line[256];
-	int timeout = 45;	/* kselftest runner.sh default */
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/settings", dir);
-	f = fopen(path, "r");
-	if (!f)
-		return timeout;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "timeout=", 8))
-			timeout = atoi(line + 8);
-	fclose(f);
-	return timeout > 0 ? timeout : 3600;
-}
-
 static int cmp_step(const void *a, const void *b)
 {
 	return strcmp(((const struct step *)a)->name, ((const struct step *)b)->name);
 }
 
-/* The selftest binaries: next to a build tree, or in an installed layout. */
+/*
+ * The installed kselftest tree (next to a build tree, or installed with
+ * iopath) into @dir, and its programs, from its kselftest-list.txt.
+ */
 static int find_selftests(const char *src, struct step **out, char *dir, size_t len)
 {
-	const char *cands[] = { "%s/build/selftests", "%s/../../libexec/iopath/kselftest/iopath" };
+	const char *cands[] = { "%s/build/kselftest", "%s/../../libexec/iopath/kselftest" };
 	struct step *steps = NULL;
+	/* "iopath:" and a name that fits a step's */
+	char list[PATH_MAX + 32], line[sizeof(steps->name) + 7];
 	int n = 0;
 
-	for (size_t c = 0; c < ARRAY_SIZE(cands); c++) {
-		struct dirent *de;
-		DIR *d;
+	for (size_t c = 0; c < ARRAY_SIZE(cands) && !n; c++) {
+		FILE *f;
 
 		snprintf(dir, len, cands[c], src);
-		d = opendir(dir);
-		if (!d)
+		snprintf(list, sizeof(list), "%s/kselftest-list.txt", dir);
+		f = fopen(list, "r");
+		if (!f)
 			continue;
-		while ((de = readdir(d))) {
-			size_t l = strlen(de->d_name);
+		while (fgets(line, sizeof(line), f)) {
 			struct step *tmp;
 
-			if (l < 6 || strcmp(de->d_name + l - 5, "_test"))
+			line[strcspn(line, "\n")] = '\0';
+			if (strncmp(line, "iopath:", 7) || !line[7])
 				continue;
 			tmp = realloc(steps, (n + 1) * sizeof(*steps));
 			if (!tmp)
 				break;
 			steps = tmp;
 			memset(&steps[n], 0, sizeof(steps[n]));
-			snprintf(steps[n].name, sizeof(steps[n].name), "%s", de->d_name);
-			snprintf(steps[n].path, sizeof(steps[n].path), "%s/%s", dir, de->d_name);
+			snprintf(steps[n].name, sizeof(steps[n].name), "%s", line + 7);
 			n++;
 		}
-		closedir(d);
-		if (n)
-			break;
+		fclose(f);
 	}
 	if (n)
 		qsort(steps, n, sizeof(*steps), cmp_step);
@@ -530,67 +427,69 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 struct selftests {
 	struct step *steps;
 	int n;
-	char dir[PATH_MAX];		/* the binaries */
-	char req[PATH_MAX + 32];	/* selftests/requirements */
-	char features[PATH_MAX];	/* iopath_probe's output, "" if none */
-	FILE *all;			/* every program's output, as run_kselftest.sh shows it */
-	int timeout;
+	char inst[PATH_MAX];		/* the installed kselftest tree */
+	char runner[PATH_MAX + 32];	/* scripts/selftest-runner.sh */
+	char all[PATH_MAX];		/* every program's output, for the coverage block */
+	FILE *allf;
 };
 
-/* Find the binaries, their requirements and settings; probe the kernel once. */
+/* Find the installed tree, its programs and the runner. */
 static int selftests_prepare(struct selftests *st)
 {
-	char settings[PATH_MAX + 16], sdir[PATH_MAX];
-	int fail = 0;
+	int fd;
 
-	st->n = find_selftests(iop_src_dir(), &st->steps, st->dir, sizeof(st->dir));
-	if (st->n == 0)
-		fprintf(stderr, "iopath: run: no selftest binaries found (run make first)\n");
-	/* In a checkout, selftests/requirements; installed, next to the binaries. */
-	snprintf(st->req, sizeof(st->req), "%s/selftests/requirements", iop_src_dir());
-	if (access(st->req, R_OK))
-		snprintf(st->req, sizeof(st->req), "%s/requirements", st->dir);
-	/* Probed once per run: what the requirements are judged against. */
-	if (st->n && probe_features(st->dir, st->features, sizeof(st->features))) {
-		st->features[0] = '\0';
-		fail++;
+	st->n = find_selftests(iop_src_dir(), &st->steps, st->inst, sizeof(st->inst));
+	if (st->n == 0) {
+		fprintf(stderr, "iopath: run: no installed selftests found (run make first)\n");
+		return 0;
 	}
-	st->all = st->n ? tmpfile() : NULL;
-	if (st->all)
-		fcntl(fileno(st->all), F_SETFD, FD_CLOEXEC);
-	/* Installed, settings sits with the binaries; in a checkout, in selftests/. */
-	snprintf(settings, sizeof(settings), "%s/settings", st->dir);
-	if (access(settings, R_OK))
-		snprintf(sdir, sizeof(sdir), "%s/selftests", iop_src_dir());
-	else
-		snprintf(sdir, sizeof(sdir), "%s", st->dir);
-	st->timeout = settings_timeout(sdir);
-	return fail;
+	snprintf(st->runner, sizeof(st->runner), "%s/scripts/selftest-runner.sh", iop_src_dir());
+	/* Under the run's tagged state: a run killed now leaves it to `iopath cleanup`. */
+	fd = iop_run_tmp("tap", st->all, sizeof(st->all));
+	st->allf = fd < 0 ? NULL : fdopen(fd, "w+");
+	if (!st->allf) {
+		fprintf(stderr, "iopath: run: temporary file for the coverage block: %s\n",
+			strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(st->all);
+		}
+		st->all[0] = '\0';
+		return 1;
+	}
+	return 0;
 }
 
-/* Run each selftest binary and judge it; the number of failures. */
+/* Run each selftest program through the runner; the number of failures. */
 static int selftests_run(struct selftests *st, FILE *log, uint64_t t0, int nsteps, bool verbose)
 {
-	const char *features = st->features[0] ? st->features : "/dev/null";
 	int fail = 0;
 
 	for (int i = 0; i < st->n && !interrupted; i++) {
 		struct step *s = &st->steps[i];
-		char *av[] = { s->path, NULL };
+		char prog[sizeof(s->name) + 8];
+		char *av[] = { st->runner, "--tag", "iopath run", st->inst, "-t", prog, NULL };
 		FILE *tap = tmpfile();
 		char kn[48] = "";
 
-		/* The selftest must not inherit it; the verdict gets it by dup2. */
+		snprintf(prog, sizeof(prog), "iopath:%s", s->name);
+		/* The selftest must not inherit it. */
 		if (tap)
 			fcntl(fileno(tap), F_SETFD, FD_CLOEXEC);
 
 		fprintf(stderr, "[%2d/%d %5.0fs] %s ...\n", i + 1, nsteps, elapsed(t0), s->name);
 		fprintf(log, "# ---- %s\n", s->name);
-		run_step(s, av, st->timeout, log, tap, verbose);
+		/* The runner limits the program's time: no limit of our own. */
+		run_step(s, av, 0, log, tap, verbose);
 		if (tap && !interrupted)
-			judge(s, tap, s->name, features, st->req);
-		if (tap && st->all)
-			append_program(st->all, tap, s, i + 1);
+			take_verdict(s, tap, verbose);
+		if (tap && st->allf && fseek(tap, 0, SEEK_SET) == 0) {
+			char buf[4096];
+			size_t r;
+
+			while ((r = fread(buf, 1, sizeof(buf), tap)) > 0)
+				fwrite(buf, 1, r, st->allf);
+		}
 		if (tap)
 			fclose(tap);
 		else
@@ -606,6 +505,38 @@ static int selftests_run(struct selftests *st, FILE *log, uint64_t t0, int nstep
 }
 
 /*
+ * The coverage block of the programs that ran, by the runner (--judge):
+ * its lines to stdout; 1 if its verdict fails or cannot be had.
+ */
+static int selftests_coverage(struct selftests *st)
+{
+	char *av[] = { st->runner, "--tag", "iopath run", "--coverage", "--judge", st->all, st->inst,
+		       NULL };
+	struct step coverage = { .name = "coverage" };
+	FILE *out = tmpfile();
+	char line[4096];
+	bool pass = false;
+
+	if (!out || fflush(st->allf)) {
+		fprintf(stderr, "iopath: run: coverage block: %s\n", strerror(errno));
+		if (out)
+			fclose(out);
+		return 1;
+	}
+	fcntl(fileno(out), F_SETFD, FD_CLOEXEC);
+	run_step(&coverage, av, 0, NULL, out, false);
+	if (fseek(out, 0, SEEK_SET) == 0)
+		while (fgets(line, sizeof(line), out)) {
+			if (strstr(line, ": coverage: "))
+				fputs(line, stdout);
+			if (!strncmp(line, "# IOPATH-RESULT: status=pass ", 29))
+				pass = true;
+		}
+	fclose(out);
+	return !pass;
+}
+
+/*
  * The selftest table, then the coverage block: which seed paths and
  * post-test checks ran, and the kernel-log check of the whole run. The
  * number of failures the block adds.
@@ -613,7 +544,6 @@ static int selftests_run(struct selftests *st, FILE *log, uint64_t t0, int nstep
 static int selftests_summary(struct selftests *st, const struct iop_kmsg_mark *run_mark,
 			     int mark_ret)
 {
-	struct step coverage = { .name = "coverage" };
 	int known = 0, fail = 0;
 
 	printf("%-28s %7s %7s %7s %7s %8s\n", "selftest", "passed", "failed", "known", "skipped",
@@ -626,10 +556,8 @@ static int selftests_summary(struct selftests *st, const struct iop_kmsg_mark *r
 		known += s->known;
 	}
 	printf("\n");
-	if (st->all && !interrupted) {
-		judge(&coverage, st->all, NULL, st->features[0] ? st->features : "/dev/null", st->req);
-		fail += coverage.fail;
-	}
+	if (st->allf && !interrupted)
+		fail += selftests_coverage(st);
 	fail += kmsg_verdict(run_mark, mark_ret);
 	if (known)
 		printf("known: failures that configs/known-failures lists as bugs of this\n"
@@ -785,10 +713,10 @@ static int cmd_run(int argc, char **argv)
 	if (!stat(out, &st) && S_ISREG(st.st_mode) && !st.st_size)
 		unlink(out);
 	printf("log: %s\n", logpath);
-	if (tests.all)
-		fclose(tests.all);
-	if (tests.features[0])
-		unlink(tests.features);
+	if (tests.allf)
+		fclose(tests.allf);
+	if (tests.all[0])
+		unlink(tests.all);
 	free(tests.steps);
 	if (interrupted) {
 		fprintf(stderr, "iopath: run: interrupted\n");

@@ -21,7 +21,7 @@
 # usage: tests/cleanup.sh BUILD_DIR   (TAP on stdout; needs root)
 set -u
 
-build=${1:?usage: cleanup.sh BUILD_DIR}
+build=$(cd "${1:?usage: cleanup.sh BUILD_DIR}" && pwd)
 iop=$build/iopath
 run=/run/iopath
 marker=29.25	# sleep argument that names our commands
@@ -200,16 +200,23 @@ check $? "cleanup.live_run.leaves_nothing"
 
 # ---- iopath run killed in its selftest phase --------------------------------
 # Its temporary file (the kernel's features from iopath_probe) was
-# /tmp/iopath-features.*, out of cleanup's reach; now it is under
-# /run/iopath/tmp, tagged with the run's pid. A fake collection: a probe and
-# one program that waits to be killed.
+# /tmp/iopath-features.*, out of cleanup's reach; now its temporary file
+# (every program's output, for the coverage block) is under
+# /run/iopath/tmp, tagged with the run's pid. A fake installed collection
+# (the real run_kselftest.sh): a probe and one program that waits to be
+# killed.
 top=$(cd "$(dirname "$0")/.." && pwd)
 fake=$(mktemp -d /tmp/iopath-cleanup-src.XXXXXX)
-mkdir -p "$fake/build/selftests" "$fake/configs" "$fake/scripts"
-cp "$top/scripts/tap-verdict.awk" "$fake/scripts/"
-printf '#!/bin/sh\necho feature_none\n' > "$fake/build/selftests/iopath_probe"
-printf '#!/bin/sh\necho "TAP version 13"\nexec sleep %s\n' "$marker" > "$fake/build/selftests/wait_test"
-chmod +x "$fake/build/selftests/iopath_probe" "$fake/build/selftests/wait_test"
+k=$fake/build/kselftest
+mkdir -p "$k/iopath" "$fake/configs" "$fake/scripts"
+cp "$top/scripts/tap-verdict.awk" "$top/scripts/selftest-runner.sh" "$fake/scripts/"
+cp "$build/kselftest/run_kselftest.sh" "$k/"
+cp -r "$build/kselftest/kselftest" "$k/"
+echo iopath:wait_test > "$k/kselftest-list.txt"
+: > "$k/iopath/requirements"
+printf '#!/bin/sh\necho feature_none\n' > "$k/iopath/iopath_probe"
+printf '#!/bin/sh\necho "TAP version 13"\nexec sleep %s\n' "$marker" > "$k/iopath/wait_test"
+chmod +x "$k/iopath/iopath_probe" "$k/iopath/wait_test"
 IOPATH_SRC=$fake IOPATH_KNOWN_FAILURES=$top/configs/known-failures \
 	setsid "$iop" run --no-bench > /dev/null 2> "$fake/run.err" &
 rpid=$!
@@ -219,6 +226,15 @@ for _ in $(seq 200); do
 done
 kill -KILL -- -"$rpid" 2> /dev/null
 wait "$rpid" 2> /dev/null
+# The runner it started, in a process group of its own, lives on: end its
+# program, and it ends, removing what it made.
+for p in $(pgrep -s "$rpid" -f "sleep $marker"); do
+	kill -TERM "$p" 2> /dev/null
+done
+for _ in $(seq 50); do
+	pgrep -s "$rpid" > /dev/null || break
+	sleep 0.1
+done
 killed_left=$(ls "$run/tmp/$rpid-"* 2> /dev/null)
 "$iop" cleanup > /dev/null 2>&1
 after_left=$(ls "$run/tmp/$rpid-"* 2> /dev/null)

@@ -16,7 +16,7 @@
 # usage: tests/concurrent_runs.sh BUILD_DIR   (TAP on stdout; needs root)
 set -u
 
-build=${1:?usage: concurrent_runs.sh BUILD_DIR}
+build=$(cd "${1:?usage: concurrent_runs.sh BUILD_DIR}" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
 iop=$build/iopath
 test_bin=extent_map_test
@@ -24,25 +24,29 @@ test_bin=extent_map_test
 . "$top/tests/lib/tap.sh"
 
 skip_all_unless_root "iopath run makes scratch filesystems"
-if [ ! -x "$iop" ] || [ ! -x "$build/selftests/$test_bin" ]; then
-	echo "1..0 # SKIP $iop or $build/selftests/$test_bin not built"
+if [ ! -x "$iop" ] || [ ! -x "$build/kselftest/iopath/$test_bin" ]; then
+	echo "1..0 # SKIP $iop or $build/kselftest/iopath/$test_bin not built"
 	exit 0
 fi
 tmp=$(mktemp -d /tmp/iopath-concurrent.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# A source tree with one selftest binary (IOPATH_SRC), and a short profile.
+# A source tree whose installed collection holds one selftest program
+# (IOPATH_SRC), and a short profile.
 src=$tmp/src
-mkdir -p "$src/build/selftests" "$src/selftests"
-# Its ext4 variants only: a post-test xfs_repair while another run holds
-# a copy of the mount namespace can find a dirty log (a known false
-# failure of its own, not what this test is about).
-printf '#!/bin/sh\nexec "%s" -v ext4 -v ext4_1k "$@"\n' "$build/selftests/$test_bin" \
-	> "$src/build/selftests/$test_bin"
-chmod +x "$src/build/selftests/$test_bin"
-ln -s "$top/selftests/settings" "$src/selftests/settings"
-ln -s "$top/selftests/requirements" "$src/selftests/requirements"
-ln -s "$build/selftests/iopath_probe" "$src/build/selftests/iopath_probe"
+k=$src/build/kselftest
+mkdir -p "$k/iopath"
+cp "$build/kselftest/run_kselftest.sh" "$k/"
+cp -r "$build/kselftest/kselftest" "$k/"
+echo "iopath:$test_bin" > "$k/kselftest-list.txt"
+for f in "$test_bin" iopath_probe settings requirements; do
+	ln -s "$build/kselftest/iopath/$f" "$k/iopath/$f"
+done
+# Its ext4 variants only, as run_kselftest.sh passes a program its
+# arguments: a post-test xfs_repair while another run holds a copy of the
+# mount namespace can find a dirty log (a known false failure of its own,
+# not what this test is about).
+export KSELFTEST_EXTENT_MAP_TEST_ARGS="-v ext4 -v ext4_1k"
 ln -s "$top/configs" "$src/configs"
 ln -s "$top/scripts" "$src/scripts"
 cat > "$tmp/short.conf" <<'EOF'
@@ -84,7 +88,7 @@ check "$([ "${#logs[@]}" = 2 ] && [ "${#recs[@]}" = 2 ]; echo $?)" \
 
 bad=""
 for log in "${logs[@]}"; do
-	results=$(grep -cE '^(not )?ok [0-9]+ ' "$log")
+	results=$(grep -cE '^# (not )?ok [0-9]+ extent_map\.ext4(_1k)?\.' "$log")
 	[ "$results" = "$want_tests" ] || bad="$bad $(basename "$log"):$results/$want_tests-results"
 	grep -q '^# ---- bench --profile' "$log" || bad="$bad $(basename "$log"):no-bench-section"
 	grep -q 'iopath: bench: 1 job ran, 0 failed' "$log" || bad="$bad $(basename "$log"):no-bench-summary"
