@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # iopath VM guest: mount the pseudo filesystems, load the modules, run the
-# selftests through run_kselftest.sh with TAP on ttyS1, print the result line,
-# power off. scripts/vm.sh copies it into the initramfs as /init.
+# selftests through scripts/selftest-runner.sh (run_kselftest.sh under it)
+# with TAP on ttyS1, print the result line, power off. scripts/vm.sh copies it into the initramfs as /init.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -95,30 +95,17 @@ if [ -f /etc/iopath-vm/bench ]; then
 	echo o > /proc/sysrq-trigger
 fi
 
-# The kernel's features, probed once: what the requirements are judged by.
-if ! /iopath/kselftest/iopath/iopath_probe > /tmp/features 2>/tmp/probe.err; then
-	say "# iopath-vm: iopath_probe failed: $(cat /tmp/probe.err)"
-	echo "probe-failed no" > /tmp/features
-fi
-while read -r f; do
-	say "# iopath-vm: feature $f"
-done < /tmp/features
-
+# The selftests, by the one runner (scripts/selftest-runner.sh, beside
+# tap-verdict.awk): the features it probed, the TAP, and the verdict with
+# the known kernel bugs of configs/known-failures, the tests this kernel
+# must not skip, the coverage block and the result line.
 . /etc/iopath-vm/env
 set --
 while IFS= read -r a; do
 	set -- "$@" "$a"
 done < /etc/iopath-vm/args
-cd /iopath/kselftest || poweroff -f
-start=$(cut -d' ' -f1 /proc/uptime)
-./run_kselftest.sh "$@" 2>&1 | tee /tmp/tap >&3
-end=$(cut -d' ' -f1 /proc/uptime)
-
-# The verdict: scripts/tap-verdict.awk, with the known kernel bugs of
-# configs/known-failures and the tests this kernel must not skip.
-awk -v kernel="$(uname -r)" -v tag=iopath-vm -v result=IOPATH-VM-RESULT -v coverage=1 \
-	-v start="$start" -v end="$end" -f /etc/iopath-vm/tap-verdict.awk \
-	/etc/iopath-vm/known-failures /iopath/kselftest/iopath/requirements /tmp/features /tmp/tap >&3
+/etc/iopath-vm/selftest-runner.sh --known /etc/iopath-vm/known-failures --tag iopath-vm \
+	--result IOPATH-VM-RESULT --coverage /iopath/kselftest "$@" >&3 2>&1
 sync
 poweroff -f
 echo o > /proc/sysrq-trigger

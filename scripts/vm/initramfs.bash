@@ -181,6 +181,7 @@ build_initramfs() {
 		printf "export %s='%s'\n" "${e%%=*}" "$(printf '%s' "${e#*=}" | sed "s/'/'\\\\''/g")"
 	done > "$root/etc/iopath-vm/env"
 	cp "$top/scripts/tap-verdict.awk" "$root/etc/iopath-vm/tap-verdict.awk" || return 1
+	install -m 0755 "$top/scripts/selftest-runner.sh" "$root/etc/iopath-vm/selftest-runner.sh" || return 1
 	cp "$known_failures" "$root/etc/iopath-vm/known-failures" || return 1
 	if [ -n "$lava_out" ]; then
 		touch "$root/etc/iopath-vm/lava"

@@ -5,9 +5,9 @@
 # The initramfs of scripts/vm.sh --lava-out holds it as /iopath/lava/run;
 # /init left a shell on the console, LAVA's test shell runs this there.
 #
-# It runs what /init runs in `iopath vm` (iopath_probe, then
-# run_kselftest.sh with the job's arguments and environment) and writes
-# two things on the console:
+# It runs what /init runs in `iopath vm` (scripts/selftest-runner.sh:
+# iopath_probe, then run_kselftest.sh with the job's arguments and
+# environment, then the verdict) and writes two things on the console:
 #
 #   - lines "IOPATH-LAVA:CHANNEL: TEXT" the host reads back from the job's
 #     log (scripts/lava.py verdict): "kernel" (uname -r), "feature" (one
@@ -17,7 +17,7 @@
 #     "bench-exit" instead;
 #   - one LAVA test case per harness test (its name, pass, fail or skip),
 #     one per program ("program.NAME") and "iopath-verdict", this guest's
-#     own verdict by scripts/tap-verdict.awk.
+#     own verdict by the runner.
 #
 # The host does not trust either: it judges the TAP itself, with the same
 # awk script, and checks the test cases against it. A test's output cannot
@@ -80,14 +80,6 @@ if [ "${1:-}" = --bench ]; then
 	[ "$rc" = 0 ] && lava_test_case bench --result pass || lava_test_case bench --result fail
 	exit 0
 fi
-if ! /iopath/kselftest/iopath/iopath_probe > /tmp/features 2> /tmp/probe.err; then
-	mark tap "# iopath-vm: iopath_probe failed: $(head -n 1 /tmp/probe.err)"
-	echo "probe-failed no" > /tmp/features
-fi
-while read -r f; do
-	mark feature "$f"
-done < /tmp/features
-
 # The job's programs and filters: "--env NAME=VALUE ... -- ARGS" on the
 # command line (iopath lava mutate: one initramfs for every mutant kernel),
 # else the ones the initramfs was built with.
@@ -110,14 +102,23 @@ else
 		set -- "$@" "$a"
 	done < /etc/iopath-vm/args
 fi
-cd /iopath/kselftest || { mark tap "# iopath-vm: no /iopath/kselftest"; exit 1; }
 start=$(cut -d' ' -f1 /proc/uptime)
-# One line at a time (fflush), so that a job cut short keeps what ran.
-./run_kselftest.sh "$@" 2>&1 | awk '{
+# The one runner, as /init runs it in iopath vm. Its lines go out one at a
+# time (fflush), so that a job cut short keeps what ran: its features on
+# "feature", its result line on "guest-verdict", the rest on "tap".
+/etc/iopath-vm/selftest-runner.sh --known /etc/iopath-vm/known-failures --tag iopath-vm \
+	--result IOPATH-VM-RESULT /iopath/kselftest "$@" 2>&1 | awk '{
 	gsub(/[\001-\010\013-\037\177]/, "?")
 	gsub(/<LAVA_/, "<lava_")
-	print > "/tmp/tap"
-	print "IOPATH-LAVA:tap: " $0
+	if (sub(/^# iopath-vm: feature /, "")) {
+		print "IOPATH-LAVA:feature: " $0
+	} else if ($0 ~ /^# IOPATH-VM-RESULT: /) {
+		print > "/tmp/verdict"
+		print "IOPATH-LAVA:guest-verdict: " $0
+	} else {
+		print > "/tmp/tap"
+		print "IOPATH-LAVA:tap: " $0
+	}
 	fflush()
 }'
 end=$(cut -d' ' -f1 /proc/uptime)
@@ -145,12 +146,8 @@ while read -r name result; do
 	lava_test_case "$name" --result "$result"
 done < /tmp/cases
 
-awk -v kernel="$(uname -r)" -v tag=iopath-vm -v result=IOPATH-VM-RESULT \
-	-v start="$start" -v end="$end" -f /etc/iopath-vm/tap-verdict.awk \
-	/etc/iopath-vm/known-failures /iopath/kselftest/iopath/requirements /tmp/features /tmp/tap > /tmp/verdict
 verdict=fail
-grep -q '^# IOPATH-VM-RESULT: status=pass ' /tmp/verdict && verdict=pass
-mark guest-verdict "$(grep '^# IOPATH-VM-RESULT: ' /tmp/verdict)"
+grep -q '^# IOPATH-VM-RESULT: status=pass ' /tmp/verdict 2> /dev/null && verdict=pass
 lava_test_case iopath-verdict --result "$verdict"
 # The test shell goes on; its exit status is LAVA's, the verdict is above.
 exit 0
