@@ -157,7 +157,7 @@ selftests: deps
 # kselftest-list.txt and the iopath collection with config and settings.
 KSFT_INSTALL := $(O)/kselftest
 kselftest-install: selftests
-	+$(Q)scripts/kselftest-install.sh $(KSFT_DIR) $(O)/selftests $(KSFT_INSTALL)
+	$(Q)scripts/kselftest-install.sh $(KSFT_DIR) $(O)/selftests $(KSFT_INSTALL)
 
 kselftest: deps kselftest-install
 	$(Q)scripts/deps.sh run

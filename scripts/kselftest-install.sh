@@ -21,6 +21,9 @@ src=$(cd "$(dirname "$0")/../selftests" && pwd)
 # make in another terminal must not pull it from under a running one.
 new=$inst.new.$$
 trap 'rm -rf "$new" "$inst.old.$$"' EXIT
+# The makes below do the work whatever the calling make was asked
+# (make -n passes "n" down) and without its jobserver.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 rm -rf "$new"
 mkdir -p "$new/kselftest"
 make -s --no-print-directory -C "$src" KSFT_DIR="$ksft" OUTPUT="$out" \
@@ -30,6 +33,10 @@ cp "$ksft"/kselftest/* "$new/kselftest/"
 make -s --no-print-directory -C "$src" KSFT_DIR="$ksft" OUTPUT="$out" \
 	COLLECTION=iopath emit_tests > "$new/kselftest-list.txt"
 git -C "$src" describe --always --dirty > "$new/VERSION" 2>/dev/null || true
+if [ ! -x "$new/iopath/iopath_probe" ] || ! grep -q '^iopath:[a-z0-9_]*_test$' "$new/kselftest-list.txt"; then
+	echo "kselftest-install: $new is no installed collection (no iopath/iopath_probe or no programs listed)" >&2
+	exit 1
+fi
 if [ -d "$inst" ] && diff -r -q "$inst" "$new" > /dev/null 2>&1; then
 	# Newer than the binaries it holds, as scripts/vm/initramfs.bash expects.
 	touch "$inst/kselftest-list.txt"

@@ -21,6 +21,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iopath-install.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
+# The installed collection every path starts the selftests from, before
+# the dry runs below: make -n must leave it alone (a recipe make runs even
+# then once swapped in a tree its inner, dry, makes left empty).
+ksft_before=$(stat -c %i "$build/kselftest" 2> /dev/null; cat "$build/kselftest/kselftest-list.txt" 2> /dev/null)
 deps=$(make -C "$top" -n BUILD="$build" all 2> /dev/null | grep -o 'scripts/deps.sh[^;&|]*' | sort -u)
 [ "$deps" = "scripts/deps.sh build" ]
 check $? "install.plain_make_asks_for_build_packages_only${deps:+ ($(echo $deps))}"
@@ -32,6 +36,8 @@ done
 ! make -C "$top" -n BUILD="$build" check 2> /dev/null | grep -q 'scripts/deps.sh.*lava' &&
 	make -C "$top" -n BUILD="$build" lava-run KERNEL=k 2> /dev/null | grep -q 'scripts/deps.sh lava$'
 check $? "install.lava_packages_for_make_lava_run_only"
+[ "$(stat -c %i "$build/kselftest" 2> /dev/null; cat "$build/kselftest/kselftest-list.txt" 2> /dev/null)" = "$ksft_before" ]
+check $? "install.make_n_leaves_the_installed_collection_alone"
 
 if ! make -C "$top" -s BUILD="$build" DESTDIR="$tmp/dest" PREFIX=/usr/local install > "$tmp/install.log" 2>&1; then
 	not_ok "install.destdir" "$(tail -n 5 "$tmp/install.log")"
