@@ -23,56 +23,24 @@
 /* ---- parameters -------------------------------------------------------- */
 
 /*
- * The harness's own parameters, each with the field of struct
- * iop_common_opts its parsed value goes to (as fio's option table points
- * into its thread_options): one list, expanded into the table and the
- * offsets.
+ * The harness's own parameters (microbench/common_params.h), expanded into
+ * the table and the offsets of their fields.
  */
-#define IOP_COMMON_PARAMS(X) \
-	X(cpus, IOP_P_CPUS, "", 0, 0, NULL, \
-	  "CPUs for the worker threads, one each in turn (default: the last online CPU)") \
-	X(reps, IOP_P_U64, "5", 1, 1000, NULL, \
-	  "repetitions, one record each") \
-	X(runtime, IOP_P_DOUBLE, "5", 0.1, 86400, NULL, \
-	  "seconds per repetition (per phase), after the dropped first interval; fractions to the ms") \
-	X(warmup, IOP_P_U64, "1", 0, 3600, NULL, \
-	  "seconds of untimed warm-up before the first repetition") \
-	X(interval_ms, IOP_P_U64, "1000", 10, 60000, NULL, \
-	  "sample interval (per-phase slice)") \
-	X(cv_max, IOP_P_DOUBLE, "2", 0, 1000, NULL, \
-	  "untrusted if the main metric's coefficient of variation across repetitions exceeds this (%)") \
-	X(foreign_max, IOP_P_DOUBLE, "10", 0, 10000, NULL, \
-	  "untrusted if other processes (or steal) used more than this share of one CPU during a repetition (%)") \
-	X(main_metric, IOP_P_METRIC, "", 0, 0, NULL, \
-	  "the metric the trust check, target_ci and calibration go by (default: the first)") \
-	X(target_ci, IOP_P_DOUBLE, "0", 0, 100, NULL, \
-	  "repeat until the main metric's 95% CI is within +-this % of its mean (reps: the minimum); 0: off") \
-	X(time_budget, IOP_P_U64, "300", 1, 86400, NULL, \
-	  "seconds after which target_ci stops repeating, reached or not") \
-	X(inject_ns, IOP_P_U64, "0", 0, 100000000, NULL, \
-	  "known extra work: busy-wait this many ns per operation in the timed loop (calibration)") \
-	X(inject_clock, IOP_P_ENUM, "wall", 0, 0, "wall|cpu|loop|op", \
-	  "what inject_ns waits on: wall time (rates), the worker's CPU time (CPU per op), loop: a count of iterations, no clock read, or op: whole operations (inject_every)") \
-	X(inject_loops, IOP_P_U64, "0", 0, 1000000, NULL, \
-	  "with inject_clock=loop: iterations per operation (0: the count that costs inject_ns at start)") \
-	X(inject_every, IOP_P_U64, "0", 0, 1000000000, NULL, \
-	  "with inject_clock=op: one operation in this many is done and not counted, +1/(N-1) per counted operation") \
-	X(inject_probe, IOP_P_BOOL, "0", 0, 1, NULL, \
-	  "inject in every other 100 us only, and record its cost there as a fraction (run.inject.in_context); a sizing run, untrusted") \
-	X(stable_writes, IOP_P_ENUM, "device", 0, 0, "device|0|1", \
-	  "zram or loop scratch: its stable_writes flag before mkfs; 0: XFS does not bounce direct I/O (as on a disk without integrity)")
-
-#define COMMON_PARAM(field, type, def, min, max, choices, help) \
+#define IOP_COMMON_PARAM(field, type, def, min, max, choices, help) \
 	{ #field, type, def, min, max, choices, help },
 const struct iop_param iop_common_params[] = {
-	IOP_COMMON_PARAMS(COMMON_PARAM)
+#include "common_params.h"
 	{ .name = NULL }
 };
 
-#define COMMON_OFF(field, ...) offsetof(struct iop_common_opts, field),
+#undef IOP_COMMON_PARAM
+
+#define IOP_COMMON_PARAM(field, ...) offsetof(struct iop_common_opts, field),
 static const size_t common_off[] = {
-	IOP_COMMON_PARAMS(COMMON_OFF)
+#include "common_params.h"
 };
+
+#undef IOP_COMMON_PARAM
 
 static const struct iop_param *param_find(const struct iop_bench *b, const char *name, size_t nlen)
 {
@@ -155,11 +123,10 @@ static int parse_value(struct iop_value *v, const char *text, char *why, size_t 
 	case IOP_P_SIZE: {
 		uint64_t u = 0;
 
-		if (p->type == IOP_P_SIZE) {
+		if (p->type == IOP_P_SIZE)
 			bad |= iop_parse_size(text, &u) != 0;
-		} else {
+		else
 			bad |= iop_parse_u64(text, 0, UINT64_MAX, &u) != 0;
-		}
 		if ((double)u < p->min || (double)u > p->max)
 			bad = 1;
 		v->u = u;
@@ -174,8 +141,8 @@ static int parse_value(struct iop_value *v, const char *text, char *why, size_t 
 		if (!strcmp(text, "1") || !strcasecmp(text, "yes") || !strcasecmp(text, "on") ||
 		    !strcasecmp(text, "true"))
 			v->u = 1;
-		else if (!strcmp(text, "0") || !strcasecmp(text, "no") || !strcasecmp(text, "off") ||
-			 !strcasecmp(text, "false"))
+		else if (!strcmp(text, "0") || !strcasecmp(text, "no") ||
+			 !strcasecmp(text, "off") || !strcasecmp(text, "false"))
 			v->u = 0;
 		else
 			bad = 1;
@@ -305,7 +272,8 @@ int iop_params_parse(const struct iop_bench *b, struct iop_run *r, char **kv, in
 		snprintf(buf, sizeof(buf), "%s", b->common_defaults);
 		for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 			char *eq = strchr(tok, '=');
-			const struct iop_param *p = eq ? param_find(b, tok, (size_t)(eq - tok)) : NULL;
+			const struct iop_param *p = eq ? param_find(b, tok,
+								    (size_t)(eq - tok)) : NULL;
 
 			for (int j = 0; p && j < r->nval; j++)
 				if (r->val[j].p == p && parse_value(&r->val[j], eq + 1, why, len))
@@ -358,7 +326,8 @@ uint64_t iop_u64(const struct iop_run *r, const char *name)
 int iop_validate_size_holds_bs(const struct iop_run *r, char *why, size_t len)
 {
 	if (iop_u64(r, "size") < iop_u64(r, "bs")) {
-		snprintf(why, len, "size=%s is smaller than bs=%s", iop_str(r, "size"), iop_str(r, "bs"));
+		snprintf(why, len, "size=%s is smaller than bs=%s", iop_str(r, "size"),
+			 iop_str(r, "bs"));
 		return -EINVAL;
 	}
 	return 0;
@@ -387,14 +356,16 @@ bool iop_is(const struct iop_run *r, const char *name, const char *choice)
 /* Whether @name came after records existed: the resolution settings, and the benchmark's own. */
 static bool added_later(const struct iop_bench *b, const char *name)
 {
-	static const char common[] = " main_metric target_ci time_budget inject_ns inject_clock inject_loops inject_every inject_probe ";
-	char word[64];
+	static const char *const common[] = {
+		"main_metric", "target_ci", "time_budget", "inject_ns", "inject_clock",
+		"inject_loops", "inject_every", "inject_probe",
+	};
 	const char *p;
 	size_t n = strlen(name);
 
-	snprintf(word, sizeof(word), " %s ", name);
-	if (strstr(common, word))
-		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(common); i++)
+		if (!strcmp(common[i], name))
+			return true;
 	for (p = b->added_later; p && (p = strstr(p, name)); p += n)
 		if ((p == b->added_later || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
 			return true;
@@ -438,7 +409,8 @@ static void usage_table(const struct iop_param *t, FILE *f)
 	for (const struct iop_param *p = t; p && p->name; p++) {
 		param_allowed(p, allowed, sizeof(allowed));
 		snprintf(def, sizeof(def), "%s", *p->def ? p->def : "-");
-		fprintf(f, "  %-14s default %-6s %s\n  %14s (%s)\n", p->name, def, p->help, "", allowed);
+		fprintf(f, "  %-14s default %-6s %s\n  %14s (%s)\n", p->name, def,
+			p->help, "", allowed);
 	}
 }
 
