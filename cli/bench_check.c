@@ -48,7 +48,8 @@ static int device_info(struct iop_backing_info *bi, char *why, size_t len)
 		snprintf(why, len, "%s: %s", bi->o.device, strerror(-ret));
 		return ret;
 	}
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size", major(st.st_rdev), minor(st.st_rdev));
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size", major(st.st_rdev),
+		 minor(st.st_rdev));
 	bi->capacity = sysfs_u64(path) * 512;
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/logical_block_size",
 		 major(st.st_rdev), minor(st.st_rdev));
@@ -152,7 +153,8 @@ int iop_fs_list_check(const char *list, char *why, size_t len)
 			if (n == strlen(known[k]) && !strncmp(p, known[k], n))
 				break;
 		if (k == 3 && n) {
-			snprintf(why, len, "fs %s: '%.*s' is not ext4, xfs or none", list, (int)n, p);
+			snprintf(why, len, "fs %s: '%.*s' is not ext4, xfs or none",
+				 list, (int)n, p);
 			return -EINVAL;
 		}
 		/* ext4,ext4 would run every job twice, as if two runs: never meant */
@@ -202,7 +204,8 @@ int iop_bench_fits(const struct iop_run *r, const struct iop_backing_info *bi,
 	    iop_stable_writes_check(bi->o.backing, why, len))
 		return -EINVAL;
 	/* prealloc=none grows the file in the timed loop: running out is the test */
-	if (size && bi->capacity && size->u > room && !(prealloc && !strcmp(prealloc->text, "none"))) {
+	if (size && bi->capacity && size->u > room &&
+	    !(prealloc && !strcmp(prealloc->text, "none"))) {
 		snprintf(why, len, "size=%s does not fit the scratch filesystem (%llu MiB usable%s)",
 			 size->text, (unsigned long long)(room >> 20),
 			 bi->o.backing == IOP_BACKING_ZRAM || bi->o.backing == IOP_BACKING_LOOP ?

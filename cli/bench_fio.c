@@ -56,7 +56,8 @@ static int fio_parse(const char *out, const struct iop_fio_job *fj, double *iops
 
 	/* fio may print notes before the JSON object */
 	root = json_loads(strchr(out, '{') ? strchr(out, '{') : out, JSON_DISABLE_EOF_CHECK, NULL);
-	v = json_object_get(json_object_get(json_array_get(json_object_get(root, "jobs"), 0), fj->ddir),
+	v = json_object_get(json_object_get(json_array_get(json_object_get(root, "jobs"), 0),
+					    fj->ddir),
 			    "iops");
 	if (!json_is_number(v)) {
 		json_decref(root);
@@ -84,7 +85,8 @@ static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops
 	ssize_t n;
 
 	for (int i = 0; i < r->ncpus; i++)
-		snprintf(cpus + strlen(cpus), sizeof(cpus) - strlen(cpus), i ? ",%d" : "%d", r->cpus[i]);
+		snprintf(cpus + strlen(cpus), sizeof(cpus) - strlen(cpus),
+			 i ? ",%d" : "%d", r->cpus[i]);
 	argv[argc++] = "fio";
 	argv[argc++] = "--output-format=json";
 	for (int i = 0; i < fj->argc; i++)
@@ -135,7 +137,8 @@ static int run_fio(struct iop_run *r, const struct iop_fio_job *fj, double *iops
 		return -EINTR;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !out) {
-		snprintf(why, len, "fio failed (exit %d)%s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		snprintf(why, len, "fio failed (exit %d)%s",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 			 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ": fio not installed" : "");
 		free(out);
 		return -EIO;
@@ -195,7 +198,8 @@ int vs_fio_after_rep(struct iop_run *r, int rep, const struct iop_rep *res, json
 			    json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "phase",
 				      r->nphases > 1 ? r->phase_names[fj.phase] : "main",
 				      "iopath_ops", ours, "fio_ops", fio, "ratio", ours / fio,
-				      "iopath_cpu_ns_per_op", ours_cpu, "fio_cpu_ns_per_op", fio_cpu));
+				      "iopath_cpu_ns_per_op", ours_cpu,
+				      "fio_cpu_ns_per_op", fio_cpu));
 	fprintf(stderr,
 		"iopath: bench %s: pair %d: iopath %.0f ops/s, fio %.0f ops/s, ratio %.3f; CPU per op iopath %.0f ns, fio %.0f ns\n",
 		r->bench->name, rep + 1, ours, fio, ours / fio, ours_cpu, fio_cpu);

@@ -161,7 +161,8 @@ static void run_args(const struct calib *c, int e, uint64_t loops, bool probe,
 	a->all[a->n++] = a->ns;
 	a->all[a->n++] = a->clock;
 	if (c->loops && e >= 0) {
-		snprintf(a->loops, sizeof(a->loops), "inject_loops=%llu", (unsigned long long)loops);
+		snprintf(a->loops, sizeof(a->loops), "inject_loops=%llu",
+			 (unsigned long long)loops);
 		a->all[a->n++] = a->loops;
 	}
 	if (c->every && e >= 0) {
@@ -381,7 +382,8 @@ static void report_spread(FILE *out, const struct side *a, const struct side *a2
 			flagged += p < alpha;
 		}
 		if (k)
-			fprintf(out, "  %-24s cv %6.2f%%  A/A rms %7.2f%%  flagged %d of %d\n", name,
+			fprintf(out,
+				"  %-24s cv %6.2f%%  A/A rms %7.2f%%  flagged %d of %d\n", name,
 				100 * iop_median(cv, (size_t)k), 100 * sqrt(d2 / k), flagged, k);
 	}
 out:
@@ -651,7 +653,8 @@ static int run_sequential(const struct calib *c, struct side *a, struct side *bs
 				eff[e].inject_measured += bs[e].inject_measured / o->pairs;
 			}
 		}
-		fprintf(stderr, "iopath: bench --calibrate: A side %d of %d\n", i + 2, o->pairs + 1);
+		fprintf(stderr, "iopath: bench --calibrate: A side %d of %d\n",
+			i + 2, o->pairs + 1);
 		if (!ret)
 			ret = run_side(c, -1, &a[i + 1]);
 		if (ret)
@@ -722,7 +725,8 @@ static int run_interleaved(const struct calib *c, struct side *a, struct side *a
 				if (sd < 2)
 					snprintf(side, sizeof(side), "%s", sd ? "A'" : "A");
 				else
-					snprintf(side, sizeof(side), "+%g%%", 100 * o->effects[sd - 2]);
+					snprintf(side, sizeof(side), "+%g%%",
+						 100 * o->effects[sd - 2]);
 				pairing = json_pack("{s:s, s:i, s:i, s:s}", "id", id, "round", r,
 						    "cycle", ns, "side", side);
 				ret = pairing ? run_once(c, sd < 2 ? -1 : sd - 2, pairing,

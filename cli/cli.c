@@ -94,7 +94,8 @@ int iop_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
 	else if (opt == ':')
 		iop_usage_error(cmd, "-%c needs a value", optopt);
 	else if (long_opt)
-		iop_usage_error(cmd, "unknown option '%s' (iopath %s --help)", argv[optind - 1], cmd);
+		iop_usage_error(cmd, "unknown option '%s' (iopath %s --help)",
+				argv[optind - 1], cmd);
 	else
 		iop_usage_error(cmd, "unknown option '-%c' (iopath %s --help)", optopt, cmd);
 	return '?';

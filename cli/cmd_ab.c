@@ -16,4 +16,5 @@ static int cmd_ab(int argc, char **argv)
 	return iop_exec_script("ab", "ab.sh", argc, argv);
 }
 
-IOP_COMMAND("ab", "kernel A/B: boot two kernels interleaved, benchmark in each, one verdict", cmd_ab)
+IOP_COMMAND("ab",
+	    "kernel A/B: boot two kernels interleaved, benchmark in each, one verdict", cmd_ab)

@@ -94,7 +94,8 @@ static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 		return -EPERM;
 	}
 	if (!c->quiet)
-		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype, iop_backing_name(o.backing));
+		fprintf(stderr, "iopath: bench: making a scratch %s (%s)\n", fstype,
+			iop_backing_name(o.backing));
 	ret = iop_scratch_create(&o, out, why, len);
 	if (ret)
 		return ret;
@@ -199,13 +200,15 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 		}
 
 		for (int i = 0; i < r->ncpus && strlen(cpus) < sizeof(cpus) - 8; i++)
-			snprintf(cpus + strlen(cpus), sizeof(cpus) - strlen(cpus), i ? ",%d" : "%d", r->cpus[i]);
+			snprintf(cpus + strlen(cpus), sizeof(cpus) - strlen(cpus),
+				 i ? ",%d" : "%d", r->cpus[i]);
 		if (n)
 			printf("  %-22s CPU %s, workers on CPU %.0f%% of the time, other processes %.0f%% of a CPU (medians)\n",
 			       "placement", cpus, iop_median(on, n), iop_median(fo, n));
 	}
 	for (size_t i = 0; i < nrec; i++) {
-		const char *st = json_string_value(json_object_get(json_array_get(recs, i), "status"));
+		const char *st = json_string_value(json_object_get(json_array_get(recs, i),
+								   "status"));
 
 		if (st && strcmp(st, "ok"))
 			printf("  rep %zu: %s\n", i + 1, st);
@@ -218,11 +221,12 @@ static void summary(const struct iop_run *r, const struct job *j, const char *fs
 			cratio[i] = fp->fio_cpu[i] / fp->ours_cpu[i];
 		}
 		printf("  vs fio (A B A B, %d pairs): iopath %.0f ops/s, fio %.0f ops/s (medians), ratio %.3f (median of pairs, cv of fio %.1f%%)\n",
-		       fp->n, iop_median(fp->ours, (size_t)fp->n), iop_median(fp->fio, (size_t)fp->n),
-		       iop_median(ratio, (size_t)fp->n), fp->n > 1 ? iop_cv(fp->fio, (size_t)fp->n) * 100 : 0.0);
+		       fp->n, iop_median(fp->ours, (size_t)fp->n),
+		       iop_median(fp->fio, (size_t)fp->n), iop_median(ratio, (size_t)fp->n),
+		       fp->n > 1 ? iop_cv(fp->fio, (size_t)fp->n) * 100 : 0.0);
 		printf("  vs fio CPU per op: iopath %.0f ns, fio %.0f ns (medians), fio/iopath %.3f (median of pairs)\n",
-		       iop_median(fp->ours_cpu, (size_t)fp->n), iop_median(fp->fio_cpu, (size_t)fp->n),
-		       iop_median(cratio, (size_t)fp->n));
+		       iop_median(fp->ours_cpu, (size_t)fp->n),
+		       iop_median(fp->fio_cpu, (size_t)fp->n), iop_median(cratio, (size_t)fp->n));
 	}
 	fflush(stdout);
 	free(v);
@@ -309,12 +313,14 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 		o.arg = fp;
 	}
 	if (!c->quiet)
-		fprintf(stderr, "iopath: bench %s%s%s: %d rep%s of %g s\n", j->b->name, fs ? " on " : "",
-			fs ? fs : "", (int)r->opt.reps, r->opt.reps == 1 ? "" : "s", r->opt.runtime);
+		fprintf(stderr, "iopath: bench %s%s%s: %d rep%s of %g s\n", j->b->name,
+			fs ? " on " : "",
+			fs ? fs : "", (int)r->opt.reps, r->opt.reps == 1 ? "" : "s",
+			r->opt.runtime);
 	ret = iop_bench_run(r, &o, recs, why, sizeof(why));
 	if (ret == IOP_SKIPPED) {
-		fprintf(stderr, "iopath: bench %s: SKIP%s%s: %s\n", j->b->name, fs ? " on " : "", fs ? fs : "",
-			why);
+		fprintf(stderr, "iopath: bench %s: SKIP%s%s: %s\n", j->b->name, fs ? " on " : "",
+			fs ? fs : "", why);
 		c->skipped++;
 		ret = 0;
 		goto out;
@@ -329,7 +335,8 @@ static int run_one(struct ctx *c, const struct job *j, const char *fs, const str
 	}
 	c->ran++;
 	for (size_t i = 0; i < json_array_size(recs); i++) {
-		const char *st = json_string_value(json_object_get(json_array_get(recs, i), "status"));
+		const char *st = json_string_value(json_object_get(json_array_get(recs, i),
+								   "status"));
 
 		if (st && !strncmp(st, "untrusted", 9)) {
 			c->untrusted++;
@@ -475,7 +482,8 @@ static int run_jobs(struct ctx *c, struct jobs *js)
 			continue;
 		}
 		snprintf(fsl, sizeof(fsl), "%s", c->fs_override ? c->fs_override : j->fs);
-		for (fs = strtok_r(fsl, ",", &save); fs && !iop_interrupted; fs = strtok_r(NULL, ",", &save)) {
+		for (fs = strtok_r(fsl, ",", &save); fs && !iop_interrupted;
+		     fs = strtok_r(NULL, ",", &save)) {
 			fs = iop_trim(fs);
 			if (!strcmp(fs, "none"))
 				continue;
@@ -716,7 +724,8 @@ static int load_jobs(const struct ctx *c, const char *profile, int argc, char **
 
 		base.b = iop_bench_find(argv[optind]);
 		if (!base.b)
-			return iop_usage_error("bench", "no benchmark '%s' (iopath bench --list)", argv[optind]);
+			return iop_usage_error("bench", "no benchmark '%s' (iopath bench --list)",
+					       argv[optind]);
 		snprintf(base.fs, sizeof(base.fs), "ext4,xfs");
 		if (argc - optind - 1 > MAX_KV)
 			return iop_usage_error("bench", "too many parameters");
@@ -728,7 +737,8 @@ static int load_jobs(const struct ctx *c, const char *profile, int argc, char **
 				if (argv[i][ki] == '=' && !strncmp(argv[i], argv[j], ki + 1))
 					return iop_usage_error("bench",
 						"%s: %.*s given twice ('%s', '%s'; a list is %.*s=A,B)",
-						base.b->name, (int)ki, argv[i], argv[j], argv[i], (int)ki, argv[i]);
+						base.b->name, (int)ki, argv[i], argv[j], argv[i],
+						(int)ki, argv[i]);
 		}
 		ret = iop_jobs_expand(&js, &base, argv + optind + 1, argc - optind - 1);
 		if (ret == -EINVAL) {
@@ -738,7 +748,8 @@ static int load_jobs(const struct ctx *c, const char *profile, int argc, char **
 							       base.b->name, argv[i]);
 		}
 		if (ret == -E2BIG)
-			return iop_usage_error("bench", "the matrix makes more than %d jobs", MAX_JOBS);
+			return iop_usage_error("bench",
+					       "the matrix makes more than %d jobs", MAX_JOBS);
 		if (ret)
 			return iop_usage_error("bench", "%s", strerror(-ret));
 	} else {
@@ -747,7 +758,8 @@ static int load_jobs(const struct ctx *c, const char *profile, int argc, char **
 	}
 	if (c->backing_override)
 		for (int i = 0; i < js.n; i++)
-			snprintf(js.v[i].backing, sizeof(js.v[i].backing), "%s", c->backing_override);
+			snprintf(js.v[i].backing, sizeof(js.v[i].backing), "%s",
+				 c->backing_override);
 	return -1;
 }
 
@@ -772,8 +784,8 @@ static void print_jobs(const struct ctx *c)
 static int bench_main(int argc, char **argv)
 {
 	struct ctx c = { 0 };
-	struct iop_calib_opts co = { .pairs = 20, .runs = 1, .effects = { 0.01, 0.02, 0.05 }, .neffects = 3,
-				     .side_time = 60, .alpha = 0.05 };
+	struct iop_calib_opts co = { .pairs = 20, .runs = 1, .effects = { 0.01, 0.02, 0.05 },
+				     .neffects = 3, .side_time = 60, .alpha = 0.05 };
 	struct bench_args a = { 0 };
 	char why[512];
 	int ret;
@@ -808,7 +820,8 @@ static int bench_main(int argc, char **argv)
 	{
 		struct iop_scratch_opts o = { 0 };
 
-		if (c.backing_override && iop_parse_backing(c.backing_override, &o, why, sizeof(why)))
+		if (c.backing_override &&
+		    iop_parse_backing(c.backing_override, &o, why, sizeof(why)))
 			return iop_usage_error("bench", "%s", why);
 	}
 	ret = load_jobs(&c, a.profile, argc, argv);

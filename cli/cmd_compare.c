@@ -187,7 +187,8 @@ static int cmd_compare(int argc, char **argv)
 
 		for (size_t i = 0; i < ncmp; i++)
 			json_array_append_new(arr, comparison_json(&cmps[i]));
-		doc = json_pack("{s:i, s:f, s:o}", "schema", 1, "alpha", o.alpha, "comparisons", arr);
+		doc = json_pack("{s:i, s:f, s:o}", "schema", 1, "alpha", o.alpha,
+				"comparisons", arr);
 		/* ASCII: a control character of a record's (C1 included) is a \u escape */
 		if (doc)
 			text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10) |
@@ -232,4 +233,6 @@ out:
 	return ret;
 }
 
-IOP_COMMAND("compare", "compare benchmark records of a base and a new run: table, commit text, JSON", cmd_compare)
+IOP_COMMAND("compare",
+	    "compare benchmark records of a base and a new run: table, commit text, JSON",
+	    cmd_compare)

@@ -90,7 +90,8 @@ static int cmd_kmsg(int argc, char **argv)
 		ret = iop_kmsg_mark(&m, "run");
 		if (ret) {
 			fprintf(stderr, "iopath: kmsg: marker: %s%s\n", strerror(-ret),
-				ret == -ENOENT ? " (the marker never reached the log: printk_devkmsg=off?)" : "");
+				ret == -ENOENT ?
+				" (the marker never reached the log: printk_devkmsg=off?)" : "");
 			return 1;
 		}
 		printf("%" PRIu64 "\n", m.seq);

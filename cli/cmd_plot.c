@@ -113,7 +113,8 @@ static void gp_data(FILE *gp, const char *name, struct iop_rs_group *g, int side
 			json_array_foreach(samples, j, s)
 				fprintf(gp, "%zu %.10g\n", ++x, json_number_value(s));
 		} else {
-			fprintf(gp, "%zu %.10g\n", ++x, json_number_value(json_object_get(m, "value")));
+			fprintf(gp, "%zu %.10g\n", ++x,
+				json_number_value(json_object_get(m, "value")));
 		}
 		fprintf(gp, "\n");
 	}
@@ -218,7 +219,8 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t n
 		fprintf(stderr, "iopath: plot: gnuplot not found (Debian: apt-get install gnuplot-nox)\n");
 		ret = -ENOENT;
 	} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		fprintf(stderr, "iopath: plot: gnuplot failed (status %d)\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		fprintf(stderr, "iopath: plot: gnuplot failed (status %d)\n",
+			WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		ret = -EIO;
 	} else {
 		fprintf(stderr, "iopath: plot: %s: %zu base and %zu new samples\n", title, nb, nn);
@@ -260,9 +262,11 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o, const char *pa
 			break;
 		case 'w':
 			if (o->nwhere == MAX_WHERE)
-				return iop_usage_error("plot", "at most %d --where filters", MAX_WHERE);
+				return iop_usage_error("plot",
+						       "at most %d --where filters", MAX_WHERE);
 			if (!strchr(optarg, '='))
-				return iop_usage_error("plot", "--where wants KEY=VALUE, not '%s'", optarg);
+				return iop_usage_error("plot",
+						       "--where wants KEY=VALUE, not '%s'", optarg);
 			o->where[o->nwhere++] = optarg;
 			break;
 		default:
@@ -314,7 +318,8 @@ static size_t pick_group(struct iop_rs_group *groups, size_t ngroups, const stru
 		json_array_foreach(json_object_get(g->recs[0][0], "metrics"), j, m) {
 			const char *name = json_string_value(json_object_get(m, "name"));
 
-			if (!metric_matches(g->bench, name, o->metric) || !iop_rs_metric(g->recs[1][0], name))
+			if (!metric_matches(g->bench, name, o->metric) ||
+			    !iop_rs_metric(g->recs[1][0], name))
 				continue;
 			if (!(*matches)++) {
 				*pick = g;

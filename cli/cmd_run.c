@@ -388,9 +388,11 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 	known = getenv("IOPATH_KNOWN_FAILURES");
 	if (known && *known && strcmp(known, "/dev/null")) {
 		if (stat(known, &st))
-			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: %s", known, strerror(errno));
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: %s", known,
+					       strerror(errno));
 		if (!S_ISREG(st.st_mode))
-			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: not a regular file", known);
+			return iop_usage_error("run", "IOPATH_KNOWN_FAILURES=%s: not a regular file",
+					       known);
 	}
 	if (known_failures_check())
 		return 2;
@@ -405,7 +407,8 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 
 			if (null >= 0)
 				dup2(null, STDOUT_FILENO);
-			execl(self, self, "bench", "--dry-run", "--quiet", "--profile", profile, (char *)NULL);
+			execl(self, self, "bench", "--dry-run", "--quiet", "--profile",
+			      profile, (char *)NULL);
 			_exit(127);
 		}
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -510,8 +513,8 @@ static int selftests_run(struct selftests *st, FILE *log, uint64_t t0, int nstep
  */
 static int selftests_coverage(struct selftests *st)
 {
-	char *av[] = { st->runner, "--tag", "iopath run", "--coverage", "--judge", st->all, st->inst,
-		       NULL };
+	char *av[] = { st->runner, "--tag", "iopath run", "--coverage", "--judge", st->all,
+		       st->inst, NULL };
 	struct step coverage = { .name = "coverage" };
 	FILE *out = tmpfile();
 	char line[4096];
@@ -584,7 +587,8 @@ static int bench_step(const char *profile, char *out, int n, uint64_t t0, FILE *
 	/* The bench command shows its own progress: let it through. */
 	run_step(&bench, av, 1800, log, NULL, true);
 	if (bench.status != 0) {
-		fprintf(stderr, "iopath: run: benchmarks failed (exit %d), see %s\n", bench.status, logpath);
+		fprintf(stderr, "iopath: run: benchmarks failed (exit %d), see %s\n",
+			bench.status, logpath);
 		return 1;
 	}
 	return 0;
@@ -679,7 +683,8 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return iop_usage_error("run", "takes no operands ('%s'; iopath run --help)", argv[optind]);
+		return iop_usage_error("run", "takes no operands ('%s'; iopath run --help)",
+				       argv[optind]);
 	if (geteuid() != 0) {
 		fprintf(stderr, "iopath: run: must run as root (it formats scratch devices it creates)\n");
 		return 1;
@@ -725,4 +730,5 @@ static int cmd_run(int argc, char **argv)
 	return total_fail ? 1 : 0;
 }
 
-IOP_COMMAND("run", "the main job: all selftests, then the quick benchmarks, then a summary", cmd_run)
+IOP_COMMAND("run",
+	    "the main job: all selftests, then the quick benchmarks, then a summary", cmd_run)

@@ -68,8 +68,8 @@ static int scratch_check(int argc, char **argv)
 	}
 	for (; optind < argc; optind++) {
 		if (dev)
-			return iop_usage_error("scratch check", "one device only ('%s' and '%s')", dev,
-					       argv[optind]);
+			return iop_usage_error("scratch check", "one device only ('%s' and '%s')",
+					       dev, argv[optind]);
 		dev = argv[optind];
 	}
 	if (!dev)
@@ -324,4 +324,5 @@ static int cmd_scratch(int argc, char **argv)
 	return iop_usage_error("scratch", "unknown subcommand '%s' (check or create)", argv[1]);
 }
 
-IOP_COMMAND("scratch", "check a scratch device, or run a command on a scratch filesystem", cmd_scratch)
+IOP_COMMAND("scratch",
+	    "check a scratch device, or run a command on a scratch filesystem", cmd_scratch)

@@ -42,7 +42,7 @@ struct metric_cmp {
 	double change;		/* new / base - 1 */
 	double ci_lo, ci_hi;	/* of change; NAN unknown, +-INFINITY unbounded */
 	double t, df, p;
-	double mde;		/* smallest change found with IOP_MDE_POWER, relative to the base mean */
+	double mde;		/* smallest change found with IOP_MDE_POWER, of the base mean */
 	bool paired;		/* runs interleaved round by round: tested on their differences */
 	size_t pair_h;		/* differences kept after trimming */
 	double pair_se2;	/* squared standard error of their trimmed mean */

@@ -119,13 +119,14 @@ static char *env_val(json_t *rec, const char *field)
 	json_t *v = env_get(rec, field);
 	char *s;
 
-	if (!v || json_is_null(v))
+	if (!v || json_is_null(v)) {
 		s = strdup("(none)");
-	else if (json_is_string(v)) {
+	} else if (json_is_string(v)) {
 		if (asprintf(&s, "\"%s\"", json_string_value(v)) < 0)
 			s = NULL;
-	} else
+	} else {
 		s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	}
 	json_decref(v);
 	return s;
 }
@@ -336,7 +337,8 @@ static size_t pair_rounds(struct iop_rs_group *g, const char *name, const struct
 	const char *id = NULL;
 	bool ok = rb && s[0].by_run && s[1].by_run && s[0].runs == n && s[1].runs == n;
 
-	ok = ok && run_rounds(g, 0, name, &id, &k, rb, n) && run_rounds(g, 1, name, &id, &k, rn, n) &&
+	ok = ok && run_rounds(g, 0, name, &id, &k, rb, n) &&
+	     run_rounds(g, 1, name, &id, &k, rn, n) &&
 	     by_round(vb, rb, n) && by_round(vn, rn, n) && (json_int_t)n % k == 0;
 	/* complete cycles of rounds: the unit of the design */
 	for (size_t i = 0; ok && i < n; i++)
@@ -469,7 +471,8 @@ static void note_untrusted(struct comparison *c, struct group_cmp *gc, const cha
 				json_array_foreach(json_object_get(rec, "untrusted"), j, r)
 					if (json_is_string(r) && rl < sizeof(reasons))
 						rl += snprintf(reasons + rl, sizeof(reasons) - rl, "%s%s",
-							       rl ? "; " : "", json_string_value(r));
+							       rl ? "; " : "",
+							       json_string_value(r));
 			}
 		}
 		if (!bad)
@@ -507,7 +510,8 @@ static int compare_group(struct comparison *c, struct group_cmp *gc, double alph
 	for (int s = 0; s < 2; s++)
 		for (size_t i = 1; i < g->n[s]; i++)
 			if (env_diff(&c->notes, g->recs[s][0], g->recs[s][i],
-				     s ? "between records of the new file" : "between records of the base file"))
+				     s ? "between records of the new file" :
+					 "between records of the base file"))
 				gc->env_differs = true;
 	ret = 0;
 out:

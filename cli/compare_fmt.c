@@ -104,7 +104,6 @@ static void print_notes(FILE *out, const struct notes *nt)
 		fprintf(out, "  ! %s\n", esc(nt->v[i]));
 }
 
-
 static int cmp_key(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -317,7 +316,8 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 		fprintf(out, "\n\n");
 		fprintf(out, "%-16s %s\n", hdr_b, hdr_n);
 		fprintf(out, "---------------- --------------------------- \n");
-		fprintf(out, "         %%stddev     %%change         %%stddev  %20s  verdict\n", ci_hdr);
+		fprintf(out,
+			"         %%stddev     %%change         %%stddev  %20s  verdict\n", ci_hdr);
 		fprintf(out, "             \\          |                \\  \n");
 		for (size_t j = 0; j < gc->nm; j++) {
 			struct metric_cmp *m = &gc->m[j];
@@ -373,9 +373,11 @@ void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o)
 		for (size_t j = 0; j < c->gc[i].nm; j++)
 			changed += c->gc[i].m[j].v == V_BETTER || c->gc[i].m[j].v == V_WORSE;
 	}
-	fprintf(out, "iopath compare, kernel %s (base) vs %s (new)\n", kernel_of(c->base), kernel_of(c->new));
+	fprintf(out, "iopath compare, kernel %s (base) vs %s (new)\n", kernel_of(c->base),
+		kernel_of(c->new));
 	print_machine(out, c->base->recs[0]);
-	fprintf(out, "Yuen's trimmed-mean test over repetitions, alpha %g; %d%% CI of the change\n", o->alpha, conf);
+	fprintf(out, "Yuen's trimmed-mean test over repetitions, alpha %g; %d%% CI of the change\n",
+		o->alpha, conf);
 
 	for (size_t i = 0; i < c->ngc; i++) {
 		struct group_cmp *gc = &c->gc[i];
@@ -411,7 +413,8 @@ void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o)
 		}
 	}
 	if (changed < total) {
-		fprintf(out, "\nNo significant change in %s%zu metric%s.\n", changed ? "the other " : "",
+		fprintf(out, "\nNo significant change in %s%zu metric%s.\n",
+			changed ? "the other " : "",
 			total - changed, total - changed == 1 ? "" : "s");
 		print_commit_mde(out, c);
 	}
@@ -455,8 +458,8 @@ json_t *comparison_json(struct comparison *c)
 					      "name", m->name, "unit", m->unit,
 					      "better", m->higher ? "higher" : "lower",
 					      "mean", m->rate ? "harmonic" : "arithmetic",
-					      "base", side_json(&m->s[0]), "new", side_json(&m->s[1]),
-					      "change", jnum(m->change),
+					      "base", side_json(&m->s[0]), "new",
+					      side_json(&m->s[1]), "change", jnum(m->change),
 					      "ci", jnum(m->ci_lo), jnum(m->ci_hi),
 					      "t", jnum(m->t), "df", jnum(m->df), "p", jnum(m->p),
 					      "verdict", verdict_json[m->v]);
@@ -469,15 +472,19 @@ json_t *comparison_json(struct comparison *c)
 				json_object_set_new(o, "why_not_tested", json_string(m->why));
 			json_array_append_new(metrics, o);
 		}
-		json_array_append_new(groups, json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o, s:s?}",
-			"bench", gc->g->bench, "params", gc->g->params,
-			"runs", "base", (json_int_t)gc->g->n[0], "new", (json_int_t)gc->g->n[1],
-			"untrusted", gc->untrusted, "env_differs", gc->env_differs,
-			"metrics", metrics, "main_metric", main_metric(gc->g)));
+		json_array_append_new(groups,
+				      json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o, s:s?}",
+						"bench", gc->g->bench, "params", gc->g->params,
+						"runs", "base", (json_int_t)gc->g->n[0],
+						"new", (json_int_t)gc->g->n[1],
+						"untrusted", gc->untrusted,
+						"env_differs", gc->env_differs, "metrics", metrics,
+						"main_metric", main_metric(gc->g)));
 	}
 	cmp = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:I}, s:o, s:o}",
-			"base", "file", c->base_path, "kernel", kernel_of(c->base), "records", (json_int_t)c->base->n,
-			"new", "file", c->new_path, "kernel", kernel_of(c->new), "records", (json_int_t)c->new->n,
-			"notes", notes, "groups", groups);
+			"base", "file", c->base_path, "kernel", kernel_of(c->base), "records",
+			(json_int_t)c->base->n,
+			"new", "file", c->new_path, "kernel", kernel_of(c->new), "records",
+			(json_int_t)c->new->n, "notes", notes, "groups", groups);
 	return cmp;
 }

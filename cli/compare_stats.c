@@ -38,15 +38,19 @@ static void set_verdict(struct metric_cmp *mc, double alpha, double diff)
  * produces (through the JSON output) without GSL.
  */
 void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
-			   double alpha, struct metric_cmp *mc)
+		    double alpha, struct metric_cmp *mc)
 {
 	const double *x[2] = { xb, xn };
 	size_t n[2] = { nb, nn };
 	double *y[2] = { NULL, NULL };
 	double a, b, va, vb, tc, den, disc, lo, hi;
 
-	mc->change = mc->ci_lo = mc->ci_hi = NAN;
-	mc->t = mc->df = mc->p = NAN;
+	mc->change = NAN;
+	mc->ci_lo = NAN;
+	mc->ci_hi = NAN;
+	mc->t = NAN;
+	mc->df = NAN;
+	mc->p = NAN;
 	mc->v = V_UNTESTED;
 	mc->why = NULL;
 	mc->paired = false;
@@ -55,7 +59,10 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 		struct side_stats *ss = &mc->s[s];
 
 		ss->n = n[s];
-		ss->mean = ss->rsd = ss->tmean = ss->tvar = NAN;
+		ss->mean = NAN;
+		ss->rsd = NAN;
+		ss->tmean = NAN;
+		ss->tvar = NAN;
 		y[s] = malloc((n[s] ? n[s] : 1) * sizeof(double));
 		if (!y[s]) {
 			mc->why = "out of memory";
@@ -63,7 +70,8 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 		}
 		for (size_t i = 0; i < n[s]; i++) {
 			if (!isfinite(x[s][i]) || (mc->rate && x[s][i] <= 0)) {
-				mc->why = mc->rate ? "a rate is zero or negative" : "a value is not finite";
+				mc->why = mc->rate ? "a rate is zero or negative" :
+						     "a value is not finite";
 				ss->mean = mc->rate ? iop_hmean(x[s], n[s]) : iop_mean(x[s], n[s]);
 				goto out;
 			}
@@ -90,7 +98,8 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 		mc->t = a == b ? 0 : copysign(INFINITY, a - b);
 		mc->df = mc->s[0].h + mc->s[1].h - 2;
 		mc->p = a == b ? 1 : 0;
-		mc->ci_lo = mc->ci_hi = mc->change;
+		mc->ci_lo = mc->change;
+		mc->ci_hi = mc->change;
 	} else {
 		mc->t = (a - b) / sqrt(va + vb);
 		mc->df = iop_welch_df(vb, mc->s[0].h, va, mc->s[1].h);
@@ -157,7 +166,8 @@ void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, 
 	mc->p = iop_paired_t_p(d, se2, h);
 	if (se2 == 0) {
 		mc->t = d == 0 ? 0 : copysign(INFINITY, d);
-		mc->ci_lo = mc->ci_hi = mc->change;
+		mc->ci_lo = mc->change;
+		mc->ci_hi = mc->change;
 	} else {
 		mc->t = d / sqrt(se2);
 		tc = gsl_cdf_tdist_Pinv(1 - alpha / 2, mc->df);
@@ -183,7 +193,8 @@ void metric_mde(struct metric_cmp *mc, double alpha)
 	if (mc->why || !(fabs(b->tmean) > 0))
 		return;
 	if (mc->paired) {
-		mc->mde = iop_mde_t(mc->pair_se2, mc->df, alpha, IOP_MDE_POWER) / fabs(mc->pair_base);
+		mc->mde = iop_mde_t(mc->pair_se2, mc->df, alpha, IOP_MDE_POWER) /
+			  fabs(mc->pair_base);
 		return;
 	}
 	if (b->tvar + n->tvar == 0) {

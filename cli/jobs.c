@@ -47,7 +47,8 @@ static void own_free(void)
 		free(owned[i]);
 	free(owned);
 	owned = NULL;
-	nowned = owned_cap = 0;
+	nowned = 0;
+	owned_cap = 0;
 }
 
 static int add_job(struct jobs *js, const struct job *j)
@@ -239,13 +240,14 @@ static int profile_setting(struct section *cur, char *l, const char *where, size
 	/* the last one won, silently: a profile says each thing once */
 	first = set_at(cur, key);
 	if (first) {
-		snprintf(why, len, "%s: %.64s set twice in this section (first on line %zu)", where, key,
-			 first);
+		snprintf(why, len, "%s: %.64s set twice in this section (first on line %zu)", where,
+			 key, first);
 		return -EINVAL;
 	}
 	if (!strcmp(key, "fs")) {
 		if (strlen(val) >= sizeof(cur->fs) || iop_fs_list_check(val, why, len)) {
-			snprintf(why, len, "%s: fs = %.64s: expected a list of ext4, xfs, none", where, val);
+			snprintf(why, len,
+				 "%s: fs = %.64s: expected a list of ext4, xfs, none", where, val);
 			return -EINVAL;
 		}
 		snprintf(cur->fs, sizeof(cur->fs), "%s", val);
@@ -256,7 +258,8 @@ static int profile_setting(struct section *cur, char *l, const char *where, size
 		struct iop_scratch_opts o = { 0 };
 		char what[256];
 
-		if (strlen(val) >= sizeof(cur->backing) || iop_parse_backing(val, &o, what, sizeof(what))) {
+		if (strlen(val) >= sizeof(cur->backing) ||
+		    iop_parse_backing(val, &o, what, sizeof(what))) {
 			snprintf(why, len, "%s: backing = %.64s: expected zram, loop, dev:/dev/X or dir:/path",
 				 where, val);
 			return -EINVAL;
@@ -267,7 +270,8 @@ static int profile_setting(struct section *cur, char *l, const char *where, size
 	}
 	if (cur->b ? !bench_param(cur->b, key) : !any_bench_param(key)) {
 		if (cur->b)
-			snprintf(why, len, "%s: %s has no parameter '%.64s'", where, cur->b->name, key);
+			snprintf(why, len, "%s: %s has no parameter '%.64s'", where,
+				 cur->b->name, key);
 		else
 			snprintf(why, len, "%s: no benchmark has a parameter '%.64s'", where, key);
 		return -EINVAL;
@@ -353,7 +357,8 @@ int iop_profile_load(const char *name, struct jobs *js, char *why, size_t len)
 			}
 			s.b = iop_bench_find(l);
 			if (!s.b) {
-				snprintf(why, len, "%s: no benchmark '%.64s' (iopath bench --list)", where, l);
+				snprintf(why, len, "%s: no benchmark '%.64s' (iopath bench --list)",
+					 where, l);
 				ret = -EINVAL;
 				break;
 			}

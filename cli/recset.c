@@ -82,7 +82,8 @@ static bool impossible(json_t *m, json_t *v)
 /* @v is the string @a or the string @b. */
 static bool is_one_of(json_t *v, const char *a, const char *b)
 {
-	return json_is_string(v) && (!strcmp(json_string_value(v), a) || !strcmp(json_string_value(v), b));
+	return json_is_string(v) &&
+	       (!strcmp(json_string_value(v), a) || !strcmp(json_string_value(v), b));
 }
 
 static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics)
@@ -180,9 +181,10 @@ static int load_one(json_t *rec, void *arg)
 /*
  * lib/record.c hands over records, not line numbers; record k is the k-th
  * line that is not blank (a blank line is either skipped by the reader or
- * an error that stops it before any later record).
+ * an error that stops it before any later record). The line numbers of
+ * the first @nrec records.
  */
-static int find_lines(struct iop_rs_file *f, size_t upto)
+static int find_lines(struct iop_rs_file *f, size_t nrec)
 {
 	struct iop_input in;
 	bool terminated;
@@ -190,15 +192,15 @@ static int find_lines(struct iop_rs_file *f, size_t upto)
 	size_t k;
 
 	free(f->lines);
-	f->lines = calloc(upto ? upto : 1, sizeof(*f->lines));
+	f->lines = calloc(nrec ? nrec : 1, sizeof(*f->lines));
 	if (!f->lines)
 		return -ENOMEM;
-	for (k = 0; k < upto; k++)
+	for (k = 0; k < nrec; k++)
 		f->lines[k] = (int)k + 1;
 	if (iop_input_open(&in, f->path, IOP_RECORD_LINE_MAX, NULL, 0))
 		return 0;
 	k = 0;
-	while (k < upto && iop_input_line(&in, &line, &terminated, NULL, 0) >= 0)
+	while (k < nrec && iop_input_line(&in, &line, &terminated, NULL, 0) >= 0)
 		if (line[strspn(line, " \t\r\n")])
 			f->lines[k++] = (int)in.lineno;
 	iop_input_close(&in);
@@ -435,7 +437,8 @@ static int check_duplicates(const struct iop_rs_group *g, int side, const char *
 			continue;
 		snprintf(why, len, "%s:%d: duplicate record: %s rep %" JSON_INTEGER_FORMAT
 			 " at %s is also line %d",
-			 path, k[i].line, g->bench, json_integer_value(json_object_get(k[i].rec, "rep")),
+			 path, k[i].line, g->bench,
+			 json_integer_value(json_object_get(k[i].rec, "rep")),
 			 json_string_value(json_object_get(k[i].rec, "time")), k[i - 1].line);
 		ret = -EINVAL;
 		break;
@@ -460,20 +463,24 @@ static int check_units(const struct iop_rs_group *g, const char *const paths[2],
 
 			json_array_foreach(json_object_get(g->recs[s][i], "metrics"), j, m) {
 				const char *name = json_string_value(json_object_get(m, "name"));
+				const char *unit = unit_of(m), *first_unit;
+				json_int_t first_side;
 
 				first = json_object_get(seen, name);
 				if (!first) {
-					json_object_set_new(seen, name, json_pack("[s, i, i]", unit_of(m), s,
-										  g->lines[s][i]));
+					first = json_pack("[s, i, i]", unit, s, g->lines[s][i]);
+					json_object_set_new(seen, name, first);
 					continue;
 				}
-				if (strcmp(json_string_value(json_array_get(first, 0)), unit_of(m))) {
+				first_unit = json_string_value(json_array_get(first, 0));
+				first_side = json_integer_value(json_array_get(first, 1));
+				if (strcmp(first_unit, unit)) {
 					snprintf(why, len,
 						 "%s:%d: metric \"%s\" of %s in \"%s\", but %s:%d has \"%s\"",
-						 paths[s], g->lines[s][i], name, g->bench, unit_of(m),
-						 paths[json_integer_value(json_array_get(first, 1))],
+						 paths[s], g->lines[s][i], name, g->bench, unit,
+						 paths[first_side],
 						 (int)json_integer_value(json_array_get(first, 2)),
-						 json_string_value(json_array_get(first, 0)));
+						 first_unit);
 					ret = -EINVAL;
 					break;
 				}

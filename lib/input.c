@@ -129,7 +129,7 @@ ssize_t iop_input_line(struct iop_input *in, char **line, bool *terminated,
 	}
 	in->lineno++;
 	*line = in->buf + in->pos;
-	*terminated = nl != NULL;
+	*terminated = !!nl;
 	(*line)[n] = '\0';
 	in->pos += (size_t)n + (nl ? 1 : 0);
 	return n;

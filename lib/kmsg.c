@@ -39,6 +39,7 @@
 static const char *const bad_patterns[] = {
 #include "kmsg_patterns.h"
 };
+
 #undef IOP_KMSG_ANYWHERE
 #undef IOP_KMSG_WORD
 #undef IOP_KMSG_LINE_START
@@ -49,6 +50,7 @@ static const char *const bad_patterns[] = {
 static const char *const bad_words[] = {
 #include "kmsg_patterns.h"
 };
+
 #undef IOP_KMSG_ANYWHERE
 #undef IOP_KMSG_WORD
 #undef IOP_KMSG_LINE_START
@@ -59,6 +61,7 @@ static const char *const bad_words[] = {
 static const char *const bad_starts[] = {
 #include "kmsg_patterns.h"
 };
+
 #undef IOP_KMSG_ANYWHERE
 #undef IOP_KMSG_WORD
 #undef IOP_KMSG_LINE_START

@@ -205,13 +205,15 @@ static bool check_position(struct iop_map_verdict *v, unsigned int k,
  */
 static bool check_extent(struct iop_map_verdict *v, unsigned int k,
 			 const struct iop_map_event *d, const struct iop_map_event *s,
-			 const struct iop_map_extent *e, uint64_t pos, uint64_t rend, uint64_t *jend)
+			 const struct iop_map_extent *e, uint64_t pos,
+			 uint64_t rend, uint64_t *jend)
 {
 	uint64_t dend = end_of(d->offset, d->length);
 	uint16_t mask;
 
 	if (e->srcmap && !s)
-		return reject(v, "mapping %u at 0x%" PRIx64 ": shared extent without srcmap", k, pos);
+		return reject(v,
+			      "mapping %u at 0x%" PRIx64 ": shared extent without srcmap", k, pos);
 	if (!e->srcmap && s)
 		return reject(v, "mapping %u at 0x%" PRIx64 ": leftover srcmap [0x%" PRIx64 ",+0x%" PRIx64 ") %s on an unshared extent",
 			      k, pos, s->offset, s->length, iop_map_type_name(s->type));
@@ -241,7 +243,8 @@ static bool check_extent(struct iop_map_verdict *v, unsigned int k,
 		return reject(v, "mapping %u at 0x%" PRIx64 ": flags 0x%x, extent expects 0x%x (mask 0x%x)",
 			      k, pos, d->flags, e->flags & mask, mask);
 	if (d->flags & IOP_IOMAP_F_STALE)
-		return reject(v, "mapping %u at 0x%" PRIx64 ": STALE flag in a fresh mapping", k, pos);
+		return reject(v,
+			      "mapping %u at 0x%" PRIx64 ": STALE flag in a fresh mapping", k, pos);
 	if (s && s->type != IOP_IOMAP_MAPPED)
 		return reject(v, "mapping %u at 0x%" PRIx64 ": srcmap type %s, expected MAPPED",
 			      k, pos, iop_map_type_name(s->type));
@@ -295,7 +298,8 @@ bool iop_mapcheck(const struct iop_map_event *ev, size_t n,
 		return reject(v, "%u iomap_iter calls for %u mappings (expected %u)",
 			      v->iters, v->mappings, v->mappings + 1);
 	if (ev[0].offset != start)
-		return reject(v, "first iomap_iter at pos 0x%" PRIx64 ", range starts at 0x%" PRIx64,
+		return reject(v,
+			      "first iomap_iter at pos 0x%" PRIx64 ", range starts at 0x%" PRIx64,
 			      ev[0].offset, start);
 
 	for (i = 1; i < n; k++) {
@@ -312,7 +316,8 @@ bool iop_mapcheck(const struct iop_map_event *ev, size_t n,
 		if (i >= n || ev[i].kind != IOP_MAP_ITER)
 			return reject(v, "mapping %u is not followed by iomap_iter", k);
 		if (d->ino != ev[0].ino || it->ino != ev[0].ino)
-			return reject(v, "mapping %u: inode 0x%" PRIx64 " in a loop over 0x%" PRIx64,
+			return reject(v,
+				      "mapping %u: inode 0x%" PRIx64 " in a loop over 0x%" PRIx64,
 				      k, d->ino, ev[0].ino);
 		if (!check_position(v, k, d, pos, rend))
 			return false;

@@ -288,7 +288,8 @@ int iop_out_check(const char *final, char *why, size_t len)
 	if (access(dir, W_OK | X_OK)) {
 		int err = errno;
 
-		iop_why(why, len, "%s: directory %s is not writable: %s", final, dir, strerror(err));
+		iop_why(why, len, "%s: directory %s is not writable: %s", final,
+			dir, strerror(err));
 		return -err;
 	}
 	return 0;
@@ -310,9 +311,10 @@ int iop_out_unique(const char *dir, const char *prefix, const char *suffix, cons
 
 		if (n > 1)
 			snprintf(num, sizeof(num), "-%d", n);
-		w = snprintf(out, len, "%s/%s-%s-%d%s%s", dir, prefix, stamp, (int)getpid(), num, suffix);
-		if (w < 0 || (size_t)w >= len || (size_t)w - strlen(suffix) + (also ? strlen(also) : 0) >=
-		    sizeof(other))
+		w = snprintf(out, len, "%s/%s-%s-%d%s%s", dir, prefix, stamp,
+			     (int)getpid(), num, suffix);
+		if (w < 0 || (size_t)w >= len ||
+		    (size_t)w - strlen(suffix) + (also ? strlen(also) : 0) >= sizeof(other))
 			return -ENAMETOOLONG;
 		fd = open(out, CREATE_FLAGS, 0644);
 		if (fd < 0) {

@@ -29,6 +29,7 @@ struct iop_placement {
 	int node;		/* NUMA node of the CPU it is running on now */
 	int cpu;		/* sched_getcpu() */
 };
+
 int iop_placement_read(struct iop_placement *p);
 
 /* NUMA node of a block device ("nvme0n1" or "/dev/nvme0n1"); -1 if none. */

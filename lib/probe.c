@@ -141,7 +141,8 @@ static int probe_page_cache(bool cachestat, char *why, size_t len)
 		ret = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	close(fd);
 	if (ret)
-		iop_why(why, len, "%s: %s", cachestat ? "cachestat" : "posix_fadvise", strerror(ret));
+		iop_why(why, len, "%s: %s",
+			cachestat ? "cachestat" : "posix_fadvise", strerror(ret));
 	return !ret;
 }
 

@@ -713,7 +713,8 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 		/* jansson would stop at a NUL and accept what came before. */
 		if (memchr(line, '\0', n)) {
 			iop_why(why, len, "%s:%zu: not JSON: NUL byte at column %zu",
-				path, in.lineno, (size_t)((char *)memchr(line, '\0', n) - line) + 1);
+				path, in.lineno,
+				(size_t)((char *)memchr(line, '\0', n) - line) + 1);
 			ret = -EINVAL;
 			break;
 		}
@@ -725,8 +726,10 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 			 * copy or a full disk leaves behind: say so, rather
 			 * than quote the parser.
 			 */
-			if (json_error_code(&err) == json_error_premature_end_of_input || !terminated)
-				iop_why(why, len, "%s:%zu: truncated line (%s)", path, in.lineno, err.text);
+			if (json_error_code(&err) == json_error_premature_end_of_input ||
+			    !terminated)
+				iop_why(why, len, "%s:%zu: truncated line (%s)", path,
+					in.lineno, err.text);
 			else
 				iop_why(why, len, "%s:%zu: not JSON: %s at column %d",
 					path, in.lineno, err.text, err.column);

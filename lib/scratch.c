@@ -122,7 +122,8 @@ int iop_parse_backing(const char *s, struct iop_scratch_opts *o, char *why, size
 		return 0;
 	if ((!strcmp(s, "zram") || !strcmp(s, "loop"))) {
 		o->backing = strcmp(s, "zram") ? IOP_BACKING_LOOP : IOP_BACKING_ZRAM;
-		o->device = o->dir = NULL;
+		o->device = NULL;
+		o->dir = NULL;
 		return 0;
 	}
 	if (path && path[1] == '/' && !strchr(path, '\n')) {
@@ -178,7 +179,8 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 	}
 	if (dev) {
 		if (dev[0] != '/') {
-			iop_why(why, len, "IOPATH_SCRATCH_DEV=%s: expected an absolute /dev path", dev);
+			iop_why(why, len,
+				"IOPATH_SCRATCH_DEV=%s: expected an absolute /dev path", dev);
 			return -EINVAL;
 		}
 		n.backing = IOP_BACKING_DEVICE;
@@ -431,19 +433,15 @@ static void scratch_to_state(const struct iop_scratch *s, struct sstate *st)
 	proc_stat(st->owner, &st->owner_start, NULL);
 	st->guardian = s->guardian;
 	st->zram = s->zram_id;
-	switch (s->backing) {
-	case IOP_BACKING_DIR:
+	if (s->backing == IOP_BACKING_DIR) {
 		s_cpy(st->dir, sizeof(st->dir), s->mnt);
-		break;
-	case IOP_BACKING_LOOP:
-		s_cpy(st->loop, sizeof(st->loop), s->dev);
-		/* fall through */
-	default:
-		s_cpy(st->dev, sizeof(st->dev), s->dev);
-		s_cpy(st->mnt, sizeof(st->mnt), s->mnt);
-		s_cpy(st->img, sizeof(st->img), s->img);
-		break;
+		return;
 	}
+	if (s->backing == IOP_BACKING_LOOP)
+		s_cpy(st->loop, sizeof(st->loop), s->dev);
+	s_cpy(st->dev, sizeof(st->dev), s->dev);
+	s_cpy(st->mnt, sizeof(st->mnt), s->mnt);
+	s_cpy(st->img, sizeof(st->img), s->img);
 }
 
 /* In the guardian, once the owner is gone: undo what the state file of @id lists. */
@@ -513,7 +511,8 @@ static int create_check(const struct iop_scratch_opts *o, enum iop_backing *back
 									IOP_BACKING_LOOP;
 	if ((*backing == IOP_BACKING_ZRAM || *backing == IOP_BACKING_LOOP) &&
 	    !strcmp(o->fstype, "xfs") && size < XFS_MIN_SIZE) {
-		iop_why(why, len, "XFS needs at least 300 MiB, not %llu bytes", (unsigned long long)size);
+		iop_why(why, len, "XFS needs at least 300 MiB, not %llu bytes",
+			(unsigned long long)size);
 		return -EINVAL;
 	}
 	if (o->sector_size && (*backing != IOP_BACKING_LOOP || o->sector_size < 512 ||
@@ -618,7 +617,9 @@ static int state_begin(struct iop_scratch *s, struct sstate *st, char *why, size
 
 	scratch_to_state(s, st);
 	/* The device, loop and zram fields are recorded once they exist. */
-	st->dev[0] = st->loop[0] = st->img[0] = '\0';
+	st->dev[0] = '\0';
+	st->loop[0] = '\0';
+	st->img[0] = '\0';
 	if (s->backing == IOP_BACKING_DEVICE)
 		s_cpy(st->dev, sizeof(st->dev), s->dev);
 	ret = state_write(st);
@@ -713,7 +714,8 @@ int iop_scratch_create(const struct iop_scratch_opts *o, struct iop_scratch **ou
 		return ret;
 	}
 	if (backing == IOP_BACKING_DIR)
-		snprintf(s->mnt, sizeof(s->mnt), "%s/iopath-%s", strcmp(real, "/") ? real : "", s->id);
+		snprintf(s->mnt, sizeof(s->mnt), "%s/iopath-%s",
+			 strcmp(real, "/") ? real : "", s->id);
 	else
 		snprintf(s->mnt, sizeof(s->mnt), MNT_DIR "/%s", s->id);
 	if (backing == IOP_BACKING_DEVICE)

@@ -60,7 +60,8 @@ static int cleanup_states(bool all, struct undo_ctx *c)
 			long pid = id_pid(d->d_name + 1);
 			char path[PATH_MAX];
 
-			if (d->d_name[1] && strstr(d->d_name, ".tmp") && pid && (all || !pid_alive(pid, 0))) {
+			if (d->d_name[1] && strstr(d->d_name, ".tmp") && pid &&
+			    (all || !pid_alive(pid, 0))) {
 				snprintf(path, sizeof(path), STATE_DIR "/%s", d->d_name);
 				unlink(path);
 			}
@@ -159,7 +160,8 @@ static int cleanup_mounts(bool all, struct undo_ctx *c)
 		long pid = id_pid(d->d_name);
 		char path[PATH_MAX];
 
-		if (d->d_name[0] == '.' || state_exists(d->d_name) || (!all && pid && pid_alive(pid, 0)))
+		if (d->d_name[0] == '.' || state_exists(d->d_name) ||
+		    (!all && pid && pid_alive(pid, 0)))
 			continue;
 		snprintf(path, sizeof(path), MNT_DIR "/%s", d->d_name);
 		rmdir(path);	/* fails harmlessly while something is mounted there */
@@ -200,8 +202,10 @@ static int cleanup_loops(bool all, struct undo_ctx *c)
 		}
 		name = (const char *)info.lo_file_name;
 		if (s_prefix(name, LOOP_TAG)) {
-			snprintf(id, sizeof(id), "%.*s", (int)strnlen(name + strlen(LOOP_TAG),
-				 LO_NAME_SIZE - strlen(LOOP_TAG)), name + strlen(LOOP_TAG));
+			const char *tag = name + strlen(LOOP_TAG);
+
+			snprintf(id, sizeof(id), "%.*s",
+				 (int)strnlen(tag, LO_NAME_SIZE - strlen(LOOP_TAG)), tag);
 		} else if (s_prefix(backing, IMG_DIR "/")) {
 			s_cpy(id, sizeof(id), backing + strlen(IMG_DIR "/"));
 			id[strcspn(id, ". ")] = '\0';

@@ -146,7 +146,8 @@ int do_mount(struct iop_scratch *s, char *why, size_t len)
 	if (ret == -ENODEV)
 		iop_why(why, len, "mount -t %s: filesystem not in this kernel", s->fstype);
 	else
-		iop_why(why, len, "mount -t %s %s %s: %s", s->fstype, s->dev, s->mnt, strerror(-ret));
+		iop_why(why, len, "mount -t %s %s %s: %s", s->fstype, s->dev, s->mnt,
+			strerror(-ret));
 	return ret == -ENODEV ? -EOPNOTSUPP : ret;
 }
 

@@ -130,7 +130,8 @@ static inline unsigned int iop_hist_index(uint64_t v)
 		return (unsigned int)v;
 	msb = 63 - (unsigned int)__builtin_clzll(v);
 	shift = msb - IOP_HIST_SUB_BITS;
-	return ((shift + 1) << IOP_HIST_SUB_BITS) + (unsigned int)((v >> shift) & ((1u << IOP_HIST_SUB_BITS) - 1));
+	return ((shift + 1) << IOP_HIST_SUB_BITS) +
+	       (unsigned int)((v >> shift) & ((1u << IOP_HIST_SUB_BITS) - 1));
 }
 
 static inline void iop_hist_add(struct iop_hist *h, uint64_t v)
@@ -325,7 +326,8 @@ struct iop_rep {
 	int nsamples;
 	double *rate[IOP_MAX_PHASES];	/* ops/s per interval, per phase */
 	double *ns_per_op[IOP_MAX_PHASES];	/* wall clock */
-	double *cpu_ns_per_op[IOP_MAX_PHASES];	/* the workers' own CPU time: robust to preemption */
+	/* the workers' own CPU time: robust to preemption */
+	double *cpu_ns_per_op[IOP_MAX_PHASES];
 	uint64_t ops[IOP_MAX_PHASES];	/* over the whole repetition */
 	double usr_ns_per_op, sys_ns_per_op;
 	double on_cpu_pct;			/* worker CPU time / wall time */
@@ -355,6 +357,7 @@ struct iop_fio_job {
 	char store[32][160];	/* backing storage for formatted arguments */
 	int nstore;
 };
+
 /* Append a formatted argument to a fio job. */
 void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
@@ -362,7 +365,8 @@ void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...) __attribute__((for
  * of ramp, @runtime_ms ms, no per-I/O clock reads unless @lat; its IOPS
  * under @ddir compare with our phase @phase.
  */
-void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime_ms, const char *ddir, int phase);
+void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime_ms,
+			const char *ddir, int phase);
 /* Free the run's job (r->priv, set to NULL), first unlinking @path when @created. */
 void iop_job_free(struct iop_run *r, const char *path, bool created);
 
@@ -422,7 +426,7 @@ const struct iop_bench *iop_bench_find(const char *name);
 #define IOP_BENCH(_b)							\
 	static void __attribute__((constructor)) iop_bench_reg_##_b(void) \
 	{								\
-		iop_bench_register(&_b);				\
+		iop_bench_register(&(_b));				\
 	}
 
 /* Parameters every benchmark takes (cpus, reps, runtime, ...). */
@@ -433,7 +437,8 @@ extern const struct iop_metric iop_common_metrics[];
 extern const struct iop_metric iop_latency_metrics[];
 #define IOP_METRIC_TABLES	3
 /* @b's metric tables, its own first: fills @tables, returns how many. */
-int iop_metric_tables(const struct iop_bench *b, const struct iop_metric *tables[IOP_METRIC_TABLES]);
+int iop_metric_tables(const struct iop_bench *b,
+		      const struct iop_metric *tables[IOP_METRIC_TABLES]);
 
 /* Print the parameter table of @b (common parameters too) to @f. */
 void iop_bench_usage(const struct iop_bench *b, FILE *f);
@@ -493,6 +498,7 @@ struct iop_precision {
 	const char *stopped;	/* "target", "time_budget", "max_reps" */
 	int reps;
 };
+
 /*
  * Whether another repetition is due after @done of them, whose main metric
  * values are @main, the first started at @t0 (iop_now_ns). Fills @p.

@@ -31,7 +31,8 @@ void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...)
 	j->argv[j->argc] = NULL;
 }
 
-void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime_ms, const char *ddir, int phase)
+void iop_fio_time_based(struct iop_fio_job *j, bool lat, int runtime_ms,
+			const char *ddir, int phase)
 {
 	if (!lat)
 		iop_fio_arg(j, "--gtod_reduce=1");

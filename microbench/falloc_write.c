@@ -40,7 +40,8 @@ static const struct iop_param fw_params[] = {
 	{ "prealloc", IOP_P_ENUM, "posix", 0, 0, "posix|none",
 	  "lay the file out with posix_fallocate first (fio fallocate=posix) or not" },
 	{ "bs", IOP_P_SIZE, "4k", 512, 1ull << 30, NULL, "bytes per fallocate call" },
-	{ "size", IOP_P_SIZE, "1g", 1 << 20, 1ull << 44, NULL, "file size; offsets wrap at the end" },
+	{ "size", IOP_P_SIZE, "1g", 1 << 20, 1ull << 44, NULL,
+	  "file size; offsets wrap at the end" },
 	{ "lat", IOP_P_BOOL, "1", 0, 1, NULL, "latency percentiles (one clock read per call)" },
 	{ .name = NULL }
 };
@@ -80,8 +81,8 @@ static int fw_requires(struct iop_run *r, char *why, size_t len)
 	}
 	if (fallocate(fd, mode, 0, 65536)) {
 		ret = -errno;
-		snprintf(why, len, "falloc_write: %s: fallocate mode %#x: %s", r->fstype ? r->fstype : r->dir,
-			 mode, strerror(errno));
+		snprintf(why, len, "falloc_write: %s: fallocate mode %#x: %s",
+			 r->fstype ? r->fstype : r->dir, mode, strerror(errno));
 	}
 	close(fd);
 	unlink(path);
@@ -135,8 +136,8 @@ static int fw_warm(struct iop_run *r, char *why, size_t len)
 	if (j->prealloc) {
 		ret = -posix_fallocate(j->fd, 0, (off_t)j->size);
 		if (ret) {
-			snprintf(why, len, "falloc_write: posix_fallocate(%s, 0, %llu): %s", j->path,
-				 (unsigned long long)j->size, strerror(-ret));
+			snprintf(why, len, "falloc_write: posix_fallocate(%s, 0, %llu): %s",
+				 j->path, (unsigned long long)j->size, strerror(-ret));
 			return ret == -ENOSPC ? -ENOSPC : ret;
 		}
 		return 0;
@@ -153,8 +154,10 @@ static __attribute__((noinline)) int fw_fail(struct iop_worker *w, const struct 
 {
 	int err = errno;
 
-	snprintf(w->why, sizeof(w->why), "falloc_write: %s(%.160s, mode %#x, off %llu, len %llu): %s", call,
-		 j->path, j->mode, (unsigned long long)off, (unsigned long long)j->bs, strerror(err));
+	snprintf(w->why, sizeof(w->why),
+		 "falloc_write: %s(%.160s, mode %#x, off %llu, len %llu): %s", call,
+		 j->path, j->mode, (unsigned long long)off,
+		 (unsigned long long)j->bs, strerror(err));
 	return -err;
 }
 
@@ -224,7 +227,8 @@ static int fw_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 static int fw_fio(const struct iop_run *r, struct iop_fio_job *f, int runtime_ms)
 {
 	const struct fw_job *j = r->priv;
-	const char *ddir = j->mode == 0 ? "write" : j->mode == FALLOC_FL_KEEP_SIZE ? "read" : "trim";
+	const char *ddir = j->mode == 0 ? "write" :
+			   j->mode == FALLOC_FL_KEEP_SIZE ? "read" : "trim";
 
 	if (!j->prealloc)	/* fio would lay the file out by writing it */
 		return -EOPNOTSUPP;
@@ -259,4 +263,5 @@ static struct iop_bench falloc_write = {
 	.teardown = fw_teardown,
 	.fio = fw_fio,
 };
+
 IOP_BENCH(falloc_write)

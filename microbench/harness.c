@@ -235,8 +235,8 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 		goto out_skip;
 	if (r->nworkers < 1 || r->nworkers > IOP_MAX_WORKERS || r->nphases < 1 ||
 	    r->nphases > IOP_MAX_PHASES) {
-		snprintf(why, len, "%s: setup asked for %d workers, %d phases", b->name, r->nworkers,
-			 r->nphases);
+		snprintf(why, len, "%s: setup asked for %d workers, %d phases", b->name,
+			 r->nworkers, r->nphases);
 		ret = -EINVAL;
 		goto out_teardown;
 	}

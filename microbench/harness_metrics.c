@@ -66,8 +66,8 @@ int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
 			for (size_t i = 0; i < n; i++)
 				if (isfinite(samples[i]))
 					fin[k++] = samples[i];
-			ret = k ? iop_record_add_metric(rec, m->name, m->unit, m->better, m->is_rate,
-							fin, k) : 0;
+			ret = k ? iop_record_add_metric(rec, m->name, m->unit, m->better,
+							m->is_rate, fin, k) : 0;
 			free(fin);
 			return ret;
 		}

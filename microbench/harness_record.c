@@ -18,7 +18,7 @@
 #include "iopath.h"
 
 int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
-		       struct rep_result *res, json_t **out, double *primary)
+		struct rep_result *res, json_t **out, double *primary)
 {
 	struct iop_env_info info = { 0 };
 	char cpus[256];
@@ -60,7 +60,7 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 	info.mount_opts = o->mount_opts;
 	info.cpus = cpus;
 	{
-		/* the record's env.placement describes the calling thread: be where the workers are */
+		/* the record's env.placement describes the calling thread: be with the workers */
 		cpu_set_t mine;
 
 		sched_getaffinity(0, sizeof(mine), &mine);
@@ -107,7 +107,8 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		if (inj && r->w[0]->inject_probe) {
 			double f = iop_inject_probe_take(r->w[0]);
 
-			json_object_set_new(inj, "in_context", isfinite(f) ? json_real(f) : json_null());
+			json_object_set_new(inj, "in_context",
+					    isfinite(f) ? json_real(f) : json_null());
 		}
 		json_object_set_new(run, "inject", inj);
 	}

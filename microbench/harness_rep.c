@@ -65,7 +65,8 @@ static void cpu_acct_read(struct cpu_acct *a)
 	if (p) {
 		unsigned long ut = 0, st = 0;
 
-		if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
+		if (sscanf(p + 2,
+			   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
 			a->self = ut + st;
 	}
 }
@@ -124,7 +125,8 @@ static int sample_one_phase(struct pool *pool, struct iop_run *r, int nsamples, 
 	int ret = 0;
 
 	pool_command(pool, r, CMD_RUN, 0);
-	t0 = prev_t = iop_now_ns();
+	t0 = iop_now_ns();
+	prev_t = t0;
 	prev_ops = sum_ops(r);
 	prev_cpu = workers_cpu_ns(pool, r);
 	for (int s = 0; s < nsamples; s++) {
@@ -204,7 +206,8 @@ static int sample_phases(struct pool *pool, struct iop_run *r, int nsamples,
 			sum->all_ops += ops;
 			res->rep.ops[p] += ops;
 			res->rep.rate[p][s] = dt ? (double)ops * 1e9 / (double)dt : 0;
-			res->rep.ns_per_op[p][s] = ops ? (double)dt * r->nworkers / (double)ops : NAN;
+			res->rep.ns_per_op[p][s] = ops ? (double)dt * r->nworkers / (double)ops :
+						   NAN;
 			if (!ret)
 				ret = pool_error(r, why, len);
 			if (ret)
@@ -242,12 +245,13 @@ static void rep_trust(struct iop_run *r, struct rep_result *res, const struct cp
 		struct iop_worker *w = r->w[i];
 
 		json_array_append_new(res->placement,
-			json_pack("{s:i, s:i, s:i, s:s, s:I}", "worker", i, "cpu", w->cpu,
-				  "cpu_seen", w->cpu_seen_end, "affinity", w->affinity,
-				  "nivcsw", (json_int_t)w->nivcsw));
+				      json_pack("{s:i, s:i, s:i, s:s, s:I}", "worker", i,
+						"cpu", w->cpu, "cpu_seen", w->cpu_seen_end,
+						"affinity", w->affinity,
+						"nivcsw", (json_int_t)w->nivcsw));
 		if (w->cpu_seen_start != w->cpu || w->cpu_seen_end != w->cpu)
-			note_untrusted(res, "worker %d pinned to CPU %d ran on CPU %d/%d", i, w->cpu,
-				       w->cpu_seen_start, w->cpu_seen_end);
+			note_untrusted(res, "worker %d pinned to CPU %d ran on CPU %d/%d", i,
+				       w->cpu, w->cpu_seen_start, w->cpu_seen_end);
 	}
 }
 
@@ -320,8 +324,10 @@ void drop_first(struct iop_run *r, struct rep_result *res)
 
 	for (int p = 0; p < r->nphases; p++) {
 		memmove(res->rep.rate[p], res->rep.rate[p] + 1, (size_t)n * sizeof(double));
-		memmove(res->rep.ns_per_op[p], res->rep.ns_per_op[p] + 1, (size_t)n * sizeof(double));
-		memmove(res->rep.cpu_ns_per_op[p], res->rep.cpu_ns_per_op[p] + 1, (size_t)n * sizeof(double));
+		memmove(res->rep.ns_per_op[p], res->rep.ns_per_op[p] + 1,
+			(size_t)n * sizeof(double));
+		memmove(res->rep.cpu_ns_per_op[p], res->rep.cpu_ns_per_op[p] + 1,
+			(size_t)n * sizeof(double));
 	}
 	res->rep.nsamples = n;
 }

@@ -97,8 +97,8 @@ static void *worker_main(void *arg)
 	w->tid = (unsigned long)syscall(SYS_gettid);
 	ret = iop_pin_self(w->cpu, true);
 	if (ret) {
-		snprintf(w->why, sizeof(w->why), "cannot pin worker %d to CPU %d: %s", w->idx, w->cpu,
-			 strerror(-ret));
+		snprintf(w->why, sizeof(w->why), "cannot pin worker %d to CPU %d: %s", w->idx,
+			 w->cpu, strerror(-ret));
 	} else if (b->worker_init) {
 		ret = b->worker_init(w, w->why, sizeof(w->why));
 	}
@@ -204,7 +204,8 @@ int pool_error(struct iop_run *r, char *why, size_t len)
 			if (w->why[0])
 				snprintf(why, len, "%s", w->why);
 			else
-				snprintf(why, len, "worker %d on CPU %d: %s", i, w->cpu, strerror(-w->err));
+				snprintf(why, len, "worker %d on CPU %d: %s", i, w->cpu,
+					 strerror(-w->err));
 			return w->err < 0 ? w->err : -EIO;
 		}
 	}

@@ -42,10 +42,12 @@
 #include "uring_worker.h"
 
 static const struct iop_param rv_params[] = {
-	{ "source", IOP_P_ENUM, "zero", 0, 0, "zero|file", "/dev/zero, or a page-cached file on the scratch fs" },
+	{ "source", IOP_P_ENUM, "zero", 0, 0, "zero|file",
+	  "/dev/zero, or a page-cached file on the scratch fs" },
 	{ "bs", IOP_P_SIZE, "4k", 1, 1 << 20, NULL, "bytes per call" },
 	{ "size", IOP_P_SIZE, "1m", 4096, 1ull << 32, NULL, "file size for source=file" },
-	{ "bare", IOP_P_BOOL, "1", 0, 1, NULL, "also time bare loops of read/readv (harness overhead)" },
+	{ "bare", IOP_P_BOOL, "1", 0, 1, NULL,
+	  "also time bare loops of read/readv (harness overhead)" },
 	{ "clock", IOP_P_ENUM, "cpu", 0, 0, "cpu|wall",
 	  "ns per call from the thread's CPU time (robust to preemption) or wall time" },
 	{ "calls", IOP_P_ENUM, "all", 0, 0, "all|read_readv|readv",
@@ -79,6 +81,7 @@ static const char *const rv_phase_names[PH_MAX] = {
 static const char *const rv_ns_names[PH_MAX] = {
 	"read_ns", "readv_ns", "preadv2_ns", "uring_ns", "bare_read_ns", "bare_readv_ns",
 };
+
 static const char *const rv_floor_names[PH_BARE_READ] = {
 	"read_ns_floor", "readv_ns_floor", "preadv2_ns_floor", "uring_ns_floor",
 };
@@ -166,7 +169,8 @@ static int rv_setup(struct iop_run *r, char *why, size_t len)
 		fd = open(j->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			ret = -errno;
-			snprintf(why, len, "read_vs_readv: create %s: %s", j->path, strerror(errno));
+			snprintf(why, len, "read_vs_readv: create %s: %s", j->path,
+				 strerror(errno));
 			free(j);
 			return ret;
 		}
@@ -207,7 +211,8 @@ static int rv_worker_init(struct iop_worker *w, char *why, size_t len)
 	if (!t)
 		return -ENOMEM;
 	w->priv = t;
-	ret = iop_uring_worker_open(&t->u, "read_vs_readv", j->path, O_RDONLY | O_CLOEXEC, why, len);
+	ret = iop_uring_worker_open(&t->u, "read_vs_readv", j->path,
+				    O_RDONLY | O_CLOEXEC, why, len);
 	if (ret)
 		return ret;
 	if (posix_memalign((void **)&t->u.buf, 4096, j->bs))
@@ -481,4 +486,5 @@ static struct iop_bench read_vs_readv = {
 	.teardown = rv_teardown,
 	.fio = rv_fio,
 };
+
 IOP_BENCH(read_vs_readv)

@@ -433,8 +433,10 @@ void iop_precision_record(const struct iop_run *r, const struct iop_precision *p
 		return;
 	json_array_foreach(recs, i, rec)
 		json_object_set_new(json_object_get(rec, "run"), "precision",
-				    json_pack("{s:f, s:o, s:s?, s:i}", "target_ci_pct", p->target_pct,
-					      "ci_pct", isfinite(p->ci_pct) ? json_real(p->ci_pct) : json_null(),
+				    json_pack("{s:f, s:o, s:s?, s:i}",
+					      "target_ci_pct", p->target_pct,
+					      "ci_pct", isfinite(p->ci_pct) ? json_real(p->ci_pct) :
+									  json_null(),
 					      "stopped", p->stopped, "reps", p->reps));
 	if (!quiet)
 		fprintf(stderr, "iopath: bench %s: %d reps, 95%% CI of %s +-%.2f%% (target %g%%): %s\n",

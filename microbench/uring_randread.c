@@ -39,11 +39,13 @@
 #define UR_HUGE	(2u << 20)	/* a transparent huge page on x86-64 */
 
 static const struct iop_param ur_params[] = {
-	{ "size", IOP_P_SIZE, "1g", 1 << 20, 1ull << 40, NULL, "file size (random offsets span it)" },
+	{ "size", IOP_P_SIZE, "1g", 1 << 20, 1ull << 40, NULL,
+	  "file size (random offsets span it)" },
 	{ "bs", IOP_P_SIZE, "4k", 512, 1 << 20, NULL, "block size (t/io_uring -b)" },
 	{ "depth", IOP_P_U64, "128", 1, 4096, NULL, "queue depth per thread (-d)" },
 	{ "submit", IOP_P_U64, "32", 1, 4096, NULL, "submit batch (-s)" },
-	{ "complete", IOP_P_U64, "32", 1, 4096, NULL, "completion batch once the ring is full (-c)" },
+	{ "complete", IOP_P_U64, "32", 1, 4096, NULL,
+	  "completion batch once the ring is full (-c)" },
 	{ "fixedbufs", IOP_P_BOOL, "1", 0, 1, NULL, "registered buffer, READ_FIXED (-B)" },
 	{ "regfiles", IOP_P_BOOL, "1", 0, 1, NULL, "registered file (-F)" },
 	{ "regring", IOP_P_BOOL, "1", 0, 1, NULL, "registered ring fd (-X)" },
@@ -52,10 +54,12 @@ static const struct iop_param ur_params[] = {
 	{ "poll", IOP_P_BOOL, "0", 0, 1, NULL, "IORING_SETUP_IOPOLL (-p)" },
 	{ "poll_fallback", IOP_P_BOOL, "0", 0, 1, NULL,
 	  "with poll=1 on a device without poll queues: run interrupt-driven instead of failing" },
-	{ "threads", IOP_P_U64, "1", 1, IOP_MAX_WORKERS, NULL, "threads, one ring each, pinned in turn to cpus= (-n)" },
-	{ "lat", IOP_P_BOOL, "0", 0, 1, NULL, "latency percentiles, one clock read per batch (-t)" },
+	{ "threads", IOP_P_U64, "1", 1, IOP_MAX_WORKERS, NULL,
+	  "threads, one ring each, pinned in turn to cpus= (-n)" },
+	{ "lat", IOP_P_BOOL, "0", 0, 1, NULL,
+	  "latency percentiles, one clock read per batch (-t)" },
 	{ "keep_file", IOP_P_BOOL, "0", 0, 1, NULL,
-	  "leave the file on the scratch filesystem: the next run of the same size reads the same blocks" },
+	  "keep the file on the scratch fs: the next run of this size reads the same blocks" },
 	{ .name = NULL }
 };
 
@@ -135,7 +139,8 @@ static int ur_setup(struct iop_run *r, char *why, size_t len)
 	if (fstat(fd, &st) || (uint64_t)st.st_size != j->size) {
 		ret = ftruncate(fd, 0) ? -errno : iop_fill_file(fd, j->size);
 		if (ret) {
-			snprintf(why, len, "uring_randread: filling %s: %s", j->path, strerror(-ret));
+			snprintf(why, len, "uring_randread: filling %s: %s", j->path,
+				 strerror(-ret));
 			close(fd);
 			unlink(j->path);
 			free(j);
@@ -335,12 +340,14 @@ static int ur_worker_init(struct iop_worker *w, char *why, size_t len)
 	for (unsigned int i = 0; i < j->depth; i++)
 		t->free[t->nfree++] = i;
 	ret = iop_uring_worker_open(&t->u, "uring_randread", j->path,
-				    O_RDONLY | O_CLOEXEC | O_NOATIME | (j->direct ? O_DIRECT : 0), why, len);
+				    O_RDONLY | O_CLOEXEC | O_NOATIME | (j->direct ? O_DIRECT : 0),
+				    why, len);
 	if (ret)
 		return ret;
 	ret = ur_ring_init(t, j, j->poll);
 	if (ret) {
-		snprintf(why, len, "uring_randread: io_uring_queue_init(%u): %s", j->depth, strerror(-ret));
+		snprintf(why, len, "uring_randread: io_uring_queue_init(%u): %s", j->depth,
+			 strerror(-ret));
 		return ret;
 	}
 	if (j->fixedbufs) {
@@ -456,7 +463,8 @@ static int ur_reap(struct iop_worker *w, struct ur_thread *t, const struct ur_jo
 					 "uring_randread: %.160s does not support polled I/O (completion -EOPNOTSUPP)",
 					 jj->dev[0] ? jj->dev : jj->path);
 			else if (cqe->res < 0)
-				snprintf(w->why, sizeof(w->why), "uring_randread: read of %.160s: %s", jj->path,
+				snprintf(w->why, sizeof(w->why),
+					 "uring_randread: read of %.160s: %s", jj->path,
 					 strerror(-cqe->res));
 			else
 				snprintf(w->why, sizeof(w->why), "uring_randread: short read of %.160s: %d of %u",
@@ -516,13 +524,15 @@ static int ur_run(struct iop_worker *w)
 		if (prepped && inflight + prepped <= j->depth)
 			to_wait = 0;
 		else
-			to_wait = inflight + prepped < j->complete ? inflight + prepped : j->complete;
+			to_wait = inflight + prepped < j->complete ? inflight + prepped :
+								    j->complete;
 		ret = io_uring_submit_and_wait(&t->u.ring, to_wait);
 		t->calls++;
 		if (__builtin_expect(ret < 0, 0)) {
 			if (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY)
 				continue;
-			snprintf(w->why, sizeof(w->why), "uring_randread: io_uring_enter: %s", strerror(-ret));
+			snprintf(w->why, sizeof(w->why), "uring_randread: io_uring_enter: %s",
+				 strerror(-ret));
 			break;
 		}
 		ret = ur_reap(w, t, j, &inflight);
@@ -640,4 +650,5 @@ static struct iop_bench uring_randread = {
 	.teardown = ur_teardown,
 	.fio = ur_fio,
 };
+
 IOP_BENCH(uring_randread)

@@ -30,7 +30,6 @@
 #include "iopath_test.h"
 #include "iomap_layout.h"
 
-
 /* [W 0-64K][H 64-128K, delalloc 80-84K][U 128-192K][W 192-256K] */
 static const struct iop_region layout[] = {
 	{ 0 * IOP_R64, IOP_R64, IOP_REGION_WRITTEN },
@@ -40,6 +39,7 @@ static const struct iop_region layout[] = {
 	{ 2 * IOP_R64, IOP_R64, IOP_REGION_UNWRITTEN },
 	{ 3 * IOP_R64, IOP_R64, IOP_REGION_WRITTEN },
 };
+
 #define NLAYOUT (ARRAY_SIZE(layout))
 
 FIXTURE(dio_span) {

@@ -152,7 +152,8 @@ static int record_fill(const struct fiemap_extent *e, void *arg)
 		return -EBADMSG;
 	}
 	if (self->nfill == MAX_FILL) {
-		snprintf(self->why, sizeof(self->why), "the fill has more than %d extents", MAX_FILL);
+		snprintf(self->why, sizeof(self->why),
+			 "the fill has more than %d extents", MAX_FILL);
 		return -E2BIG;
 	}
 	self->fill[self->nfill].start = e->fe_physical;
@@ -204,7 +205,8 @@ static int fill_free_space(FIXTURE_DATA(dio_zero) *self, uint64_t fill_file)
 			if (errno == ENOSPC)
 				break;
 			ret = -errno;
-			snprintf(self->why, sizeof(self->why), "create fill/%s: %s", name, strerror(errno));
+			snprintf(self->why, sizeof(self->why), "create fill/%s: %s", name,
+				 strerror(errno));
 			break;
 		}
 		nfiles++;
@@ -222,7 +224,8 @@ static int fill_free_space(FIXTURE_DATA(dio_zero) *self, uint64_t fill_file)
 		}
 		if (!ret && fsync(fd)) {
 			ret = -errno;
-			snprintf(self->why, sizeof(self->why), "fsync fill/%s: %s", name, strerror(errno));
+			snprintf(self->why, sizeof(self->why), "fsync fill/%s: %s", name,
+				 strerror(errno));
 		}
 		if (!ret)
 			ret = each_extent(fd, 0, done, record_fill, self);
@@ -232,7 +235,8 @@ static int fill_free_space(FIXTURE_DATA(dio_zero) *self, uint64_t fill_file)
 		snprintf(name, sizeof(name), "%05u", i);
 		if (unlinkat(sub, name, 0) && !ret) {
 			ret = -errno;
-			snprintf(self->why, sizeof(self->why), "unlink fill/%s: %s", name, strerror(errno));
+			snprintf(self->why, sizeof(self->why), "unlink fill/%s: %s", name,
+				 strerror(errno));
 		}
 	}
 	if (!ret && syncfs(sub)) {
@@ -277,8 +281,8 @@ FIXTURE_SETUP(dio_zero)
 	}
 	self->dev = open(self->fs.scratch->dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	if (self->dev < 0 || ioctl(self->dev, BLKSSZGET, &ssz)) {
-		snprintf(self->fs.error, sizeof(self->fs.error), "%.160s: %s", self->fs.scratch->dev,
-			 strerror(errno));
+		snprintf(self->fs.error, sizeof(self->fs.error), "%.160s: %s",
+			 self->fs.scratch->dev, strerror(errno));
 		return;
 	}
 	if (ssz != SECTOR) {
@@ -299,7 +303,8 @@ FIXTURE_SETUP(dio_zero)
 			 self->fs.scratch->mnt, strerror(errno));
 		return;
 	}
-	ret = fill_free_space(self, strcmp(variant->fstype, "xfs") ? FILL_FILE_EXT4 : FILL_FILE_XFS);
+	ret = fill_free_space(self,
+			      strcmp(variant->fstype, "xfs") ? FILL_FILE_EXT4 : FILL_FILE_XFS);
 	if (ret) {
 		snprintf(self->fs.error, sizeof(self->fs.error), "fill: %.240s", self->why);
 		return;
@@ -314,7 +319,8 @@ FIXTURE_SETUP(dio_zero)
 				io_uring_queue_exit(&self->ring);
 		}
 		if (ret)
-			snprintf(self->fs.error, sizeof(self->fs.error), "io_uring: %s", strerror(-ret));
+			snprintf(self->fs.error, sizeof(self->fs.error), "io_uring: %s",
+				 strerror(-ret));
 		self->ring_up = !ret;
 	}
 }
@@ -404,8 +410,9 @@ static int make_file(FIXTURE_DATA(dio_zero) *self, const char *name, bool unwrit
 
 	if (self->fd >= 0)
 		close(self->fd);
-	fd = self->fd = openat(self->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-			       O_DIRECT | O_CLOEXEC, 0600);
+	self->fd = openat(self->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_DIRECT | O_CLOEXEC, 0600);
+	fd = self->fd;
 	if (fd < 0) {
 		snprintf(self->why, sizeof(self->why), "create %s: %s", name, strerror(errno));
 		return -errno;
@@ -430,7 +437,8 @@ static int make_file(FIXTURE_DATA(dio_zero) *self, const char *name, bool unwrit
 	}
 	if (!ret) {
 		step = "punch";
-		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) ||
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)off, (off_t)len) ||
 		    fsync(fd))
 			ret = -errno;
 	}
@@ -609,7 +617,8 @@ static void write_case(struct __test_metadata *_metadata, FIXTURE_DATA(dio_zero)
 		off = blk + SECTOR;
 		break;
 	}
-	len = (side == S_TAIL ? blk + bs + SECTOR : blk + 2 * bs - (side == S_BOTH ? SECTOR : 0)) - off;
+	len = (side == S_TAIL ? blk + bs + SECTOR :
+	       blk + 2 * bs - (side == S_BOTH ? SECTOR : 0)) - off;
 	snprintf(name, sizeof(name), "%s-%d-%d", unwritten ? "unwritten" : "hole", side, path);
 	fd = make_file(self, name, unwritten, blk, 2 * bs, &punched);
 	ASSERT_LE(0, fd) TH_LOG("%s", self->why);
@@ -625,7 +634,8 @@ static void write_case(struct __test_metadata *_metadata, FIXTURE_DATA(dio_zero)
 	EXPECT_EQ(0, check_bytes(self->rbuf, blk, 2 * bs, self->buf, off, len, self->why,
 				 sizeof(self->why)))
 		TH_LOG("%s write into %s, partial %s: %s", wpath_name[path],
-		       unwritten ? "unwritten blocks" : "a hole inside EOF", side_name[side], self->why);
+		       unwritten ? "unwritten blocks" : "a hole inside EOF",
+		       side_name[side], self->why);
 }
 
 static void write_cases(struct __test_metadata *_metadata, FIXTURE_DATA(dio_zero) *self,
@@ -718,9 +728,11 @@ TEST_F_TIMEOUT(dio_zero, direct_read_of_unwritten_returns_zeros, 300)
 	if (self->ring_up) {
 		memset(self->buf, 0xee, BUF_LEN);
 		n = ring_rw(&self->ring, fd, false, self->buf, FILE_SIZE, 0);
-		EXPECT_EQ((ssize_t)FILE_SIZE, n) TH_LOG("READ_FIXED: %s", n < 0 ? strerror((int)-n) : "short");
+		EXPECT_EQ((ssize_t)FILE_SIZE, n) TH_LOG("READ_FIXED: %s",
+							n < 0 ? strerror((int)-n) : "short");
 		EXPECT_EQ(0, check_bytes(self->buf, 0, FILE_SIZE, data, doff, dlen, self->why,
-					 sizeof(self->why))) TH_LOG("io_uring READ_FIXED: %s", self->why);
+					 sizeof(self->why))) TH_LOG("io_uring READ_FIXED: %s",
+								    self->why);
 	} else {
 		TH_LOG("io_uring case left out: %s", self->ring_why);
 	}
@@ -729,11 +741,13 @@ TEST_F_TIMEOUT(dio_zero, direct_read_of_unwritten_returns_zeros, 300)
 	memset(self->rbuf, 0xee, BUF_LEN);
 	EXPECT_EQ(0, iop_pread_all(fd, self->rbuf, SECTOR, 4ull * bs + SECTOR));
 	EXPECT_EQ(0, check_bytes(self->rbuf, 4ull * bs + SECTOR, SECTOR, data, doff, dlen,
-				 self->why, sizeof(self->why))) TH_LOG("sector read: %s", self->why);
+				 self->why,
+				 sizeof(self->why))) TH_LOG("sector read: %s", self->why);
 	memset(self->rbuf, 0xee, BUF_LEN);
 	EXPECT_EQ(0, iop_pread_all(fd, self->rbuf, 2 * bs, bs));
 	EXPECT_EQ(0, check_bytes(self->rbuf, bs, 2 * bs, data, doff, dlen, self->why,
-				 sizeof(self->why))) TH_LOG("read across the boundary: %s", self->why);
+				 sizeof(self->why))) TH_LOG("read across the boundary: %s",
+							    self->why);
 	free(data);
 }
 

@@ -73,7 +73,9 @@ FIXTURE_VARIANT_ADD(unwritten, xfs) { IOP_FS_XFS };
 
 FIXTURE_SETUP(unwritten)
 {
-	self->dirfd = self->fd = self->filler = -1;
+	self->dirfd = -1;
+	self->fd = -1;
+	self->filler = -1;
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
 	if (self->fs.scratch)
 		self->dirfd = open(self->fs.scratch->mnt, O_RDONLY | O_DIRECTORY);
@@ -223,7 +225,9 @@ static int remount_and_reopen(FIXTURE_DATA(unwritten) *self)
 	if (self->filler >= 0)
 		close(self->filler);
 	close(self->dirfd);
-	self->fd = self->filler = self->dirfd = -1;
+	self->fd = -1;
+	self->filler = -1;
+	self->dirfd = -1;
 	ret = iop_scratch_remount(self->fs.scratch);
 	if (ret)
 		return ret;
@@ -256,11 +260,14 @@ TEST_F(unwritten, extend_inside_prealloc_sets_size_without_allocating)
 
 	for (pass = 0; pass < 2; pass++) {
 		ASSERT_EQ(0, fstat(self->fd, &st));
-		EXPECT_EQ(512 * K, st.st_size) TH_LOG("pass %d (%s)", pass, pass ? "after remount" : "live");
+		EXPECT_EQ(512 * K, st.st_size) TH_LOG("pass %d (%s)", pass,
+						      pass ? "after remount" : "live");
 		EXPECT_EQ(st0.st_blocks, st.st_blocks)
 			TH_LOG("fallocate over unwritten blocks allocated: %lld -> %lld sectors (%s)",
-			       (long long)st0.st_blocks, (long long)st.st_blocks, pass ? "after remount" : "live");
-		ASSERT_EQ(0, check_range(self->fd, 0, 512 * K, 0, why, sizeof(why))) TH_LOG("%s", why);
+			       (long long)st0.st_blocks, (long long)st.st_blocks,
+			       pass ? "after remount" : "live");
+		ASSERT_EQ(0,
+			  check_range(self->fd, 0, 512 * K, 0, why, sizeof(why))) TH_LOG("%s", why);
 		ASSERT_EQ(0, fiemap_blocks(self->fd, 0, M, variant->blksz, map));
 		EXPECT_EQ(-1, map_other_than(map, 0, M / variant->blksz, 'U'))
 			TH_LOG("block %ld is '%c', expected unwritten: %s",
@@ -296,7 +303,8 @@ static void extend_then_shutdown(struct __test_metadata *_metadata, FIXTURE_DATA
 	ASSERT_EQ(0, remount_and_reopen(self)) TH_LOG("remount after shutdown failed");
 	ASSERT_EQ(0, fstat(self->fd, &st));
 	EXPECT_EQ(768 * K, st.st_size)
-		TH_LOG("size lost across %s shutdown%s", how == SHUTDOWN_LOGFLUSH ? "log-flushing" : "no-log-flush",
+		TH_LOG("size lost across %s shutdown%s",
+		       how == SHUTDOWN_LOGFLUSH ? "log-flushing" : "no-log-flush",
 		       sync ? " after fdatasync" : "");
 	EXPECT_EQ(st0.st_blocks, st.st_blocks);
 }
@@ -353,8 +361,11 @@ TEST_F(unwritten, mixed_range_allocates_exactly_the_hole)
 			TH_LOG("[unwritten][hole] must be unwritten: %s", map);
 		EXPECT_EQ(-1, map_other_than(map, 2 * nb, 3 * nb, 'W'))
 			TH_LOG("written data must stay written: %s", map);
-		ASSERT_EQ(0, check_range(self->fd, 0, 128 * K, 0, why, sizeof(why))) TH_LOG("%s", why);
-		ASSERT_EQ(0, check_range(self->fd, 128 * K, 64 * K, 7, why, sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 0, 128 * K, 0, why, sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 128 * K, 64 * K, 7, why,
+				      sizeof(why))) TH_LOG("%s", why);
 		if (!pass)
 			ASSERT_EQ(0, remount_and_reopen(self));
 	}
@@ -380,8 +391,11 @@ TEST_F(unwritten, extend_over_dirty_unwritten_keeps_data)
 	ASSERT_EQ(0, fsync(self->fd));
 
 	for (pass = 0; pass < 2; pass++) {
-		ASSERT_EQ(0, check_range(self->fd, 0, 256 * K, 9, why, sizeof(why))) TH_LOG("%s", why);
-		ASSERT_EQ(0, check_range(self->fd, 256 * K, 768 * K, 0, why, sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 0, 256 * K, 9, why, sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 256 * K, 768 * K, 0, why,
+				      sizeof(why))) TH_LOG("%s", why);
 		ASSERT_EQ(0, fiemap_blocks(self->fd, 0, M, bs, map));
 		EXPECT_EQ(-1, map_other_than(map, 0, 256 * K / bs, 'W')) TH_LOG("%s", map);
 		EXPECT_EQ(-1, map_other_than(map, 256 * K / bs, M / bs, 'U')) TH_LOG("%s", map);
@@ -405,15 +419,26 @@ TEST_F(unwritten, zero_range_over_written_reads_zeros)
 	ASSERT_EQ(0, open_test_file(self, O_CREAT | O_TRUNC));
 	ASSERT_EQ(0, write_pattern(self->fd, 0, 256 * K, 3));
 	ASSERT_EQ(0, fsync(self->fd));
-	ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_ZERO_RANGE, 64 * K, 64 * K)) TH_LOG("%s", strerror(errno));
-	ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_ZERO_RANGE, 140000, 5000)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_ZERO_RANGE, 64 * K, 64 * K))
+		TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_ZERO_RANGE, 140000, 5000))
+		TH_LOG("%s", strerror(errno));
 
 	for (pass = 0; pass < 2; pass++) {
-		ASSERT_EQ(0, check_range(self->fd, 0, 64 * K, 3, why, sizeof(why))) TH_LOG("%s", why);
-		ASSERT_EQ(0, check_range(self->fd, 64 * K, 64 * K, 0, why, sizeof(why))) TH_LOG("%s", why);
-		ASSERT_EQ(0, check_range(self->fd, 128 * K, 140000 - 128 * K, 3, why, sizeof(why))) TH_LOG("%s", why);
-		ASSERT_EQ(0, check_range(self->fd, 140000, 5000, 0, why, sizeof(why))) TH_LOG("%s", why);
-		ASSERT_EQ(0, check_range(self->fd, 145000, 256 * K - 145000, 3, why, sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 0, 64 * K, 3, why, sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 64 * K, 64 * K, 0, why,
+				      sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 128 * K, 140000 - 128 * K, 3, why,
+				      sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 140000, 5000, 0, why,
+				      sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 145000, 256 * K - 145000, 3, why,
+				      sizeof(why))) TH_LOG("%s", why);
 		if (!pass) {
 			ASSERT_EQ(0, fsync(self->fd));
 			ASSERT_EQ(0, remount_and_reopen(self));
@@ -443,17 +468,29 @@ TEST_F(unwritten, untouched_prealloc_stays_unwritten)
 
 	for (pass = 0; pass < 2; pass++) {
 		ASSERT_EQ(0, fiemap_blocks(self->fd, 0, 2 * M, bs, map));
-		EXPECT_EQ(-1, map_other_than(map, 0, 256 * K / bs, 'U')) TH_LOG("pass %d: %s", pass, map);
-		EXPECT_EQ(-1, map_other_than(map, 256 * K / bs, 260 * K / bs, 'W')) TH_LOG("pass %d: %s", pass, map);
-		EXPECT_EQ(-1, map_other_than(map, 260 * K / bs, 2 * M / bs, 'U')) TH_LOG("pass %d: %s", pass, map);
-		ASSERT_EQ(0, check_range(self->fd, 0, 256 * K, 0, why, sizeof(why))) TH_LOG("%s", why);
-		ASSERT_EQ(0, check_range(self->fd, 256 * K, 4 * K, 5, why, sizeof(why))) TH_LOG("%s", why);
-		ASSERT_EQ(0, check_range(self->fd, 260 * K, 2 * M - 260 * K, 0, why, sizeof(why))) TH_LOG("%s", why);
+		EXPECT_EQ(-1,
+			  map_other_than(map, 0, 256 * K / bs,
+					 'U')) TH_LOG("pass %d: %s", pass, map);
+		EXPECT_EQ(-1,
+			  map_other_than(map, 256 * K / bs, 260 * K / bs,
+					 'W')) TH_LOG("pass %d: %s", pass, map);
+		EXPECT_EQ(-1,
+			  map_other_than(map, 260 * K / bs, 2 * M / bs,
+					 'U')) TH_LOG("pass %d: %s", pass, map);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 0, 256 * K, 0, why, sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 256 * K, 4 * K, 5, why,
+				      sizeof(why))) TH_LOG("%s", why);
+		ASSERT_EQ(0,
+			  check_range(self->fd, 260 * K, 2 * M - 260 * K, 0, why,
+				      sizeof(why))) TH_LOG("%s", why);
 		/* the reads above filled the cache with zeros: drop it for SEEK_DATA */
 		ASSERT_EQ(0, posix_fadvise(self->fd, 0, 0, POSIX_FADV_DONTNEED));
 		pos = lseek(self->fd, 0, SEEK_DATA);
-		EXPECT_EQ(256 * K, pos) TH_LOG("SEEK_DATA(0) = %lld: %s", (long long)pos,
-					   pos < 0 ? strerror(errno) : "clean unwritten reported as data");
+		EXPECT_EQ(256 * K, pos)
+			TH_LOG("SEEK_DATA(0) = %lld: %s", (long long)pos,
+			       pos < 0 ? strerror(errno) : "clean unwritten reported as data");
 		pos = lseek(self->fd, 256 * K, SEEK_HOLE);
 		EXPECT_EQ(260 * K, pos) TH_LOG("SEEK_HOLE(256K) = %lld", (long long)pos);
 		if (!pass)
@@ -503,7 +540,9 @@ TEST_F_TIMEOUT(unwritten, write_into_prealloc_on_full_fs, 60)
 	self->filler = -1;
 	ASSERT_EQ(0, unlinkat(self->dirfd, "filler", 0));
 	ASSERT_EQ(0, remount_and_reopen(self));
-	ASSERT_EQ(0, check_range(self->fd, 0, M, 11, why, sizeof(why))) TH_LOG("after remount: %s", why);
+	ASSERT_EQ(0,
+		  check_range(self->fd, 0, M, 11, why,
+			      sizeof(why))) TH_LOG("after remount: %s", why);
 }
 
 struct race {
@@ -568,7 +607,8 @@ TEST_F_TIMEOUT(unwritten, dio_conversion_races_fallocate, 60)
 		for (b = 0, ret = 0; b < nblk && !ret; b++) {
 			ret = fallocate(self->fd, 0, 0, (off_t)(b + 1) * bs);
 			if (!ret && (b & 1))
-				ret = fallocate(self->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+				ret = fallocate(self->fd,
+						FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
 						(off_t)b * bs, bs);
 		}
 		pthread_join(th, NULL);
@@ -579,7 +619,9 @@ TEST_F_TIMEOUT(unwritten, dio_conversion_races_fallocate, 60)
 		ASSERT_EQ(0, fstat(self->fd, &st));
 		ASSERT_EQ((off_t)nblk * bs, st.st_size);
 		for (b = 0; b < nblk; b++)
-			ASSERT_EQ(0, check_range(self->fd, (off_t)b * bs, bs, (b & 1) ? 0 : 13, why, sizeof(why)))
+			ASSERT_EQ(0,
+				  check_range(self->fd, (off_t)b * bs, bs, (b & 1) ? 0 : 13,
+					      why, sizeof(why)))
 				TH_LOG("round %d: %s", round, why);
 		close(self->fd);
 		self->fd = -1;
@@ -589,7 +631,9 @@ TEST_F_TIMEOUT(unwritten, dio_conversion_races_fallocate, 60)
 	}
 	ASSERT_EQ(0, remount_and_reopen(self));
 	for (b = 0; b < nblk; b++)
-		ASSERT_EQ(0, check_range(self->fd, (off_t)b * bs, bs, (b & 1) ? 0 : 13, why, sizeof(why)))
+		ASSERT_EQ(0,
+			  check_range(self->fd, (off_t)b * bs, bs, (b & 1) ? 0 : 13,
+				      why, sizeof(why)))
 			TH_LOG("after remount: %s", why);
 	TH_LOG("%d rounds of %d blocks", round + (round < 20), nblk);
 }

@@ -28,7 +28,6 @@
 #include "iopath_test.h"
 #include "iomap_layout.h"
 
-
 /* [W 0-64K][H 64-128K][U 128-192K][W 192-256K] */
 static const struct iop_region layout_whuw[] = {
 	{ 0 * IOP_R64, IOP_R64, IOP_REGION_WRITTEN },
@@ -53,7 +52,8 @@ IOP_IOMAP_FS_VARIANTS(extent_map);
 
 FIXTURE_SETUP(extent_map)
 {
-	self->fd = self->src = -1;
+	self->fd = -1;
+	self->src = -1;
 	self->model = NULL;
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
 	if (!self->fs.scratch)
@@ -153,7 +153,8 @@ static int check_seeks(int fd, const struct data_span *d, unsigned int n, uint64
 			int64_t g = got < 0 ? -errno : (int64_t)got;
 
 			if (g != want) {
-				snprintf(why, wlen, "%s from %" PRIu64 ": %" PRId64 ", expected %" PRId64,
+				snprintf(why, wlen,
+					 "%s from %" PRIu64 ": %" PRId64 ", expected %" PRId64,
 					 j ? "SEEK_HOLE" : "SEEK_DATA", offs[i], g, want);
 				return -EBADMSG;
 			}

@@ -206,8 +206,8 @@ static int compare_read(const char *path, const char *how, ssize_t n, const char
 	return 0;
 }
 
-static int check_data(int dirfd, int fd, const char *path, off_t size, const struct span *sp, int nsp,
-		      char *why, size_t len)
+static int check_data(int dirfd, int fd, const char *path, off_t size, const struct span *sp,
+		      int nsp, char *why, size_t len)
 {
 	size_t alloc = (size + 4095) & ~4095UL;
 	char *want = NULL, *got = NULL;
@@ -311,7 +311,8 @@ FIXTURE_SETUP(folio_batch)
 
 	for (i = 0; i < NFILES; i++)
 		self->fd[i] = -1;
-	self->pipefd[0] = self->pipefd[1] = -1;
+	self->pipefd[0] = -1;
+	self->pipefd[1] = -1;
 	self->src = -1;
 	self->dirfd = -1;
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
@@ -415,7 +416,8 @@ static void check_all(struct __test_metadata *_metadata, FIXTURE_DATA(folio_batc
 	bool data_bad = false;
 
 	for (i = 0; i < nfiles; i++) {
-		r = check_data(self->dirfd, self->fd[i], self->name[i], size, sp, nsp, why, sizeof(why));
+		r = check_data(self->dirfd, self->fd[i], self->name[i], size, sp, nsp,
+			       why, sizeof(why));
 		if (r) {
 			EXPECT_EQ(0, r) TH_LOG("%s", why[0] ? why : strerror(-r));
 			data_bad = true;
@@ -466,10 +468,13 @@ TEST_F(folio_batch, detector_sees_pinned_page)
 
 	close(self->pipefd[0]);
 	close(self->pipefd[1]);
-	self->pipefd[0] = self->pipefd[1] = -1;
+	self->pipefd[0] = -1;
+	self->pipefd[1] = -1;
 	r = resident_pages(self->fd[0], why, sizeof(why));
 	ASSERT_LE(0, r) TH_LOG("%s", why);
-	EXPECT_EQ(0, r) TH_LOG("%ld pages stay cached with no reference left: the residency check reports false leaks", r);
+	EXPECT_EQ(0, r)
+		TH_LOG("%ld pages stay cached with no reference left: the residency check reports false leaks",
+		       r);
 }
 
 /*
@@ -494,7 +499,8 @@ TEST_F(folio_batch, truncate_down_unaligned)
 		for (off = OLD_EOF; off < psz && !map[off]; off++)
 			;
 		munmap(map, psz);
-		ASSERT_EQ(psz, off) TH_LOG("%s: byte %d past EOF is not zero after truncate", self->name[i], off);
+		ASSERT_EQ(psz, off) TH_LOG("%s: byte %d past EOF is not zero after truncate",
+					   self->name[i], off);
 	}
 	check_all(_metadata, self, NFILES, OLD_EOF, sp, 1);
 }
@@ -513,7 +519,8 @@ TEST_F(folio_batch, truncate_up_from_unaligned_eof)
 	IOP_TEST_BEGIN(&self->fs);
 	prepare_all(_metadata, self, true);
 	for (i = 0; i < NFILES; i++)
-		ASSERT_EQ(0, ftruncate(self->fd[i], WRITTEN)) TH_LOG("ftruncate: %s", strerror(errno));
+		ASSERT_EQ(0, ftruncate(self->fd[i], WRITTEN)) TH_LOG("ftruncate: %s",
+								     strerror(errno));
 	check_all(_metadata, self, NFILES, WRITTEN, sp, 1);
 }
 
@@ -623,7 +630,8 @@ TEST_F(folio_batch, fallocate_past_eof)
 	for (i = 0; i < NFILES; i++) {
 		mode = (i & 1) ? FALLOC_FL_ZERO_RANGE : 0;
 		ASSERT_EQ(0, fallocate(self->fd[i], mode, 4096, FAR - 4096))
-			TH_LOG("fallocate(%s) past EOF: %s", mode ? "ZERO_RANGE" : "0", strerror(errno));
+			TH_LOG("fallocate(%s) past EOF: %s", mode ? "ZERO_RANGE" : "0",
+			       strerror(errno));
 	}
 	check_all(_metadata, self, NFILES, FAR, sp, 1);
 }
@@ -691,7 +699,8 @@ enum dio_path { DIO_PWRITEV, DIO_URING };
  */
 static void direct_write_past_eof_by(struct __test_metadata *_metadata,
 				     FIXTURE_DATA(folio_batch) *self,
-				     const FIXTURE_VARIANT(folio_batch) *variant, enum dio_path path)
+				     const FIXTURE_VARIANT(folio_batch) *variant,
+				     enum dio_path path)
 {
 	const struct span sp[] = { { 0, OLD_EOF, 'A' }, { PREALLOC, 8192, 'D' } };
 	struct io_uring_sqe *sqe;
@@ -808,7 +817,8 @@ TEST_F(folio_batch, clone_past_dest_eof)
 		ASSERT_EQ(0, ioctl(self->fd[i], FICLONERANGE, &fcr))
 			TH_LOG("FICLONERANGE past EOF: %s", strerror(errno));
 	}
-	ASSERT_EQ(0, check_data(self->dirfd, self->src, "clonesrc", 65536, ssp, 1, why, sizeof(why)))
+	ASSERT_EQ(0,
+		  check_data(self->dirfd, self->src, "clonesrc", 65536, ssp, 1, why, sizeof(why)))
 		TH_LOG("clone source changed: %s", why);
 	check_all(_metadata, self, NFILES, 196608, sp, 2);
 }

@@ -118,7 +118,8 @@ static inline int iop_layout_build(int fd, const struct iop_region *regions, siz
 			const struct iop_region *r = &regions[i];
 			bool delalloc = r->kind == IOP_REGION_DELALLOC;
 
-			if (delalloc != (pass == 1))
+			/* pass 0 makes the others, pass 1 the delalloc regions */
+			if (delalloc != pass)
 				continue;
 			switch (r->kind) {
 			case IOP_REGION_WRITTEN:
@@ -247,7 +248,8 @@ static inline int iop_fiemap_expect(const struct iop_fiemap *f, const struct iop
 		    flags != w[i].flags) {
 			snprintf(why, wlen, "extent %u: [%" PRIu64 ",+%" PRIu64 ") flags 0x%x, expected [%"
 				 PRIu64 ",+%" PRIu64 ") flags 0x%x", i, (uint64_t)e->fe_logical,
-				 (uint64_t)e->fe_length, flags, w[i].logical, w[i].length, w[i].flags);
+				 (uint64_t)e->fe_length, flags, w[i].logical,
+				 w[i].length, w[i].flags);
 			return -EBADMSG;
 		}
 	}
@@ -268,7 +270,8 @@ static inline void iop_close_fds(const int *fds, size_t n)
 
 /* IOP_CLOSE_FDS(a, b, ...): close those of a, b, ... that are open, in order. */
 #define IOP_CLOSE_FDS(...)								\
-	iop_close_fds((const int[]){ __VA_ARGS__ }, sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
+	iop_close_fds((const int[]){ __VA_ARGS__ },					\
+		      sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
 
 /* open(@dir/@name) without building a path (no length limit to hit). */
 static inline int iop_open_at(const char *dir, const char *name, int flags, mode_t mode)
@@ -284,7 +287,8 @@ static inline int iop_open_at(const char *dir, const char *name, int flags, mode
 }
 
 /* Does this filesystem clone? 0 yes, -errno (EOPNOTSUPP, EXDEV, ...) no. */
-static inline int iop_clone_range(int dst, int src, uint64_t src_off, uint64_t len, uint64_t dst_off)
+static inline int iop_clone_range(int dst, int src, uint64_t src_off, uint64_t len,
+				  uint64_t dst_off)
 {
 	struct file_clone_range r = {
 		.src_fd = src, .src_offset = src_off, .src_length = len, .dest_offset = dst_off,

@@ -128,7 +128,9 @@ FIXTURE_SETUP(iomap_trace)
 	struct stat st;
 
 	self->trace = NULL;
-	self->fd = self->dfd = self->src = -1;
+	self->fd = -1;
+	self->dfd = -1;
+	self->src = -1;
 	self->n = 0;
 	self->model = calloc(1, IOP_LAYOUT_SIZE);
 	self->buf = iop_alloc_aligned(IOP_LAYOUT_SIZE);
@@ -297,7 +299,8 @@ TEST_F(iomap_trace, report_loops_map_each_extent_with_its_own_state)
 	got = lseek(self->fd, IOP_K(68), SEEK_DATA);
 	TRACE_END_OK(self);
 	ASSERT_EQ((off_t)(3 * IOP_R64), got);
-	EXPECT_TRUE(judge(self, IOP_IOMAP_REPORT, report_whuw, 4, IOP_K(68), IOP_LAYOUT_SIZE - IOP_K(68),
+	EXPECT_TRUE(judge(self, IOP_IOMAP_REPORT, report_whuw, 4, IOP_K(68),
+			  IOP_LAYOUT_SIZE - IOP_K(68),
 			  IOP_MAPCHECK_PARTIAL, &v)) TH_LOG("SEEK_DATA: %s", v.reason);
 	EXPECT_EQ(3u, v.mappings);
 }
@@ -372,7 +375,8 @@ TEST_F(iomap_trace, direct_write_marks_only_allocated_blocks_new)
 	ret = pwrite(self->dfd, self->buf, 3 * IOP_R64, IOP_R64);
 	TRACE_END_OK(self);
 	ASSERT_EQ((ssize_t)(3 * IOP_R64), ret);
-	EXPECT_TRUE(judge(self, IOP_IOMAP_WRITE | IOP_IOMAP_DIRECT, want, 3, IOP_R64, 3 * IOP_R64, 0, &v))
+	EXPECT_TRUE(judge(self, IOP_IOMAP_WRITE | IOP_IOMAP_DIRECT, want, 3, IOP_R64,
+			  3 * IOP_R64, 0, &v))
 		TH_LOG("%s", v.reason);
 	EXPECT_EQ(3u, v.mappings);
 	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
@@ -398,7 +402,8 @@ TEST_F(iomap_trace, cow_write_has_srcmap_only_over_the_shared_extent)
 	 * fresh delalloc is NEW and not SHARED everywhere.
 	 */
 	static const struct iop_map_extent want[] = {
-		MAP(0, IOP_K(128), IOP_IOMAP_DELALLOC, IOP_IOMAP_F_SHARED, IOP_IOMAP_F_SHARED, true),
+		MAP(0, IOP_K(128), IOP_IOMAP_DELALLOC, IOP_IOMAP_F_SHARED,
+		    IOP_IOMAP_F_SHARED, true),
 		MAP(IOP_K(128), IOP_K(128), IOP_IOMAP_DELALLOC, IOP_IOMAP_F_NEW, 0, false),
 	};
 	const uint64_t off = 100, len = 140000 - 100;
@@ -410,7 +415,9 @@ TEST_F(iomap_trace, cow_write_has_srcmap_only_over_the_shared_extent)
 	ASSERT_NE(NULL, src_model);
 	self->src = iop_open_at(self->fs.scratch->mnt, "src", O_RDWR | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, self->src);
-	ASSERT_EQ(0, iop_layout_build(self->src, whole, 1, src_model, 45, self->why, sizeof(self->why)));
+	ASSERT_EQ(0,
+		  iop_layout_build(self->src, whole, 1, src_model, 45, self->why,
+				   sizeof(self->why)));
 	ASSERT_EQ(0, ftruncate(self->fd, IOP_LAYOUT_SIZE));
 	CLONE_OR_SKIP(self->fd, self->src, 0, IOP_K(128), 0);
 	memcpy(self->model, src_model, IOP_K(128));
@@ -425,7 +432,9 @@ TEST_F(iomap_trace, cow_write_has_srcmap_only_over_the_shared_extent)
 	EXPECT_EQ(2u, v.mappings);
 	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("dst: %s", self->why);
-	EXPECT_EQ(0, iop_file_compare(self->src, src_model, IOP_LAYOUT_SIZE, self->why, sizeof(self->why)))
+	EXPECT_EQ(0,
+		  iop_file_compare(self->src, src_model, IOP_LAYOUT_SIZE, self->why,
+				   sizeof(self->why)))
 		TH_LOG("src: %s", self->why);
 	free(src_model);
 }
@@ -453,9 +462,11 @@ TEST_F(iomap_trace, unshare_maps_holes_without_shared_state)
 	 * SHARED, no srcmap.
 	 */
 	static const struct iop_map_extent want[] = {
-		MAP(0 * IOP_R64, IOP_R64, IOP_IOMAP_DELALLOC, IOP_IOMAP_F_SHARED, IOP_IOMAP_F_SHARED, true),
+		MAP(0 * IOP_R64, IOP_R64, IOP_IOMAP_DELALLOC, IOP_IOMAP_F_SHARED,
+		    IOP_IOMAP_F_SHARED, true),
 		MAP(1 * IOP_R64, IOP_R64, IOP_IOMAP_HOLE, 0, 0, false),
-		MAP(2 * IOP_R64, IOP_R64, IOP_IOMAP_DELALLOC, IOP_IOMAP_F_SHARED, IOP_IOMAP_F_SHARED, true),
+		MAP(2 * IOP_R64, IOP_R64, IOP_IOMAP_DELALLOC, IOP_IOMAP_F_SHARED,
+		    IOP_IOMAP_F_SHARED, true),
 		MAP(3 * IOP_R64, IOP_R64, IOP_IOMAP_HOLE, 0, 0, false),
 	};
 	uint8_t *src_model = calloc(1, IOP_LAYOUT_SIZE);
@@ -465,7 +476,9 @@ TEST_F(iomap_trace, unshare_maps_holes_without_shared_state)
 	ASSERT_NE(NULL, src_model);
 	self->src = iop_open_at(self->fs.scratch->mnt, "src", O_RDWR | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, self->src);
-	ASSERT_EQ(0, iop_layout_build(self->src, whole, 1, src_model, 47, self->why, sizeof(self->why)));
+	ASSERT_EQ(0,
+		  iop_layout_build(self->src, whole, 1, src_model, 47, self->why,
+				   sizeof(self->why)));
 	ASSERT_EQ(0, ftruncate(self->fd, IOP_LAYOUT_SIZE));
 	CLONE_OR_SKIP(self->fd, self->src, 0, IOP_R64, 0);
 	CLONE_OR_SKIP(self->fd, self->src, 2 * IOP_R64, IOP_R64, 2 * IOP_R64);
@@ -476,7 +489,8 @@ TEST_F(iomap_trace, unshare_maps_holes_without_shared_state)
 	ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_UNSHARE_RANGE, 0, IOP_LAYOUT_SIZE))
 		TH_LOG("FALLOC_FL_UNSHARE_RANGE: %s", strerror(errno));
 	TRACE_END_OK(self);
-	EXPECT_TRUE(judge(self, IOP_IOMAP_WRITE | IOP_IOMAP_UNSHARE, want, 4, 0, IOP_LAYOUT_SIZE, 0, &v))
+	EXPECT_TRUE(judge(self, IOP_IOMAP_WRITE | IOP_IOMAP_UNSHARE, want, 4, 0,
+			  IOP_LAYOUT_SIZE, 0, &v))
 		TH_LOG("%s", v.reason);
 	EXPECT_EQ(4u, v.mappings);
 	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
@@ -552,7 +566,8 @@ TEST_F(iomap_trace, zero_range_loops_each_start_on_a_fresh_iter)
 		if (expect_pos != b->offset || b->length != (b->offset ? end - b->offset : 0) ||
 		    maps + 1 != iters || (!e->pre_advance && e->length))
 			loops_ok = false;
-		EXPECT_EQ(expect_pos, b->offset) TH_LOG("ZERO loop %u starts at 0x%" PRIx64, loops, b->offset);
+		EXPECT_EQ(expect_pos, b->offset) TH_LOG("ZERO loop %u starts at 0x%" PRIx64,
+							loops, b->offset);
 		EXPECT_EQ(b->offset ? end - b->offset : 0, b->length)
 			TH_LOG("ZERO loop %u: first iomap_iter length 0x%" PRIx64 " for [0x%" PRIx64 ",0x%" PRIx64 ")",
 			       loops, b->length, b->offset, end);

@@ -87,7 +87,8 @@ static void align_setup(struct align_fs *a, const char *fstype, const char *mkfs
 	struct statx stx;
 	int ret;
 
-	a->fd = a->bfd = -1;
+	a->fd = -1;
+	a->bfd = -1;
 	a->buf = iop_alloc_aligned(BUF_LEN);
 	a->model = calloc(1, FILE_SIZE);
 	iop_test_fs_setup_opts(&a->fs, &want);
@@ -258,24 +259,27 @@ static void read_methods(struct __test_metadata *_metadata, struct align_fs *a,
 			continue;
 		}
 		memset(a->buf, 0xee, BUF_LEN);
-		got[m] = xfer(a, false, m, a->buf + shift, len, pos, len / 2 < a->unit ? len : len / 2, 0);
+		got[m] = xfer(a, false, m, a->buf + shift, len, pos,
+			      len / 2 < a->unit ? len : len / 2, 0);
 		if (got[m] == -EINVAL && !must_succeed) {
 			if (m != M_URING && m != M_PV2) {
 				at = lseek(a->fd, 0, SEEK_CUR);
-				EXPECT_EQ((off_t)pos, at) TH_LOG("%s: EINVAL moved the position", rname[m]);
+				EXPECT_EQ((off_t)pos,
+					  at) TH_LOG("%s: EINVAL moved the position", rname[m]);
 			}
 			continue;
 		}
 		ASSERT_EQ((ssize_t)len, got[m])
-			TH_LOG("%s of %zu at %llu into page + %zu: %s, expected %s%zu", rname[m], len,
-			       (unsigned long long)pos, shift,
+			TH_LOG("%s of %zu at %llu into page + %zu: %s, expected %s%zu", rname[m],
+			       len, (unsigned long long)pos, shift,
 			       got[m] < 0 ? strerror((int)-got[m]) : "short",
 			       must_succeed ? "" : "EINVAL or ", len);
 		EXPECT_EQ(0, iop_model_compare(a->buf + shift, a->model, pos, len, a->why,
 					       sizeof(a->why))) TH_LOG("%s: %s", rname[m], a->why);
 		if (m != M_URING && m != M_PV2) {
 			at = lseek(a->fd, 0, SEEK_CUR);
-			EXPECT_EQ((off_t)(pos + len), at) TH_LOG("%s moved the position wrongly", rname[m]);
+			EXPECT_EQ((off_t)(pos + len),
+				  at) TH_LOG("%s moved the position wrongly", rname[m]);
 		}
 	}
 	EXPECT_EQ(got[M_PLAIN], got[M_V1]) TH_LOG("read and readv(1) disagree");
@@ -297,16 +301,18 @@ static void write_methods(struct __test_metadata *_metadata, struct align_fs *a,
 			continue;
 		}
 		iop_pattern_fill(a->buf + shift, pos, len, 20 + m + (unsigned int)shift);
-		got[m] = xfer(a, true, m, a->buf + shift, len, pos, len / 2 < a->unit ? len : len / 2, 0);
+		got[m] = xfer(a, true, m, a->buf + shift, len, pos,
+			      len / 2 < a->unit ? len : len / 2, 0);
 		if (got[m] != -EINVAL || must_succeed) {
 			ASSERT_EQ((ssize_t)len, got[m])
-				TH_LOG("%s of %zu at %llu from page + %zu: %s, expected %s%zu", wname[m],
-				       len, (unsigned long long)pos, shift,
+				TH_LOG("%s of %zu at %llu from page + %zu: %s, expected %s%zu",
+				       wname[m], len, (unsigned long long)pos, shift,
 				       got[m] < 0 ? strerror((int)-got[m]) : "short",
 				       must_succeed ? "" : "EINVAL or ", len);
 			memcpy(a->model + pos, a->buf + shift, len);
 		}
-		EXPECT_EQ(0, file_matches(a)) TH_LOG("after %s (%zd): %s", wname[m], got[m], a->why);
+		EXPECT_EQ(0, file_matches(a)) TH_LOG("after %s (%zd): %s", wname[m],
+						     got[m], a->why);
 	}
 	EXPECT_EQ(got[M_PLAIN], got[M_V1]) TH_LOG("write and writev(1) disagree");
 	EXPECT_EQ(got[M_PLAIN], got[M_PV2]) TH_LOG("write and pwritev2(1) disagree");
@@ -418,7 +424,9 @@ TEST_F(iov_align_ext4, nowait_write_from_block_misaligned_buffer_needs_the_lock)
 	iov[1].iov_base = a->buf + shift + shift;
 	iov[1].iov_len = bs - shift;
 	n = pwritev2(a->fd, iov, 2, 3 * bs, RWF_NOWAIT);
-	EXPECT_EQ(-1, n) TH_LOG("RWF_NOWAIT write of two segments from page + %zu returned %zd", shift, n);
+	EXPECT_EQ(-1,
+		  n) TH_LOG("RWF_NOWAIT write of two segments from page + %zu returned %zd", shift,
+			    n);
 	EXPECT_EQ(EAGAIN, errno);
 	if (n == (ssize_t)bs)
 		memcpy(a->model + 3 * bs, a->buf + shift, bs);

@@ -44,7 +44,8 @@ IOP_IOMAP_FS_VARIANTS(reflink_cow);
 
 FIXTURE_SETUP(reflink_cow)
 {
-	self->src = self->dst = -1;
+	self->src = -1;
+	self->dst = -1;
 	self->src_model = calloc(1, FILE_SIZE);
 	self->dst_model = calloc(1, FILE_SIZE);
 	self->buf = iop_alloc_aligned(FILE_SIZE);
@@ -55,7 +56,8 @@ FIXTURE_SETUP(reflink_cow)
 	self->dst = iop_open_at(self->fs.scratch->mnt, "dst", O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (self->src < 0 || self->dst < 0 || !self->src_model || !self->dst_model || !self->buf)
 		snprintf(self->fs.error, sizeof(self->fs.error), "open src/dst: %s",
-			 strerror(self->src < 0 ? -self->src : self->dst < 0 ? -self->dst : ENOMEM));
+			 strerror(self->src < 0 ? -self->src : self->dst < 0 ?
+				  -self->dst : ENOMEM));
 }
 
 FIXTURE_TEARDOWN(reflink_cow)
@@ -153,7 +155,8 @@ TEST_F(reflink_cow, partial_block_write_across_shared_and_hole_writes_full_count
 	ASSERT_EQ((ssize_t)len, ret) TH_LOG("pwrite: %s", ret < 0 ? strerror(errno) : "short write");
 
 	EXPECT_EQ(0, iop_file_compare(self->dst, self->dst_model, FILE_SIZE, self->why,
-				      sizeof(self->why))) TH_LOG("dst before writeback: %s", self->why);
+				      sizeof(self->why))) TH_LOG("dst before writeback: %s",
+								 self->why);
 	ASSERT_EQ(0, fsync(self->dst));
 	EXPECT_EQ(0, check_shared(self->dst, NULL, 0, self->why, sizeof(self->why)))
 		TH_LOG("dst: %s", self->why);
@@ -162,7 +165,8 @@ TEST_F(reflink_cow, partial_block_write_across_shared_and_hole_writes_full_count
 	/* Read both back from disk, not from the page cache. */
 	close(self->src);
 	close(self->dst);
-	self->src = self->dst = -1;
+	self->src = -1;
+	self->dst = -1;
 	ASSERT_EQ(0, iop_scratch_remount(self->fs.scratch));
 	self->src = iop_open_at(self->fs.scratch->mnt, "src", O_RDWR, 0);
 	self->dst = iop_open_at(self->fs.scratch->mnt, "dst", O_RDWR, 0);

@@ -28,6 +28,7 @@ static const struct iop_map_extent layout[] = {
 	{ 2 * K64, K64, IOP_IOMAP_UNWRITTEN, 0, 0, 0, false },
 	{ 3 * K64, K64, IOP_IOMAP_MAPPED, 0, 0, 0, false },
 };
+
 #define NLAYOUT (ARRAY_SIZE(layout))
 
 FIXTURE(mapcheck) {
@@ -227,7 +228,8 @@ TEST_F(mapcheck, wrong_advance_is_rejected)
 	self->ev[DST2].offset += 0x1000;
 	self->ev[DST2].length -= 0x1000;
 	ASSERT_FALSE(check(self, 0, 4 * K64));
-	EXPECT_NE(NULL, strstr(self->v.reason, "previous mapping ended")) TH_LOG("%s", self->v.reason);
+	EXPECT_NE(NULL, strstr(self->v.reason, "previous mapping ended")) TH_LOG("%s",
+										 self->v.reason);
 }
 
 TEST_F(mapcheck, mapping_across_two_extents_is_rejected)

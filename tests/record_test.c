@@ -265,8 +265,10 @@ TEST_F(record, metric_without_samples_or_with_nan_refused)
 	json_t *rec = iop_record_new("x", 0);
 
 	ASSERT_NE(NULL, rec);
-	EXPECT_EQ(-EINVAL, iop_record_add_metric(rec, "m", "ns", IOP_LOWER_IS_BETTER, false, bad, 0));
-	EXPECT_EQ(-EINVAL, iop_record_add_metric(rec, "m", "ns", IOP_LOWER_IS_BETTER, false, bad, 2));
+	EXPECT_EQ(-EINVAL,
+		  iop_record_add_metric(rec, "m", "ns", IOP_LOWER_IS_BETTER, false, bad, 0));
+	EXPECT_EQ(-EINVAL,
+		  iop_record_add_metric(rec, "m", "ns", IOP_LOWER_IS_BETTER, false, bad, 2));
 	EXPECT_EQ(0, json_array_size(json_object_get(rec, "metrics")));
 	json_decref(rec);
 	EXPECT_EQ(NULL, iop_record_new("", 0));
@@ -449,7 +451,8 @@ static const struct {
 	{ "only blank lines", "\n  \n", -ENODATA, ": no records", 0 },
 	{ "truncated last line", GOOD "{\"schema\":1,\"bench\":\"b\",\"metr",
 	  -EINVAL, ":2: truncated line", 1 },
-	{ "line cut mid-object", "{\"schema\":1,\"bench\":\n" GOOD, -EINVAL, ":1: truncated line", 0 },
+	{ "line cut mid-object", "{\"schema\":1,\"bench\":\n" GOOD, -EINVAL,
+	  ":1: truncated line", 0 },
 	{ "not JSON", GOOD GOOD "schema=1 bench=b\n", -EINVAL, ":3: not JSON", 2 },
 	{ "JSON array", "[1,2,3]\n", -EINVAL, ":1: not a JSON object", 0 },
 	{ "JSON number", GOOD "42\n", -EINVAL, ":2: not a JSON object", 1 },
@@ -526,11 +529,12 @@ TEST_F(record, missing_file_or_directory_named)
 
 TEST_F(record, hand_written_integers_and_unknown_keys_accepted)
 {
+	static const char text[] =
+		"{\"schema\":1,\"bench\":\"b\",\"future_key\":{\"x\":1},"
+		"\"metrics\":[{\"name\":\"iops\",\"samples\":[1000,2000]}]}";
 	struct collected c = { 0 };
 
-	ASSERT_EQ(0, write_text(self->path,
-		"{\"schema\":1,\"bench\":\"b\",\"future_key\":{\"x\":1},"
-		"\"metrics\":[{\"name\":\"iops\",\"samples\":[1000,2000]}]}"));
+	ASSERT_EQ(0, write_text(self->path, text));
 	/* No final newline, but complete: accepted. */
 	ASSERT_EQ(0, iop_records_read(self->path, collect, &c, self->why, sizeof(self->why)));
 	ASSERT_EQ(1, c.n);
@@ -543,14 +547,15 @@ TEST_F(record, hand_written_integers_and_unknown_keys_accepted)
  */
 TEST_F(record, old_device_backing_reads_as_dev)
 {
-	struct collected c = { 0 };
-	json_t *b;
-
-	ASSERT_EQ(0, write_text(self->path,
+	static const char text[] =
 		"{\"schema\":1,\"bench\":\"b\",\"env\":{\"device\":{\"backing\":\"device\"}},"
 		"\"metrics\":[{\"name\":\"iops\",\"samples\":[1]}]}\n"
 		"{\"schema\":1,\"bench\":\"b\",\"env\":{\"device\":{\"backing\":\"loop\"}},"
-		"\"metrics\":[{\"name\":\"iops\",\"samples\":[1]}]}\n"));
+		"\"metrics\":[{\"name\":\"iops\",\"samples\":[1]}]}\n";
+	struct collected c = { 0 };
+	json_t *b;
+
+	ASSERT_EQ(0, write_text(self->path, text));
 	ASSERT_EQ(0, iop_records_read(self->path, collect, &c, self->why, sizeof(self->why)))
 		TH_LOG("%s", self->why);
 	ASSERT_EQ(2, c.n);

@@ -112,7 +112,7 @@ static bool zram_claimed_elsewhere(int id)
 		n = fread(buf, 1, sizeof(buf) - 1, f);
 		buf[n] = '\0';
 		fclose(f);
-		hit = strstr(buf, want) != NULL;
+		hit = !!strstr(buf, want);
 	}
 	closedir(dir);
 	return hit;
@@ -320,7 +320,8 @@ TEST_F_TIMEOUT(scratch, create_use_destroy_leaves_nothing, 90)
 
 		snprintf(want, sizeof(want), "iopath:%.40s", strrchr(state, '/') + 1);
 		tag[0] = '\0';
-		EXPECT_FALSE(loop_bound(dev, tag) && !strcmp(tag, want)) TH_LOG("%s still bound", dev);
+		EXPECT_FALSE(loop_bound(dev, tag) && !strcmp(tag, want)) TH_LOG("%s still bound",
+										dev);
 		EXPECT_NE(0, access(img, F_OK)) TH_LOG("%s left", img);
 	}
 	/* The guardian was told: it exits rather than lingering. */
@@ -418,7 +419,8 @@ TEST_F_TIMEOUT(scratch, guardian_undoes_after_sigkill, 90)
 	}
 	for (int i = 0; i < 100 && proc_running(info.guardian); i++)
 		usleep(20000);
-	EXPECT_FALSE(proc_running(info.guardian)) TH_LOG("guardian %d still running", info.guardian);
+	EXPECT_FALSE(proc_running(info.guardian)) TH_LOG("guardian %d still running",
+							 info.guardian);
 }
 
 /*
@@ -615,7 +617,8 @@ TEST_F(device, accepts_a_blank_unused_device)
 	if (self->skip[0])
 		SKIP(return, "%s", self->skip);
 	/* Positive control: without it every refusal below could be a bug. */
-	EXPECT_EQ(0, iop_scratch_check_device(self->dev, false, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(0,
+		  iop_scratch_check_device(self->dev, false, why, sizeof(why))) TH_LOG("%s", why);
 }
 
 TEST_F_TIMEOUT(device, refuses_a_mounted_device_even_forced, 60)
@@ -641,7 +644,7 @@ TEST_F_TIMEOUT(device, refuses_a_mounted_device_even_forced, 60)
 	/* Mounted from here on: no ASSERT, so that the teardown unmounts it. */
 	EXPECT_EQ(0, checksum_first_mib(self->dev, &before));
 	EXPECT_EQ(-EBUSY, iop_scratch_create(&o, &s, why, sizeof(why))) TH_LOG("%s", why);
-	EXPECT_TRUE(s == NULL);
+	EXPECT_EQ(NULL, s);
 	iop_scratch_destroy(s);
 	EXPECT_EQ(0, checksum_first_mib(self->dev, &after));
 	EXPECT_EQ(before, after);
@@ -697,7 +700,7 @@ TEST_F(device, refuses_what_is_not_a_block_device)
 		char why[256] = "";
 
 		EXPECT_EQ(-ENOENT, iop_scratch_check_device("/dev/iopath-no-such-device", true,
-							   why, sizeof(why)));
+							    why, sizeof(why)));
 		EXPECT_TRUE(one_line(why));
 	}
 }
@@ -751,7 +754,7 @@ TEST_F_TIMEOUT(device, dir_backing_uses_and_removes_a_subdirectory, 60)
 		return;
 	snprintf(sub, sizeof(sub), "%s", s->mnt);
 	EXPECT_EQ(0, strncmp(sub, self->mnt, strlen(self->mnt)));
-	EXPECT_TRUE(strstr(sub, "/iopath-") != NULL);
+	EXPECT_NE(NULL, strstr(sub, "/iopath-"));
 	EXPECT_STREQ("", s->dev);
 	snprintf(path, sizeof(path), "%s/a/b", sub);
 	EXPECT_EQ(0, sh("mkdir -p %s && echo x > %s/c && ln -s / %s/root-link", path, path, sub));
@@ -765,7 +768,7 @@ TEST_F_TIMEOUT(device, dir_backing_uses_and_removes_a_subdirectory, 60)
 	s = NULL;
 	EXPECT_EQ(-EOPNOTSUPP, iop_scratch_create(&o, &s, why, sizeof(why)));
 	EXPECT_TRUE(one_line(why)) TH_LOG("why: '%s'", why);
-	EXPECT_TRUE(s == NULL);
+	EXPECT_EQ(NULL, s);
 }
 
 /* ---- threads ------------------------------------------------------------ */
@@ -877,7 +880,10 @@ FIXTURE_SETUP(cleanup)
 	self->dead = 0;
 	self->skip[0] = '\0';
 	self->loop_fd = -1;
-	self->canary_mnt[0] = self->canary_file[0] = self->canary_dir[0] = self->state[0] = '\0';
+	self->canary_mnt[0] = '\0';
+	self->canary_file[0] = '\0';
+	self->canary_dir[0] = '\0';
+	self->state[0] = '\0';
 	if (geteuid() != 0) {
 		snprintf(self->skip, sizeof(self->skip), "needs root");
 		return;
@@ -890,15 +896,19 @@ FIXTURE_SETUP(cleanup)
 	self->dead = dead;
 	snprintf(self->id, sizeof(self->id), "%d-99", (int)dead);
 	snprintf(self->state, sizeof(self->state), IOP_RUN_DIR "/state/%s", self->id);
-	snprintf(self->canary_mnt, sizeof(self->canary_mnt), IOP_RUN_DIR "/canary-mnt-%d", (int)getpid());
-	snprintf(self->canary_file, sizeof(self->canary_file), IOP_RUN_DIR "/canary-%d", (int)getpid());
-	snprintf(self->canary_dir, sizeof(self->canary_dir), "/tmp/iopath-canary-%d", (int)getpid());
+	snprintf(self->canary_mnt, sizeof(self->canary_mnt),
+		 IOP_RUN_DIR "/canary-mnt-%d", (int)getpid());
+	snprintf(self->canary_file, sizeof(self->canary_file),
+		 IOP_RUN_DIR "/canary-%d", (int)getpid());
+	snprintf(self->canary_dir, sizeof(self->canary_dir),
+		 "/tmp/iopath-canary-%d", (int)getpid());
 	snprintf(img, sizeof(img), "/tmp/iopath-canary-%d.img", (int)getpid());
 	mkdir(IOP_RUN_DIR, 0755);
 	mkdir(IOP_RUN_DIR "/state", 0755);
 	self->loop_fd = attach_loop(img, "not-iopath", 4 * MIB, self->loop, sizeof(self->loop));
 	if (self->loop_fd < 0)
-		snprintf(self->skip, sizeof(self->skip), "no loop device: %s", strerror(-self->loop_fd));
+		snprintf(self->skip, sizeof(self->skip), "no loop device: %s",
+			 strerror(-self->loop_fd));
 }
 
 FIXTURE_TEARDOWN(cleanup)
@@ -954,19 +964,21 @@ TEST_F_TIMEOUT(cleanup, drops_a_state_file_naming_what_is_not_its_own, 60)
 	EXPECT_EQ(0, sh("mkdir -p %s/x && touch %s/keep", sub, sub));
 
 	f = fopen(self->state, "w");
-	EXPECT_TRUE(f != NULL);
+	EXPECT_NE(NULL, f);
 	if (!f)
 		return;
 	fprintf(f, "owner=%d\nbacking=zram\nfstype=ext4\nzram=0\ndev=/dev/zram0\n"
 		"loop=%s\nimg=" IOP_RUN_DIR "/img/../canary-%d\n"
 		"mnt=" IOP_RUN_DIR "/mnt/../canary-mnt-%d\ndir=%s/x/../iopath-%s\n",
-		(int)self->dead, self->loop, (int)getpid(), (int)getpid(), self->canary_dir, self->id);
+		(int)self->dead, self->loop, (int)getpid(), (int)getpid(),
+		self->canary_dir, self->id);
 	fclose(f);
 
 	iop_cleanup(false, NULL, NULL);
 
 	EXPECT_NE(0, access(self->state, F_OK)) TH_LOG("state file kept");
-	EXPECT_TRUE(mounted_at(self->canary_mnt, NULL, NULL)) TH_LOG("unmounted %s", self->canary_mnt);
+	EXPECT_TRUE(mounted_at(self->canary_mnt, NULL, NULL)) TH_LOG("unmounted %s",
+								     self->canary_mnt);
 	EXPECT_EQ(0, access(self->canary_file, F_OK)) TH_LOG("deleted %s", self->canary_file);
 	snprintf(path, sizeof(path), "%s/keep", sub);
 	EXPECT_EQ(0, access(path, F_OK)) TH_LOG("deleted %s", path);

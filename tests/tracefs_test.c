@@ -55,7 +55,8 @@ FIXTURE_SETUP(tracefs)
 
 	char mnt[64] = "/tmp/iopath-tracefs-test.XXXXXX";
 
-	self->skip[0] = self->dir[0] = '\0';
+	self->skip[0] = '\0';
+	self->dir[0] = '\0';
 	self->view = -1;
 	self->t = NULL;
 	if (geteuid()) {
@@ -67,7 +68,8 @@ FIXTURE_SETUP(tracefs)
 		return;
 	}
 	if (mount("nodev", mnt, "tracefs", 0, NULL)) {
-		snprintf(self->skip, sizeof(self->skip), "cannot mount tracefs: %s", strerror(errno));
+		snprintf(self->skip, sizeof(self->skip), "cannot mount tracefs: %s",
+			 strerror(errno));
 		rmdir(mnt);
 		return;
 	}

@@ -62,8 +62,8 @@ void fuzz_no_control(int fd, const char *what)
 		buf[st.st_size] = '\0';
 		for (off_t i = 0; i < st.st_size; i++) {
 			if (buf[i] != '\n' && iop_is_control(buf, (size_t)i)) {
-				fprintf(stderr, "%s: raw control byte 0x%02x at offset %lld\n", what,
-					(unsigned char)buf[i], (long long)i);
+				fprintf(stderr, "%s: raw control byte 0x%02x at offset %lld\n",
+					what, (unsigned char)buf[i], (long long)i);
 				abort();
 			}
 		}

@@ -53,7 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tap_fd < 0) {
 		const char *top = getenv("IOPATH_SRC");
 
-		snprintf(script, sizeof(script), "%s/scripts/tap-verdict.awk", top ? top : FUZZ_TOP);
+		snprintf(script, sizeof(script), "%s/scripts/tap-verdict.awk",
+			 top ? top : FUZZ_TOP);
 		tap_fd = fuzz_file((const uint8_t *)tap, strlen(tap), tap_path, sizeof(tap_path));
 		if (tap_fd < 0 || access(script, R_OK))
 			abort();
@@ -95,8 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (WIFSIGNALED(st) || WEXITSTATUS(st) > 2) {
 		fprintf(stderr, "known_failures: awk %s %d\n",
-			WIFSIGNALED(st) ? "killed by signal" : "exited", WIFSIGNALED(st) ? WTERMSIG(st) :
-			WEXITSTATUS(st));
+			WIFSIGNALED(st) ? "killed by signal" : "exited",
+			WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 		abort();
 	}
 	return 0;

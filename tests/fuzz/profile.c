@@ -80,7 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int ret = fuzz_cmd(5, argv);
 
 		if (ret != 2 && has_duplicate(data, size)) {
-			fprintf(stderr, "profile: a key set twice in one section accepted (exit %d)\n", ret);
+			fprintf(stderr, "profile: a key set twice in one section accepted (exit %d)\n",
+				ret);
 			abort();
 		}
 		close(fd);

@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fn = fuzz_file(new, nn, new_path, sizeof(new_path));
 	if (fb >= 0 && fn >= 0) {
 		for (int i = 0; i < 3; i++) {
-			const char *argv[] = { "compare", base_path, new_path, "--format", formats[i] };
+			const char *argv[] = { "compare", base_path, new_path,
+					       "--format", formats[i] };
 			char out_path[64];
 			int out = fuzz_file(NULL, 0, out_path, sizeof(out_path));
 
