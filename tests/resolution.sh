@@ -92,8 +92,8 @@ cd "$fix" || exit 1
 	reps=1 inject_ns=20 inject_clock=op inject_every=3 --json 2> "$tmp/op3.err" > "$tmp/op3.jsonl"
 # A small sequential calibration with whole operations (A B A B A, 2
 # repetitions a side): +5% is one in 21.
-"$iopath" bench --calibrate read_vs_readv calls=readv bare=0 reps=2 runtime=0.1 \
-	interval_ms=25 warmup=0 main_metric=readv_ns_floor inject_clock=op --pairs 2 --effects 5 \
+"$iopath" bench --calibrate read_vs_readv calls=readv bare=0 reps=2 runtime=0.2 \
+	interval_ms=50 warmup=0 main_metric=readv_ns_floor inject_clock=op --pairs 2 --effects 5 \
 	--out "$tmp/ocalib.jsonl" > "$tmp/ocalib.txt" 2> "$tmp/ocalib.err"
 # The loop probed in its timed loop, on and off every 100 us.
 "$iopath" bench read_vs_readv calls=readv bare=0 runtime=1 interval_ms=100 warmup=0 \
