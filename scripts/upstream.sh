@@ -7,7 +7,8 @@
 #   OUT/kselftest/  a `git format-patch` series (cover letter and patches)
 #                   against the kernel tree KSRC adding
 #                   tools/testing/selftests/filesystems/iov_single/. The test
-#                   is selftests/iov_single_test.c with iopath's own parts
+#                   is selftests/iov_single_test.c (and its io_uring side,
+#                   iov_single_uring.h) with iopath's own parts
 #                   (#ifdef IOPATH_SUITE) removed by unifdef; the files
 #                   around it and the texts are contrib/kselftest/. Every
 #                   patch is held to KSRC's checkpatch.pl --strict --no-tree
@@ -35,7 +36,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # What the kselftest series adds, and where.
 KSFT_DIR=tools/testing/selftests/filesystems/iov_single
 KSFT_TARGET=filesystems/iov_single
-KSFT_SOURCE=selftests/iov_single_test.c
+# The test and its io_uring side, each without iopath's parts.
+KSFT_SOURCES="selftests/iov_single_test.c selftests/iov_single_uring.h"
 # The MAINTAINERS section that owns lib/iov_iter.c, which the test exercises.
 KSFT_SECTION="USERSPACE COPYIN/COPYOUT (UIOVEC)"
 # The members of a kernel tree the series needs.
@@ -189,17 +191,19 @@ unifdef_bin() {
 	echo "$tmp/unifdef"
 }
 
-# The test as the kernel gets it: iopath's parts removed, and nothing of
-# iopath left.
-kselftest_source() {
-	local u rc
+# The test as the kernel gets it, into DIR: iopath's parts removed, and
+# nothing of iopath left.
+kselftest_sources() {
+	local u rc f
 	u=$(unifdef_bin) || exit 1
-	"$u" -B -UIOPATH_SUITE -o "$1" "$top/$KSFT_SOURCE"
-	rc=$?
-	[ "$rc" -le 1 ] || fail "unifdef failed on $KSFT_SOURCE"
-	if grep -nEi 'iopath|\biop_' "$1" > "$tmp/left"; then
-		fail "$KSFT_SOURCE keeps iopath's own code outside #ifdef IOPATH_SUITE: $(head -n 1 "$tmp/left")"
-	fi
+	for f in $KSFT_SOURCES; do
+		"$u" -B -UIOPATH_SUITE -o "$1/$(basename "$f")" "$top/$f"
+		rc=$?
+		[ "$rc" -le 1 ] || fail "unifdef failed on $f"
+		if grep -nEi 'iopath|\biop_' "$1/$(basename "$f")" > "$tmp/left"; then
+			fail "$f keeps iopath's own code outside #ifdef IOPATH_SUITE: $(head -n 1 "$tmp/left")"
+		fi
+	done
 }
 
 kselftest_series() {
@@ -215,7 +219,7 @@ kselftest_series() {
 
 	# 1: the test, and its MAINTAINERS line.
 	mkdir -p "$repo/$KSFT_DIR"
-	kselftest_source "$repo/$KSFT_DIR/$(basename "$KSFT_SOURCE")"
+	kselftest_sources "$repo/$KSFT_DIR"
 	cp "$top"/contrib/kselftest/filesystems/iov_single/{Makefile,config,.gitignore} "$repo/$KSFT_DIR/" ||
 		fail "cannot copy contrib/kselftest/filesystems/iov_single"
 	awk -v section="$KSFT_SECTION" -v entry="F:	$KSFT_DIR/" '

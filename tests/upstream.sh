@@ -70,13 +70,21 @@ n=$(grep -c '^total: 0 errors, 0 warnings, 0 checks' "$ks/checkpatch.log" 2>/dev
 [ "${#patches[@]}" -ge 2 ] && [ "$n" = $((${#patches[@]} - 1)) ]
 check $? "upstream.kselftest_checkpatch_strict_clean ($n of $((${#patches[@]} - 1)) patches)"
 
-# The test's source in the series is the selftest without iopath's parts.
+# The test's sources in the series are the selftest's without iopath's
+# parts: the test and its io_uring side.
+# series_file NAME: the file the series adds under filesystems/iov_single/
+series_file() {
+	awk -v f="+++ b/tools/testing/selftests/filesystems/iov_single/$1" '
+		$0 == f { on = 1; next }
+		on && /^(diff|-- $)/ { on = 0 }
+		on && /^\+/ { print substr($0, 2) }' "${patches[@]:1}" > "$tmp/$1"
+}
 src=$tmp/iov_single_test.c
-awk '/^\+\+\+ b\/tools\/testing\/selftests\/filesystems\/iov_single\/iov_single_test.c/ { on = 1; next }
-	on && /^(diff|-- $)/ { on = 0 }
-	on && /^\+/ { print substr($0, 2) }' "${patches[@]:1}" > "$src"
+series_file iov_single_test.c
+series_file iov_single_uring.h
 [ -s "$src" ] && grep -q 'FIXTURE_VARIANT_ADD(iov_single, unix_stream)' "$src" &&
-	! grep -Eqi 'iopath|\biop_|IOP_FS_' "$src" &&
+	grep -q 'io_uring_prep_rw' "$tmp/iov_single_uring.h" &&
+	! grep -Eqi 'iopath|\biop_|IOP_FS_' "$src" "$tmp/iov_single_uring.h" &&
 	grep -q 'FIXTURE_VARIANT_ADD(iov_single, unix_stream)' "$top/selftests/iov_single_test.c"
 check $? "upstream.kselftest_test_is_the_selftest_without_iopath"
 
@@ -124,7 +132,7 @@ copy() {
 	mkdir -p "$tmp/tree/selftests" "$tmp/tree/configs"
 	cp -r "$top/scripts" "$top/contrib" "$tmp/tree/" &&
 		cp -r "$top/configs/mutants" "$tmp/tree/configs/" &&
-		cp "$top/selftests/iov_single_test.c" "$tmp/tree/selftests/" &&
+		cp "$top"/selftests/iov_single_{test.c,uring.h} "$tmp/tree/selftests/" &&
 		git -C "$tmp/tree" init -q
 }
 copy && sed -i '0,/^static unsigned char src_byte/s//static int iop_leak;\n&/' "$tmp/tree/selftests/iov_single_test.c"
