@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Tree rules that a compiler does not check: licence lines, the harness
-# never committed, every selftest naming the bug it catches, every
+# never committed, no source file over 1,000 lines, every selftest naming the bug it catches, every
 # benchmark saying what it does not measure, and every shell script clean
 # under the shellcheck linter where it is installed.
 set -u
@@ -18,6 +18,13 @@ for f in $files; do
 done
 if [ -z "$bad" ]; then ok "lint.spdx_line_in_every_source"; else
 	echo "# no SPDX line in:$bad"; not_ok "lint.spdx_line_in_every_source"; fi
+
+# One file per test area, benchmark and subcommand, none over 1,000 lines:
+# a file past that holds two concepts.
+bad=$(git ls-files '*.c' '*.h' '*.sh' '*.bash' '*.awk' '*.py' 'Makefile' '*/Makefile' '.ci/run' |
+	xargs wc -l | awk '$2 != "total" && $1 > 1000 { printf " %s (%d lines)", $2, $1 }')
+if [ -z "$bad" ]; then ok "lint.no_source_file_over_1000_lines"; else
+	echo "# over 1,000 lines:$bad"; not_ok "lint.no_source_file_over_1000_lines"; fi
 
 vend=$(git ls-files | grep -E '(^|/)(kselftest_harness\.h|kselftest\.h|lib\.mk|run_kselftest\.sh|runner\.sh)$')
 if [ -z "$vend" ]; then ok "lint.no_harness_file_committed"; else
