@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Tree rules that a compiler does not check: licence lines, the harness
-# never committed, no source file over 1,000 lines, every selftest naming the bug it catches, every
-# benchmark saying what it does not measure, and every shell script clean
-# under the shellcheck linter where it is installed.
+# never committed, no source file over 1,000 lines, every selftest naming
+# the bug it catches, every benchmark saying what it does not measure, and
+# every shell script clean under the shellcheck linter where it is
+# installed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
