@@ -584,6 +584,10 @@ def read_job(path):
                 job["end"] = text
             elif chan == "guest-verdict":
                 job["guest_verdict"] = text
+            elif chan == "guest-note":
+                # The guest's own verdict's notes: the host's verdict
+                # writes its own, by its known-failures list.
+                pass
             elif chan == "record":
                 job["records"].append((n, msg[len(MARK):].partition(": ")[2]))
             elif chan == "bench-exit":

@@ -144,6 +144,38 @@ else
 	not_ok lava.guest_and_host_read_the_same_test_cases "$(diff "$tmp/guest.cases" "$tmp/host.cases" | head -n 8)"
 fi
 
+# The runner's output in the guest (scripts/vm/lava-guest.sh's awk): its
+# verdict's notes go on a channel of their own, not into the TAP the host
+# judges again; the host's verdict has its own notes, each once, and none
+# of the guest's (whose known-failures list may not be the host's).
+runner_awk=$(sed -n "/| awk '{\$/,/^}'\$/p" "$top/scripts/vm/lava-guest.sh" |
+	sed "1s/.*| awk '//; \$s/'\$//; s|\"/tmp/|\"$tmp/guest-|")
+printf '%s\n' '# iopath-vm: feature xfs_reflink yes' 'TAP version 13' '1..1' '# ok 1 a.xfs.one' \
+	'not ok 1 selftests: iopath: a_test # exit=1' '# iopath-vm: failed programs: a_test' \
+	'# iopath-vm: known failure on 6.12: a.xfs.two: some-bug: why' \
+	'# IOPATH-VM-RESULT: status=fail passed=1 failed=0' > "$tmp/runner.out"
+awk "$runner_awk" "$tmp/runner.out" > "$tmp/runner.marked"
+if [ "$(grep -c '^IOPATH-LAVA:guest-note: # iopath-vm: ' "$tmp/runner.marked")" = 2 ] &&
+   [ "$(grep -c '^IOPATH-LAVA:tap: ' "$tmp/runner.marked")" = 4 ] &&
+   ! grep -q '^IOPATH-LAVA:tap: # iopath-vm:' "$tmp/runner.marked" &&
+   grep -qx 'IOPATH-LAVA:feature: xfs_reflink yes' "$tmp/runner.marked" &&
+   grep -q '^IOPATH-LAVA:guest-verdict: # IOPATH-VM-RESULT: status=fail' "$tmp/runner.marked"; then
+	ok lava.guest_verdict_notes_apart_from_the_tap
+else
+	not_ok lava.guest_verdict_notes_apart_from_the_tap "$(head -c 600 "$tmp/runner.marked")"
+fi
+sed '0,/IOPATH-LAVA:tap: ok 1 selftests: iopath: swapon_test"}/s//&\
+{"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:guest-note: # iopath-vm: known failure on 6.12.117+deb12-amd64: swapon.xfs.file_with_a_hole_is_refused: some-bug: why"}/' \
+	"$fixture" > "$tmp/notes.log"
+"$lava" verdict --build "$build" "$tmp/notes.log" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -c 'IOPATH-LAVA:guest-note' "$tmp/notes.log" | grep -qx 1 &&
+   ! grep -q 'some-bug' "$tmp/out" && grep -q '^# IOPATH-VM-RESULT: status=pass passed=14 ' "$tmp/out"; then
+	ok lava.verdict.guest_notes_not_in_the_hosts_tap
+else
+	not_ok lava.verdict.guest_notes_not_in_the_hosts_tap "exit $rc" "$(grep -n 'some-bug\|RESULT' "$tmp/out" | head -c 600)"
+fi
+
 # ---- a benchmark job -----------------------------------------------------------
 
 # A real benchmark job (tests/fixtures/lava/bench-6.12.log: lava-run,

@@ -228,7 +228,7 @@ else
 		exec chroot "$r" /bin/sh /iopath/lava/run "$@"' - "$r")
 	path lava-guest 90 "$tmp/lava.out" "${guest[@]}"
 	expect lava_guest.timeout_and_required_coverage "$tmp/lava.out" \
-		"^IOPATH-LAVA:tap: ${timed_out#^}" "^IOPATH-LAVA:tap: $(required iopath-vm | sed 's/^^//')" \
+		"^IOPATH-LAVA:tap: ${timed_out#^}" "^IOPATH-LAVA:guest-note: $(required iopath-vm | sed 's/^^//')" \
 		'^IOPATH-LAVA:feature: fakefeat yes$' \
 		'^IOPATH-LAVA:guest-verdict: # IOPATH-VM-RESULT: status=fail .* required_missing=1 ' \
 		'^IOPATH-LAVA:end: [0-9.]+ [0-9.]+$' \

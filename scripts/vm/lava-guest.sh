@@ -12,7 +12,9 @@
 #   - lines "IOPATH-LAVA:CHANNEL: TEXT" the host reads back from the job's
 #     log (scripts/lava.py verdict): "kernel" (uname -r), "feature" (one
 #     iopath_probe line), "tap" (one line of run_kselftest.sh's output),
-#     "end" (start and end uptime, seconds: the run finished); with
+#     "guest-note" and "guest-verdict" (the runner's own verdict: its
+#     notes, its result line), "end" (start and end uptime, seconds: the
+#     run finished); with
 #     --bench, "bench" (iopath bench's output), "record" (one record) and
 #     "bench-exit" instead;
 #   - one LAVA test case per harness test (its name, pass, fail or skip),
@@ -105,7 +107,11 @@ fi
 start=$(cut -d' ' -f1 /proc/uptime)
 # The one runner, as /init runs it in iopath vm. Its lines go out one at a
 # time (fflush), so that a job cut short keeps what ran: its features on
-# "feature", its result line on "guest-verdict", the rest on "tap".
+# "feature", its verdict's notes ("# iopath-vm: failed programs: ...",
+# "known failure on ...") on "guest-note", its result line on
+# "guest-verdict", the rest on "tap". The host judges the TAP again and
+# writes notes of its own: on "tap" the guest's would be there twice, and
+# a known failure the host does not excuse would still read as excused.
 /etc/iopath-vm/selftest-runner.sh --known /etc/iopath-vm/known-failures --tag iopath-vm \
 	--result IOPATH-VM-RESULT /iopath/kselftest "$@" 2>&1 | awk '{
 	gsub(/[\001-\010\013-\037\177]/, "?")
@@ -115,6 +121,8 @@ start=$(cut -d' ' -f1 /proc/uptime)
 	} else if ($0 ~ /^# IOPATH-VM-RESULT: /) {
 		print > "/tmp/verdict"
 		print "IOPATH-LAVA:guest-verdict: " $0
+	} else if ($0 ~ /^# iopath-vm: /) {
+		print "IOPATH-LAVA:guest-note: " $0
 	} else {
 		print > "/tmp/tap"
 		print "IOPATH-LAVA:tap: " $0
