@@ -125,6 +125,19 @@ sed 's/IOPATH-LAVA:tap: ok 1 selftests: iopath: swapon_test"/IOPATH-LAVA:tap: ok
 	"$fixture" > "$tmp/progskip.log"
 verdict lava.verdict.program_skipped_whole_is_a_skip_case "$tmp/progskip.log" 0 '^lava: 14 passed'
 
+# The guest's own verdict: only a different verdict or count is noted, not
+# a different duration (the guest times the programs, the host the run).
+sed 's/\(IOPATH-LAVA:guest-verdict: .*\) seconds=48/\1 seconds=47/' "$fixture" > "$tmp/gv.log"
+verdict lava.verdict.guest_verdict_other_duration_not_noted "$tmp/gv.log" 0 '^lava: 14 passed'
+if grep -q "guest's own verdict differs" "$tmp/err"; then
+	not_ok lava.verdict.guest_verdict_other_duration_not_noted.no_note "$(head -c 600 "$tmp/err")"
+else
+	ok lava.verdict.guest_verdict_other_duration_not_noted.no_note
+fi
+sed 's/\(IOPATH-LAVA:guest-verdict: .*\) passed=14 /\1 passed=13 /' "$fixture" > "$tmp/gv.log"
+verdict lava.verdict.guest_verdict_other_counts_noted "$tmp/gv.log" 0 \
+	"note: the guest's own verdict differs: .* passed=13 "
+
 # The guest's test cases (scripts/vm/lava-guest.sh's awk, busybox) are the
 # host's (tap_cases) for every kind of TAP line: a pass, a fail, a skip, a
 # failed program, a passed one and one skipped whole.
