@@ -174,6 +174,18 @@ refused scratch.unknown_subcommand "scratch: unknown subcommand 'format'" "$iop"
 refused vm.unknown_option "vm: unknown option '--nosuch'" "$iop" vm --nosuch
 refused vm.bad_timeout "vm: --timeout 'x': expected seconds" "$iop" vm --kernel /nonexistent --timeout x
 
+# contrib/fstests/vm.sh (the fstests tests in a guest): its temporary
+# directory goes to TMPDIR, the working directory here, so that anything
+# it made before refusing shows.
+fvm=(env TMPDIR="$work" "$(cd "$(dirname "$0")/.." && pwd)/contrib/fstests/vm.sh")
+refused fstests-vm.unknown_option "fstests vm: unknown option '--nosuch'" "${fvm[@]}" --nosuch
+refused fstests-vm.no_fstests 'fstests vm: --fstests DIR \(a built fstests checkout\) is required' \
+	"${fvm[@]}" --kernel "$(readlink -f "$0")" generic/789
+refused fstests-vm.bad_test_name "fstests vm: 'generic/x' is not a test name like generic/789" \
+	"${fvm[@]}" generic/x
+refused fstests-vm.mkfs_options_quoted "fstests vm: --mkfs 'a\\\$\\(b\\)': only letters" \
+	"${fvm[@]}" --mkfs 'a$(b)' generic/789
+
 # Every subcommand `iopath help` lists has a refusal above: a new one
 # without is a failure here, not a gap nobody sees.
 missing=""

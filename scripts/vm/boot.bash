@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 #
-# scripts/vm.sh: booting the guest under QEMU and waiting for it within
-# the three limits (boot, idle, overall).
+# scripts/vm.sh and contrib/fstests/vm.sh: booting the guest under QEMU
+# and waiting for it within the three limits (boot, idle, overall).
+
+# More QEMU options (contrib/fstests/vm.sh: its virtio disks).
+qemu_extra=()
 
 boot_guest() {
 	local -a cpu clock=()
@@ -36,7 +39,7 @@ boot_guest() {
 	qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" "${clock[@]}" -m "$mem" -smp "$smp" \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-serial "file:$console" -serial "file:$tap" \
-		-kernel "$vmlinuz" -initrd "$tmp/initrd.gz" \
+		-kernel "$vmlinuz" -initrd "$tmp/initrd.gz" "${qemu_extra[@]}" \
 		-append "console=ttyS0 panic=-1 rdinit=/init loglevel=5 $append" \
 		< /dev/null > "$tmp/qemu.out" 2>&1 &
 	qpid=$!
