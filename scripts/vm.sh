@@ -83,23 +83,8 @@ write_lava_out() {
 # ---- temporary directory, QEMU and cleanup -------------------------------
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iopath-vm.XXXXXX") || fail "cannot create a temporary directory"
-qpid=""
-tail_pids=()
 cleanup() {
-	local p
-	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
-		kill -TERM "$qpid" 2>/dev/null
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			kill -0 "$qpid" 2>/dev/null || break
-			sleep 0.2
-		done
-		kill -KILL "$qpid" 2>/dev/null
-		wait "$qpid" 2>/dev/null
-	fi
-	for p in "${tail_pids[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	stop_guest
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -41,6 +41,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/scripts/lib/common.bash"
 # shellcheck source=scripts/vm/boot.bash
 . "$top/scripts/vm/boot.bash"
+# shellcheck source=scripts/vm/verdict.bash
+. "$top/scripts/vm/verdict.bash"
 
 # What the guest runs: fstests' check and common/ (bash, coreutils, awk,
 # sed, grep, find, diff, bc, perl), the filesystems' tools, mount and
@@ -113,18 +115,8 @@ if [ -z "$initrd_keep" ] || [ ! -f "$initrd_keep" ]; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iopath-fstests-vm.XXXXXX") || fail "cannot create a temporary directory"
-qpid=""
-tail_pids=()
 cleanup() {
-	local p
-	if [ -n "$qpid" ] && kill -0 "$qpid" 2> /dev/null; then
-		kill -KILL "$qpid" 2> /dev/null
-		wait "$qpid" 2> /dev/null
-	fi
-	for p in "${tail_pids[@]}"; do
-		kill "$p" 2> /dev/null
-		wait "$p" 2> /dev/null
-	done
+	stop_guest
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -215,28 +207,16 @@ kdesc="$kernel ($fstyp${mkfs:+ $mkfs}: ${tests[*]})"
 boot_guest
 
 rc_line=$(tr -d '\r' < "$tap" | grep -m1 '^# iopath-vm: check exit ')
-iopath=${IOPATH_BIN:-$top/build/iopath}
-findings=""
-if [ -x "$iopath" ]; then
-	findings=$("$iopath" kmsg scan "$console")
-else
-	echo "$prog: $iopath not found, the kernel console was not checked (run make)" >&2
-fi
+build=$top/build
+findings=$(kernel_log_findings)
 if [ -n "$findings" ]; then
-	echo "$prog: the kernel console shows a kernel bug report:" >&2
+	echo "$prog: the kernel console shows a kernel bug report (lib/kmsg_patterns.h):" >&2
 	head -n 5 <<< "$findings" | sed 's/^/  | /' >&2
 fi
 if [ -z "$rc_line" ]; then
-	panic=$(tr -d '\r' < "$console" | grep -m1 -oE 'Kernel panic - not syncing: .*')
-	if [ -n "$timed_out" ]; then
-		echo "$prog: $kdesc: $timed_out; QEMU killed after ${elapsed} s" >&2
-	elif [ -n "$panic" ]; then
-		echo "$prog: $kdesc: the guest kernel panicked after ${elapsed} s: ${panic#*syncing: }" >&2
-	else
-		echo "$prog: $kdesc: the guest stopped after ${elapsed} s without a result (QEMU exit $qrc)" >&2
-	fi
+	echo "$prog: $kdesc: $(guest_stop_reason)" >&2
 	echo "$prog: the kernel console's last lines:" >&2
-	sed "$strip_esc" "$console" | grep -v '^[[:space:]]*$' | tail -n 20 | sed 's/^/  | /' >&2
+	console_tail 20
 	exit 1
 fi
 echo "$prog: $kdesc: ./check exit ${rc_line##* } (prepare ${t_prep} s, boot+run ${elapsed} s)" >&2

@@ -6,6 +6,27 @@
 
 # More QEMU options (contrib/fstests/vm.sh: its virtio disks).
 qemu_extra=()
+qpid=""
+tail_pids=()
+
+# stop_guest: QEMU and the streams that follow its files, on every exit
+# path (the callers' EXIT trap): TERM, two seconds, then KILL.
+stop_guest() {
+	local p
+	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
+		kill -TERM "$qpid" 2>/dev/null
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$qpid" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill -KILL "$qpid" 2>/dev/null
+		wait "$qpid" 2>/dev/null
+	fi
+	for p in "${tail_pids[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+}
 
 boot_guest() {
 	local -a cpu clock=()

@@ -1,11 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 #
-# scripts/vm.sh: what the guest's result line and kernel console say;
-# report_result prints the summary and exits with the verdict.
+# scripts/vm.sh and contrib/fstests/vm.sh: what the guest's result line
+# and kernel console say; report_result prints the summary and exits with
+# the verdict.
 
 console_tail() {
 	sed "$strip_esc" "$console" | grep -v '^[[:space:]]*$' | tail -n "${1:-20}" | sed 's/^/  | /' >&2
+}
+
+# guest_stop_reason: why a guest gave no result: the limit it ran out of,
+# the kernel's panic, QEMU's own failure, or a plain stop.
+guest_stop_reason() {
+	local panic
+	panic=$(tr -d '\r' < "$console" | grep -m1 -oE 'Kernel panic - not syncing: .*')
+	if [ -n "$timed_out" ]; then
+		echo "$timed_out; QEMU killed after ${elapsed} s"
+	elif [ -n "$panic" ]; then
+		echo "the guest kernel panicked after ${elapsed} s: ${panic#Kernel panic - not syncing: }" | cat -v
+	elif [ "$qrc" != 0 ] && [ ! -s "$console" ]; then
+		echo "QEMU failed (exit $qrc): $(tail -n 1 "$tmp/qemu.out" | cat -v)"
+	else
+		echo "the guest stopped after ${elapsed} s without a result line"
+	fi
 }
 
 field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p" <<< "$result"; }
@@ -47,16 +64,7 @@ report_bench() {
 report_result() {
 	result=$(tr -d '\r' < "$tap" | grep '^# IOPATH-VM-RESULT:' | tail -n 1)
 	if [ -z "$result" ]; then
-		panic=$(tr -d '\r' < "$console" | grep -m1 -oE 'Kernel panic - not syncing: .*')
-		if [ -n "$timed_out" ]; then
-			echo "$prog: $kdesc: $timed_out; QEMU killed after ${elapsed} s" >&2
-		elif [ -n "$panic" ]; then
-			echo "$prog: $kdesc: the guest kernel panicked after ${elapsed} s: ${panic#Kernel panic - not syncing: }" >&2
-		elif [ "$qrc" != 0 ] && [ ! -s "$console" ]; then
-			echo "$prog: $kdesc: QEMU failed (exit $qrc): $(tail -n 1 "$tmp/qemu.out")" >&2
-		else
-			echo "$prog: $kdesc: the guest stopped after ${elapsed} s without a result line" >&2
-		fi
+		echo "$prog: $kdesc: $(guest_stop_reason)" >&2
 		echo "$prog: last kernel console lines:" >&2
 		console_tail 20
 		exit 1
