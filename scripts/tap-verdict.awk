@@ -301,38 +301,76 @@ BEGIN {
 	bad = 0
 }
 
-# stacked_quantifier(ERE): a *, +, ? or {...} right after another one,
-# outside a bracket expression and not escaped.
-function stacked_quantifier(re,    i, n, c, prev_q)
+# ere_error(ERE): why ERE is not one that gawk, mawk and busybox awk all
+# compile and read alike, or "". An awk that cannot compile an ERE stops
+# with a message of its own wording (mawk's does not name the ERE), and
+# busybox awk takes some invalid ones and matches nothing; so the syntax
+# is checked here, the same in every awk, before anything is compiled.
+# Stricter than POSIX where the awks differ: mawk reads {m,n} as text.
+function ere_error(re,    i, n, c, prev, depth, j)
 {
 	n = length(re)
-	prev_q = 0
+	prev = "start"		# start, open, bar, anchor, atom, quant
+	depth = 0
 	for (i = 1; i <= n; i++) {
 		c = substr(re, i, 1)
 		if (c == "\\") {
+			if (i == n)
+				return "ends in a lone backslash"
 			i++
-			prev_q = 0
+			prev = "atom"
 		} else if (c == "[") {
 			i++
 			if (substr(re, i, 1) == "^")
 				i++
 			if (substr(re, i, 1) == "]")
 				i++
-			while (i <= n && substr(re, i, 1) != "]")
-				i++
-			prev_q = 0
-		} else if (c == "*" || c == "+" || c == "?" || c == "{") {
-			if (prev_q)
-				return 1
-			if (c == "{")
-				while (i <= n && substr(re, i, 1) != "}")
-					i++
-			prev_q = 1
+			for (; i <= n && substr(re, i, 1) != "]"; i++) {
+				if (substr(re, i, 1) == "\\")
+					return "a '\\' inside [...]: gawk and mawk read it as an escape, busybox awk as itself"
+				if (substr(re, i, 2) !~ /^\[[:.=]$/)
+					continue
+				j = index(substr(re, i + 2), substr(re, i + 1, 1) "]")
+				if (!j)
+					return "'" substr(re, i, 2) "' is not closed"
+				i += j + 2
+			}
+			if (i > n)
+				return "a '[' is not closed"
+			prev = "atom"
+		} else if (c == "(") {
+			depth++
+			prev = "open"
+		} else if (c == ")") {
+			if (!depth)
+				return "a ')' has no '('"
+			if (prev == "open" || prev == "bar")
+				return "an empty group or alternative"
+			depth--
+			prev = "atom"
+		} else if (c == "|") {
+			if (prev == "start" || prev == "open" || prev == "bar")
+				return "an empty alternative"
+			prev = "bar"
+		} else if (c == "*" || c == "+" || c == "?") {
+			if (prev == "quant")
+				return "a quantifier repeats a quantifier"
+			if (prev != "atom")
+				return "'" c "' has nothing to repeat"
+			prev = "quant"
+		} else if (c == "{" || c == "}") {
+			return "'" c "': mawk reads {m,n} as text, gawk as a repetition; write the repetition out, or '\\" c "' for the character"
+		} else if (c == "^" || c == "$") {
+			prev = "anchor"
 		} else {
-			prev_q = 0
+			prev = "atom"
 		}
 	}
-	return 0
+	if (depth)
+		return "a '(' is not closed"
+	if (prev == "bar")
+		return "an empty alternative"
+	return ""
 }
 
 FILENAME == ARGV[1] {
@@ -356,11 +394,11 @@ FILENAME == ARGV[1] {
 		malformed("TEST-ERE '" kf[2] "' must match the whole test name: ^...$")
 	if (kf[4] !~ /^[a-z0-9][a-z0-9-]*$/)
 		malformed("BUG-NAME '" kf[4] "': lower case letters, digits and '-'")
-	# A quantifier on a quantifier ('\\.++++'): gawk's compile time
-	# doubles with each one, and 30 of them hang it.
+	# A quantifier on a quantifier ('\\.++++') is refused too: gawk's
+	# compile time doubles with each one, and 30 of them hang it.
 	for (i = 1; i <= 3; i++)
-		if (stacked_quantifier(kf[i]))
-			malformed("ERE '" kf[i] "': a quantifier repeats a quantifier")
+		if ((why = ere_error(kf[i])) != "")
+			malformed("ERE '" kf[i] "': " why)
 	# Every ERE compiled now, as the list is read: an invalid one stops
 	# gawk and mawk here with exit 2, not when a test first fails.
 	compiled = ("" ~ kf[1]) + ("" ~ kf[2]) + ("" ~ kf[3])
