@@ -242,7 +242,7 @@ repro: cli
 	$(Q)$(O)/iopath repro $(if $(KERNEL),--kernel "$(KERNEL)") $(REPRO_ARGS)
 
 check: all
-	$(Q)scripts/deps.sh run check
+	$(Q)scripts/deps.sh run check patch
 	$(Q)bash scripts/check.sh $(O)
 
 bench: all

@@ -9,8 +9,9 @@
 #   GROUP: build (compile everything: make, make install), run (what the
 #   tests and benchmarks run: mkfs, fio, gnuplot; make run, check, bench,
 #   kselftest, repro), base (both, the default), vm (iopath vm), mutate
-#   (kernel builds for iopath mutate), clang (fuzzing), check (the linter
-#   make check runs), lava (lava-run for make lava-run; never by make check)
+#   (kernel builds for iopath mutate), patch (applying a patch to a kernel
+#   tree), clang (fuzzing), check (what make check's own tests run), lava
+#   (lava-run for make lava-run; never by make check)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
 # Otherwise, and always with --check, the exact install command is printed
 # and the exit status is 1: a command that needs a group runs
@@ -78,6 +79,10 @@ bison:/usr/bin/bison
 bc:/usr/bin/bc
 libelf-dev:/usr/include/libelf.h
 libssl-dev:/usr/include/openssl/ssl.h
+"
+# Applying and reverting patches in a kernel tree (iopath mutate and ab,
+# whatever builds the kernel; make check runs both with fakes).
+pkgs_patch="
 patch:/usr/bin/patch
 "
 
@@ -89,10 +94,11 @@ for g in $groups; do
 	base) list="$pkgs_build $pkgs_run" ;;
 	vm) list=$pkgs_vm ;;
 	clang) list=$pkgs_clang ;;
-	mutate) list=$pkgs_mutate ;;
+	mutate) list="$pkgs_mutate $pkgs_patch" ;;
+	patch) list=$pkgs_patch ;;
 	check) list=$pkgs_check ;;
 	lava) list=$pkgs_lava ;;
-	*) echo "deps: unknown group '$g' (build, run, base, vm, clang, mutate, check, lava)" >&2; exit 2 ;;
+	*) echo "deps: unknown group '$g' (build, run, base, vm, clang, mutate, patch, check, lava)" >&2; exit 2 ;;
 	esac
 	for e in $list; do
 		pkg=${e%%:*}

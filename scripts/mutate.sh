@@ -203,8 +203,15 @@ for f in matrix.md matrix.json; do
 done
 
 # The kernel build (flex, bison, libelf ...) and the guests: what is
-# missing is named with its install command before anything starts.
-"$top/scripts/deps.sh" --check vm mutate || exit 1
+# missing is named with its install command before anything starts. A
+# builder or VM given in the environment replaces the tools of its own
+# group only; the patches are applied here whatever builds them.
+need=(patch)
+if [ "$matrix_only" = 0 ]; then
+	[ -n "$builder" ] || need+=(mutate)
+	[ -n "${IOPATH_MUTATE_VM:-}" ] || [ "$build_only" = 1 ] || need+=(vm)
+fi
+"$top/scripts/deps.sh" --check "${need[@]}" || exit 1
 
 state=$work/state
 logs=$work/logs
