@@ -174,6 +174,8 @@ fi
 [ ! -e "$out" ] || usage_error "--out $out: exists; give a new directory"
 [ -d "$(dirname -- "$out")" ] || usage_error "--out $out: no directory $(dirname -- "$out")"
 case $work in /*) ;; *) work=$PWD/$work ;; esac
+why=$(work_refusal)
+[ -z "$why" ] || usage_error "$why"
 
 if [ -n "$ksrc" ] && [ "$ksrc" != debian ]; then
 	check_ksrc
@@ -185,8 +187,9 @@ state=$work/state
 logs=$work/logs
 obj=$work/obj
 mkdir -p "$state" "$logs" || fail "cannot create $work"
-[ -L "$work/.lock" ] && fail "$work/.lock: a symlink"
-exec 8>> "$work/.lock"
+# The lock is the work directory itself: a lock file would be one more
+# name opened through a planted link.
+exec 8< "$work"
 flock -n 8 || fail "another iopath ab is running on $work"
 kbuild_state
 
@@ -207,7 +210,8 @@ if [ -n "$ksrc" ]; then
 	restore_tree || fail "cannot restore the source tree $ksrc"
 	for p in "$patch_a" "$patch_b"; do
 		[ -z "$p" ] && continue
-		patch -d "$ksrc" -p1 -s -f --dry-run < "$p" > "$state/patch.log" 2>&1 ||
+		new_file "$state/patch.log" || exit 1
+		patch -d "$ksrc" -p1 -s -f --dry-run < "$p" >> "$state/patch.log" 2>&1 ||
 			usage_error "--patch $p does not apply to $ksrc: $(head -n 1 "$state/patch.log" | cat -v)"
 	done
 	guard_tree
@@ -228,9 +232,8 @@ build_side() {
 	build_kernel "$logs/$side.build"
 	rc=$?
 	if [ "$rc" = 0 ]; then
-		mkdir -p "$work/kernels"
-		cp "$obj/arch/x86/boot/bzImage" "$work/kernels/$side.bzImage.new" &&
-			mv "$work/kernels/$side.bzImage.new" "$work/kernels/$side.bzImage" || rc=1
+		mkdir -p "$work/kernels" &&
+			write_file "$work/kernels/$side.bzImage" < "$obj/arch/x86/boot/bzImage" || rc=1
 	fi
 	restore_tree || fail "cannot restore the source tree $ksrc"
 	[ "$rc" = 0 ] || fail "$side: the kernel did not build in ${last_s} s: $(grep -m1 -E 'error:|Error [0-9]' "$logs/$side.build" | cut -c1-200 | cat -v)"
@@ -250,7 +253,8 @@ fi
 declare -A img sha
 resolve() {
 	local side=$1 k=$2 path
-	path=$("$vm" --kernel "$k" --build "$build" --fetch-only 2> "$state/$side.fetch.err")
+	new_file "$state/$side.fetch.err" || exit 1
+	path=$("$vm" --kernel "$k" --build "$build" --fetch-only 2>> "$state/$side.fetch.err")
 	case $? in
 	0) ;;
 	2) usage_error "--$(tr 'AB' 'ab' <<< "$side"): $(tail -n 1 "$state/$side.fetch.err" | sed 's/^iopath: vm: //' | cat -v)" ;;
@@ -308,13 +312,14 @@ boot() {
 }
 
 printf 'boot\tside\texit\tseconds\n' > "$out/boots.tsv"
-: > "$state/boot-ids"
+new_file "$state/boot-ids" || exit 1
 for ((i = 1; i <= boots; i++)); do
 	boot A "$i"
 	boot B "$i"
 done
 for side in A B; do
-	cat "$out"/logs/"$side".*.jsonl > "$state/$side.jsonl" &&
+	new_file "$state/$side.jsonl" &&
+		cat "$out"/logs/"$side".*.jsonl >> "$state/$side.jsonl" &&
 		write_file "$out/$side.jsonl" < "$state/$side.jsonl" || exit 1
 done
 

@@ -218,6 +218,24 @@ killed sigkill KILL
 ab after_kill --ksrc "$t/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
 check_cmd ab.ksrc.runs_again_after_sigkill test "$rc" = 0
 
+# ---- a work directory someone else prepared -------------------------------------
+
+# Links planted at the names ab writes in WORK (patch.log, a build log, the
+# boot ids) were followed: the files they point at truncated or written.
+victims() { cat "$t/victim1" "$t/victim2" "$t/victim3"; }
+for v in 1 2 3; do echo "victim $v" > "$t/victim$v"; done
+mkdir -p "$t/wlinks/state" "$t/wlinks/logs"
+ln -s "$t/victim1" "$t/wlinks/state/patch.log"
+ln -s "$t/victim2" "$t/wlinks/logs/A.build"
+ln -s "$t/victim3" "$t/wlinks/state/boot-ids"
+ab work_links --work "$t/wlinks" --ksrc "$t/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
+if [ "$rc" = 2 ] && [ "$(wc -l < "$t/work_links.err")" = 1 ] && grep -q 'is a symbolic link' "$t/work_links.err" &&
+   [ "$(victims)" = "$(printf 'victim %s\n' 1 2 3)" ] && [ ! -s "$FAKE_LOG" ] && [ ! -e "$t/work_links" ]; then
+	ok ab.work.planted_links_never_followed
+else
+	not_ok ab.work.planted_links_never_followed "exit $rc: $(head -n 2 "$t/work_links.err")" "victims: $(victims | tr '\n' ' ')"
+fi
+
 # ---- the ab profiles pass the guest's benchmark check --------------------------
 
 # scripts/vm.sh checks the benchmark for the guest's own zram before it

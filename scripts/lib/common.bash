@@ -60,6 +60,24 @@ write_file() {
 	fi
 }
 
+# new_file FILE: FILE a new empty regular file, for the caller's '>>' (a
+# log written as it grows, a child's stderr). A link or anything but a
+# regular file at FILE is refused; FILE is removed and created again with
+# O_EXCL (noclobber on a name that is not there), so a link planted after
+# the check is not followed either. 1 after one line on stderr.
+new_file() {
+	local why
+	why=$(out_refusal "$1")
+	if [ -n "$why" ]; then
+		echo "$prog: $why" >&2
+		return 1
+	fi
+	if ! rm -f -- "$1" || ! (set -C; : > "$1") 2>/dev/null; then
+		echo "$prog: $1: cannot be created" >&2
+		return 1
+	fi
+}
+
 # pick_accel: what --accel ($accel: tcg, kvm or auto) means on this
 # machine, tcg or kvm. vm runs its guests with it, ab chooses its clock
 # domain by it.

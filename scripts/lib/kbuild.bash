@@ -11,6 +11,11 @@
 # applied patch is recorded, so that a killed run is reverted by the next),
 # builder (a command "BUILDER SRC OBJ JOBS" replacing make, or empty) and
 # child (""), defines note, and on every exit path calls restore_tree.
+#
+# Root runs this in a work directory a user may have prepared: no file in
+# it is opened with a plain '>' or cp (they follow a planted link); each
+# is written by write_file or made by new_file first (scripts/lib/common.bash),
+# and work_refusal refuses links there before anything starts.
 
 apt_dir=""
 
@@ -25,13 +30,14 @@ fetch_source() {
 	[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] &&
 		key="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
 	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$work/debs"
-	echo "deb $key$m sid main" > "$apt_dir/sources.list"
+	echo "deb $key$m sid main" | write_file "$apt_dir/sources.list" || exit 1
 	o=(-q -o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
 	   -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
 	   -o APT::Sandbox::User=root -o APT::Get::AllowUnauthenticated=false)
 	if [ -z "$(find "$apt_dir/lists" -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
 		note "updating the package lists of the private apt state in $apt_dir"
-		apt-get "${o[@]}" update > "$work/apt-update.log" 2>&1 ||
+		new_file "$work/apt-update.log" || exit 1
+		apt-get "${o[@]}" update >> "$work/apt-update.log" 2>&1 ||
 			fail "apt-get update failed: $(grep -E '^(E|W):' "$work/apt-update.log" | head -n 1)"
 	fi
 	pkg=$(apt-cache "${o[@]}" pkgnames linux-source-7. 2>/dev/null | sort -V | tail -n 1)
@@ -41,7 +47,8 @@ fetch_source() {
 		deb=$(ls "$work/debs/${pkg}"_*.deb 2>/dev/null | head -n 1)
 		if [ -z "$deb" ]; then
 			note "downloading $pkg"
-			(cd "$work/debs" && apt-get "${o[@]}" download "$pkg" > "$work/apt-download.log" 2>&1) ||
+			new_file "$work/apt-download.log" || exit 1
+			(cd "$work/debs" && apt-get "${o[@]}" download "$pkg" >> "$work/apt-download.log" 2>&1) ||
 				fail "apt-get download $pkg failed: $(grep -E '^(E|W):' "$work/apt-download.log" | head -n 1)"
 			deb=$(ls "$work/debs/${pkg}"_*.deb | head -n 1)
 		fi
@@ -52,7 +59,7 @@ fetch_source() {
 		mkdir -p "$work/src"
 		tar -C "$work/src" -xaf "$tarball" || fail "cannot unpack $tarball"
 		rm -rf "$work/unpack"
-		touch "$dir/.iopath-unpacked"
+		new_file "$dir/.iopath-unpacked" || exit 1
 	fi
 	echo "$dir"
 }
@@ -85,19 +92,43 @@ restore_tree() {
 apply_patch() {
 	local n=$1 p=$2 f
 	restore_tree || return 1
-	patch -d "$ksrc" -p1 -s -f --dry-run < "$p" > "$state/patch.log" 2>&1 || return 2
+	new_file "$state/patch.log" || return 1
+	patch -d "$ksrc" -p1 -s -f --dry-run < "$p" >> "$state/patch.log" 2>&1 || return 2
 	rm -rf "$backup"
-	patch_files "$p" > "$state/applied.files.new"
+	patch_files "$p" | write_file "$state/applied.files.new" || return 1
 	while read -r f; do
 		mkdir -p "$backup/$(dirname "$f")"
 		cp -p "$ksrc/$f" "$backup/$f" || return 1
 	done < "$state/applied.files.new"
-	mv "$state/applied.files.new" "$state/applied.files"
+	mv -T "$state/applied.files.new" "$state/applied.files"
 	# A copy reverts it even if FILE changes or goes away meanwhile.
-	cp "$p" "$state/applied.patch" || return 1
+	write_file "$state/applied.patch" < "$p" || return 1
 	# Recorded before the tree changes: any exit from here on reverts.
-	echo "$n" > "$applied.new" && mv "$applied.new" "$applied"
-	patch -d "$ksrc" -p1 -s -f --no-backup-if-mismatch < "$p" > "$state/patch.log" 2>&1 || return 2
+	echo "$n" | write_file "$applied" || return 1
+	new_file "$state/patch.log" || return 1
+	patch -d "$ksrc" -p1 -s -f --no-backup-if-mismatch < "$p" >> "$state/patch.log" 2>&1 || return 2
+}
+
+# work_refusal: why $work may not be used, or nothing. Its directories
+# must be directories, and state, logs and kernels hold no symbolic link:
+# everything there is written as root, and a link planted at one of its
+# names would be followed or read back as state.
+work_refusal() {
+	local d l
+	for d in "$work" "$work"/{state,logs,kernels,obj,src,apt,debs}; do
+		if [ -L "$d" ] || { [ -e "$d" ] && [ ! -d "$d" ]; }; then
+			echo "--work $work: $d is not a directory"
+			return
+		fi
+	done
+	for d in "$work"/{state,logs,kernels}; do
+		[ -d "$d" ] || continue
+		l=$(find "$d" -type l -print -quit)
+		if [ -n "$l" ]; then
+			echo "--work $work: $l is a symbolic link (refused: it would be followed)"
+			return
+		fi
+	done
 }
 
 # check_ksrc: $ksrc, a kernel source tree, made absolute; anything else is
@@ -124,21 +155,24 @@ configure() {
 	[ -f "$obj/.config" ] && [ "$(cat "$obj/.iopath-config" 2>/dev/null)" = "$sum" ] && return 0
 	mkdir -p "$obj"
 	note "configuring $obj: tinyconfig + $(basename "$frag")"
+	new_file "$logs/configure.log" || exit 1
 	{
 		make -s -C "$ksrc" O="$obj" tinyconfig &&
 		"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" &&
 		make -s -C "$ksrc" O="$obj" olddefconfig
-	} > "$logs/configure.log" 2>&1 || fail "kernel configuration failed ($logs/configure.log)"
-	echo "$sum" > "$obj/.iopath-config"
+	} >> "$logs/configure.log" 2>&1 || fail "kernel configuration failed ($logs/configure.log)"
+	echo "$sum" | write_file "$obj/.iopath-config" || exit 1
 }
 
 # run_child OUT ERR CMD...: CMD in the background, waited for, so that a
 # signal is handled at once (bash runs traps only between commands, and
-# "wait" is interruptible); the trap stops the child.
+# "wait" is interruptible); the trap stops the child. OUT and ERR are made
+# by new_file: 1 when either cannot be.
 run_child() {
 	local out=$1 err=$2 rc
 	shift 2
-	"$@" > "$out" 2> "$err" &
+	new_file "$out" && new_file "$err" || return 1
+	"$@" >> "$out" 2>> "$err" &
 	child=$!
 	wait "$child"
 	rc=$?
@@ -162,12 +196,13 @@ build_kernel() {
 
 # guard_tree: a watcher in a session of its own, so that a SIGKILL of this
 # script or of its whole process group leaves the tree pristine too: when
-# this shell is gone it takes the work lock (once whatever holds it, e.g.
-# an orphaned build, is done with it) and reverts the patch recorded in
-# the state, if any. On an ordinary exit the caller has restored the tree
-# already and the watcher finds nothing to do.
+# this shell is gone it takes the work lock (the flock on the work
+# directory itself, once whatever holds it, e.g. an orphaned build, is
+# done with it) and reverts the patch recorded in the state, if any. On an
+# ordinary exit the caller has restored the tree already and the watcher
+# finds nothing to do.
 guard_tree() {
-	KB_OWNER=$$ KB_LOCK=$work/.lock KB_STATE=$state KB_KSRC=$ksrc KB_PROG=$prog \
+	KB_OWNER=$$ KB_WORK=$work KB_STATE=$state KB_KSRC=$ksrc KB_PROG=$prog \
 		setsid -f bash -c '
 		while kill -0 "$KB_OWNER" 2>/dev/null; do
 			sleep 0.2
@@ -175,7 +210,7 @@ guard_tree() {
 		. "$0" || exit 1
 		prog=$KB_PROG state=$KB_STATE ksrc=$KB_KSRC
 		kbuild_state
-		exec 8>> "$KB_LOCK" || exit 1
+		exec 8< "$KB_WORK" || exit 1
 		flock 8
 		restore_tree' "$top/scripts/lib/kbuild.bash" < /dev/null > /dev/null 2>&1 8>&-
 }
