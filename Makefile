@@ -8,6 +8,14 @@ O := $(abspath $(BUILD))
 PREFIX ?= /usr/local
 DESTDIR ?=
 
+# shq VALUE: VALUE as one shell word, in single quotes (each ' as '\'').
+# Every variable a user may set reaches a recipe through it: the shell
+# never parses a path (KSRC, O, PREFIX, ...) as code. The *_ARGS lists
+# are split at blanks, each word quoted (shq_words): an argument cannot
+# hold a blank, and nothing in one is run.
+shq = '$(subst ','\'',$(1))'
+shq_words = $(foreach w,$(1),$(call shq,$(w)))
+
 CC ?= cc
 ifeq ($(origin CC),default)
 CC := gcc
@@ -40,7 +48,7 @@ LIBS := -luring -lnuma -ljansson -lgsl -lgslcblas -lm -lpthread
 # The kselftest harness: from KSRC (a kernel tree), KSFT_SRC (a
 # linux-source-*.tar.xz) or the newest /usr/src/linux-source-*.tar.xz.
 # Evaluated only by the targets that need it.
-KSFT_DIR = $(shell KSRC='$(KSRC)' KSFT_SRC='$(KSFT_SRC)' scripts/ksft-harness.sh $(O) || echo /nonexistent-harness)
+KSFT_DIR = $(shell KSRC=$(call shq,$(KSRC)) KSFT_SRC=$(call shq,$(KSFT_SRC)) scripts/ksft-harness.sh $(call shq,$(O)) || echo /nonexistent-harness)
 
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_HDRS := $(wildcard lib/*.h)
@@ -74,7 +82,7 @@ cli: $(O)/iopath
 $(O)/%.o: %.c $(LIB_HDRS) $(CLI_HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -DIOPATH_GIT='"$(shell git describe --always --dirty 2>/dev/null || echo unknown)"' -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -DIOPATH_GIT='"$(or $(shell git describe --always --dirty 2>/dev/null | LC_ALL=C tr -cd 'A-Za-z0-9._+-'),unknown)"' -c $< -o $@
 
 $(O)/libiopath.a: $(LIB_OBJS)
 	$(if $(Q),@echo "  AR      $@")
@@ -88,12 +96,12 @@ $(O)/iopath: $(CLI_OBJS) $(O)/libiopath.a
 $(O)/tests/%: tests/%.c $(O)/libiopath.a $(LIB_HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -isystem $(call shq,$(KSFT_DIR)) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
 
 $(O)/tests/helpers/%: tests/helpers/%.c $(O)/libiopath.a $(LIB_HDRS) $(wildcard selftests/*.h) | deps
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -isystem $(KSFT_DIR) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -isystem $(call shq,$(KSFT_DIR)) $< $(O)/libiopath.a $(LDFLAGS) $(LIBS) -o $@
 
 units: $(UNIT_BINS) $(HELPER_BINS)
 
@@ -146,22 +154,22 @@ fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_O)/bin/%)
 
 fuzz: fuzz-build
 	$(Q)scripts/deps.sh clang
-	$(Q)scripts/fuzz.sh $(FUZZ_O) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	$(Q)scripts/fuzz.sh $(FUZZ_O) $(call shq,$(FUZZ_SECONDS)) $(call shq_words,$(FUZZ_TARGETS))
 
 selftests: deps
 	@mkdir -p $(O)/selftests
-	$(Q)$(MAKE) -C selftests KSFT_DIR=$(KSFT_DIR) OUTPUT=$(O)/selftests \
-		CC=$(CC) IOPATH_CFLAGS="$(SAN_FLAGS)" IOPATH_LDFLAGS="$(SAN_FLAGS)" $(if $(Q),,V=1)
+	$(Q)$(MAKE) -C selftests KSFT_DIR=$(call shq,$(KSFT_DIR)) OUTPUT=$(O)/selftests \
+		CC=$(call shq,$(CC)) IOPATH_CFLAGS="$(SAN_FLAGS)" IOPATH_LDFLAGS="$(SAN_FLAGS)" $(if $(Q),,V=1)
 
 # The installed kselftest layout: run_kselftest.sh, kselftest/,
 # kselftest-list.txt and the iopath collection with config and settings.
 KSFT_INSTALL := $(O)/kselftest
 kselftest-install: selftests
-	$(Q)scripts/kselftest-install.sh $(KSFT_DIR) $(O)/selftests $(KSFT_INSTALL)
+	$(Q)scripts/kselftest-install.sh $(call shq,$(KSFT_DIR)) $(O)/selftests $(KSFT_INSTALL)
 
 kselftest: deps kselftest-install
 	$(Q)scripts/deps.sh run
-	$(Q)scripts/kselftest-run.sh $(KSFT_INSTALL) $(KSFT_ARGS)
+	$(Q)scripts/kselftest-run.sh $(KSFT_INSTALL) $(call shq_words,$(KSFT_ARGS))
 
 kselftest-gen_tar: kselftest-install
 	$(Q)tar -C $(KSFT_INSTALL) -czf $(O)/kselftest.tar.gz .
@@ -172,9 +180,9 @@ kselftest-gen_tar: kselftest-install
 # e.g. VM_ARGS="--timeout 900 -- -t iopath:folio_batch_test".
 .PHONY: vm-check
 vm-check: kselftest-install
-	$(Q)if [ -z "$(KERNEL)" ]; then echo "usage: make vm-check KERNEL=<bzImage | .deb | package> [VM_ARGS=...]" >&2; exit 2; fi
+	$(Q)if [ -z $(call shq,$(KERNEL)) ]; then echo "usage: make vm-check KERNEL=<bzImage | .deb | package> [VM_ARGS=...]" >&2; exit 2; fi
 	$(Q)scripts/deps.sh vm
-	$(Q)scripts/vm.sh --build $(O) --kernel "$(KERNEL)" $(VM_ARGS)
+	$(Q)scripts/vm.sh --build $(O) --kernel $(call shq,$(KERNEL)) $(call shq_words,$(VM_ARGS))
 
 # LAVA jobs (docs/fleet.md): one per KERNEL (bzImages, .debs or package
 # names, blank-separated) into LAVA_OUT, for a lab (LAVA_ARGS="--url-base
@@ -184,15 +192,16 @@ vm-check: kselftest-install
 LAVA_OUT ?= $(O)/lava
 .PHONY: lava-jobs lava-run
 lava-jobs: kselftest-install
-	$(Q)if [ -z "$(KERNEL)" ]; then echo "usage: make lava-jobs KERNEL=<bzImage | .deb | package>... [LAVA_ARGS=...]" >&2; exit 2; fi
+	$(Q)if [ -z $(call shq,$(KERNEL)) ]; then echo "usage: make lava-jobs KERNEL=<bzImage | .deb | package>... [LAVA_ARGS=...]" >&2; exit 2; fi
 	$(Q)scripts/deps.sh vm check
-	$(Q)mkdir -p $(LAVA_OUT)
-	$(Q)scripts/lava.py jobs --build $(O) --out $(LAVA_OUT) $(foreach k,$(KERNEL),--kernel "$(k)") $(LAVA_ARGS) > $(LAVA_OUT)/jobs.list
-	$(Q)cat $(LAVA_OUT)/jobs.list
+	$(Q)mkdir -p $(call shq,$(LAVA_OUT))
+	$(Q)scripts/lava.py jobs --build $(O) --out $(call shq,$(LAVA_OUT)) $(foreach k,$(KERNEL),--kernel $(call shq,$(k))) \
+		$(call shq_words,$(LAVA_ARGS)) > $(call shq,$(LAVA_OUT)/jobs.list)
+	$(Q)cat $(call shq,$(LAVA_OUT)/jobs.list)
 
 lava-run: lava-jobs
 	$(Q)scripts/deps.sh lava
-	$(Q)scripts/lava.py run $$(cat $(LAVA_OUT)/jobs.list)
+	$(Q)scripts/lava.py run $$(cat $(call shq,$(LAVA_OUT)/jobs.list))
 
 # The mutation campaign (docs/efficacy.md): build a small kernel from KSRC
 # (default: Debian unstable's newest linux-source-7.x), then each mutant of
@@ -201,7 +210,7 @@ lava-run: lava-jobs
 .PHONY: mutate
 mutate: kselftest-install
 	$(Q)scripts/deps.sh vm mutate
-	$(Q)scripts/mutate.sh --build $(O) $(if $(KSRC),--ksrc "$(KSRC)") $(MUTATE_ARGS)
+	$(Q)scripts/mutate.sh --build $(O) $(if $(KSRC),--ksrc $(call shq,$(KSRC))) $(call shq_words,$(MUTATE_ARGS))
 
 # Kernel A/B (docs/ab.md): two kernels booted interleaved under QEMU, the
 # benchmark in each boot, one verdict. AB_ARGS go to scripts/ab.sh, e.g.
@@ -209,7 +218,7 @@ mutate: kselftest-install
 .PHONY: ab
 ab: all
 	$(Q)scripts/deps.sh vm mutate
-	$(Q)scripts/ab.sh --build $(O) $(AB_ARGS)
+	$(Q)scripts/ab.sh --build $(O) $(call shq_words,$(AB_ARGS))
 
 # Patch series for kernel and fstests maintainers (docs/upstream.md), made
 # from this tree into build/upstream/{kselftest,fstests}: against KSRC (a
@@ -218,8 +227,8 @@ ab: all
 # kernel patch is checkpatch --strict clean.
 .PHONY: upstream
 upstream:
-	$(Q)KSRC='$(KSRC)' KSFT_SRC='$(KSFT_SRC)' scripts/upstream.sh --out $(O)/upstream \
-		$(if $(FSTESTS),--fstests "$(FSTESTS)")
+	$(Q)KSRC=$(call shq,$(KSRC)) KSFT_SRC=$(call shq,$(KSFT_SRC)) scripts/upstream.sh --out $(O)/upstream \
+		$(if $(FSTESTS),--fstests $(call shq,$(FSTESTS)))
 
 # The tool's own mutants (configs/mutants/tool/): each plants a bug in the
 # statistics or the benchmark harness of a copy of this tree, which is
@@ -228,18 +237,18 @@ upstream:
 .PHONY: mutate-tool
 mutate-tool:
 	$(Q)scripts/deps.sh base check
-	$(Q)scripts/mutate-tool.sh $(MUTATE_TOOL_ARGS)
+	$(Q)scripts/mutate-tool.sh $(call shq_words,$(MUTATE_TOOL_ARGS))
 
 run: all
 	$(Q)scripts/deps.sh run
-	$(Q)$(O)/iopath run $(RUN_ARGS)
+	$(Q)$(O)/iopath run $(call shq_words,$(RUN_ARGS))
 
 # The reproducers of the kernel bugs the selftests found (docs/kernel-bugs),
 # on the running kernel or, with KERNEL=..., in a QEMU guest booting it.
 .PHONY: repro
 repro: cli
 	$(Q)scripts/deps.sh run
-	$(Q)$(O)/iopath repro $(if $(KERNEL),--kernel "$(KERNEL)") $(REPRO_ARGS)
+	$(Q)$(O)/iopath repro $(if $(KERNEL),--kernel $(call shq,$(KERNEL))) $(call shq_words,$(REPRO_ARGS))
 
 check: all
 	$(Q)scripts/deps.sh run check patch
@@ -247,26 +256,28 @@ check: all
 
 bench: all
 	$(Q)scripts/deps.sh run
-	$(Q)$(O)/iopath bench --profile $(or $(PROFILE),quick) $(BENCH_ARGS)
+	$(Q)$(O)/iopath bench --profile $(call shq,$(or $(PROFILE),quick)) $(call shq_words,$(BENCH_ARGS))
 
+# Where make install puts things, one shell word.
+DEST = $(call shq,$(DESTDIR)$(PREFIX))
 install: all kselftest-install
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/iopath $(DESTDIR)$(PREFIX)/share/iopath
-	install -m 0755 $(O)/iopath $(DESTDIR)$(PREFIX)/bin/iopath
-	cp -a $(KSFT_INSTALL) $(DESTDIR)$(PREFIX)/libexec/iopath/
-	cp -a configs $(DESTDIR)$(PREFIX)/share/iopath/
-	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts
+	install -d $(DEST)/bin $(DEST)/libexec/iopath $(DEST)/share/iopath
+	install -m 0755 $(O)/iopath $(DEST)/bin/iopath
+	cp -a $(KSFT_INSTALL) $(DEST)/libexec/iopath/
+	cp -a configs $(DEST)/share/iopath/
+	install -d $(DEST)/share/iopath/scripts
 	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/repro.sh scripts/deps.sh \
 		scripts/ksft-harness.sh scripts/lava.py scripts/export.py scripts/selftest-runner.sh \
-		$(DESTDIR)$(PREFIX)/share/iopath/scripts/
-	install -d $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib
-	install -m 0644 scripts/lib/*.bash $(DESTDIR)$(PREFIX)/share/iopath/scripts/lib/
-	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh scripts/vm/lava-guest.sh $(DESTDIR)$(PREFIX)/share/iopath/scripts/vm/
-	install -m 0644 scripts/tap-verdict.awk $(DESTDIR)$(PREFIX)/share/iopath/scripts/
-	install -d $(DESTDIR)$(PREFIX)/share/iopath/selftests
-	install -m 0644 selftests/requirements $(DESTDIR)$(PREFIX)/share/iopath/selftests/
-	install -d $(DESTDIR)$(PREFIX)/share/iopath/reproducers/lib
-	install -m 0755 reproducers/*.sh $(DESTDIR)$(PREFIX)/share/iopath/reproducers/
-	install -m 0644 reproducers/lib/*.sh $(DESTDIR)$(PREFIX)/share/iopath/reproducers/lib/
+		$(DEST)/share/iopath/scripts/
+	install -d $(DEST)/share/iopath/scripts/vm $(DEST)/share/iopath/scripts/lib
+	install -m 0644 scripts/lib/*.bash $(DEST)/share/iopath/scripts/lib/
+	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh scripts/vm/lava-guest.sh $(DEST)/share/iopath/scripts/vm/
+	install -m 0644 scripts/tap-verdict.awk $(DEST)/share/iopath/scripts/
+	install -d $(DEST)/share/iopath/selftests
+	install -m 0644 selftests/requirements $(DEST)/share/iopath/selftests/
+	install -d $(DEST)/share/iopath/reproducers/lib
+	install -m 0755 reproducers/*.sh $(DEST)/share/iopath/reproducers/
+	install -m 0644 reproducers/lib/*.sh $(DEST)/share/iopath/reproducers/lib/
 
 clean:
 	rm -rf $(O)
@@ -285,5 +296,5 @@ help:
 	@echo "make lava-jobs KERNEL=...  LAVA job definitions for a lab (docs/fleet.md); sudo make lava-run: run them here"
 	@echo "make fuzz          FUZZ_SECONDS=60: each libFuzzer target (tests/fuzz) for that long"
 	@echo "make upstream [KSRC=dir] [FSTESTS=dir]  the kselftest and fstests patch series, in build/upstream"
-	@echo "make install       PREFIX=$(PREFIX) DESTDIR=..."
+	@echo "make install       PREFIX="$(call shq,$(PREFIX))" DESTDIR=..."
 	@echo "variables: V=1 verbose, SANITIZE=1 ASan+UBSan, CC=clang, KSRC=/path/to/linux, KSFT_SRC=/usr/src/linux-source-6.1.tar.xz"

@@ -14,13 +14,24 @@ set -eu
 
 build=${1:?usage: ksft-harness.sh BUILD_DIR}
 
+# print_dir DIR: DIR, if make can carry it: the selftests' Makefile and
+# the kernel's lib.mk paste it into recipes and include lines, where a
+# blank, a quote or a shell character would split it or run as code.
+print_dir() {
+	if [ "$(printf %s "$1" | LC_ALL=C tr -d '/A-Za-z0-9._+,@=~\200-\377-' | wc -c)" != 0 ]; then
+		echo "ksft-harness: the harness's path has a blank, a quote or a shell character (make cannot build with it): use a path of letters, digits and /._+,@=~-" >&2
+		exit 1
+	fi
+	echo "$1"
+}
+
 if [ -n "${KSRC:-}" ]; then
 	dir=$KSRC/tools/testing/selftests
 	if [ ! -f "$dir/kselftest_harness.h" ]; then
 		echo "ksft-harness: KSRC=$KSRC has no tools/testing/selftests/kselftest_harness.h" >&2
 		exit 1
 	fi
-	(cd "$dir" && pwd)
+	print_dir "$(cd "$dir" && pwd)"
 	exit 0
 fi
 
@@ -45,7 +56,7 @@ stamp=$out/.stamp
 # a new linux-source package is picked up and an unchanged one costs nothing.
 want="$KSFT_SRC $(stat -c %Y "$KSFT_SRC")"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-	echo "$dir"
+	print_dir "$dir"
 	exit 0
 fi
 
@@ -71,4 +82,4 @@ done
 echo "$want" > "$tmp/.stamp"
 rm -rf "$out"
 mv "$tmp" "$out" 2>/dev/null || [ -f "$stamp" ]
-echo "$dir"
+print_dir "$dir"

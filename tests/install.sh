@@ -8,9 +8,14 @@
 # packages alone: run-time packages (fio, gnuplot, xfsprogs) are asked
 # for by the targets that run something.
 #
+# The variables a user gives make (KSRC, O, PREFIX, KERNEL, *_ARGS, ...)
+# are never parsed by the shell as code.
+#
 # Catches: a script or data directory missing from the install target (the
 # installed iopath repro failed with "repro.sh: No such file or
-# directory"), and a deps group of run-time packages back on make's path.
+# directory"), a deps group of run-time packages back on make's path,
+# make upstream KSRC="/x'; touch /tmp/p; '" running the touch (the recipe
+# pasted KSRC inside single quotes).
 #
 # usage: tests/install.sh BUILD_DIR
 set -u
@@ -38,6 +43,60 @@ done
 check $? "install.lava_packages_for_make_lava_run_only"
 [ "$(stat -c %i "$build/kselftest" 2> /dev/null; cat "$build/kselftest/kselftest-list.txt" 2> /dev/null)" = "$ksft_before" ]
 check $? "install.make_n_leaves_the_installed_collection_alone"
+
+# A value that ends the command it is pasted into, unquoted, in single
+# quotes or in double quotes, and then runs touch.
+m=$tmp/injected
+hostile="/x; touch $m; '; touch $m; '\"; touch $m; \""
+# bash -c "$skip_all" LOG SCRIPT: each simple command of SCRIPT (but the
+# source itself) into LOG, skipped.
+skip_all=$(cat << 'EOF'
+shopt -s extdebug
+trap '[ "$BASH_COMMAND" = ". \"\$1\"" ] || { printf "%s\n" "$BASH_COMMAND" >> "$0"; false; }' DEBUG
+. "$1"
+EOF
+)
+# recipe_commands TARGET VAR: the simple commands of make -n TARGET with
+# VAR hostile, one a line: bash's DEBUG trap (extdebug) logs each and
+# skips it, so none runs, not even a command substitution. $(MAKE)
+# lines and $(shell) do run under make -n: the marker shows those.
+recipe_commands() {
+	make -C "$top" -n BUILD="$build" "$1" "$2=$hostile" 2> /dev/null > "$tmp/recipe"
+	: > "$tmp/commands"
+	bash -c "$skip_all" "$tmp/commands" "$tmp/recipe" 2> /dev/null
+	cat "$tmp/commands"
+}
+bad=""
+for tv in upstream:KSRC upstream:KSFT_SRC upstream:FSTESTS selftests:KSRC selftests:KSFT_SRC \
+	mutate:KSRC mutate:MUTATE_ARGS vm-check:KERNEL vm-check:VM_ARGS lava-jobs:KERNEL \
+	lava-jobs:LAVA_ARGS lava-run:LAVA_OUT ab:AB_ARGS mutate-tool:MUTATE_TOOL_ARGS run:RUN_ARGS \
+	repro:KERNEL repro:REPRO_ARGS bench:PROFILE bench:BENCH_ARGS kselftest:KSFT_ARGS \
+	fuzz:FUZZ_SECONDS install:PREFIX install:DESTDIR help:PREFIX; do
+	rm -f "$m"
+	if recipe_commands "${tv%%:*}" "${tv#*:}" | grep -q "^touch $m\$" || [ -e "$m" ]; then
+		bad="$bad make ${tv%%:*} ${tv#*:}=..."
+	fi
+done
+[ -z "$bad" ]
+check $? "install.make_variables_never_run_as_shell_code${bad:+ (ran the injected touch:$bad)}"
+
+# A kernel tree at such a path: its harness directory would go on into
+# the selftests' Makefile and the kernel's lib.mk, which paste it into
+# recipes. Refused in one line.
+k="$tmp/k'; touch $m; '"
+mkdir -p "$k/tools/testing/selftests" && touch "$k/tools/testing/selftests/kselftest_harness.h"
+KSRC=$k "$top/scripts/ksft-harness.sh" "$build" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l < "$tmp/err")" = 1 ]
+check $? "install.ksft_harness_path_with_shell_characters_refused (rc $rc)"
+
+# The real thing: make upstream with a hostile KSRC refuses it (no kernel
+# tree there) and runs nothing.
+rm -f "$m"
+make -C "$top" -s BUILD="$build" upstream KSRC="/x'; touch $m; '" > "$tmp/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && [ ! -e "$m" ] && grep -q "is not a kernel tree" "$tmp/out"
+check $? "install.make_upstream_hostile_ksrc_refused_not_run (rc $rc)"
 
 if ! make -C "$top" -s BUILD="$build" DESTDIR="$tmp/dest" PREFIX=/usr/local install > "$tmp/install.log" 2>&1; then
 	not_ok "install.destdir" "$(tail -n 5 "$tmp/install.log")"
