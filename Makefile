@@ -16,6 +16,12 @@ DESTDIR ?=
 shq = '$(subst ','\'',$(1))'
 shq_words = $(foreach w,$(1),$(call shq,$(w)))
 
+# Make cannot name a target with a blank, a colon or a quote in it: such
+# a build directory is refused before anything is built into it.
+ifneq ($(words $(O))$(shell printf %s $(call shq,$(O)) | LC_ALL=C tr -d '/A-Za-z0-9._+,@=~\200-\377-' | wc -c),10)
+$(error O (or BUILD): the build directory must be one path of letters, digits and /._+,@=~- (no blank, quote or shell character))
+endif
+
 CC ?= cc
 ifeq ($(origin CC),default)
 CC := gcc

@@ -9,13 +9,15 @@
 # for by the targets that run something.
 #
 # The variables a user gives make (KSRC, O, PREFIX, KERNEL, *_ARGS, ...)
-# are never parsed by the shell as code.
+# are never parsed by the shell as code, and a build directory make cannot
+# build into is refused in one line.
 #
 # Catches: a script or data directory missing from the install target (the
 # installed iopath repro failed with "repro.sh: No such file or
 # directory"), a deps group of run-time packages back on make's path,
 # make upstream KSRC="/x'; touch /tmp/p; '" running the touch (the recipe
-# pasted KSRC inside single quotes).
+# pasted KSRC inside single quotes), and make upstream O="dir with space"
+# failing with "unknown argument 'space/upstream'".
 #
 # usage: tests/install.sh BUILD_DIR
 set -u
@@ -97,6 +99,17 @@ make -C "$top" -s BUILD="$build" upstream KSRC="/x'; touch $m; '" > "$tmp/out" 2
 rc=$?
 [ "$rc" = 2 ] && [ ! -e "$m" ] && grep -q "is not a kernel tree" "$tmp/out"
 check $? "install.make_upstream_hostile_ksrc_refused_not_run (rc $rc)"
+
+# A build directory with a blank: make cannot name targets in it. One line,
+# exit 2, nothing made, whatever the target.
+for t in upstream all; do
+	make -C "$top" "$t" O="$tmp/dir with space" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q 'O (or BUILD)' "$tmp/err" &&
+		[ ! -e "$tmp/dir with space" ] && [ ! -e "$tmp/dir" ]
+	check $? "install.make_${t}_build_dir_with_blank_refused_in_one_line (rc $rc)"
+	[ "$rc" = 2 ] || sed 's/^/# /' "$tmp/err" | head -n 3
+done
 
 if ! make -C "$top" -s BUILD="$build" DESTDIR="$tmp/dest" PREFIX=/usr/local install > "$tmp/install.log" 2>&1; then
 	not_ok "install.destdir" "$(tail -n 5 "$tmp/install.log")"
