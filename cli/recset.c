@@ -79,6 +79,23 @@ static bool impossible(json_t *m, json_t *v)
 	return !isfinite(x) || (x < 0 && (rate(m) || duration(m)));
 }
 
+/*
+ * Magnitudes no measurement has and the statistics cannot take: compare
+ * squares the values (variances) and tests rates as 1/x, and 1e-320 or
+ * 1e308 there leave the range of a double (0, inf or a subnormal without
+ * precision), so the mean, the change or the interval came out null or
+ * infinite under a verdict. Within 1e-150 .. 1e150 both stay normal.
+ */
+#define VALUE_MIN 1e-150
+#define VALUE_MAX 1e150
+
+static bool out_of_range(json_t *v)
+{
+	double x = fabs(json_number_value(v));
+
+	return x != 0 && !(x >= VALUE_MIN && x <= VALUE_MAX);
+}
+
 /* @v is the string @a or the string @b. */
 static bool is_one_of(json_t *v, const char *a, const char *b)
 {
@@ -111,6 +128,10 @@ static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics
 		return fail(c, "metric \"%s\": value %g is impossible for a %s in %s",
 			    json_string_value(name), json_number_value(json_object_get(m, "value")),
 			    rate(m) ? "rate" : "time", unit_of(m));
+	if (out_of_range(json_object_get(m, "value")))
+		return fail(c, "metric \"%s\": value %g is out of range (0, or %g to %g in magnitude)",
+			    json_string_value(name), json_number_value(json_object_get(m, "value")),
+			    VALUE_MIN, VALUE_MAX);
 	if (samples) {
 		if (!json_is_array(samples))
 			return fail(c, "metric \"%s\": \"samples\" is not an array",
@@ -123,6 +144,10 @@ static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics
 				return fail(c, "metric \"%s\": sample %zu (%g) is impossible for a %s in %s",
 					    json_string_value(name), j + 1, json_number_value(v),
 					    rate(m) ? "rate" : "time", unit_of(m));
+			if (out_of_range(v))
+				return fail(c, "metric \"%s\": sample %zu (%g) is out of range (0, or %g to %g in magnitude)",
+					    json_string_value(name), j + 1, json_number_value(v),
+					    VALUE_MIN, VALUE_MAX);
 		}
 	}
 	for (j = 0; j < i; j++) {

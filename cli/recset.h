@@ -50,7 +50,8 @@ void iop_rs_groups_free(struct iop_rs_group *groups, size_t n);
  * @why and -EINVAL: a metric in a different unit than on another record
  * of its group (either side), and the same repetition (bench, params, rep
  * and time) twice on one side. Impossible values (not finite, negative
- * times and rates) are refused by iop_rs_load().
+ * times and rates, non-zero magnitudes outside 1e-150 .. 1e150) are
+ * refused by iop_rs_load().
  */
 int iop_rs_check(const struct iop_rs_group *groups, size_t n, const char *base_path,
 		 const char *new_path, char *why, size_t len);

@@ -281,6 +281,8 @@ unit-differs.jsonl	unit-differs\.jsonl:[67]: metric \"iops\" of uring_randread i
 duplicate.jsonl		duplicate\.jsonl:16: duplicate record: falloc_write rep 2 at .* is also line 3
 negative-latency.jsonl	negative-latency\.jsonl:1: metric \"lat_p99_ns\": value -651 is impossible for a time in ns
 negative-rate.jsonl	negative-rate\.jsonl:4: metric \"ops\": sample 2 \(-[0-9.e+]+\) is impossible for a rate
+subnormal-rate.jsonl	subnormal-rate\.jsonl:7: metric \"iops\": value (1e-320|9\.99989e-321) is out of range
+huge-value.jsonl	huge-value\.jsonl:7: metric \"iops\": value 1e\+308 is out of range
 "
 bad_input() { # bad_input BIN TAG
 	local bin=$1 tag=$2 file re rc
