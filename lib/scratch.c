@@ -43,6 +43,7 @@
 #include "array_size.h"
 #include "guardian.h"
 #include "number.h"
+#include "quote.h"
 #include "scratch_int.h"
 #include "sys.h"
 #include "why.h"
@@ -151,6 +152,29 @@ static const char *env(const char *name)
 	return v && *v ? v : NULL;
 }
 
+/*
+ * Why a variable of the environment is refused: "NAME=VALUE: @what", the
+ * value escaped (iop_esc()): a newline in it would end the one-line reason
+ * before the reason.
+ */
+static void why_env(char *why, size_t len, const char *name, const char *val,
+		    const char *what)
+{
+	char *e = iop_esc_dup(val);
+
+	iop_why(why, len, "%s=%s: %s", name, e ? e : "(out of memory)", what);
+	free(e);
+}
+
+/* Whether @s holds a control character: no device or directory path does. */
+static bool has_control(const char *s)
+{
+	for (size_t i = 0; s[i]; i++)
+		if (iop_is_control(s, i))
+			return true;
+	return false;
+}
+
 int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 {
 	const char *backing = env("IOPATH_BACKING"), *dev = env("IOPATH_SCRATCH_DEV");
@@ -168,27 +192,28 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 		/* A device or directory has a variable of its own. */
 		if (iop_parse_backing(backing, &n, NULL, 0) ||
 		    (n.backing != IOP_BACKING_ZRAM && n.backing != IOP_BACKING_LOOP)) {
-			iop_why(why, len, "IOPATH_BACKING=%s: expected zram or loop", backing);
+			why_env(why, len, "IOPATH_BACKING", backing, "expected zram or loop");
 			return -EINVAL;
 		}
 		if (dev || dir) {
-			iop_why(why, len, "IOPATH_BACKING=%s conflicts with IOPATH_SCRATCH_%s",
-				backing, dev ? "DEV" : "DIR");
+			why_env(why, len, "IOPATH_BACKING", backing, dev ?
+				"conflicts with IOPATH_SCRATCH_DEV" :
+				"conflicts with IOPATH_SCRATCH_DIR");
 			return -EINVAL;
 		}
 	}
 	if (dev) {
-		if (dev[0] != '/') {
-			iop_why(why, len,
-				"IOPATH_SCRATCH_DEV=%s: expected an absolute /dev path", dev);
+		if (dev[0] != '/' || has_control(dev)) {
+			why_env(why, len, "IOPATH_SCRATCH_DEV", dev,
+				"expected an absolute /dev path");
 			return -EINVAL;
 		}
 		n.backing = IOP_BACKING_DEVICE;
 		n.device = dev;
 	}
 	if (dir) {
-		if (dir[0] != '/' || strchr(dir, '\n')) {
-			iop_why(why, len, "IOPATH_SCRATCH_DIR=%s: expected an absolute path", dir);
+		if (dir[0] != '/' || has_control(dir)) {
+			why_env(why, len, "IOPATH_SCRATCH_DIR", dir, "expected an absolute path");
 			return -EINVAL;
 		}
 		n.backing = IOP_BACKING_DIR;
@@ -196,15 +221,15 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 	}
 	if (force) {
 		if (strcmp(force, IOP_FORCE_MKFS_WORD)) {
-			iop_why(why, len, "IOPATH_SCRATCH_FORCE_MKFS=%s: only '%s' forces a format",
-				force, IOP_FORCE_MKFS_WORD);
+			why_env(why, len, "IOPATH_SCRATCH_FORCE_MKFS", force,
+				"only '" IOP_FORCE_MKFS_WORD "' forces a format");
 			return -EINVAL;
 		}
 		n.force = true;
 	}
 	if (size && iop_parse_size(size, &n.size)) {
-		iop_why(why, len, "IOPATH_SCRATCH_SIZE=%s: expected a size in bytes with an optional k, m, g or t suffix",
-			size);
+		why_env(why, len, "IOPATH_SCRATCH_SIZE", size,
+			"expected a size in bytes with an optional k, m, g or t suffix");
 		return -EINVAL;
 	}
 	*o = n;

@@ -22,8 +22,9 @@
 # name too long for its temporary name, noticed after the run; a key or
 # a filesystem given twice, the last winning silently; a profile value's
 # error without its line; a known-failures ERE that does not compile,
-# accepted by run; and a usage block instead of one line (iopath alone,
-# export, lava).
+# accepted by run; IOPATH_BACKING or IOPATH_SCRATCH_DEV with a newline
+# losing the reason; and a usage block instead of one line (iopath
+# alone, export, lava).
 #
 # usage: tests/bad_usage.sh BUILD_DIR   (TAP on stdout)
 set -u
@@ -112,6 +113,12 @@ else
 	skip run.root_disk_scratch_refused "/ is not on a block device here, or not root"
 fi
 if [ "$(id -u)" = 0 ]; then
+	# A value with a newline kept its name and lost its reason.
+	refused run.backing_env_with_newline_keeps_reason 'IOPATH_BACKING=garbage\\x0aX: expected zram or loop' \
+		env IOPATH_BACKING=$'garbage\nX' "$iop" run --no-bench
+	refused run.scratch_dev_env_with_newline_keeps_reason \
+		'IOPATH_SCRATCH_DEV=/dev/nope\\x0aX: expected an absolute /dev path' \
+		env IOPATH_SCRATCH_DEV=$'/dev/nope\nX' "$iop" run --no-bench
 	refused run.missing_scratch_dir 'dir:/nonexistent: No such file or directory' \
 		env IOPATH_SCRATCH_DIR=/nonexistent "$iop" run --no-bench
 	refused run.unknown_profile 'nosuch.conf: No such file or directory' \
@@ -125,7 +132,8 @@ if [ "$(id -u)" = 0 ]; then
 	refused run.known_failures_invalid_ere "known failures $tmp/bad-ere: .*fix\\(\\*" \
 		env IOPATH_KNOWN_FAILURES="$tmp/bad-ere" "$iop" run --no-bench
 else
-	for t in missing_scratch_dir unknown_profile results_in_missing_directory \
+	for t in backing_env_with_newline_keeps_reason scratch_dev_env_with_newline_keeps_reason \
+		missing_scratch_dir unknown_profile results_in_missing_directory \
 		known_failures_not_a_regular_file known_failures_invalid_ere; do
 		skip "run.$t" "iopath run needs root"
 	done

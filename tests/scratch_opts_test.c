@@ -133,6 +133,38 @@ TEST_F(env, opts_from_env_rejects_malformed_values)
 	}
 }
 
+/*
+ * A value with a newline: refused with its reason, the value escaped (the
+ * reason was cut at the newline, "IOPATH_BACKING=garbage" alone, and a
+ * device path with one was taken and failed later as "/dev/nope").
+ */
+TEST_F(env, opts_from_env_keeps_the_reason_of_a_value_with_a_newline)
+{
+	static const struct {
+		const char *var, *val, *want;
+	} bad[] = {
+		{ "IOPATH_BACKING", "garbage\nX",
+		  "IOPATH_BACKING=garbage\\x0aX: expected zram or loop" },
+		{ "IOPATH_SCRATCH_DEV", "/dev/nope\nX",
+		  "IOPATH_SCRATCH_DEV=/dev/nope\\x0aX: expected an absolute /dev path" },
+		{ "IOPATH_SCRATCH_DIR", "/mnt/\033[2J",
+		  "IOPATH_SCRATCH_DIR=/mnt/\\x1b[2J: expected an absolute path" },
+		{ "IOPATH_SCRATCH_SIZE", "1\ng",
+		  "IOPATH_SCRATCH_SIZE=1\\x0ag: expected a size in bytes with an optional k, m, g or t suffix" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct iop_scratch_opts o = { .fstype = "ext4" };
+		char why[256] = "";
+
+		setenv(bad[i].var, bad[i].val, 1);
+		EXPECT_EQ(-EINVAL, iop_scratch_opts_from_env(&o, why, sizeof(why)))
+			TH_LOG("%s accepted", bad[i].var);
+		EXPECT_STREQ(bad[i].want, why);
+		unsetenv(bad[i].var);
+	}
+}
+
 /* The one size parser: the scratch size and the benchmark parameters. */
 TEST_F(env, parse_size_takes_the_usual_spellings)
 {
