@@ -136,6 +136,10 @@ if [ -n "$kernel" ]; then
 	exit "${rc:-1}"
 fi
 
+# Each reproducer runs on a scratch filesystem iopath makes, with tracefs
+# mounted: without root each failed apart, after a raw mkdir error.
+[ "$(id -u)" = 0 ] ||
+	usage_error "must run as root (each reproducer runs on a scratch filesystem it makes; --kernel runs them in a VM)"
 [ -x "$iopath" ] || { echo "$prog: $iopath not found (run make)" >&2; exit 1; }
 # A malformed list is refused before any reproducer runs.
 kf_err=$(awk -v list=1 -f "$top/scripts/tap-verdict.awk" "$known" 2>&1 >/dev/null) ||

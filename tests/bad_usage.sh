@@ -177,6 +177,15 @@ refused mutate.bad_count "mutate: --pristine-runs: 'x' is not a count" "$iop" mu
 refused plot.one_file 'plot: need BASE and NEW record files' "$iop" plot a.jsonl
 refused repro.unknown_option "repro: unknown option '--nosuch'" "$iop" repro --nosuch
 refused repro.unknown_fs "repro: --fs 'btrfs': expected ext4 or xfs" "$iop" repro --fs btrfs
+# Not root: a raw mkdir error, then each reproducer failed apart (exit 1).
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+if [ "$(id -u)" != 0 ]; then
+	refused repro.needs_root 'repro: must run as root' "$iop" repro
+elif "${nobody[@]}" test -x "$iop" 2> /dev/null; then
+	refused repro.needs_root 'repro: must run as root' "${nobody[@]}" "$iop" repro
+else
+	skip repro.needs_root "no unprivileged user can run $iop here"
+fi
 refused run.operand_refused 'run: takes no operands' "$iop" run x
 refused scratch.unknown_subcommand "scratch: unknown subcommand 'format'" "$iop" scratch format /dev/null
 refused vm.unknown_option "vm: unknown option '--nosuch'" "$iop" vm --nosuch
