@@ -88,8 +88,13 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, double alpha,
 		    struct metric_cmp *mc);
 void metric_mde(struct metric_cmp *mc, double alpha);
+/* Which figure of @mc no verdict can rest on (not finite), or NULL. */
+const char *metric_not_finite(const struct metric_cmp *mc);
 
-/* Pair, check and compute; -errno with @why for input that cannot be compared. */
+/*
+ * Pair, check and compute; -errno with @why for input that cannot be
+ * compared, -ERANGE when a metric's statistics are not finite numbers.
+ */
 int comparison_build(struct comparison *c, double alpha, char *why, size_t len);
 void comparison_free(struct comparison *c);
 

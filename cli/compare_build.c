@@ -390,11 +390,13 @@ static int metric_names(struct iop_rs_group *g, const char ***out, size_t *nout)
 
 /*
  * Metric @name of the group: compared and added to gc->m when both sides
- * have it with the same "better" and "agg", else a note says why not.
+ * have it with the same "better" and "agg", else a note says why not;
+ * -ERANGE with @why when its statistics are not finite numbers.
  */
 static int compare_one(struct comparison *c, struct group_cmp *gc, const char *name,
-		       const char *label, double alpha)
+		       const char *label, double alpha, char *why, size_t len)
 {
+	const char *bad;
 	struct iop_rs_group *g = gc->g;
 	double *vb = NULL, *vn = NULL;
 	size_t nb, nn, cycle;
@@ -434,6 +436,13 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 	else
 		compare_metric(vb, nb, vn, nn, alpha, mc);
 	metric_mde(mc, alpha);
+	bad = metric_not_finite(mc);
+	if (bad) {
+		snprintf(why, len, "%s vs %s: %s.%s (%s): %s: no verdict can rest on it",
+			 c->base_path, c->new_path, g->bench, name, label, bad);
+		ret = -ERANGE;
+		goto out;
+	}
 	if (mc->why && (nb < 2 || nn < 2))
 		note(&c->notes, "not tested (%s): %s", label, mc->why);
 	else if (mc->why)
@@ -484,7 +493,8 @@ static void note_untrusted(struct comparison *c, struct group_cmp *gc, const cha
 	}
 }
 
-static int compare_group(struct comparison *c, struct group_cmp *gc, double alpha)
+static int compare_group(struct comparison *c, struct group_cmp *gc, double alpha,
+			 char *why, size_t len)
 {
 	struct iop_rs_group *g = gc->g;
 	const char **names = NULL;
@@ -499,9 +509,11 @@ static int compare_group(struct comparison *c, struct group_cmp *gc, double alph
 	gc->m = calloc(nnames ? nnames : 1, sizeof(*gc->m));
 	if (!gc->m)
 		goto out;
-	for (size_t i = 0; i < nnames; i++)
-		if (compare_one(c, gc, names[i], label, alpha))
+	for (size_t i = 0; i < nnames; i++) {
+		ret = compare_one(c, gc, names[i], label, alpha, why, len);
+		if (ret)
 			goto out;
+	}
 	note_untrusted(c, gc, label);
 
 	/* Environment: new against base, and each side against itself. */
@@ -629,7 +641,9 @@ int comparison_build(struct comparison *c, double alpha, char *why, size_t len)
 		if (!c->groups[i].n[0] || !c->groups[i].n[1])
 			continue;
 		c->gc[c->ngc].g = &c->groups[i];
-		ret = compare_group(c, &c->gc[c->ngc++], alpha);
+		ret = compare_group(c, &c->gc[c->ngc++], alpha, why, len);
+		if (ret == -ERANGE)
+			return ret;
 		if (ret) {
 			snprintf(why, len, "%s", strerror(-ret));
 			return ret;

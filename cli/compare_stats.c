@@ -203,3 +203,38 @@ void metric_mde(struct metric_cmp *mc, double alpha)
 	}
 	mc->mde = iop_mde(b->tvar, b->h, n->tvar, n->h, alpha, IOP_MDE_POWER) / fabs(b->tmean);
 }
+
+/*
+ * What of @mc is not a finite number though every value it came from is
+ * (NULL: nothing). Values near the limits of a double overflow a variance
+ * or the interval's products; a verdict, or "no significant change", must
+ * not rest on that. Left alone: what is undefined by design (a base mean
+ * of zero has no relative change, an untested metric no test) and
+ * Fieller's unbounded interval without a verdict (docs/compare.md).
+ */
+const char *metric_not_finite(const struct metric_cmp *mc)
+{
+	for (int s = 0; s < 2; s++) {
+		const struct side_stats *ss = &mc->s[s];
+
+		if (isinf(ss->mean) || isinf(ss->tmean) || (!mc->why && !isfinite(ss->mean)))
+			return s ? "the new mean is not finite" : "the base mean is not finite";
+		if (ss->h >= 2 && !isfinite(ss->tvar))
+			return s ? "the spread of the new side is not finite" :
+				   "the spread of the base side is not finite";
+	}
+	if (isinf(mc->change))
+		return "the change is not finite";
+	if (mc->why)
+		return NULL;
+	if (isnan(mc->t) || isnan(mc->df) || isnan(mc->p))
+		return "the test statistic is not a number";
+	if (!(mc->s[0].mean > 0))
+		return NULL;
+	if (isnan(mc->change) || isnan(mc->ci_lo) || isnan(mc->ci_hi))
+		return "the interval of the change is not a number";
+	if ((mc->v == V_BETTER || mc->v == V_WORSE) &&
+	    !(isfinite(mc->ci_lo) && isfinite(mc->ci_hi)))
+		return "the interval of the change is unbounded";
+	return NULL;
+}

@@ -428,6 +428,32 @@ for line in open(sys.argv[1]):
 refused_cmp compare.new_side_without_metrics_refused 'no-metrics.jsonl have no metric in common to compare' \
 	base.jsonl "$tmp/no-metrics.jsonl"
 
+# ---- figures that are not finite numbers carry no verdict -------------------
+# 1e308 ops/s in 4 of 5 base repetitions gave "regression" over an interval
+# of [-inf, +inf], and --fail-on-regression exited 1. Values within range
+# still overflowed the interval's products: times of 4e149 ns gave a null p
+# counted as "no significant change". Either is refused with the metric named.
+jq -c 'if .bench == "uring_randread" and .rep <= 3 then
+	.metrics |= map(if .name == "iops" then .value = 1e308 | .samples = [1e308] else . end)
+	else . end' base.jsonl > "$tmp/huge-rate.jsonl"
+refused_cmp compare.huge_rate_gives_no_verdict 'huge-rate\.jsonl:[0-9]+: metric "iops"' \
+	"$tmp/huge-rate.jsonl" new-5pct.jsonl --fail-on-regression
+for side in base new; do
+	shift=0
+	[ "$side" = new ] && shift=0.8
+	src=base.jsonl
+	[ "$side" = new ] && src=new-5pct.jsonl
+	jq -c --argjson s "$shift" 'if .bench == "uring_randread" then
+		.metrics |= map(if .name == "cpu_sys_ns_per_op" then
+			.value = 4e149 * (1 + $s + .value % 7 / 10) | .samples = [.value] else . end)
+		else . end' "$src" > "$tmp/overflow-$side.jsonl"
+done
+for f in text json commit; do
+	refused_cmp "compare.statistics_not_finite_refused.$f" \
+		'overflow-new\.jsonl: uring_randread\.cpu_sys_ns_per_op \(.*\): .* not (finite|a number): no verdict' \
+		"$tmp/overflow-base.jsonl" "$tmp/overflow-new.jsonl" --format "$f" --fail-on-regression
+done
+
 # ---- inputs that are not regular files: refused at once, never read --------
 mkfifo "$tmp/fifo"
 for input in "$tmp/fifo" /dev/zero; do
