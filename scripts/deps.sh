@@ -11,7 +11,8 @@
 #   kselftest, repro), base (both, the default), vm (iopath vm), mutate
 #   (kernel builds for iopath mutate), patch (applying a patch to a kernel
 #   tree), clang (fuzzing), check (what make check's own tests run), lava
-#   (lava-run for make lava-run; never by make check)
+#   (lava-run for make lava-run; never by make check), fresh (debootstrap,
+#   for scripts/fresh-root.sh)
 # As root on Debian/Ubuntu, missing packages are installed with apt-get.
 # Otherwise, and always with --check, the exact install command is printed
 # and the exit status is 1: a command that needs a group runs
@@ -72,6 +73,11 @@ python3-jsonschema:/usr/lib/python3/dist-packages/jsonschema/__init__.py
 pkgs_lava="
 lava-dispatcher:/usr/bin/lava-run
 "
+# A fresh Debian root for CI (scripts/fresh-root.sh).
+pkgs_fresh="
+debootstrap:/usr/sbin/debootstrap
+git:/usr/bin/git
+"
 # Building a kernel for iopath mutate.
 pkgs_mutate="
 flex:/usr/bin/flex
@@ -96,9 +102,10 @@ for g in $groups; do
 	clang) list=$pkgs_clang ;;
 	mutate) list="$pkgs_mutate $pkgs_patch" ;;
 	patch) list=$pkgs_patch ;;
+	fresh) list=$pkgs_fresh ;;
 	check) list=$pkgs_check ;;
 	lava) list=$pkgs_lava ;;
-	*) echo "deps: unknown group '$g' (build, run, base, vm, clang, mutate, patch, check, lava)" >&2; exit 2 ;;
+	*) echo "deps: unknown group '$g' (build, run, base, vm, clang, mutate, patch, check, lava, fresh)" >&2; exit 2 ;;
 	esac
 	for e in $list; do
 		pkg=${e%%:*}
