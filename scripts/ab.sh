@@ -186,7 +186,7 @@ fi
 state=$work/state
 logs=$work/logs
 obj=$work/obj
-mkdir -p "$state" "$logs" || fail "cannot create $work"
+work_mkdir "$state" "$logs" || fail "cannot create $work"
 # The lock is the work directory itself: a lock file would be one more
 # name opened through a planted link.
 exec 8< "$work"
@@ -207,7 +207,7 @@ fi
 if [ -n "$ksrc" ]; then
 	# A killed earlier run's patch goes first; then every patch must apply
 	# to the pristine tree before anything is built.
-	restore_tree || fail "cannot restore the source tree $ksrc"
+	restore_tree || exit 1
 	for p in "$patch_a" "$patch_b"; do
 		[ -z "$p" ] && continue
 		new_file "$state/patch.log" || exit 1
@@ -232,10 +232,10 @@ build_side() {
 	build_kernel "$logs/$side.build"
 	rc=$?
 	if [ "$rc" = 0 ]; then
-		mkdir -p "$work/kernels" &&
+		work_mkdir "$work/kernels" &&
 			write_file "$work/kernels/$side.bzImage" < "$obj/arch/x86/boot/bzImage" || rc=1
 	fi
-	restore_tree || fail "cannot restore the source tree $ksrc"
+	restore_tree || exit 1
 	[ "$rc" = 0 ] || fail "$side: the kernel did not build in ${last_s} s: $(grep -m1 -E 'error:|Error [0-9]' "$logs/$side.build" | cut -c1-200 | cat -v)"
 	note "$side: built in ${last_s} s"
 }

@@ -189,14 +189,13 @@ if [ "$list_only" = 1 ]; then
 	exit 0
 fi
 
-# State and logs are written in WORK with '>': it must be a directory only
-# the caller can write to, where nobody else can plant a link. The matrix
-# is written through write_file; a link at its names is refused now.
-if [ -e "$work" ] || [ -L "$work" ]; then
-	{ [ -d "$work" ] && [ -O "$work" ]; } || usage_error "--work $work: not a directory of yours"
-	[ -z "$(find "$work" -maxdepth 0 -perm /022)" ] ||
-		usage_error "--work $work: others can write to it (chmod go-w)"
-fi
+# State and logs are written in WORK with '>', and the state says what is
+# copied where: WORK must be the caller's own, where nobody else can plant
+# a link or rewrite the state (work_refusal, the rule ab and its watcher
+# follow too). The matrix is written through write_file; a link at its
+# names is refused now.
+why=$(work_refusal)
+[ -z "$why" ] || usage_error "$why"
 for f in matrix.md matrix.json; do
 	why=$(out_refusal "$work/$f")
 	[ -z "$why" ] || usage_error "--work $why"
@@ -215,7 +214,7 @@ fi
 
 state=$work/state
 logs=$work/logs
-mkdir -p "$state" "$logs" || fail "cannot create $work"
+work_mkdir "$state" "$logs" || fail "cannot create $work"
 # The lock is the work directory itself: a lock file would be one more
 # name opened through a planted link, and '>' truncated what it points at.
 exec 8< "$work"
@@ -431,7 +430,7 @@ build_mutant() {
 	rc=$?
 	b=$last_s
 	if [ "$rc" = 0 ]; then
-		mkdir -p "$work/kernels"
+		work_mkdir "$work/kernels"
 		cp "$obj/arch/x86/boot/bzImage" "$work/kernels/$n" || rc=1
 	fi
 	restore_tree || fail "cannot restore the source tree"

@@ -10,7 +10,9 @@
 # clock domain or kernel image, a boot that fails, a patch that does not
 # apply, a benchmark the guest does not have and bad usage each end with
 # one line naming the problem; the source tree is pristine after success,
-# failure, SIGTERM and SIGKILL.
+# failure, SIGTERM and SIGKILL; a work directory with planted links, of
+# someone else's or writable by others, or whose state names a file
+# outside the tree is refused, by ab and by its SIGKILL watcher.
 #
 # usage: tests/ab.sh BUILD_DIR   (TAP on stdout)
 set -u
@@ -235,6 +237,78 @@ if [ "$rc" = 2 ] && [ "$(wc -l < "$t/work_links.err")" = 1 ] && grep -q 'is a sy
 else
 	not_ok ab.work.planted_links_never_followed "exit $rc: $(head -n 2 "$t/work_links.err")" "victims: $(victims | tr '\n' ' ')"
 fi
+
+# The state was trusted: a name in applied.files leaving the tree had the
+# "pristine copy" a user put in the work directory copied over a file
+# outside it. Here the tree is $t/k/src, so '../../target' is $t/target.
+mkdir -p "$t/k" "$t/wstate/state/pristine"
+cp -a "$t/src" "$t/k/src"
+echo "root's file" > "$t/target"
+echo "planted" > "$t/wstate/target"
+echo B > "$t/wstate/state/applied"
+echo '../../target' > "$t/wstate/state/applied.files"
+ab state_outside --work "$t/wstate" --ksrc "$t/k/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
+if [ "$rc" = 2 ] && [ "$(wc -l < "$t/state_outside.err")" = 1 ] && grep -q "applied.files names '../../target'" "$t/state_outside.err" &&
+   [ "$(cat "$t/target")" = "root's file" ] && [ ! -s "$FAKE_LOG" ]; then
+	ok ab.work.state_name_outside_tree_refused
+else
+	not_ok ab.work.state_name_outside_tree_refused "exit $rc: $(head -n 2 "$t/state_outside.err")" "target: $(cat "$t/target")"
+fi
+
+# A work directory of someone else's, or one others can write to: they
+# could plant links or rewrite the state between two runs.
+mkdir -p "$t/wshared"
+chmod 1777 "$t/wshared"
+ab work_shared --work "$t/wshared" --ksrc "$t/k/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
+if [ "$rc" = 2 ] && [ "$(wc -l < "$t/work_shared.err")" = 1 ] && grep -q 'others can write to it' "$t/work_shared.err" &&
+   [ -z "$(ls -A "$t/wshared")" ]; then
+	ok ab.work.others_can_write_refused
+else
+	not_ok ab.work.others_can_write_refused "exit $rc: $(head -n 2 "$t/work_shared.err")"
+fi
+mkdir -p "$t/wshared/state"
+chmod 0755 "$t/wshared"
+chmod 0777 "$t/wshared/state"
+ab state_shared --work "$t/wshared" --ksrc "$t/k/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
+check_cmd ab.work.state_others_can_write_refused \
+	test "$rc" = 2 -a "$(wc -l < "$t/state_shared.err")" = 1 -a "$(grep -c 'state: others can write to it' "$t/state_shared.err")" = 1
+if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
+	mkdir -p "$t/wnobody"
+	chown nobody "$t/wnobody"
+	ab work_nobody --work "$t/wnobody" --ksrc "$t/k/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
+	if [ "$rc" = 2 ] && [ "$(wc -l < "$t/work_nobody.err")" = 1 ] && grep -q 'not a directory of yours' "$t/work_nobody.err" &&
+	   [ -z "$(ls -A "$t/wnobody")" ]; then
+		ok ab.work.someone_elses_refused
+	else
+		not_ok ab.work.someone_elses_refused "exit $rc: $(head -n 2 "$t/work_nobody.err")"
+	fi
+else
+	skip ab.work.someone_elses_refused "needs root and a user nobody"
+fi
+
+# The watcher that restores the tree after a SIGKILL follows the same
+# rule: a name that leaves the tree, written into the state while B
+# builds, is refused there too.
+watched() {
+	local pid i
+	: > "$FAKE_LOG"
+	echo "root's file" > "$t/target"
+	FAKE_BUILD_SLEEP=2 setsid "$top/scripts/ab.sh" --build "$build" --work "$t/wwatch" --out "$t/watch" \
+		--ksrc "$t/k/src" --patch "$t/plus5.patch" -- read_vs_readv > /dev/null 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'build 1050' "$FAKE_LOG" && break
+		sleep 0.1
+	done
+	echo "planted" > "$t/wwatch/target"
+	echo '../../target' >> "$t/wwatch/state/applied.files"
+	kill -KILL -- -"$pid"
+	wait "$pid" 2>/dev/null
+	# the watcher polls every 0.2 s, and waits for the orphaned build
+	sleep 3
+	check_cmd ab.work.watcher_refuses_state_outside_tree test "$(cat "$t/target")" = "root's file"
+}
+watched
 
 # ---- the ab profiles pass the guest's benchmark check --------------------------
 

@@ -254,6 +254,22 @@ if [ "$rc" = 2 ] && [ "$(wc -l < "$work/shared.err")" = 1 ] && grep -q 'others c
 else
 	not_ok "links.work_directory_others_can_write_refused" "exit $rc: $(head -2 "$work/shared.err")"
 fi
+# The state was trusted: a name in applied.files leaving the tree had a
+# file of the work directory copied over a file outside it ('../mvictim'
+# is $work/mvictim, the copy state/mvictim).
+mkdir -p "$work/wstate/state/pristine"
+echo "root's file" > "$work/mvictim"
+echo planted > "$work/wstate/state/mvictim"
+echo 01-killed > "$work/wstate/state/applied"
+echo '../mvictim' > "$work/wstate/state/applied.files"
+run_mutate "$work/wstate" "$work/five" > /dev/null 2> "$work/wstate.err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l < "$work/wstate.err")" = 1 ] && grep -q "applied.files names '../mvictim'" "$work/wstate.err" &&
+   [ "$(cat "$work/mvictim")" = "root's file" ] && tree_pristine; then
+	ok "links.state_name_outside_tree_refused"
+else
+	not_ok "links.state_name_outside_tree_refused" "exit $rc: $(head -2 "$work/wstate.err")" "victim: $(cat "$work/mvictim")"
+fi
 
 # ---- resuming -----------------------------------------------------------------
 

@@ -29,7 +29,7 @@ fetch_source() {
 	[ -n "$m" ] || fail "no Debian mirror in /etc/apt sources; set IOPATH_VM_MIRROR=URL or KSRC=DIR"
 	[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] &&
 		key="[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$work/debs"
+	work_mkdir "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$work/debs" || exit 1
 	echo "deb $key$m sid main" | write_file "$apt_dir/sources.list" || exit 1
 	o=(-q -o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
 	   -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
@@ -56,7 +56,7 @@ fetch_source() {
 		rm -rf "$work/unpack" "$dir"
 		dpkg-deb -x "$deb" "$work/unpack" || fail "$deb: not a valid .deb"
 		tarball=$(ls "$work"/unpack/usr/src/linux-source-*.tar.* | head -n 1)
-		mkdir -p "$work/src"
+		work_mkdir "$work/src" || exit 1
 		tar -C "$work/src" -xaf "$tarball" || fail "cannot unpack $tarball"
 		rm -rf "$work/unpack"
 		new_file "$dir/.iopath-unpacked" || exit 1
@@ -68,9 +68,60 @@ patch_files() {
 	sed -n 's/^+++ b\/\([^[:space:]]*\).*/\1/p' "$1"
 }
 
-restore_tree() {
-	local f p=$state/applied.patch bad=0
+# tree_path_ok ROOT NAME: NAME, read from the state or a patch, names a
+# path inside ROOT: relative, no '.', '..' or empty component, and no
+# symbolic link at ROOT/NAME or on the way to it.
+tree_path_ok() {
+	local p=$1 rest=$2 c
+	case /$2/ in //*|*//*|*/./*|*/../*) return 1 ;; esac
+	while [ -n "$rest" ]; do
+		c=${rest%%/*}
+		rest=${rest#"$c"}
+		rest=${rest#/}
+		p=$p/$c
+		[ -L "$p" ] && return 1
+	done
+	return 0
+}
+
+# state_refusal: why the recorded patch's state cannot be trusted, or
+# nothing: every file it names must have been saved in the pristine
+# copies, under a name that stays inside the tree.
+state_refusal() {
+	local f
 	[ -f "$applied" ] || return 0
+	[ -f "$state/applied.files" ] || { echo "$applied without $state/applied.files"; return; }
+	while read -r f; do
+		[ -n "$f" ] || continue
+		if ! tree_path_ok "$backup" "$f" || [ ! -f "$backup/$f" ]; then
+			echo "$state/applied.files names '$f': not a file of the tree saved in $backup"
+			return
+		fi
+	done < "$state/applied.files"
+}
+
+# restore_tree: the recorded patch, if any, reverted; 1 after one line on
+# stderr when the tree cannot be restored or the state is not trusted
+# (then the state is left as it is, and later calls return 1 quietly).
+restore_refused=""
+restore_tree() {
+	local f p=$state/applied.patch bad=0 why
+	[ -f "$applied" ] || return 0
+	[ -z "$restore_refused" ] || return 1
+	why=$(state_refusal)
+	if [ -z "$why" ]; then
+		while read -r f; do
+			[ -n "$f" ] || continue
+			tree_path_ok "$ksrc" "$f" && [ ! -d "$ksrc/$f" ] && continue
+			why="$state/applied.files names '$f': a directory, or a symbolic link on the way in $ksrc"
+			break
+		done < "$state/applied.files"
+	fi
+	if [ -n "$why" ]; then
+		echo "$prog: cannot restore the source tree: $why" >&2
+		restore_refused=1
+		return 1
+	fi
 	if [ -f "$p" ] && patch -d "$ksrc" -p1 -R -s -f --dry-run < "$p" > /dev/null 2>&1; then
 		patch -d "$ksrc" -p1 -R -s -f --no-backup-if-mismatch < "$p" > /dev/null 2>&1
 	fi
@@ -82,7 +133,11 @@ restore_tree() {
 			cp "$backup/$f" "$ksrc/$f" || bad=1
 		fi
 	done < "$state/applied.files"
-	[ "$bad" = 0 ] || { echo "$prog: cannot restore the source tree from $backup" >&2; return 1; }
+	if [ "$bad" != 0 ]; then
+		echo "$prog: cannot restore the source tree from $backup" >&2
+		restore_refused=1
+		return 1
+	fi
 	rm -f "$applied" "$state/applied.files" "$p"
 	rm -rf "$backup"
 }
@@ -97,8 +152,11 @@ apply_patch() {
 	rm -rf "$backup"
 	patch_files "$p" | write_file "$state/applied.files.new" || return 1
 	while read -r f; do
-		mkdir -p "$backup/$(dirname "$f")"
-		cp -p "$ksrc/$f" "$backup/$f" || return 1
+		if ! tree_path_ok "$ksrc" "$f"; then
+			echo "$f: not a name inside the tree, or through a symbolic link" | write_file "$state/patch.log"
+			return 2
+		fi
+		work_mkdir "$backup/$(dirname "$f")" && cp -p "$ksrc/$f" "$backup/$f" || return 1
 	done < "$state/applied.files.new"
 	mv -T "$state/applied.files.new" "$state/applied.files"
 	# A copy reverts it even if FILE changes or goes away meanwhile.
@@ -109,15 +167,26 @@ apply_patch() {
 	patch -d "$ksrc" -p1 -s -f --no-backup-if-mismatch < "$p" >> "$state/patch.log" 2>&1 || return 2
 }
 
-# work_refusal: why $work may not be used, or nothing. Its directories
-# must be directories, and state, logs and kernels hold no symbolic link:
-# everything there is written as root, and a link planted at one of its
-# names would be followed or read back as state.
+# work_refusal: why $work may not be used, or nothing. Everything in it
+# is written as root and its state is read back to decide what is copied
+# where: WORK and the directories in it must be the caller's own and not
+# writable by anyone else (who could plant a link or rewrite the state);
+# state, logs and kernels hold nothing of anyone else's and no symbolic
+# link; the recorded patch's state names only files of the tree
+# (state_refusal). Used by ab, mutate and ab's watcher alike.
 work_refusal() {
-	local d l
+	local d n l uid state applied backup
+	uid=$(id -u)
 	for d in "$work" "$work"/{state,logs,kernels,obj,src,apt,debs}; do
-		if [ -L "$d" ] || { [ -e "$d" ] && [ ! -d "$d" ]; }; then
-			echo "--work $work: $d is not a directory"
+		[ -e "$d" ] || [ -L "$d" ] || continue
+		n=${d#"$work"}
+		n=${n#/}
+		if [ -L "$d" ] || [ ! -d "$d" ] || [ ! -O "$d" ]; then
+			echo "--work $work: ${n:+$n }not a directory of yours"
+			return
+		fi
+		if [ -n "$(find "$d" -maxdepth 0 -perm /022)" ]; then
+			echo "--work $work: ${n:+$n: }others can write to it (chmod go-w)"
 			return
 		fi
 	done
@@ -128,7 +197,21 @@ work_refusal() {
 			echo "--work $work: $l is a symbolic link (refused: it would be followed)"
 			return
 		fi
+		l=$(find "$d" \( ! -user "$uid" -o -type d -perm /022 \) -print -quit)
+		if [ -n "$l" ]; then
+			echo "--work $work: $l is not yours, or others can write to it"
+			return
+		fi
 	done
+	state=$work/state
+	kbuild_state
+	state_refusal
+}
+
+# work_mkdir DIR...: the directories of WORK, made writable by their owner
+# only (work_refusal refuses them otherwise on the next run).
+work_mkdir() {
+	(umask "$(printf '%03o' $((0$(umask) | 022)))" && mkdir -p -- "$@")
 }
 
 # check_ksrc: $ksrc, a kernel source tree, made absolute; anything else is
@@ -153,7 +236,7 @@ configure() {
 	[ -n "$builder" ] && return 0
 	sum=$(md5sum < "$frag" | cut -c1-32)
 	[ -f "$obj/.config" ] && [ "$(cat "$obj/.iopath-config" 2>/dev/null)" = "$sum" ] && return 0
-	mkdir -p "$obj"
+	work_mkdir "$obj" || exit 1
 	note "configuring $obj: tinyconfig + $(basename "$frag")"
 	new_file "$logs/configure.log" || exit 1
 	{
@@ -208,9 +291,11 @@ guard_tree() {
 			sleep 0.2
 		done
 		. "$0" || exit 1
-		prog=$KB_PROG state=$KB_STATE ksrc=$KB_KSRC
+		prog=$KB_PROG work=$KB_WORK state=$KB_STATE ksrc=$KB_KSRC
 		kbuild_state
-		exec 8< "$KB_WORK" || exit 1
+		exec 8< "$work" || exit 1
 		flock 8
+		[ -f "$applied" ] || exit 0
+		[ -z "$(work_refusal)" ] || exit 1
 		restore_tree' "$top/scripts/lib/kbuild.bash" < /dev/null > /dev/null 2>&1 8>&-
 }
