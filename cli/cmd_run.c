@@ -692,6 +692,9 @@ static int cmd_run(int argc, char **argv)
 	ret = validate_run(profile, results, do_bench);
 	if (ret)
 		return ret;
+	/* Every selftest would stop at its scratch setup: said once, here. */
+	if (do_tests && iop_scratch_namespace_check(logpath, sizeof(logpath)) == 1)
+		return iop_usage_error("run", "selftests: %s (or --no-selftests)", logpath);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
 	log = open_log(results, logpath, sizeof(logpath), out, sizeof(out));
 	if (!log)

@@ -4,6 +4,10 @@
  *
  *   iopath scratch check DEV [--force-mkfs]
  *	the safety checks for a device named as scratch; reads only.
+ *   iopath scratch namespace
+ *	whether scratch filesystems can be mounted here at all (a mount
+ *	namespace of their own, see scratch.h): exit 0, or 1 and the reason.
+ *	make check asks once and says it once.
  *   iopath scratch create --fs ext4|xfs [--backing ...] [...] -- CMD ARGS...
  *	make a scratch filesystem, run CMD in it (cwd at the mount,
  *	IOPATH_MNT and IOPATH_DEV in its environment), tear it down, exit with
@@ -35,12 +39,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: iopath scratch check DEV [--force-mkfs]\n"
+		"       iopath scratch namespace\n"
 		"       iopath scratch create --fs ext4|xfs [--backing zram|loop|dev:/dev/X|dir:/path]\n"
 		"              [--mkfs-opts OPTS] [--mount-opts OPTS] [--size N[k|m|g]] -- CMD [ARGS...]\n"
 		"\n"
 		"check:  the safety checks for a device named as scratch (nothing is written);\n"
 		"        exit 2 if it is refused. --force-mkfs waives only the check for an\n"
 		"        existing filesystem.\n"
+		"namespace: exit 0 if scratch filesystems can be mounted here, out of the\n"
+		"        host's view; exit 1 with the reason if not (a plain chroot).\n"
 		"create: make a scratch filesystem, run CMD with its cwd at the mount and\n"
 		"        IOPATH_MNT, IOPATH_DEV set, tear the filesystem down, exit with CMD's\n"
 		"        status. Without --backing the environment decides (IOPATH_BACKING,\n"
@@ -305,6 +312,20 @@ static int scratch_create(int argc, char **argv)
 	return stop_sig ? 128 + stop_sig : status;
 }
 
+static int scratch_namespace(int argc, char **argv)
+{
+	char why[256];
+	int ret;
+
+	if (argc > 1)
+		return iop_usage_error("scratch namespace", "unexpected '%s'", argv[1]);
+	ret = iop_scratch_namespace_check(why, sizeof(why));
+	if (!ret)
+		return 0;
+	fprintf(stderr, "iopath: scratch namespace: %s\n", why);
+	return 1;
+}
+
 static int cmd_scratch(int argc, char **argv)
 {
 	if (argc < 2)
@@ -313,6 +334,8 @@ static int cmd_scratch(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "namespace"))
+		return scratch_namespace(argc - 1, argv + 1);
 	if (geteuid() != 0 && strcmp(argv[1], "check")) {
 		fprintf(stderr, "iopath: scratch: must run as root\n");
 		return 4;
@@ -321,7 +344,7 @@ static int cmd_scratch(int argc, char **argv)
 		return scratch_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "create"))
 		return scratch_create(argc - 1, argv + 1);
-	return iop_usage_error("scratch", "unknown subcommand '%s' (check or create)", argv[1]);
+	return iop_usage_error("scratch", "unknown subcommand '%s' (check, namespace or create)", argv[1]);
 }
 
 IOP_COMMAND("scratch",

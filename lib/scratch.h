@@ -187,6 +187,16 @@ int iop_scratch_destroy(struct iop_scratch *s);
  */
 int iop_scratch_private_mounts(char *why, size_t len);
 
+/*
+ * Can iop_scratch_private_mounts() work here? Not where / is not a mount
+ * point, as in a chroot into a plain directory (sbuild, pbuilder): the
+ * mount holding / is outside the process's view, so its propagation
+ * cannot be changed and whatever is mounted under it would appear in the
+ * host's namespace. 0 if it can, 1 if not (the reason in @why), or a
+ * negative errno if /proc/self/mountinfo cannot be read.
+ */
+int iop_scratch_namespace_check(char *why, size_t len);
+
 /* Unmount and mount again (drops the page cache, replays the log). */
 int iop_scratch_remount(struct iop_scratch *s);
 

@@ -165,6 +165,28 @@ int iop_scratch_remount(struct iop_scratch *s)
 	return do_mount(s, why, sizeof(why));
 }
 
+static int is_root_mount(const struct mountent *m, void *arg)
+{
+	(void)arg;
+	return !strcmp(m->target, "/");
+}
+
+int iop_scratch_namespace_check(char *why, size_t len)
+{
+	int ret = walk_mounts(is_root_mount, NULL);
+
+	if (ret < 0) {
+		iop_why(why, len, "/proc/self/mountinfo: %s", strerror(-ret));
+		return ret;
+	}
+	if (!ret) {
+		iop_why(why, len,
+			"/ is not a mount point (a chroot into a plain directory): no mount namespace of our own; bind-mount the root on itself first");
+		return 1;
+	}
+	return 0;
+}
+
 int iop_scratch_private_mounts(char *why, size_t len)
 {
 	static pid_t done;	/* a forked child has its parent's namespace */
@@ -172,6 +194,9 @@ int iop_scratch_private_mounts(char *why, size_t len)
 
 	if (done == getpid())
 		return 0;
+	ret = iop_scratch_namespace_check(why, len);
+	if (ret)
+		return ret < 0 ? ret : -EINVAL;
 	if (unshare(CLONE_NEWNS)) {
 		ret = -errno;
 		iop_why(why, len, "unshare(CLONE_NEWNS): %s", strerror(-ret));

@@ -165,7 +165,15 @@ static inline void iop_test_fs_setup_opts(struct iop_test_fs *fs,
 		return;
 	}
 	iop_test_kmsg_mark(fs);
-	/* Out of reach of mount namespace copies (see scratch.h). */
+	/*
+	 * Out of reach of mount namespace copies (see scratch.h). Where that
+	 * cannot be had (/ not a mount point, a plain chroot), nothing is
+	 * mounted: a SKIP naming what the machine lacks, probed first.
+	 */
+	if (iop_scratch_namespace_check(why, sizeof(why)) == 1) {
+		snprintf(fs->skip, sizeof(fs->skip), "%s scratch: %s", fstype, why);
+		return;
+	}
 	ret = iop_scratch_private_mounts(why, sizeof(why));
 	if (ret) {
 		snprintf(fs->error, sizeof(fs->error), "%s scratch: %s", fstype, why);
