@@ -516,6 +516,50 @@ static int check_units(const struct iop_rs_group *g, const char *const paths[2],
 	return ret;
 }
 
+/*
+ * One boot runs one kernel: a boot id recorded with two kernel releases
+ * (the same ids on a base and a new side of another kernel, records
+ * merged by hand or made up) says the records are not what they claim.
+ */
+static int check_boots(const struct iop_rs_group *groups, size_t n, const char *const paths[2],
+		       char *why, size_t len)
+{
+	json_t *seen = json_object();	/* boot id -> [release, side, line] of its first record */
+	int ret = 0;
+
+	if (!seen)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !ret; i++) {
+		for (int s = 0; s < 2 && !ret; s++) {
+			for (size_t j = 0; j < groups[i].n[s] && !ret; j++) {
+				json_t *rec = groups[i].recs[s][j], *first;
+				const char *boot = iop_rs_env_str(rec, "kernel.boot_id");
+				const char *rel = iop_rs_env_str(rec, "kernel.release"), *first_rel;
+
+				if (!boot || !*boot || !rel)
+					continue;
+				first = json_object_get(seen, boot);
+				if (!first) {
+					json_object_set_new(seen, boot,
+							    json_pack("[s, i, i]", rel, s,
+								      groups[i].lines[s][j]));
+					continue;
+				}
+				first_rel = json_string_value(json_array_get(first, 0));
+				if (!first_rel || !strcmp(first_rel, rel))
+					continue;
+				snprintf(why, len, "%s:%d: boot %s ran kernel \"%s\", but %s:%d has it run \"%s\": one boot runs one kernel",
+					 paths[s], groups[i].lines[s][j], boot, rel,
+					 paths[json_integer_value(json_array_get(first, 1))],
+					 (int)json_integer_value(json_array_get(first, 2)), first_rel);
+				ret = -EINVAL;
+			}
+		}
+	}
+	json_decref(seen);
+	return ret;
+}
+
 int iop_rs_check(const struct iop_rs_group *groups, size_t n, const char *base_path,
 		 const char *new_path, char *why, size_t len)
 {
@@ -532,7 +576,7 @@ int iop_rs_check(const struct iop_rs_group *groups, size_t n, const char *base_p
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return check_boots(groups, n, paths, why, len);
 }
 
 void iop_rs_groups_free(struct iop_rs_group *groups, size_t n)

@@ -48,8 +48,9 @@ void iop_rs_groups_free(struct iop_rs_group *groups, size_t n);
 /*
  * What no comparison can take, refused with "<file>:<line>: <what>" in
  * @why and -EINVAL: a metric in a different unit than on another record
- * of its group (either side), and the same repetition (bench, params, rep
- * and time) twice on one side. Impossible values (not finite, negative
+ * of its group (either side), the same repetition (bench, params, rep
+ * and time) twice on one side, and one boot id under two kernel releases
+ * (either side). Impossible values (not finite, negative
  * times and rates, non-zero magnitudes outside 1e-150 .. 1e150) are
  * refused by iop_rs_load().
  */

@@ -454,6 +454,25 @@ for f in text json commit; do
 		"$tmp/overflow-base.jsonl" "$tmp/overflow-new.jsonl" --format "$f" --fail-on-regression
 done
 
+# ---- one boot, one kernel -----------------------------------------------------
+# Boot ids shared by a base of 6.18.0-base and a new side of 6.18.0-new were
+# compared without a word: one boot cannot have run two kernels.
+jq -c '.env.kernel.boot_id = "0b5e7a1c-0000-4000-8000-00000000000\(.rep)"' base.jsonl > "$tmp/boots-base.jsonl"
+jq -c '.env.kernel.boot_id = "0b5e7a1c-0000-4000-8000-00000000000\(.rep)"' new-5pct.jsonl > "$tmp/boots-new.jsonl"
+for f in text json; do
+	refused_cmp "compare.one_boot_two_kernels_refused.$f" \
+		'boots-new\.jsonl:1: boot 0b5e7a1c-0000-4000-8000-000000000000 ran kernel "6\.18\.0-new", but .*boots-base\.jsonl:1 has it run "6\.18\.0-base"' \
+		"$tmp/boots-base.jsonl" "$tmp/boots-new.jsonl" --format "$f"
+done
+"$iopath" plot "$tmp/boots-base.jsonl" "$tmp/boots-new.jsonl" -o "$tmp/boots.svg" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check_cmd plot.one_boot_two_kernels_refused \
+	test "$rc" = 2 -a ! -e "$tmp/boots.svg" -a "$(wc -l < "$tmp/err")" = 1
+# the same boot on both sides of one kernel (a sysctl A/B) compares
+jq -c '.rep += 10' "$tmp/boots-base.jsonl" > "$tmp/boots-base2.jsonl"
+"$iopath" compare "$tmp/boots-base.jsonl" "$tmp/boots-base2.jsonl" > /dev/null 2>&1
+check_cmd compare.one_boot_one_kernel_compares test "$?" = 0
+
 # ---- inputs that are not regular files: refused at once, never read --------
 mkfifo "$tmp/fifo"
 for input in "$tmp/fifo" /dev/zero; do
