@@ -210,6 +210,8 @@ if [ -n "$ksrc" ]; then
 	restore_tree || exit 1
 	for p in "$patch_a" "$patch_b"; do
 		[ -z "$p" ] && continue
+		why=$(patch_refusal "$p")
+		[ -z "$why" ] || usage_error "--patch $p: $why"
 		new_file "$state/patch.log" || exit 1
 		patch -d "$ksrc" -p1 -s -f --dry-run < "$p" >> "$state/patch.log" 2>&1 ||
 			usage_error "--patch $p does not apply to $ksrc: $(head -n 1 "$state/patch.log" | cat -v)"
@@ -226,7 +228,9 @@ build_side() {
 	if [ -n "$p" ]; then
 		apply_patch "$side" "$p"
 		rc=$?
-		[ "$rc" = 0 ] || fail "$side: cannot apply $p (rc $rc): $(head -n 1 "$state/patch.log" | cat -v)"
+		# 1: said already
+		[ "$rc" = 1 ] && exit 1
+		[ "$rc" = 0 ] || fail "$side: $p does not apply: $(head -n 1 "$state/patch.log" | cat -v)"
 	fi
 	note "$side: building${p:+ with $(basename "$p")}"
 	build_kernel "$logs/$side.build"

@@ -8,8 +8,9 @@
 # record comes back, each boot with its own boot id; a planted 5% is found
 # with the right sign and an A/A run finds nothing; records from another
 # clock domain or kernel image, a boot that fails, a patch that does not
-# apply, a benchmark the guest does not have and bad usage each end with
-# one line naming the problem; the source tree is pristine after success,
+# apply or names a file outside the tree, a benchmark the guest does not
+# have and bad usage each end with one line naming the problem; a patch
+# may add and delete files; the source tree is pristine after success,
 # failure, SIGTERM and SIGKILL; a work directory with planted links, of
 # someone else's or writable by others, or whose state names a file
 # outside the tree is refused, by ab and by its SIGKILL watcher.
@@ -33,6 +34,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$t"' EXIT
 mkdir -p "$t/src/fs/iomap"
 echo 'all:' > "$t/src/Makefile"
 echo 1000 > "$t/src/fs/iomap/cost"
+echo 'old' > "$t/src/fs/iomap/old.c"
 cat > "$t/plus5.patch" <<'EOF'
 --- a/fs/iomap/cost
 +++ b/fs/iomap/cost
@@ -47,7 +49,31 @@ cat > "$t/stale.patch" <<'EOF'
 -999
 +1050
 EOF
-tree_sum() { find "$t/src" -type f -exec md5sum {} + | sort | md5sum; }
+# A patch that also deletes a file and adds one in a new directory.
+cat > "$t/adddel.patch" <<'EOF'
+--- a/fs/iomap/cost
++++ b/fs/iomap/cost
+@@ -1 +1 @@
+-1000
++1050
+--- a/fs/iomap/old.c
++++ /dev/null
+@@ -1 +0,0 @@
+-old
+--- /dev/null
++++ b/fs/iomap/new/added.c
+@@ -0,0 +1 @@
++added
+EOF
+cat > "$t/outside.patch" <<'EOF'
+--- a/fs/iomap/../../../escape
++++ b/fs/iomap/../../../escape
+@@ -1 +1 @@
+-1000
++1050
+EOF
+# the files' contents and every directory
+tree_sum() { { find "$t/src" -type f -exec md5sum {} +; find "$t/src" -type d; } | sort | md5sum; }
 pristine=$(tree_sum)
 
 cat > "$t/builder" <<'EOF'
@@ -219,6 +245,18 @@ killed sigterm TERM
 killed sigkill KILL
 ab after_kill --ksrc "$t/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
 check_cmd ab.ksrc.runs_again_after_sigkill test "$rc" = 0
+
+# A patch that adds and deletes files failed after A was built ("cp:
+# cannot stat", then an empty reason).
+ab adddel --ksrc "$t/src" --patch "$t/adddel.patch" --boots 1 -- read_vs_readv
+if [ "$rc" = 0 ] && [ "$(grep '^build' "$FAKE_LOG" | tr '\n' ' ')" = "build 1000 build 1050 " ] &&
+   [ "$(tree_sum)" = "$pristine" ]; then
+	ok ab.ksrc.patch_adding_and_deleting_files
+else
+	not_ok ab.ksrc.patch_adding_and_deleting_files "exit $rc: $(head -n 2 "$t/adddel.err")"
+fi
+ab patch_outside --ksrc "$t/src" --patch "$t/outside.patch" -- read_vs_readv; one_line_2 patch_outside
+check_cmd ab.patch_outside.refused_before_building test ! -s "$FAKE_LOG" -a "$(tree_sum)" = "$pristine"
 
 # ---- a work directory someone else prepared -------------------------------------
 

@@ -64,16 +64,55 @@ fetch_source() {
 	echo "$dir"
 }
 
+# patch_files FILE: the names of the tree FILE touches, as patch -p1 takes
+# them (the first component stripped), sorted, once each: the old and new
+# names of its ---/+++ lines and of git's rename and copy lines, /dev/null
+# left out. Hunk lines are counted, so that a removed "-- " line is not
+# taken for a name.
 patch_files() {
-	sed -n 's/^+++ b\/\([^[:space:]]*\).*/\1/p' "$1"
+	awk '
+	function name(s) {
+		sub(/\t.*/, "", s)
+		if (s == "/dev/null" || s !~ /\//)
+			return
+		sub(/^[^\/]*\//, "", s)
+		print s
+	}
+	old > 0 || new > 0 {
+		c = substr($0, 1, 1)
+		if (c == "-")
+			old--
+		else if (c == "+")
+			new--
+		else if (c == " " || $0 == "") {
+			old--
+			new--
+		} else if (c != "\\")
+			old = new = 0
+		if (old > 0 || new > 0 || c == "-" || c == "+" || c == " " || $0 == "")
+			next
+	}
+	/^@@ -[0-9]/ {
+		old = split(substr($2, 2), a, ",") > 1 ? a[2] + 0 : 1
+		new = split(substr($3, 2), b, ",") > 1 ? b[2] + 0 : 1
+		next
+	}
+	/^(---|\+\+\+) / { name(substr($0, 5)) }
+	/^(rename|copy) (from|to) / { name("x/" substr($0, index($0, $2) + length($2) + 1)) }
+	' "$1" | LC_ALL=C sort -u
 }
 
-# tree_path_ok ROOT NAME: NAME, read from the state or a patch, names a
-# path inside ROOT: relative, no '.', '..' or empty component, and no
-# symbolic link at ROOT/NAME or on the way to it.
+# tree_name_ok NAME: NAME, read from the state or a patch, is a relative
+# name with no '.', '..' or empty component.
+tree_name_ok() {
+	case /$1/ in //*|*//*|*/./*|*/../*) return 1 ;; esac
+}
+
+# tree_path_ok ROOT NAME: tree_name_ok NAME, and no symbolic link at
+# ROOT/NAME or on the way to it: a path inside ROOT.
 tree_path_ok() {
 	local p=$1 rest=$2 c
-	case /$2/ in //*|*//*|*/./*|*/../*) return 1 ;; esac
+	tree_name_ok "$2" || return 1
 	while [ -n "$rest" ]; do
 		c=${rest%%/*}
 		rest=${rest#"$c"}
@@ -84,20 +123,48 @@ tree_path_ok() {
 	return 0
 }
 
+# patch_refusal FILE: why FILE may not be applied to the tree, or nothing:
+# every name it touches must be a path inside the tree, and a regular file
+# there or none (a file the patch adds).
+patch_refusal() {
+	local f
+	while IFS= read -r f; do
+		if ! tree_path_ok "$ksrc" "$f"; then
+			echo "'$f' is not a name inside the tree, or is one through a symbolic link"
+			return
+		fi
+		if [ -e "$ksrc/$f" ] && [ ! -f "$ksrc/$f" ]; then
+			echo "'$f' is not a regular file in the tree"
+			return
+		fi
+	done < <(patch_files "$1")
+}
+
+# The state of the patch in the tree (kbuild_state): applied, its name;
+# applied.patch, a copy; applied.files, the files it changes or deletes,
+# saved in pristine/; applied.new, the files it adds and the directories
+# made for them, removed on the way back.
+
 # state_refusal: why the recorded patch's state cannot be trusted, or
-# nothing: every file it names must have been saved in the pristine
-# copies, under a name that stays inside the tree.
+# nothing: every file it names as saved must be in the pristine copies,
+# and every name must stay inside the tree.
 state_refusal() {
 	local f
 	[ -f "$applied" ] || return 0
 	[ -f "$state/applied.files" ] || { echo "$applied without $state/applied.files"; return; }
-	while read -r f; do
+	while IFS= read -r f; do
 		[ -n "$f" ] || continue
 		if ! tree_path_ok "$backup" "$f" || [ ! -f "$backup/$f" ]; then
 			echo "$state/applied.files names '$f': not a file of the tree saved in $backup"
 			return
 		fi
 	done < "$state/applied.files"
+	[ -f "$state/applied.new" ] || return 0
+	while IFS= read -r f; do
+		[ -z "$f" ] || tree_name_ok "$f" && continue
+		echo "$state/applied.new names '$f': not a name inside the tree"
+		return
+	done < "$state/applied.new"
 }
 
 # restore_tree: the recorded patch, if any, reverted; 1 after one line on
@@ -105,17 +172,18 @@ state_refusal() {
 # (then the state is left as it is, and later calls return 1 quietly).
 restore_refused=""
 restore_tree() {
-	local f p=$state/applied.patch bad=0 why
+	local f p=$state/applied.patch added=$state/applied.new bad=0 why
 	[ -f "$applied" ] || return 0
 	[ -z "$restore_refused" ] || return 1
+	[ -f "$added" ] || added=/dev/null
 	why=$(state_refusal)
 	if [ -z "$why" ]; then
-		while read -r f; do
+		while IFS= read -r f; do
 			[ -n "$f" ] || continue
-			tree_path_ok "$ksrc" "$f" && [ ! -d "$ksrc/$f" ] && continue
-			why="$state/applied.files names '$f': a directory, or a symbolic link on the way in $ksrc"
+			tree_path_ok "$ksrc" "$f" && continue
+			why="the state names '$f': a symbolic link on the way in $ksrc"
 			break
-		done < "$state/applied.files"
+		done < <(cat "$state/applied.files" "$added")
 	fi
 	if [ -n "$why" ]; then
 		echo "$prog: cannot restore the source tree: $why" >&2
@@ -125,12 +193,21 @@ restore_tree() {
 	if [ -f "$p" ] && patch -d "$ksrc" -p1 -R -s -f --dry-run < "$p" > /dev/null 2>&1; then
 		patch -d "$ksrc" -p1 -R -s -f --no-backup-if-mismatch < "$p" > /dev/null 2>&1
 	fi
-	# Whatever the patch did or did not undo, the pristine copies win. A
-	# plain copy gives the file a new mtime, so make rebuilds its objects.
-	while read -r f; do
+	# Whatever the patch did or did not undo, the pristine copies win, and
+	# what it added goes (a name's directories after it). A plain copy
+	# gives the file a new mtime, so make rebuilds its objects.
+	while IFS= read -r f; do
+		[ -n "$f" ] || continue
+		if [ -d "$ksrc/$f" ]; then
+			rmdir -- "$ksrc/$f" 2>/dev/null
+		elif [ -e "$ksrc/$f" ]; then
+			rm -f -- "$ksrc/$f" || bad=1
+		fi
+	done < <(LC_ALL=C sort -r "$added")
+	while IFS= read -r f; do
 		[ -n "$f" ] || continue
 		if ! cmp -s "$backup/$f" "$ksrc/$f"; then
-			cp "$backup/$f" "$ksrc/$f" || bad=1
+			mkdir -p -- "$(dirname "$ksrc/$f")" && cp "$backup/$f" "$ksrc/$f" || bad=1
 		fi
 	done < "$state/applied.files"
 	if [ "$bad" != 0 ]; then
@@ -138,27 +215,46 @@ restore_tree() {
 		restore_refused=1
 		return 1
 	fi
-	rm -f "$applied" "$state/applied.files" "$p"
+	rm -f "$applied" "$state/applied.files" "$state/applied.new" "$p"
 	rm -rf "$backup"
 }
 
-# apply_patch NAME FILE: FILE applied to the tree, recorded as NAME; 1 when
-# the tree cannot be restored first, 2 when FILE does not apply.
+# apply_patch NAME FILE: FILE applied to the tree, recorded as NAME; 1
+# after one line on stderr when the tree cannot be restored first or the
+# state not written, 2 when FILE does not apply (why in the first line of
+# STATE/patch.log).
 apply_patch() {
-	local n=$1 p=$2 f
+	local n=$1 p=$2 f d why
 	restore_tree || return 1
 	new_file "$state/patch.log" || return 1
+	why=$(patch_refusal "$p")
+	if [ -n "$why" ]; then
+		echo "$why" >> "$state/patch.log"
+		return 2
+	fi
 	patch -d "$ksrc" -p1 -s -f --dry-run < "$p" >> "$state/patch.log" 2>&1 || return 2
 	rm -rf "$backup"
-	patch_files "$p" | write_file "$state/applied.files.new" || return 1
-	while read -r f; do
-		if ! tree_path_ok "$ksrc" "$f"; then
-			echo "$f: not a name inside the tree, or through a symbolic link" | write_file "$state/patch.log"
-			return 2
+	new_file "$state/applied.files.new" && new_file "$state/applied.new.new" || return 1
+	while IFS= read -r f; do
+		if [ -f "$ksrc/$f" ]; then
+			if ! work_mkdir "$backup/$(dirname "$f")" 2>/dev/null || ! cp -p "$ksrc/$f" "$backup/$f" 2>/dev/null; then
+				echo "$prog: cannot save $ksrc/$f in $backup" >&2
+				return 1
+			fi
+			printf '%s\n' "$f" >> "$state/applied.files.new"
+		else
+			printf '%s\n' "$f" >> "$state/applied.new.new"
+			d=$(dirname "$f")
+			while [ "$d" != . ] && [ ! -e "$ksrc/$d" ]; do
+				printf '%s\n' "$d" >> "$state/applied.new.new"
+				d=$(dirname "$d")
+			done
 		fi
-		work_mkdir "$backup/$(dirname "$f")" && cp -p "$ksrc/$f" "$backup/$f" || return 1
-	done < "$state/applied.files.new"
-	mv -T "$state/applied.files.new" "$state/applied.files"
+	done < <(patch_files "$p")
+	if ! mv -T "$state/applied.new.new" "$state/applied.new" || ! mv -T "$state/applied.files.new" "$state/applied.files"; then
+		echo "$prog: cannot write the state in $state" >&2
+		return 1
+	fi
 	# A copy reverts it even if FILE changes or goes away meanwhile.
 	write_file "$state/applied.patch" < "$p" || return 1
 	# Recorded before the tree changes: any exit from here on reverts.
