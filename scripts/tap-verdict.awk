@@ -52,6 +52,14 @@
 # TAP line stays "not ok". A listed test that passed on a kernel an entry
 # names fails the run: the entry is stale and must be narrowed.
 #
+# Machine lines, for every consumer (they never read the TAP or the notes):
+#   "# IOPATH-CASE: result=pass|fail|skip|known program=P name=N
+#    lines=FIRST-LAST[ bug=BUG-NAME]" after each test, LINES its harness
+#    output in the TAP input (from its RUN line); known: excused by the
+#    entry BUG-NAME, unless its program's line says fail;
+#   "# IOPATH-PROGRAM: result=pass|fail|excused|skip program=P" after
+#    each program (excused: failed only in known failures).
+#   P and N hold only [A-Za-z0-9_.:+-]; any other character reads '?'.
 # Prints "# TAG: ..." notes, with coverage=1 the coverage block, then
 # "# RESULT: status=pass|fail passed=N failed=N known=N skipped=N
 # programs=N programs_failed=N required_missing=N stale_known=N[ seconds=N]"
@@ -70,6 +78,12 @@ function malformed(msg) {
 	exit 2
 }
 
+# word(S): S as one field of a machine line, whatever the input held.
+function word(s) {
+	gsub(/[^A-Za-z0-9_.:+-]/, "?", s)
+	return s == "" ? "?" : s
+}
+
 function begin_program(name) {
 	prog = name
 	pknown = punknown = ptotals = pfail = 0
@@ -77,6 +91,7 @@ function begin_program(name) {
 }
 
 function begin_test() {
+	tfirst = 0
 	nassert = 0
 	ended_by = ""
 	postfail = 0
@@ -87,6 +102,7 @@ function begin_test() {
 function harness_line(line,	msg) {
 	if (line ~ /^#  RUN /) {
 		begin_test()
+		tfirst = FNR
 	} else if (line ~ /^# [^ :]+\.[ch]:[0-9]+:[^:]*:/) {
 		msg = line
 		sub(/^# [^ :]+\.[ch]:[0-9]+:[^:]*:/, "", msg)
@@ -214,6 +230,10 @@ function test_result(line,	notok, skip, name, k, i, reason, have, excused) {
 			     "; narrow or remove its entry (known-failures line " kline[k] ")")
 		}
 	}
+	printf "# IOPATH-CASE: result=%s program=%s name=%s lines=%d-%d%s\n",
+		notok ? (excused ? "known" : "fail") : (skip ? "skip" : "pass"),
+		word(prog), word(name), tfirst ? tfirst : FNR, FNR,
+		excused ? " bug=" kbug[excused] : ""
 	for (i = 1; i <= nreq; i++) {
 		if (name !~ rtest[i])
 			continue
@@ -251,11 +271,12 @@ function totals(line) {
 # The program's own result: its runner line, or "# exit=N" in program mode.
 function end_program(line, notok,	excused) {
 	progs++
-	if (!notok)
-		return
-	excused = pknown > 0 && punknown == 0 && ptotals && pfail == pknown &&
+	excused = notok && pknown > 0 && punknown == 0 && ptotals && pfail == pknown &&
 		  line ~ /# exit=1$/
-	if (excused)
+	printf "# IOPATH-PROGRAM: result=%s program=%s\n",
+		!notok ? (line ~ /# *SKIP/ ? "skip" : "pass") : (excused ? "excused" : "fail"),
+		word(prog)
+	if (!notok || excused)
 		return
 	progs_failed++
 	failed_progs = failed_progs " " prog

@@ -163,6 +163,18 @@ cases() {
 	expect "listed failure on a listed kernel: pass, reported with its bug and reason" 0 $k72 "$tmp/known1" \
 		'status=pass passed=2 failed=0 known=1 ' \
 		"^# t: known failure on $k72: fb.xfs_1k.dio_past_eof: xfs-1k-dio: xfs 1k: mmap tail"
+	# The machine lines every consumer reads instead of the TAP or the notes
+	grep -q '^# IOPATH-CASE: result=known program=fb_test name=fb.xfs_1k.dio_past_eof lines=[0-9]*-[0-9]* bug=xfs-1k-dio$' <<< "$out" &&
+		grep -q '^# IOPATH-CASE: result=pass program=a_test name=a.x.one lines=' <<< "$out" &&
+		grep -q '^# IOPATH-PROGRAM: result=excused program=fb_test$' <<< "$out" &&
+		grep -q '^# IOPATH-PROGRAM: result=pass program=a_test$' <<< "$out"
+	check $? "$label: a machine line per test and per program, the excused failure with its bug"
+	printf 'TAP version 13\n1..1\nnot ok 1 a.b\033[2J;rm -rf x # y\n' > "$tmp/hostile"
+	out=$("$a" -v kernel=$k72 -v program=x_test -v exit_status=1 -f "$verdict" \
+		/dev/null /dev/null /dev/null "$tmp/hostile")
+	grep -qxF '# IOPATH-CASE: result=fail program=x_test name=a.b??2J?rm?-rf?x lines=3-3' <<< "$out" &&
+		! grep -q "$(printf '\033')" <<< "$(grep IOPATH-CASE <<< "$out")"
+	check $? "$label: a hostile test name is one word of the machine line, no control character"
 	expect "the same failure on a patched 7.2 (7.2.13-dirty): fail" 1 7.2.13-dirty "$tmp/known1" \
 		'status=fail .*known=0 '
 	expect "the same failure on an unlisted kernel: fail" 1 6.18.0-1-amd64 "$tmp/known1" \
