@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,52 @@ static void usage(FILE *f)
 		   "Draw the per-second samples of one metric of two runs: over time and as a\n"
 		   "distribution. Default: the first metric of the first benchmark both files have;\n"
 		   "--where picks among parameter sets (e.g. --where fs=xfs). Needs gnuplot.\n");
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * "iopath: plot: <message>" on stderr. Messages carry parameter values,
+ * kernel releases and paths from records made elsewhere: their control
+ * characters are escaped by iop_esc(), as compare does, so none reaches
+ * the terminal raw and no newline forges a line.
+ */
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	fputs("iopath: plot: ", stderr);
+	if (ret < 0) {
+		fputs("out of memory\n", stderr);
+		return;
+	}
+	iop_esc(stderr, msg);
+	fputc('\n', stderr);
+	free(msg);
+}
+
+/* iop_esc_dup() of a string made by asprintf(@fmt), or NULL. */
+static char *esc_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *esc_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s, *e;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		return NULL;
+	e = iop_esc_dup(s);
+	free(s);
+	return e;
 }
 
 static bool param_matches(json_t *params, const char *kv)
@@ -166,9 +213,13 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t n
 	int st, ret = -ENOMEM;
 	pid_t pid;
 
-	if (!label || asprintf(&title, "%s: %s", label, metric) < 0 ||
-	    asprintf(&lb, "base: %s (%s)", paths[0], kb ? kb : "?") < 0 ||
-	    asprintf(&ln, "new: %s (%s)", paths[1], kn ? kn : "?") < 0)
+	/* escaped once: the picture shows what the messages say */
+	if (!label)
+		goto out;
+	title = esc_printf("%s: %s", label, metric);
+	lb = esc_printf("base: %s (%s)", paths[0], kb ? kb : "?");
+	ln = esc_printf("new: %s (%s)", paths[1], kn ? kn : "?");
+	if (!title || !lb || !ln)
 		goto out;
 
 	/*
@@ -216,13 +267,13 @@ static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t n
 		;
 	signal(SIGPIPE, old);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-		fprintf(stderr, "iopath: plot: gnuplot not found (Debian: apt-get install gnuplot-nox)\n");
+		say("gnuplot not found (Debian: apt-get install gnuplot-nox)");
 		ret = -ENOENT;
 	} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		fprintf(stderr, "iopath: plot: gnuplot failed (status %d)\n",
-			WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		say("gnuplot failed (status %d)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		ret = -EIO;
 	} else {
+		/* @title is escaped already: printed as it is, like in the picture */
 		fprintf(stderr, "iopath: plot: %s: %zu base and %zu new samples\n", title, nb, nn);
 		ret = 0;
 	}
@@ -351,33 +402,33 @@ static int cmd_plot(int argc, char **argv)
 	ret = 2;
 	for (; loaded < 2; loaded++) {
 		if (iop_rs_load(&f[loaded], paths[loaded], why, sizeof(why)) < 0) {
-			fprintf(stderr, "iopath: plot: %s\n", why);
+			say("%s", why);
 			goto out;
 		}
 	}
 	if (iop_rs_pair(&f[0], &f[1], &groups, &ngroups)) {
-		fprintf(stderr, "iopath: plot: out of memory\n");
+		say("out of memory");
 		ret = 1;
 		goto out;
 	}
 	if (iop_rs_check(groups, ngroups, paths[0], paths[1], why, sizeof(why))) {
-		fprintf(stderr, "iopath: plot: %s\n", why);
+		say("%s", why);
 		goto out;
 	}
 	paired = pick_group(groups, ngroups, &o, &pick, &metric, &matches);
 	if (!pick) {
 		if (!paired)
-			fprintf(stderr, "iopath: plot: %s and %s have no benchmark with the same parameters in common\n",
-				paths[0], paths[1]);
+			say("%s and %s have no benchmark with the same parameters in common",
+			    paths[0], paths[1]);
 		else
-			fprintf(stderr, "iopath: plot: no metric%s%s in a benchmark that %s and %s share%s\n",
-				o.metric ? " " : "", o.metric ? o.metric : "", paths[0], paths[1],
-				o.nwhere ? " (with these --where filters)" : "");
+			say("no metric%s%s in a benchmark that %s and %s share%s",
+			    o.metric ? " " : "", o.metric ? o.metric : "", paths[0], paths[1],
+			    o.nwhere ? " (with these --where filters)" : "");
 		goto out;
 	}
 	if (matches > 1)
-		fprintf(stderr, "iopath: plot: %zu parameter sets have %s; plotting the first (--where KEY=VALUE picks another)\n",
-			matches, o.metric);
+		say("%zu parameter sets have %s; plotting the first (--where KEY=VALUE picks another)",
+		    matches, o.metric);
 
 	/*
 	 * Draw into a temporary file: a failed plot leaves OUT as it was. The
@@ -386,7 +437,7 @@ static int cmd_plot(int argc, char **argv)
 	iop_tmp_cleanup_signals();
 	fd = iop_tmp_create(o.out, iop_out_mode(o.out), tmp, sizeof(tmp));
 	if (fd < 0) {
-		fprintf(stderr, "iopath: plot: cannot write %s: %s\n", o.out, strerror(-fd));
+		say("cannot write %s: %s", o.out, strerror(-fd));
 		ret = 1;
 		goto out;
 	}
@@ -395,13 +446,13 @@ static int cmd_plot(int argc, char **argv)
 	if (ret) {
 		iop_tmp_discard(tmp);
 		if (ret == -ENOMEM)
-			fprintf(stderr, "iopath: plot: out of memory\n");
+			say("out of memory");
 		ret = 1;
 		goto out;
 	}
 	ret = iop_tmp_commit(tmp, o.out);
 	if (ret) {
-		fprintf(stderr, "iopath: plot: %s: %s\n", o.out, strerror(-ret));
+		say("%s: %s", o.out, strerror(-ret));
 		ret = 1;
 	}
 out:

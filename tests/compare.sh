@@ -555,6 +555,28 @@ if command -v gnuplot > /dev/null; then
 	"$iopath" plot base.jsonl new-5pct.jsonl -o "$tmp" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
 	check_cmd plot.directory_output_refused test "$rc" = 2
+	# Parameter values and releases from records reached the terminal raw in
+	# plot's messages (a newline forging a line, ESC sequences): escaped as
+	# compare escapes them, and kept out of the picture too (gnuplot's SVG
+	# indents with tabs).
+	for side in base new-5pct; do
+		jq -c 'if .bench == "uring_randread" then ., (.params.note = "b\u001b[2J" | .rep += 10)
+		       else . end' "$tmp/hostile-$side.jsonl" > "$tmp/hostile2-$side.jsonl"
+	done
+	"$iopath" plot "$tmp/hostile2-base.jsonl" "$tmp/hostile2-new-5pct.jsonl" -o "$tmp/hostile.svg" \
+		--metric iops > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	"$iopath" plot "$tmp/hostile2-base.jsonl" "$tmp/hostile2-new-5pct.jsonl" -o "$tmp/hostile.svg" \
+		--metric "$(printf 'x\033[2J\nSigned-off-by: y')" >> "$tmp/out" 2>> "$tmp/err"
+	if [ "$rc" = 0 ] && grep -qF 'note=a\x0aSigned-off-by' "$tmp/err" && grep -qF '6.18\x1b[2J\x0aSigned-off-by' "$tmp/hostile.svg" &&
+	   ! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]' "$tmp/err" &&
+	   ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]' "$tmp/hostile.svg" &&
+	   ! grep -q '^Signed-off-by' "$tmp/err"; then
+		ok plot.hostile_records_print_no_control_character
+	else
+		sed 's/^/# /' "$tmp/err" | cat -v | head -8
+		not_ok "plot.hostile_records_print_no_control_character (exit $rc)"
+	fi
 	# SIGTERM while drawing (or after) leaves no temporary file
 	left=0
 	for delay in 0.02 0.05 0.1; do
