@@ -74,8 +74,9 @@ replacing make), IOPATH_AB_VM (a command taking scripts/vm.sh's arguments).
 EOF
 }
 
+# note MESSAGE: a progress line; what came from outside in it escaped.
 note() {
-	echo "$prog: $*" >&2
+	echo "$prog: $(esc "$*")" >&2
 }
 
 ka=""
@@ -95,7 +96,7 @@ bench_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--a|--b|--ksrc|--patch|--patch-a|--profile|--boots|--accel|--out|--work|--build|--timeout|--jobs)
-		[ $# -ge 2 ] || usage_error "$1 needs a value"
+		[ $# -ge 2 ] || usage_error "$(esc "$1") needs a value"
 		case $1 in
 		--a) ka=$2 ;;
 		--b) kb=$2 ;;
@@ -114,7 +115,7 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; bench_args=("$@"); break ;;
-	*) usage_error "unknown argument '$1' (--help lists the options)" ;;
+	*) usage_error "unknown argument '$(esc "$1")' (--help lists the options)" ;;
 	esac
 done
 
@@ -136,19 +137,19 @@ else
 fi
 for p in "$patch_a" "$patch_b"; do
 	[ -z "$p" ] && continue
-	[ -f "$p" ] && [ ! -L "$p" ] || usage_error "--patch $p: not a regular file"
-	grep -q '^+++ ' "$p" || usage_error "--patch $p: no unified diff in it"
+	[ -f "$p" ] && [ ! -L "$p" ] || usage_error "--patch $(esc "$p"): not a regular file"
+	grep -q '^+++ ' "$p" || usage_error "--patch $(esc "$p"): no unified diff in it"
 done
-[[ $boots =~ ^[1-9][0-9]?$ ]] || usage_error "--boots '$boots': expected 1 to 99"
-[[ $timeout_s =~ ^[1-9][0-9]{0,4}$ ]] || usage_error "--timeout '$timeout_s': expected 1 to 99999 seconds"
-[[ $jobs =~ ^[12]$ ]] || usage_error "--jobs '$jobs': 1 or 2 on a shared machine"
-case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
+[[ $boots =~ ^[1-9][0-9]?$ ]] || usage_error "--boots '$(esc "$boots")': expected 1 to 99"
+[[ $timeout_s =~ ^[1-9][0-9]{0,4}$ ]] || usage_error "--timeout '$(esc "$timeout_s")': expected 1 to 99999 seconds"
+[[ $jobs =~ ^[12]$ ]] || usage_error "--jobs '$(esc "$jobs")': 1 or 2 on a shared machine"
+case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$(esc "$accel")': expected tcg, kvm or auto" ;; esac
 if [ -n "$profile" ]; then
 	[ ${#bench_args[@]} = 0 ] || usage_error "give --profile or a benchmark after --, not both"
 	bench_args=(--profile "$profile")
 fi
 [ ${#bench_args[@]} -gt 0 ] || usage_error "no benchmark: --profile NAME or -- BENCH [param=value ...]"
-[ -x "$iopath" ] || fail "no $iopath (run make)"
+[ -x "$iopath" ] || fail "no $(esc "$iopath") (run make)"
 # The guest runs this same binary: what it refuses, the guest would.
 err=$("$iopath" bench --dry-run --quiet --out - "${bench_args[@]}" 2>&1 >/dev/null) ||
 	usage_error "the benchmark: $(head -n 1 <<< "$err" | sed 's/^iopath: bench: //' | cat -v)"
@@ -170,12 +171,12 @@ if [ -z "$out" ]; then
 	out=$top/results/ab-$(date -u +%Y%m%dT%H%M%SZ)-$$
 	mkdir -p "$top/results" || fail "cannot create $top/results"
 fi
-[ -L "$out" ] && usage_error "--out $out: a symlink"
-[ ! -e "$out" ] || usage_error "--out $out: exists; give a new directory"
-[ -d "$(dirname -- "$out")" ] || usage_error "--out $out: no directory $(dirname -- "$out")"
+[ -L "$out" ] && usage_error "--out $(esc "$out"): a symlink"
+[ ! -e "$out" ] || usage_error "--out $(esc "$out"): exists; give a new directory"
+[ -d "$(dirname -- "$out")" ] || usage_error "--out $(esc "$out"): no directory $(esc "$(dirname -- "$out")")"
 case $work in /*) ;; *) work=$PWD/$work ;; esac
 why=$(work_refusal)
-[ -z "$why" ] || usage_error "$why"
+[ -z "$why" ] || usage_error "$(esc "$why")"
 
 if [ -n "$ksrc" ] && [ "$ksrc" != debian ]; then
 	check_ksrc
@@ -186,11 +187,11 @@ fi
 state=$work/state
 logs=$work/logs
 obj=$work/obj
-work_mkdir "$state" "$logs" || fail "cannot create $work"
+work_mkdir "$state" "$logs" || fail "cannot create $(esc "$work")"
 # The lock is the work directory itself: a lock file would be one more
 # name opened through a planted link.
 exec 8< "$work"
-flock -n 8 || fail "another iopath ab is running on $work"
+flock -n 8 || fail "another iopath ab is running on $(esc "$work")"
 kbuild_state
 
 on_exit() {
@@ -211,10 +212,10 @@ if [ -n "$ksrc" ]; then
 	for p in "$patch_a" "$patch_b"; do
 		[ -z "$p" ] && continue
 		why=$(patch_refusal "$p")
-		[ -z "$why" ] || usage_error "--patch $p: $why"
+		[ -z "$why" ] || usage_error "--patch $(esc "$p: $why")"
 		new_file "$state/patch.log" || exit 1
 		patch -d "$ksrc" -p1 -s -f --dry-run < "$p" >> "$state/patch.log" 2>&1 ||
-			usage_error "--patch $p does not apply to $ksrc: $(head -n 1 "$state/patch.log" | cat -v)"
+			usage_error "--patch $(esc "$p does not apply to $ksrc: $(head -n 1 "$state/patch.log")")"
 	done
 	guard_tree
 fi
@@ -230,7 +231,7 @@ build_side() {
 		rc=$?
 		# 1: said already
 		[ "$rc" = 1 ] && exit 1
-		[ "$rc" = 0 ] || fail "$side: $p does not apply: $(head -n 1 "$state/patch.log" | cat -v)"
+		[ "$rc" = 0 ] || fail "$side: $(esc "$p does not apply: $(head -n 1 "$state/patch.log")")"
 	fi
 	note "$side: building${p:+ with $(basename "$p")}"
 	build_kernel "$logs/$side.build"
@@ -270,8 +271,8 @@ resolve() {
 }
 resolve A "$ka"
 resolve B "$kb"
-mkdir "$out" || fail "cannot create $out"
-mkdir "$out/logs" || fail "cannot create $out/logs"
+mkdir "$out" || fail "cannot create $(esc "$out")"
+mkdir "$out/logs" || fail "cannot create $(esc "$out")/logs"
 {
 	printf 'side\tkernel\timage_sha256\n'
 	printf 'A\t%s\t%s\n' "$ka" "${sha[A]}"

@@ -195,7 +195,7 @@ fi
 # follow too). The matrix is written through write_file; a link at its
 # names is refused now.
 why=$(work_refusal)
-[ -z "$why" ] || usage_error "$why"
+[ -z "$why" ] || usage_error "$(esc "$why")"
 for f in matrix.md matrix.json; do
 	why=$(out_refusal "$work/$f")
 	[ -z "$why" ] || usage_error "--work $why"

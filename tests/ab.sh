@@ -148,8 +148,8 @@ ab() { # ab NAME ARGS...: run scripts/ab.sh, out dir $t/NAME, rc and err
 	"$top/scripts/ab.sh" --build "$build" --work "$t/work" --out "$t/$name" "$@" > "$t/$name.out" 2> "$t/$name.err"
 	rc=$?
 }
-one_line_2() { # NAME: exit 2, one line on stderr, no output directory
-	if [ "$rc" = 2 ] && [ "$(wc -l < "$t/$1.err")" = 1 ] && [ ! -e "$t/$1" ]; then
+one_line_2() { # NAME: exit 2, one line on stderr with no raw ESC, no output directory
+	if [ "$rc" = 2 ] && [ "$(wc -l < "$t/$1.err")" = 1 ] && ! grep -q $'\e' "$t/$1.err" && [ ! -e "$t/$1" ]; then
 		ok "ab.bad_usage.$1"
 	else
 		not_ok "ab.bad_usage.$1 (exit $rc)" "$(head -n 3 "$t/$1.err")"
@@ -169,6 +169,14 @@ check_cmd ab.bench_not_in_guest_names_it grep -q "no benchmark 'no_such_bench'" 
 ab kernel_missing --a "$t/nokernel" --b "$t/kB" -- read_vs_readv; one_line_2 kernel_missing
 ab patch_does_not_apply --ksrc "$t/src" --patch "$t/stale.patch" -- read_vs_readv; one_line_2 patch_does_not_apply
 check_cmd ab.patch_does_not_apply.nothing_built test ! -s "$FAKE_LOG" -a "$(tree_sum)" = "$pristine"
+# A newline or ESC in an argument, printed raw: two lines, or a terminal
+# escape. Each is one line with the character as \xHH.
+ab patch_newline --ksrc "$t/src" --patch $'x\ny' -- read_vs_readv; one_line_2 patch_newline
+ab boots_newline --a "$t/kA" --b "$t/kB" --boots $'1\n2' -- read_vs_readv; one_line_2 boots_newline
+ab ksrc_newline --ksrc $'/nonexistent\nX' --patch "$t/plus5.patch" -- read_vs_readv; one_line_2 ksrc_newline
+ab unknown_newline $'--no\nsuch'; one_line_2 unknown_newline
+ab accel_esc --a "$t/kA" --b "$t/kB" --accel $'\e[31mkvm' -- read_vs_readv; one_line_2 accel_esc
+check_cmd ab.bad_usage.accel_esc_escaped grep -qF -- "--accel '\x1b[31mkvm'" "$t/accel_esc.err"
 mkdir "$t/exists"
 ab exists --a "$t/kA" --b "$t/kB" -- read_vs_readv
 check_cmd ab.bad_usage.out_exists test "$rc" = 2 -a "$(wc -l < "$t/exists.err")" = 1

@@ -17,6 +17,29 @@ fail() {
 	exit 1
 }
 
+# esc TEXT: TEXT with each control character (C0, DEL, C1 in UTF-8) as
+# \xHH and a backslash as \\, as iop_esc() in lib/quote.c prints it: a
+# name or value from the command line or a file, put in a message, can
+# neither forge a line nor reach the terminal raw.
+esc() {
+	local LC_ALL=C s=$1 out="" c i n
+	n=${#s}
+	for ((i = 0; i < n; i++)); do
+		c=${s:i:1}
+		case $c in
+		\\) out+='\\' ;;
+		[[:cntrl:]]) printf -v c '\\x%02x' "'$c"; out+=$c ;;
+		$'\xc2')
+			case ${s:i+1:1} in
+			[$'\x80'-$'\x9f']) printf -v c '\\xc2\\x%02x' "'${s:i+1:1}"; out+=$c; i=$((i + 1)) ;;
+			*) out+=$c ;;
+			esac ;;
+		*) out+=$c ;;
+		esac
+	done
+	printf '%s' "$out"
+}
+
 # ---- files the scripts write: the rule of lib/outfile.c ----------------------
 # Root writes where a user points (--log, --work): a name must never be
 # opened if someone planted a link there.

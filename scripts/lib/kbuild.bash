@@ -314,7 +314,7 @@ work_mkdir() {
 # refused (usage_error) before anything is built.
 check_ksrc() {
 	[ -f "$ksrc/Makefile" ] && [ -d "$ksrc/fs/iomap" ] ||
-		usage_error "--ksrc: $ksrc is not a kernel source tree (no Makefile or fs/iomap)"
+		usage_error "--ksrc: $(esc "$ksrc") is not a kernel source tree (no Makefile or fs/iomap)"
 	ksrc=$(cd "$ksrc" && pwd)
 }
 
