@@ -187,7 +187,8 @@ fi
 state=$work/state
 logs=$work/logs
 obj=$work/obj
-work_mkdir "$state" "$logs" || fail "cannot create $(esc "$work")"
+err=$(work_mkdir "$state" "$logs" 2>&1) ||
+	usage_error "--work $(esc "$work"): cannot make it: $(esc "$(head -n 1 <<< "$err" | sed 's/^mkdir: //')")"
 # The lock is the work directory itself: a lock file would be one more
 # name opened through a planted link.
 exec 8< "$work"

@@ -177,6 +177,9 @@ ab ksrc_newline --ksrc $'/nonexistent\nX' --patch "$t/plus5.patch" -- read_vs_re
 ab unknown_newline $'--no\nsuch'; one_line_2 unknown_newline
 ab accel_esc --a "$t/kA" --b "$t/kB" --accel $'\e[31mkvm' -- read_vs_readv; one_line_2 accel_esc
 check_cmd ab.bad_usage.accel_esc_escaped grep -qF -- "--accel '\x1b[31mkvm'" "$t/accel_esc.err"
+# --work naming a file, or a name below one: raw mkdir errors, exit 1.
+ab work_file --a "$t/kA" --b "$t/kB" --work "$t/kA" -- read_vs_readv; one_line_2 work_file
+ab work_below_file --a "$t/kA" --b "$t/kB" --work "$t/kA/w" -- read_vs_readv; one_line_2 work_below_file
 mkdir "$t/exists"
 ab exists --a "$t/kA" --b "$t/kB" -- read_vs_readv
 check_cmd ab.bad_usage.out_exists test "$rc" = 2 -a "$(wc -l < "$t/exists.err")" = 1

@@ -273,6 +273,15 @@ apply_patch() {
 work_refusal() {
 	local d n l uid state applied backup
 	uid=$(id -u)
+	# A work directory still to be made: below a directory.
+	d=$work
+	while [ ! -e "$d" ] && [ ! -L "$d" ]; do
+		d=$(dirname -- "$d")
+	done
+	if [ "$d" != "$work" ] && [ ! -d "$d" ]; then
+		echo "--work $work: $d is not a directory"
+		return
+	fi
 	for d in "$work" "$work"/{state,logs,kernels,obj,src,apt,debs}; do
 		[ -e "$d" ] || [ -L "$d" ] || continue
 		n=${d#"$work"}
