@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# iopath-check: needs=mount-namespace
 #
 # Nothing outlives an interrupted run, and `iopath cleanup` removes what a
 # run killed beyond rescue left behind.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# iopath-check: needs=mount-namespace
 #
 # Two `iopath run` started in the same second, into the same results
 # directory, each running a selftest binary and a short benchmark on its

@@ -179,21 +179,25 @@ fi
 # named by a probe, and nothing is mounted. The chroot (iopath and its
 # libraries, and /proc) lives in a mount namespace of the test's own.
 croot=$tmp/chroot
-mkdir -p "$croot/proc" "$croot/bin"
-cp "$iop" "$croot/bin/iopath"
-for lib in $(ldd "$iop" | grep -o '/[^ ]*'); do
-	mkdir -p "$croot$(dirname "$lib")" && cp -L "$lib" "$croot$lib"
-done
-in_chroot() {
+if ! "$iop" scratch namespace 2> "$tmp/err"; then
+	# make check itself in such a chroot: the probe must say so
+	grep -q '/ is not a mount point' "$tmp/err"
+	check $? "scratch_cli.plain_chroot.namespace_names_the_reason"
+	sed 's/^/# /' "$tmp/err"
+	skip scratch_cli.namespace_usable_where_root_is_a_mount_point "this is a plain chroot"
+else
+	ok scratch_cli.namespace_usable_where_root_is_a_mount_point
+	mkdir -p "$croot/proc" "$croot/bin"
+	cp "$iop" "$croot/bin/iopath"
+	for lib in $(ldd "$iop" | grep -o '/[^ ]*'); do
+		mkdir -p "$croot$(dirname "$lib")" && cp -L "$lib" "$croot$lib"
+	done
 	unshare -m sh -c 'mount --make-rprivate / && mount -t proc proc "$0/proc" &&
-		exec chroot "$0" /bin/iopath "$@"' "$croot" "$@"
-}
-in_chroot scratch namespace > "$tmp/out" 2> "$tmp/err"
-rc=$?
-[ "$rc" = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q '/ is not a mount point' "$tmp/err"
-check $? "scratch_cli.plain_chroot.namespace_names_the_reason"
-sed 's/^/# /' "$tmp/err"
-"$iop" scratch namespace 2> "$tmp/err"
-check $? "scratch_cli.namespace_usable_where_root_is_a_mount_point"
+		exec chroot "$0" /bin/iopath scratch namespace' "$croot" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ "$rc" = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q '/ is not a mount point' "$tmp/err"
+	check $? "scratch_cli.plain_chroot.namespace_names_the_reason"
+	sed 's/^/# /' "$tmp/err"
+fi
 
 finish_tap

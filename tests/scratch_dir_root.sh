@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# iopath-check: needs=mount-namespace
 #
 # IOPATH_SCRATCH_DIR=/ : the scratch directory is /iopath-<id>, and it is
 # removed with the test's files on a normal exit and when the owner is

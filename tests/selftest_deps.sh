@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# iopath-check: needs=mount-namespace
 #
 # The selftests must build and run with libc, liburing and the kselftest
 # harness alone, as an in-tree kselftest collection would: what needs

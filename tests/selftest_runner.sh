@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# iopath-check: needs=mount-namespace
 #
 # One selftest runner (scripts/selftest-runner.sh) for every path: make
 # check (scripts/check.sh), iopath run, make kselftest

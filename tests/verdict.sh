@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# iopath-check: needs=mount-namespace
 #
 # Verdicts that cannot lie, on real harness binaries and the verdict every
 # runner uses (scripts/tap-verdict.awk with selftests/requirements and
