@@ -123,7 +123,8 @@ done
 
 builder=${IOPATH_AB_BUILDER:-}
 vm=${IOPATH_AB_VM:-$top/scripts/vm.sh}
-build=$(cd "$build" 2>/dev/null && pwd) || usage_error "--build: no directory $build"
+d=$(cd -- "$build" 2>/dev/null && pwd) || usage_error "--build: no directory $(esc "$build")"
+build=$d
 iopath=$build/iopath
 child=""
 last_s=0

@@ -180,6 +180,8 @@ check_cmd ab.bad_usage.accel_esc_escaped grep -qF -- "--accel '\x1b[31mkvm'" "$t
 # --work naming a file, or a name below one: raw mkdir errors, exit 1.
 ab work_file --a "$t/kA" --b "$t/kB" --work "$t/kA" -- read_vs_readv; one_line_2 work_file
 ab work_below_file --a "$t/kA" --b "$t/kB" --work "$t/kA/w" -- read_vs_readv; one_line_2 work_below_file
+ab build_missing --a "$t/kA" --b "$t/kB" --build "$t/nobuild" -- read_vs_readv; one_line_2 build_missing
+check_cmd ab.bad_usage.build_missing_names_it grep -qF -- "--build: no directory $t/nobuild" "$t/build_missing.err"
 mkdir "$t/exists"
 ab exists --a "$t/kA" --b "$t/kB" -- read_vs_readv
 check_cmd ab.bad_usage.out_exists test "$rc" = 2 -a "$(wc -l < "$t/exists.err")" = 1
