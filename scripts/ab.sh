@@ -145,6 +145,11 @@ done
 [[ $timeout_s =~ ^[1-9][0-9]{0,4}$ ]] || usage_error "--timeout '$(esc "$timeout_s")': expected 1 to 99999 seconds"
 [[ $jobs =~ ^[12]$ ]] || usage_error "--jobs '$(esc "$jobs")': 1 or 2 on a shared machine"
 case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$(esc "$accel")': expected tcg, kvm or auto" ;; esac
+# The guest's bench cuts a name at a control character and says no more.
+[[ $profile != *[[:cntrl:]]* ]] || usage_error "--profile '$(esc "$profile")': a control character in the name"
+for a in "${bench_args[@]}"; do
+	[[ $a != *[[:cntrl:]]* ]] || usage_error "the benchmark: '$(esc "$a")': a control character in it"
+done
 if [ -n "$profile" ]; then
 	[ ${#bench_args[@]} = 0 ] || usage_error "give --profile or a benchmark after --, not both"
 	bench_args=(--profile "$profile")
@@ -153,7 +158,7 @@ fi
 [ -x "$iopath" ] || fail "no $(esc "$iopath") (run make)"
 # The guest runs this same binary: what it refuses, the guest would.
 err=$("$iopath" bench --dry-run --quiet --out - "${bench_args[@]}" 2>&1 >/dev/null) ||
-	usage_error "the benchmark: $(head -n 1 <<< "$err" | sed 's/^iopath: bench: //' | cat -v)"
+	usage_error "the benchmark: $(esc "$(head -n 1 <<< "$err" | sed 's/^iopath: bench: //')")"
 for t in jq sha256sum flock setsid; do
 	command -v "$t" >/dev/null || fail "$t not found; run 'scripts/deps.sh base'"
 done

@@ -182,6 +182,12 @@ ab work_file --a "$t/kA" --b "$t/kB" --work "$t/kA" -- read_vs_readv; one_line_2
 ab work_below_file --a "$t/kA" --b "$t/kB" --work "$t/kA/w" -- read_vs_readv; one_line_2 work_below_file
 ab build_missing --a "$t/kA" --b "$t/kB" --build "$t/nobuild" -- read_vs_readv; one_line_2 build_missing
 check_cmd ab.bad_usage.build_missing_names_it grep -qF -- "--build: no directory $t/nobuild" "$t/build_missing.err"
+# A newline in a profile or benchmark name: the message was cut there,
+# with no reason.
+ab profile_newline --a "$t/kA" --b "$t/kB" --profile $'x\ny'; one_line_2 profile_newline
+check_cmd ab.bad_usage.profile_newline_says_why grep -qF -- "--profile 'x\x0ay': a control character in the name" "$t/profile_newline.err"
+ab bench_newline --a "$t/kA" --b "$t/kB" -- $'read_vs_readv\nX'; one_line_2 bench_newline
+check_cmd ab.bad_usage.bench_newline_says_why grep -qF -- "'read_vs_readv\x0aX': a control character in it" "$t/bench_newline.err"
 mkdir "$t/exists"
 ab exists --a "$t/kA" --b "$t/kB" -- read_vs_readv
 check_cmd ab.bad_usage.out_exists test "$rc" = 2 -a "$(wc -l < "$t/exists.err")" = 1
