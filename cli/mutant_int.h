@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the files of iopath mutant (cli/cmd_mutant.c, cli/mutant_*.c)
+ * share.
+ */
+#ifndef IOPATH_MUTANT_INT_H
+#define IOPATH_MUTANT_INT_H
+
+#include <stddef.h>
+
+/* "iopath: mutant: WHY" (escaped) on stderr; returns 2. */
+int iop_mutant_error(const char *why);
+
+/*
+ * The mutants of @dir (*.patch, in name order) into @names (malloc, the
+ * names without .patch): each name [A-Za-z0-9._-], each header read and
+ * checked (iop_mutant_check()). 0, or -errno with one line in @why.
+ */
+int iop_mutant_scan(const char *dir, char ***names, size_t *count, char *why, size_t len);
+
+void iop_mutant_names_free(char **names, size_t count);
+
+#endif
