@@ -115,11 +115,12 @@ units: $(UNIT_BINS) $(HELPER_BINS)
 # tests/fuzz/<target>.c: libFuzzer targets (clang, -fsanitize=fuzzer with
 # ASan and UBSan) over the records reader and compare's output, the
 # profile parser and the known-failures list (through the awk verdict),
-# the shell quoting and escaping of lib/quote.c, and repro's bug names
-# (through scripts/repro.sh). `make fuzz FUZZ_SECONDS=N` runs each for N seconds from
+# the shell quoting and escaping of lib/quote.c, repro's bug names
+# (through scripts/repro.sh) and the machine lines of tap-verdict.awk
+# (lib/verdict.c). `make fuzz FUZZ_SECONDS=N` runs each for N seconds from
 # seeds made of tests/fixtures; the same targets built with a plain main()
 # (tests/fuzz/driver.c) run every corpus once in make check.
-FUZZ_TARGETS ?= records profile known_failures quote repro_name
+FUZZ_TARGETS ?= records profile known_failures quote repro_name verdict_lines
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_O := $(O)/fuzz

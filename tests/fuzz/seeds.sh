@@ -8,6 +8,8 @@
 #   known_failures  configs/known-failures and tests/fixtures/known-failures/*
 #   quote    strings with quotes, blanks, control characters, C1 in UTF-8
 #   repro_name  every bug name, and names with a newline, a slash, '..'
+#   verdict_lines  tap-verdict.awk's output on the TAP fixtures, and
+#            machine lines cut, doubled or with a control character
 # and profiles with a key twice, for the profile target's duplicate check.
 #
 # usage: tests/fuzz/seeds.sh OUTDIR   (makes a directory per target in OUTDIR)
@@ -16,7 +18,8 @@ set -eu
 out=${1:?usage: seeds.sh OUTDIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fix=$top/tests/fixtures
-mkdir -p "$out/records" "$out/profile" "$out/known_failures" "$out/quote" "$out/repro_name"
+mkdir -p "$out/records" "$out/profile" "$out/known_failures" "$out/quote" "$out/repro_name" \
+	"$out/verdict_lines"
 
 for f in "$fix"/compare/*.jsonl; do
 	name=$(basename "$f" .jsonl)
@@ -45,3 +48,22 @@ for s in $("$top/scripts/repro.sh" --list) $'ext4-eof-zero-on-extend\n../../tmp/
 	printf '%s' "$s" > "$out/repro_name/$i"
 	i=$((i + 1))
 done
+printf '%s\n' 'TAP version 13' '1..2' '# selftests: iopath: fb_test' '# 1..2' \
+	'# #  RUN           fb.xfs_1k.dio_past_eof ...' \
+	'# # fb_test.c:417:dio_past_eof:Expected 0 (0) == r (-117)' '# not ok 1 fb.xfs_1k.dio_past_eof' \
+	'# ok 2 fb.xfs.other # SKIP no xfs' '# # Totals: pass:0 fail:1 xfail:0 xpass:0 skip:1 error:0' \
+	'not ok 1 selftests: iopath: fb_test # exit=1' 'ok 2 selftests: iopath: c_test # SKIP' > "$out/fb.tap"
+i=0
+for f in "$out/fb.tap" "$fix"/lava/*.log; do
+	awk -v kernel=6.1.0-57-amd64 -f "$top/scripts/tap-verdict.awk" "$top/configs/known-failures" \
+		/dev/null /dev/null "$f" > "$out/verdict_lines/awk-$i" 2> /dev/null || :
+	i=$((i + 1))
+done
+rm -f "$out/fb.tap"
+printf '%s\n' '# IOPATH-CASE: result=known program=fb_test name=fb.x.y lines=6-10 bug=b' \
+	'# IOPATH-CASE: result=pass program=p name=n lines=9-3' \
+	'# IOPATH-CASE: result=pass program=p name=n lines=1-2 bug=x' \
+	$'# IOPATH-CASE: result=pass program=p\x1b name=n lines=1-2' \
+	'# IOPATH-PROGRAM: result=excused program=fb_test' \
+	'# IOPATH-VM-RESULT: status=pass passed=1 failed=0 known=0 skipped=0 programs=1 programs_failed=0 required_missing=0 stale_known=0 seconds=4' \
+	'# IOPATH-RESULT: status=pass passed=4294967296 failed=0' > "$out/verdict_lines/hand"
