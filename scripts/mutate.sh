@@ -174,7 +174,7 @@ check_mutant() {
 	while IFS= read -r t; do
 		[[ $t =~ ^[a-z0-9_]+_test=-[A-Za-z] ]] ||
 			usage_error "$1: '# Filter: $t' is not 'program_test=harness options'"
-	done < <(sed -n '/^--- /q; s/^# Filter: //p' "$1")
+	done < <(patch_header "$1" Filter)
 }
 declare -A mfile=()
 mnames=()
@@ -329,7 +329,7 @@ diagnostic() {
 # header's "# Filter: prog=harness options" lines, one a line.
 filters_of() {
 	[ "$all_tests" = 1 ] && return 0
-	sed -n '/^--- /q; s/^# Filter: //p' "${mfile[$1]}" | while IFS= read -r l; do
+	patch_header "${mfile[$1]}" Filter | while IFS= read -r l; do
 		p=${l%%=*}
 		p=${p^^}
 		echo "KSELFTEST_${p}_ARGS=${l#*=}"

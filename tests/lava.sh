@@ -15,6 +15,8 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
+# Mutant headers are read by iopath mutant (the binary under test).
+export IOPATH_BIN=$build/iopath
 . "$top/tests/lib/tap.sh"
 lava=$top/scripts/lava.py
 fixture=$top/tests/fixtures/lava/swapon-6.12.log

@@ -15,7 +15,10 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd) || exit 1
 mutate=$top/scripts/mutate.sh
+# The headers and the matrix are iopath mutant's (the binary under test).
+export IOPATH_BIN=$build/iopath
 work=$(mktemp -d "${TMPDIR:-/tmp}/iopath-mutate-test.XXXXXX") || exit 1
 bgpid=""
 cleanup() {
@@ -171,6 +174,15 @@ expect_usage not_a_tree --ksrc "$work"
 mkdir -p "$work/badhdr"
 sed '/^# Tests:/d' "$mutants/01-killed.patch" > "$work/badhdr/x.patch"
 expect_usage header_without_tests --mutants "$work/badhdr"
+# A key given twice: sed took the first and the campaign ran; a control
+# character went into the matrix and onto the terminal.
+mkdir -p "$work/twice" "$work/ctrl"
+sed 's/^# Tests: .*/&\n# Tests: b_test/' "$mutants/01-killed.patch" > "$work/twice/x.patch"
+expect_usage header_key_given_twice_refused --mutants "$work/twice"
+grep -q 'x.patch:5: .# Tests:. given twice (first on line 4)' "$work/err"
+check $? "usage.header_key_given_twice_names_file_and_line"
+sed 's/^# Function: .*/# Function: f()\x1b[2J/' "$mutants/01-killed.patch" > "$work/ctrl/x.patch"
+expect_usage header_control_character_refused --mutants "$work/ctrl"
 
 # ---- a whole campaign -------------------------------------------------------
 

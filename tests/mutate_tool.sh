@@ -15,7 +15,10 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd) || exit 1
 run=$top/scripts/mutate-tool.sh
+# The headers are iopath mutant's (the binary under test).
+export IOPATH_BIN=$build/iopath
 mutants=$top/configs/mutants/tool
 work=$(mktemp -d "${TMPDIR:-/tmp}/iopath-mutate-tool-test.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT

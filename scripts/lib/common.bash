@@ -130,45 +130,61 @@ host_mirror() {
 	} | grep -E "/$1/?\$" | head -n 1
 }
 
-# patch_header FILE KEY: the value of "# KEY: ..." in a mutant's header.
+# iopath_bin: the iopath binary the scripts hand their parsing to:
+# IOPATH_BIN (iopath sets it when it runs a script), else the one in the
+# caller's iopath build directory ($build), else in the tree's build/.
+common_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+iopath_bin() {
+	if [ -n "${IOPATH_BIN:-}" ]; then
+		echo "$IOPATH_BIN"
+	elif [ -n "${build:-}" ] && [ -x "$build/iopath" ]; then
+		echo "$build/iopath"
+	else
+		echo "$common_top/build/iopath"
+	fi
+}
+
+# mutant_cmd ARGS...: iopath mutant ARGS (lib/mutant.c, the one reader of
+# mutant headers). A header it cannot read is bad input: its one line,
+# and exit 2.
+mutant_cmd() {
+	local rc
+	"$(iopath_bin)" mutant "$@"
+	rc=$?
+	[ "$rc" = 0 ] && return 0
+	[ "$rc" = 2 ] && exit 2
+	fail "iopath mutant $1 failed (exit $rc; is $(iopath_bin) built?)"
+}
+
+# patch_header FILE KEY: the value of "# KEY: ..." in a mutant's header
+# (each, one a line, for a key given once per program: Filter).
 patch_header() {
-	sed -n "/^--- /q; s/^# $2: //p" "$1" | head -n 1
+	mutant_cmd header "$1" "$2"
 }
 
 # patch_expects FILE: the globs of a mutant's "# Expect: a, b*", one a line.
 patch_expects() {
-	patch_header "$1" Expect | tr ',' '\n' | sed 's/^ *//; s/ *$//; /^$/d'
+	mutant_cmd expects "$1"
 }
 
 # load_mutants DIR CHECK [WANT...]: the mutants of DIR (*.patch, in file name
 # order) into the caller's mfile (NAME -> file, declared -A) and mnames, then
-# only the WANT ones if any are given. Each header needs Function, Bug and
-# Tests and a unified diff after it, and "CHECK FILE" refuses (usage_error)
-# what else the caller does not take: its test program names, for one.
+# only the WANT ones if any are given. iopath mutant list refuses a header
+# without Function, Bug and Tests or without a unified diff after it, and
+# "CHECK FILE" refuses (usage_error) what else the caller does not take:
+# its test program names, for one.
 load_mutants() {
-	local dir=$1 check=$2 f n
+	local dir=$1 check=$2 n names
 	shift 2
 	mfile=()
 	mnames=()
-	for f in "$dir"/*.patch; do
-		[ -f "$f" ] || continue
-		n=$(basename "$f" .patch)
-		[[ $n =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || usage_error "$f: a mutant's name is [A-Za-z0-9._-]"
-		mfile[$n]=$f
+	names=$(mutant_cmd list "$dir" "$@") || exit
+	for n in $names; do
+		mfile[$n]=$dir/$n.patch
 		mnames+=("$n")
 	done
-	[ ${#mnames[@]} -gt 0 ] || usage_error "--mutants: no *.patch in $dir"
 	for n in "${mnames[@]}"; do
-		f=${mfile[$n]}
-		if [ -z "$(patch_header "$f" Function)" ] || [ -z "$(patch_header "$f" Bug)" ] ||
-			[ -z "$(patch_header "$f" Tests)" ]; then
-			usage_error "$f: the header needs '# Function:', '# Bug:' and '# Tests:' lines"
-		fi
-		"$check" "$f"
-		grep -q '^+++ ' "$f" || usage_error "$f: no unified diff after the header"
-	done
-	for n in "$@"; do
-		[ -n "${mfile[$n]:-}" ] || usage_error "no mutant '$n' in $dir (--list shows them)"
+		"$check" "${mfile[$n]}"
 	done
 	[ $# -eq 0 ] || mnames=("$@")
 }
