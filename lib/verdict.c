@@ -155,7 +155,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 
 static int parse_case(const char *s, struct iop_verdict *v)
 {
-	static const char *const results[] = { "pass", "fail", "skip", "known", NULL };
+	static const char *const results[] = { "pass", "fail", "skip", "known", "unfinished", NULL };
 	struct field f[MAX_FIELDS];
 	const struct field *lines, *bug;
 	struct iop_case c;
@@ -197,7 +197,7 @@ static int parse_case(const char *s, struct iop_verdict *v)
 
 static int parse_program(const char *s, struct iop_verdict *v)
 {
-	static const char *const results[] = { "pass", "fail", "excused", "skip", NULL };
+	static const char *const results[] = { "pass", "fail", "excused", "skip", "unfinished", NULL };
 	struct field f[MAX_FIELDS];
 	struct iop_program p;
 	int n, ret;

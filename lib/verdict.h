@@ -4,8 +4,9 @@
  * reader is scripts/tap-verdict.awk (it also runs in busybox guests); this
  * runs it and reads back only its machine lines, never the TAP or the
  * notes' prose:
- *   "# IOPATH-CASE: result=pass|fail|skip|known program=P name=N lines=A-B[ bug=B]"
- *   "# IOPATH-PROGRAM: result=pass|fail|excused|skip program=P"
+ *   "# IOPATH-CASE: result=pass|fail|skip|known|unfinished program=P name=N lines=A-B[ bug=B]"
+ *   "# IOPATH-PROGRAM: result=pass|fail|excused|skip|unfinished program=P"
+ * (unfinished: the TAP ended inside that test or program: cut short)
  *   "# <WORD>-RESULT: status=pass|fail passed=N failed=N known=N skipped=N
  *    programs=N programs_failed=N required_missing=N stale_known=N[ seconds=N]"
  * (WORD is IOPATH, IOPATH-VM, ... as the awk's -v result= says).
@@ -17,7 +18,7 @@
 #include <stddef.h>
 
 struct iop_case {
-	char result[8];		/* pass, fail, skip, known */
+	char result[16];	/* pass, fail, skip, known, unfinished */
 	char program[128];
 	char name[256];		/* fixture.variant.test */
 	unsigned int first, last;	/* its lines in the TAP the awk read */
@@ -25,7 +26,7 @@ struct iop_case {
 };
 
 struct iop_program {
-	char result[8];		/* pass, fail, excused, skip */
+	char result[16];	/* pass, fail, excused, skip, unfinished */
 	char program[128];
 };
 

@@ -59,6 +59,12 @@
 #    entry BUG-NAME, unless its program's line says fail;
 #   "# IOPATH-PROGRAM: result=pass|fail|excused|skip program=P" after
 #    each program (excused: failed only in known failures).
+#   At the end of a TAP cut short (a guest that stopped, a connection
+#   lost): "# IOPATH-CASE: result=unfinished ..." for a test that began
+#   and has no result, "# IOPATH-PROGRAM: result=unfinished program=P"
+#   for a program with no line of its own. Nothing counts them: the
+#   caller knows whether the TAP should have ended (iopath vm and lava
+#   check for the run's end line).
 #   P and N hold only [A-Za-z0-9_.:+-]; any other character reads '?'.
 # Prints "# TAG: ..." notes, with coverage=1 the coverage block, then
 # "# RESULT: status=pass|fail passed=N failed=N known=N skipped=N
@@ -86,6 +92,7 @@ function word(s) {
 
 function begin_program(name) {
 	prog = name
+	prog_open = 1
 	pknown = punknown = ptotals = pfail = 0
 	begin_test()
 }
@@ -103,6 +110,9 @@ function harness_line(line,	msg) {
 	if (line ~ /^#  RUN /) {
 		begin_test()
 		tfirst = FNR
+		tname = line
+		sub(/^#  RUN +/, "", tname)
+		sub(/ .*/, "", tname)
 	} else if (line ~ /^# [^ :]+\.[ch]:[0-9]+:[^:]*:/) {
 		msg = line
 		sub(/^# [^ :]+\.[ch]:[0-9]+:[^:]*:/, "", msg)
@@ -271,6 +281,7 @@ function totals(line) {
 # The program's own result: its runner line, or "# exit=N" in program mode.
 function end_program(line, notok,	excused) {
 	progs++
+	prog_open = 0
 	excused = notok && pknown > 0 && punknown == 0 && ptotals && pfail == pknown &&
 		  line ~ /# exit=1$/
 	printf "# IOPATH-PROGRAM: result=%s program=%s\n",
@@ -488,6 +499,11 @@ END {
 		exit 2
 	if (list)
 		exit 0
+	if (tfirst)
+		printf "# IOPATH-CASE: result=unfinished program=%s name=%s lines=%d-%d\n",
+			word(prog), word(tname), tfirst, FNR
+	if (!raw && prog_open)
+		printf "# IOPATH-PROGRAM: result=unfinished program=%s\n", word(prog)
 	if (raw)
 		end_program("# exit=" exit_status, exit_status != 0)
 	if (progs == 0)

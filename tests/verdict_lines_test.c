@@ -33,7 +33,10 @@ TEST(case_line_read_whole)
 					    &v));
 	ASSERT_EQ(1, iop_verdict_parse_line("# IOPATH-CASE: result=pass program=fb_test "
 					    "name=fb.xfs.other lines=11-13", &v));
-	ASSERT_EQ(2, v.ncases);
+	ASSERT_EQ(1, iop_verdict_parse_line("# IOPATH-CASE: result=unfinished program=fb_test "
+					    "name=fb.xfs.cut lines=14-15", &v));
+	ASSERT_EQ(3, v.ncases);
+	EXPECT_STREQ("unfinished", v.cases[2].result);
 	EXPECT_STREQ("known", v.cases[0].result);
 	EXPECT_STREQ("fb_test", v.cases[0].program);
 	EXPECT_STREQ("fb.xfs_1k.dio_past_eof", v.cases[0].name);
