@@ -441,9 +441,6 @@ static int calibrate(struct ctx *c, const struct jobs *js, const struct iop_cali
 	struct iop_run proto = { 0 };
 	int ret;
 
-	if (js->n != 1)
-		return iop_usage_error("bench", "--calibrate takes one benchmark with single values, not %d jobs",
-				       js->n);
 	job_kv_fill(c, j, &args);
 	if (iop_params_parse(j->b, &proto, args.kv, args.n, why, sizeof(why)))
 		return iop_usage_error("bench", "%s: %s", j->b->name, why);
@@ -545,6 +542,9 @@ static int validate_jobs(const struct ctx *c, const struct jobs *js, bool calibr
 	const char *checked = NULL;
 	char why[512];
 
+	if (calibrating && js->n != 1)
+		return iop_usage_error("bench", "--calibrate takes one benchmark with single values, not %d jobs",
+				       js->n);
 	for (int i = 0; i < js->n; i++) {
 		const struct job *j = &js->v[i];
 		struct iop_run r = { 0 };
@@ -845,15 +845,16 @@ static int bench_main(int argc, char **argv)
 		fprintf(stderr, "iopath: bench: records go to %s\n", c.out);
 
 	iop_bench_signals();
-	if (a.do_calibrate) {
+	if (a.do_calibrate)
 		ret = calibrate(&c, &js, &co);
-		put_scratches(&c);
-		return iop_interrupted ? 128 + iop_interrupted : ret;
-	}
-	ret = run_jobs(&c, &js);
+	else
+		ret = run_jobs(&c, &js);
 	put_scratches(&c);
+	/* A name reserved for records that never came is not left empty. */
 	if (c.out_reserved && !c.out_started)
 		unlink(c.out);
+	if (a.do_calibrate)
+		return iop_interrupted ? 128 + iop_interrupted : ret;
 	if (iop_interrupted) {
 		fprintf(stderr, "iopath: bench: interrupted; cleaned up\n");
 		return 128 + iop_interrupted;

@@ -79,6 +79,9 @@ refused bench.same_fs_twice_refused "--fs ext4,ext4: 'ext4' twice" \
 refused bench.same_parameter_twice_refused "reps given twice \\('reps=1', 'reps=2'" \
 	"$iop" bench --dry-run --fs ext4 falloc_write reps=1 reps=2
 refused bench.unknown_fs "'btrfs' is not ext4, xfs or none" "$iop" bench --fs btrfs falloc_write
+# refused after the records' name was reserved: an empty results/falloc_write-*.jsonl stayed
+refused bench.calibrate_two_jobs_leaves_no_records_file '--calibrate takes one benchmark with single values' \
+	"$iop" bench --calibrate falloc_write size=1m,2m
 refused bench.out_in_missing_directory '--out /nonexistent/r.jsonl: directory /nonexistent' \
 	"$iop" bench --fs ext4 --out /nonexistent/r.jsonl falloc_write
 refused bench.out_onto_directory "--out $tmp: is a directory" \
