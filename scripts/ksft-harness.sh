@@ -53,8 +53,9 @@ dir=$out/$name/tools/testing/selftests
 stamp=$out/.stamp
 
 # The stamp records which tarball (and its mtime) the extraction came from, so
-# a new linux-source package is picked up and an unchanged one costs nothing.
-want="$KSFT_SRC $(stat -c %Y "$KSFT_SRC")"
+# a new linux-source package is picked up and an unchanged one costs nothing;
+# and which members (bumped with the list below), so a new member is too.
+want="$KSFT_SRC $(stat -c %Y "$KSFT_SRC") members=2"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
 	print_dir "$dir"
 	exit 0
@@ -69,11 +70,13 @@ trap 'rm -rf "$tmp"' EXIT
 sel=$name/tools/testing/selftests
 echo "ksft-harness: extracting the kselftest harness from $KSFT_SRC" >&2
 # The tarball has no index: tar reads the whole stream whatever is asked for,
-# so decompress with every CPU.
+# so decompress with every CPU. The selftests' own Makefile and what it
+# includes make this a tree the README's kernel-tree commands run in
+# (tests/kselftest_tree.sh).
 tar -x -C "$tmp" -f "$KSFT_SRC" --use-compress-program='xz -d -T0' \
-	--wildcards "$sel/kselftest*" "$sel/lib.mk" "$sel/run_kselftest.sh" \
+	--wildcards "$sel/kselftest*" "$sel/lib.mk" "$sel/run_kselftest.sh" "$sel/Makefile" \
 	"$name/scripts/subarch.include"
-for f in kselftest.h kselftest_harness.h lib.mk run_kselftest.sh kselftest/runner.sh; do
+for f in kselftest.h kselftest_harness.h lib.mk run_kselftest.sh kselftest/runner.sh Makefile; do
 	if [ ! -f "$tmp/$sel/$f" ]; then
 		echo "ksft-harness: $KSFT_SRC has no $sel/$f" >&2
 		exit 1
