@@ -10,6 +10,9 @@
 #   repro_name  every bug name, and names with a newline, a slash, '..'
 #   verdict_lines  tap-verdict.awk's output on the TAP fixtures, and
 #            machine lines cut, doubled or with a control character
+#   mutant_header  every mutant of configs/mutants (kernel, tool, perf),
+#            and headers with a key twice, a Filter twice for one
+#            program, an empty value, a control character
 # and profiles with a key twice, for the profile target's duplicate check.
 #
 # usage: tests/fuzz/seeds.sh OUTDIR   (makes a directory per target in OUTDIR)
@@ -19,7 +22,7 @@ out=${1:?usage: seeds.sh OUTDIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fix=$top/tests/fixtures
 mkdir -p "$out/records" "$out/profile" "$out/known_failures" "$out/quote" "$out/repro_name" \
-	"$out/verdict_lines"
+	"$out/verdict_lines" "$out/mutant_header"
 
 for f in "$fix"/compare/*.jsonl; do
 	name=$(basename "$f" .jsonl)
@@ -67,3 +70,15 @@ printf '%s\n' '# IOPATH-CASE: result=known program=fb_test name=fb.x.y lines=6-1
 	'# IOPATH-PROGRAM: result=excused program=fb_test' \
 	'# IOPATH-VM-RESULT: status=pass passed=1 failed=0 known=0 skipped=0 programs=1 programs_failed=0 required_missing=0 stale_known=0 seconds=4' \
 	'# IOPATH-RESULT: status=pass passed=4294967296 failed=0' > "$out/verdict_lines/hand"
+for f in "$top"/configs/mutants/*.patch "$top"/configs/mutants/*/*.patch; do
+	cp "$f" "$out/mutant_header/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+hdr=$'# Function: f()\n# Bug: b\n# Tests: a_test\n'
+diff=$'--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n'
+printf '%s%s' "$hdr" $'# Tests: b_test\n'"$diff" > "$out/mutant_header/dup-tests"
+printf '%s%s' "$hdr" $'# Filter: a_test=-t x\n# Filter: a_test=-t y\n'"$diff" > "$out/mutant_header/dup-filter"
+printf '%s%s' "$hdr" $'# Filter: a_test=-t x\n# Filter: b_test=-t y\n'"$diff" > "$out/mutant_header/two-filters"
+printf '%s%s' "$hdr" $'# Equivalent:\n'"$diff" > "$out/mutant_header/empty-value"
+printf '%s%s' "$hdr" $'# Expect: a\x1b]2;t\x07, b*\n'"$diff" > "$out/mutant_header/control"
+printf '%s%s' "$hdr" $'# Expect: a, , b* ,\r\n'"$diff" > "$out/mutant_header/cr"
+printf '%s' "$hdr" > "$out/mutant_header/no-diff"
