@@ -247,7 +247,7 @@ trap 'note terminated; exit 143' TERM
 # .console, .rc. fg: waits, the seconds taken in last_s; bg: returns at
 # once, wait_bg waits.
 run_vm() {
-	local base=$1 kernel=$2 mode=$3 t0=$SECONDS p
+	local base=$1 kernel=$2 mode=$3 t0=$SECONDS p rc
 	shift 3
 	# no_timer_check: the boot-time check that the timer interrupt works
 	# fails at random on a loaded host under TCG ("IO-APIC + timer doesn't
@@ -266,13 +266,15 @@ run_vm() {
 	local -a cmd=("$top/scripts/vm.sh")
 	[ -n "${IOPATH_MUTATE_VM:-}" ] && cmd=("$IOPATH_MUTATE_VM")
 	if [ "$mode" = bg ]; then
-		"${cmd[@]}" "${args[@]}" > "$base.tap" 2> "$base.err" &
+		new_file "$base.tap" && new_file "$base.err" || exit 1
+		"${cmd[@]}" "${args[@]}" >> "$base.tap" 2>> "$base.err" &
 		bg_pid=$!
 		bg_base=$base
 		return 0
 	fi
 	run_child "$base.tap" "$base.err" "${cmd[@]}" "${args[@]}"
-	echo "$?" > "$base.rc"
+	rc=$?
+	echo "$rc" | write_file "$base.rc" || exit 1
 	last_s=$((SECONDS - t0))
 }
 
@@ -282,7 +284,7 @@ wait_bg() {
 	wait "$bg_pid"
 	rc=$?
 	bg_pid=""
-	echo "$rc" > "$bg_base.rc"
+	echo "$rc" | write_file "$bg_base.rc" || exit 1
 }
 
 # crash_of LOGBASE: how the guest died (panic, Oops, BUG, hang), empty if it
@@ -367,30 +369,30 @@ run_pristine() {
 	build_kernel "$logs/pristine.build" ||
 		fail "the pristine kernel does not build ($logs/pristine.build)"
 	s=$last_s
-	echo "$s" > "$state/pristine.build_s"
+	echo "$s" | write_file "$state/pristine.build_s" || exit 1
 	note "pristine kernel built in ${s} s"
-	: > "$state/pristine.runs"
+	new_file "$state/pristine.runs" || exit 1
 	vm_env=()
 	for i in $(seq 1 "$pristine_runs"); do
 		run_vm "$logs/pristine.$i" "$obj/arch/x86/boot/bzImage" fg "${union[@]}"
 		t=$last_s
 		crash=$(crash_of "$logs/pristine.$i")
-		results "$logs/pristine.$i" > "$logs/pristine.$i.results"
+		results "$logs/pristine.$i" | write_file "$logs/pristine.$i.results" || exit 1
 		printf '%s\t%s\t%s\t%s\n' "$i" "$t" "$(cat "$logs/pristine.$i.rc")" "$crash" >> "$state/pristine.runs"
 		note "pristine run $i/$pristine_runs: ${t} s, $(grep -c $'\tok\t' "$logs/pristine.$i.results") passed, $(grep -c $'\tfail\t' "$logs/pristine.$i.results") failed${crash:+, $crash}"
 	done
 	# A test counts for a kill only if it passed on every pristine run.
 	runs_done=$pristine_runs
-	sort -u "$logs"/pristine.*.results | cut -f1,3 > "$state/pristine.tests"
+	sort -u "$logs"/pristine.*.results | cut -f1,3 | write_file "$state/pristine.tests" || exit 1
 	cat "$logs"/pristine.*.results | awk -F'\t' -v n="$runs_done" '
 		$2 == "ok" { ok[$1]++ } END { for (t in ok) if (ok[t] == n) print t }' |
 		sort > "$pristine_ok"
 	if [ ${#union[@]} -gt 0 ]; then
-		printf '%s\n' "${union[@]}" > "$state/pristine.programs"
+		printf '%s\n' "${union[@]}" | write_file "$state/pristine.programs" || exit 1
 	else
-		echo all > "$state/pristine.programs"
+		echo all | write_file "$state/pristine.programs" || exit 1
 	fi
-	touch "$state/pristine.done"
+	new_file "$state/pristine.done" || exit 1
 }
 
 pristine_clean_runs() {
@@ -407,7 +409,7 @@ json_str() {
 record() {
 	local f=$state/$1.result
 	printf 'class=%s\nbuild_s=%s\nrun_s=%s\ndetail=%s\nkillers=%s\n' \
-		"$2" "$3" "$4" "$5" "$6" > "$f.new" && mv "$f.new" "$f"
+		"$2" "$3" "$4" "$5" "$6" | write_file "$f" || exit 1
 }
 
 # build_mutant NAME: apply, build, keep the kernel as WORK/kernels/NAME,
@@ -430,8 +432,8 @@ build_mutant() {
 	rc=$?
 	b=$last_s
 	if [ "$rc" = 0 ]; then
-		work_mkdir "$work/kernels"
-		cp "$obj/arch/x86/boot/bzImage" "$work/kernels/$n" || rc=1
+		work_mkdir "$work/kernels" &&
+			write_file "$work/kernels/$n" < "$obj/arch/x86/boot/bzImage" || rc=1
 	fi
 	restore_tree || fail "cannot restore the source tree"
 	if [ "$rc" != 0 ]; then
@@ -440,7 +442,7 @@ build_mutant() {
 		note "$n: did not build (${b} s)"
 		return 1
 	fi
-	echo "$b" > "$state/$n.built"
+	echo "$b" | write_file "$state/$n.built" || exit 1
 	note "$n: built in ${b} s"
 	return 0
 }
@@ -484,7 +486,7 @@ finish_run() {
 		crash=$(crash_of "$logs/$n.$i")
 		[ -z "$crash" ] && break
 		crashes=$((crashes + 1))
-		echo "$crash" > "$logs/$n.$i.crash"
+		echo "$crash" | write_file "$logs/$n.$i.crash" || exit 1
 		note "$n: run $i: $crash"
 	done
 	if [ "$crashes" = "$crash_runs" ]; then
@@ -503,7 +505,7 @@ finish_run() {
 	[ "$crashes" -gt 0 ] && flaky=" (run 1 of $i crashed and did not reproduce: $(cat "$logs/$n.1.crash"))"
 	# Killed: a test that passed on every pristine run failed here, or
 	# never reported (its program crashed or timed out).
-	results "$logs/$n.$i" > "$logs/$n.$i.results"
+	results "$logs/$n.$i" | write_file "$logs/$n.$i.results" || exit 1
 	failed=$(awk -F'\t' '$2 == "fail" { print $1 }' "$logs/$n.$i.results" | sort |
 		comm -12 - "$pristine_ok")
 	# (Only for programs run unfiltered: a filter leaves tests out.)
@@ -646,28 +648,28 @@ lava_run() {
 import_lava() {
 	local f i=0 crash n
 	rm -f "$state"/pristine.* "$logs"/pristine.*
-	: > "$state/pristine.runs"
+	new_file "$state/pristine.runs" || exit 1
 	for f in "$lava_dir"/pristine.log "$lava_dir"/pristine.[0-9]*.log; do
 		[ -f "$f" ] || continue
 		i=$((i + 1))
 		lava_run "$f" "$logs/pristine.$i"
 		crash=$(crash_of "$logs/pristine.$i")
-		results "$logs/pristine.$i" > "$logs/pristine.$i.results"
+		results "$logs/pristine.$i" | write_file "$logs/pristine.$i.results" || exit 1
 		printf '%s\t%s\t%s\t%s\n' "$i" 0 "$(cat "$logs/pristine.$i.rc")" "$crash" >> "$state/pristine.runs"
 		note "pristine job $i ($(basename "$f")): $(grep -c $'\tok\t' "$logs/pristine.$i.results") passed, $(grep -c $'\tfail\t' "$logs/pristine.$i.results") failed${crash:+, $crash}"
 	done
 	pristine_runs=$i
 	crash_runs=1
-	sort -u "$logs"/pristine.*.results | cut -f1,3 > "$state/pristine.tests"
+	sort -u "$logs"/pristine.*.results | cut -f1,3 | write_file "$state/pristine.tests" || exit 1
 	cat "$logs"/pristine.*.results | awk -F'\t' -v n="$pristine_runs" '
 		$2 == "ok" { ok[$1]++ } END { for (t in ok) if (ok[t] == n) print t }' | sort > "$pristine_ok"
-	echo null > "$state/pristine.build_s"
-	touch "$state/pristine.done"
+	echo null | write_file "$state/pristine.build_s" || exit 1
+	new_file "$state/pristine.done" || exit 1
 	for n in "${mnames[@]}"; do
 		[ -f "$lava_dir/$n.log" ] || continue
 		rm -f "$state/$n.result" "$logs/$n".*
 		lava_run "$lava_dir/$n.log" "$logs/$n.1"
-		echo 0 > "$state/$n.built"
+		echo 0 | write_file "$state/$n.built" || exit 1
 		finish_run "$n"
 	done
 }
