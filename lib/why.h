@@ -8,7 +8,11 @@
 
 #include <stddef.h>
 
-/* printf into @why (NULL or @len 0: nothing), cut at the first newline. */
+/*
+ * printf into @why (NULL or @len 0: nothing); a control character in the
+ * result (a newline, ESC) makes the whole of it escaped by iop_esc(), so it is one
+ * line that keeps what follows.
+ */
 void iop_why(char *why, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

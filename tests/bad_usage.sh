@@ -66,6 +66,14 @@ refused() {
 	rm -rf "${work:?}"/* "$work"/.[!.]* 2> /dev/null
 }
 
+# ---- what was given, with a control character in it -----------------------
+# A reason was cut at a newline in the input (the reason after it lost),
+# and an argument echoed in an error reached the terminal raw (ESC).
+refused bench.profile_name_with_newline_keeps_reason \
+	'profile .*/x\\x0ay\.conf: No such file or directory$' "$iop" bench --profile $'x\ny'
+refused kmsg.argument_with_escape_printed_escaped \
+	"check '1\\\\x1b\\[2J': expected a sequence number" "$iop" kmsg check $'1\e[2J'
+
 # ---- bench: parameters that do not fit the backing -------------------------
 refused bench.bs_not_aligned_for_o_direct 'bs=513: O_DIRECT on this backing needs a multiple of' \
 	"$iop" bench --backing zram --fs ext4 uring_randread bs=513
