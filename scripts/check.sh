@@ -21,6 +21,11 @@
 set -u
 
 build=${1:?usage: check.sh BUILD_DIR}
+# The tests run make themselves and count its lines: run from make check,
+# they would inherit its jobserver flags, and each of their makes would
+# warn on stderr that the jobserver is unavailable to it. They run as they
+# would from a shell.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 top=$(cd "$(dirname "$0")/.." && pwd)
 filter=${CHECK_FILTER:-.}
 log_dir=$build/check-logs
