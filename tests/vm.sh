@@ -130,12 +130,29 @@ expect_guest_failure() {
 	fi
 }
 
+# stop_line NAME REASON: the run of expect_guest_failure before said why
+# the guest stopped in one machine line, the last "# IOPATH-STOP:" of its
+# stdout, for iopath mutate and ab to read instead of the prose.
+stop_line() {
+	local got
+	if [ -z "$kernel" ]; then
+		skip "$1" "${kernel_why:-no kernel}"
+		return
+	fi
+	got=$(grep '^# IOPATH-STOP: ' "$work/out" | tail -n 1)
+	case $got in
+	"# IOPATH-STOP: reason=$2 seconds="[0-9]*" what="*) ok "$1" ;;
+	*) not_ok "$1" "stop line: '$got'" ;;
+	esac
+}
+
 # A panic: /init exits at once, the kernel panics ("Attempted to kill
 # init"), panic=-1 reboots, -no-reboot ends QEMU.
 [ -n "$kernel" ] && mkinitrd panic 'exit 0'
 expect_guest_failure vm.panicking_kernel_fails_fast_and_leaves_nothing 120 \
 	'guest kernel panicked.*Attempted to kill init' --initrd "$work/panic.cpio.gz" --timeout 120 \
 	--log "$work/console.log"
+stop_line vm.panic_said_in_one_stop_line panic
 
 # --log: the console goes to a new file by write_file (rename into place);
 # a link at the name was followed ('cp' emptied what it pointed at) and is
@@ -164,6 +181,7 @@ fi
 expect_guest_failure vm.hung_guest_fails_at_the_idle_limit_and_leaves_nothing 150 \
 	'no output from the guest for 2 s' --initrd "$work/hang.cpio.gz" --idle-timeout 2 \
 	--boot-timeout 120 --timeout 150
+stop_line vm.hang_said_in_one_stop_line hang
 
 # SIGTERM while the guest runs: QEMU killed, temporary directory removed.
 if [ -n "$kernel" ]; then

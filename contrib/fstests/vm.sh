@@ -215,6 +215,7 @@ if [ -n "$findings" ]; then
 fi
 if [ -z "$rc_line" ]; then
 	echo "$prog: $kdesc: $(guest_stop_reason)" >&2
+	guest_stop_line
 	echo "$prog: the kernel console's last lines:" >&2
 	console_tail 20
 	exit 1

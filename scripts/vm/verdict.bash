@@ -9,8 +9,8 @@ console_tail() {
 	sed "$strip_esc" "$console" | grep -v '^[[:space:]]*$' | tail -n "${1:-20}" | sed 's/^/  | /' >&2
 }
 
-# guest_stop_reason: why a guest gave no result: the limit it ran out of,
-# the kernel's panic, QEMU's own failure, or a plain stop.
+# guest_stop_reason: why a guest gave no result, for people: the limit it
+# ran out of, the kernel's panic, QEMU's own failure, or a plain stop.
 guest_stop_reason() {
 	local panic
 	panic=$(tr -d '\r' < "$console" | grep -m1 -oE 'Kernel panic - not syncing: .*')
@@ -23,6 +23,31 @@ guest_stop_reason() {
 	else
 		echo "the guest stopped after ${elapsed} s without a result line"
 	fi
+}
+
+# guest_stop_line: the same for the programs that run this one, one
+# machine line on stdout after the guest's output (where the guest's
+# result line would have been); they classify from it, never from the
+# prose:
+#   # IOPATH-STOP: reason=hang|panic|oops|qemu|no-result seconds=N what=TEXT
+# TEXT, the rest of the line, escaped (esc): the first kernel bug report
+# of the console (a panic, an oops, a BUG, a protection fault), after
+# the limit for a hang, QEMU's last line for qemu.
+guest_stop_line() {
+	local splat reason what
+	splat=$(tr -d '\r' < "$console" |
+		grep -m1 -oE 'Kernel panic - not syncing: .*|Oops: .*|kernel BUG at .*|BUG: .*|general protection fault.*')
+	if [ -n "$timed_out" ]; then
+		reason=hang what="${splat:+$splat, }$timed_out"
+	elif [ -n "$splat" ]; then
+		reason=oops what=$splat
+		tr -d '\r' < "$console" | grep -q 'Kernel panic - not syncing: ' && reason=panic
+	elif [ "$qrc" != 0 ] && [ ! -s "$console" ]; then
+		reason=qemu what="QEMU failed (exit $qrc): $(tail -n 1 "$tmp/qemu.out")"
+	else
+		reason=no-result what="no result line"
+	fi
+	printf '# IOPATH-STOP: reason=%s seconds=%s what=%s\n' "$reason" "$elapsed" "$(esc "$what")"
 }
 
 field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p" <<< "$result"; }
@@ -65,6 +90,7 @@ report_result() {
 	result=$(tr -d '\r' < "$tap" | grep '^# IOPATH-VM-RESULT:' | tail -n 1)
 	if [ -z "$result" ]; then
 		echo "$prog: $kdesc: $(guest_stop_reason)" >&2
+		guest_stop_line
 		echo "$prog: last kernel console lines:" >&2
 		console_tail 20
 		exit 1
