@@ -54,7 +54,7 @@ mkdir -p "$obj/arch/x86/boot"
 cat "$src"/fs/iomap/*.c > "$obj/arch/x86/boot/bzImage"
 EOF
 # The VM reads the bzImage: PANIC panics, FLAKY panics on its first boot
-# only,
+# only, HANG hangs (each said in vm.sh's stop line),
 # KILL_TWO fails a.x.two with a harness diagnostic. Programs a_test and
 # b_test, as filtered by -t iopath:PROG.
 cat > "$work/vm" <<'EOF'
@@ -76,11 +76,18 @@ flaky=$(dirname "$log")/../flaky.done
 if grep -q FLAKY "$kernel" && [ ! -e "$flaky" ]; then
 	touch "$flaky"
 	printf 'Kernel panic - not syncing: IO-APIC + timer doesn'"'"'t work!\n' > "$log"
+	echo "# IOPATH-STOP: reason=panic seconds=1 what=Kernel panic - not syncing: IO-APIC + timer doesn't work!"
 	exit 1
 fi
 if grep -q PANIC "$kernel"; then
 	printf 'Oops: int3: 0000 [#1] SMP\nKernel panic - not syncing: Fatal exception\n' > "$log"
 	echo "iopath: vm: bzImage: the guest kernel panicked after 3 s: Fatal exception" >&2
+	echo "# IOPATH-STOP: reason=panic seconds=3 what=Oops: int3: 0000 [#1] SMP"
+	exit 1
+fi
+if grep -q HANG "$kernel"; then
+	echo "iopath: vm: bzImage: the guest went quiet; QEMU killed after 9 s" >&2
+	echo "# IOPATH-STOP: reason=hang seconds=9 what=no output from the guest for 9 s"
 	exit 1
 fi
 n=0
@@ -127,6 +134,7 @@ mutant 04-nobuild b_test iter.c alpha BROKEN
 mutant 05-equivalent b_test seek.c two TWO "the value is never read"
 mutant 06-sleep a_test iter.c beta SLEEP
 mutant 07-flaky a_test iter.c alpha FLAKY
+mutant 08-hang a_test seek.c one HANG
 mkdir -p "$work/five"
 cp "$mutants"/0[1-5]-*.patch "$work/five/"
 
@@ -364,5 +372,18 @@ run_mutate "$w" "$mutants" 07-flaky > /dev/null 2> "$work/err6"
 [ "$(cls 07-flaky)" = survived ] &&
 	grep -q '^detail=(run 1 of 2 crashed and did not reproduce: Kernel panic' "$w/state/07-flaky.result"
 check $? "classify.crash_that_does_not_reproduce_is_not_a_kill"
+
+# ---- a hang, said by the VM's stop line --------------------------------------
+
+# The class comes from vm.sh's "# IOPATH-STOP:" line, not from the wording
+# of its messages for people (here, one that names no hang).
+w=$work/w6
+run_mutate "$w" "$mutants" 08-hang > /dev/null 2> "$work/err8"
+if [ "$(cls 08-hang)" = crash ] &&
+   grep -q '^detail=hang: no output from the guest for 9 s (on 2 of 2 runs' "$w/state/08-hang.result"; then
+	ok "classify.hang_read_from_the_vm_stop_line"
+else
+	not_ok "classify.hang_read_from_the_vm_stop_line" "$(cat "$w/state/08-hang.result" 2>&1)" "$(tail -n 2 "$work/err8")"
+fi
 
 finish_tap
