@@ -552,6 +552,11 @@ static int record_check(json_t *rec, char *what, size_t len)
 	return 0;
 }
 
+int iop_record_check(json_t *rec, char *what, size_t len)
+{
+	return record_check(rec, what, len);
+}
+
 /* ---- writing -------------------------------------------------------- */
 
 static int write_all(int fd, const char *buf, size_t len)

@@ -66,6 +66,13 @@ const char *iop_clock_domain(void);
  */
 int iop_records_write(const char *path, json_t *const *recs, size_t n, bool append);
 
+/*
+ * What every reader relies on (iop_records_read() checks each record so):
+ * 0, or -EINVAL with what is wrong in @what, in words that follow
+ * "<path>:<line>: ". For records that come in another way (a LAVA log).
+ */
+int iop_record_check(json_t *rec, char *what, size_t len);
+
 /* Longest record line read (a record with 100k samples fits). */
 #define IOP_RECORD_LINE_MAX (8u << 20)
 
