@@ -486,6 +486,13 @@ raw {
 }
 
 /^(not )?ok [0-9]+ / {
+	# A program skipped whole has no "# selftests:" line of its own: its
+	# name is the one on this line.
+	pline = $0
+	sub(/ *#.*/, "", pline)
+	if (pline ~ /^(not )?ok [0-9]+ selftests: / &&
+	    (!prog_open || prog != substr(pline, match(pline, /[^ ]+$/))))
+		begin_program(substr(pline, match(pline, /[^ ]+$/)))
 	end_program($0, $1 == "not")
 	next
 }
