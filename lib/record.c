@@ -349,13 +349,16 @@ static json_t *env_kernel(void)
 static json_t *env_machine(void)
 {
 	char host[HOST_NAME_MAX + 1];
+	struct utsname u;
 	int nodes;
 
 	if (gethostname(host, sizeof(host)))
 		host[0] = '\0';
 	host[sizeof(host) - 1] = '\0';
 	nodes = numa_available() < 0 ? 1 : numa_num_configured_nodes();
-	return json_pack("{s:o, s:o, s:i, s:o, s:b}",
+	/* arch: what a build of the kernel is for (KCIDB's build architecture). */
+	return json_pack("{s:o, s:o, s:o, s:i, s:o, s:b}",
+			 "arch", json_str_or_null(uname(&u) ? NULL : u.machine),
 			 "cpu_model", cpu_model(),
 			 "cpus_online", json_file_str("/sys/devices/system/cpu/online"),
 			 "nodes", nodes,
