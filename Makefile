@@ -274,7 +274,7 @@ install: all kselftest-install
 	cp -a configs $(DEST)/share/iopath/
 	install -d $(DEST)/share/iopath/scripts
 	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/repro.sh scripts/deps.sh \
-		scripts/ksft-harness.sh scripts/lava.py scripts/export.py scripts/selftest-runner.sh \
+		scripts/ksft-harness.sh scripts/lava.py scripts/selftest-runner.sh \
 		$(DEST)/share/iopath/scripts/
 	install -d $(DEST)/share/iopath/scripts/vm $(DEST)/share/iopath/scripts/lib
 	install -m 0644 scripts/lib/*.bash $(DEST)/share/iopath/scripts/lib/

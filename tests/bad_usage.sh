@@ -175,8 +175,8 @@ refused ab.no_sides 'ab: give --a and --b' "$iop" ab
 refused iopath.unknown_command "iopath: unknown command 'nosuch'" "$iop" nosuch
 refused cleanup.operand_refused "cleanup: takes no operands" "$iop" cleanup x
 refused compare.unknown_option "compare: unknown option '--nosuch'" "$iop" compare --nosuch a b
-refused export.no_input 'export: the following arguments are required' "$iop" export
-refused export.unknown_option 'export: unrecognized arguments: --nosuch' \
+refused export.no_input 'export: one INPUT expected, got 0' "$iop" export
+refused export.unknown_option "export: unknown option '--nosuch'" \
 	"$iop" export --kcidb /nonexistent --nosuch
 refused kmsg.unknown_subcommand "kmsg: expected 'mark'" "$iop" kmsg nosuch
 refused lava.no_subcommand 'lava: the following arguments are required: cmd' "$iop" lava

@@ -5,9 +5,18 @@
 # tests/fixtures/lava/, judged by iopath lava verdict), a run with a known
 # kernel bug, a mutation matrix and benchmark records each give KCIDB v5.3
 # JSON that validates against configs/kcidb/kcidb-io.schema.v5.3.json
-# (python3-jsonschema, offline), with the statuses, paths and numbers they
-# should have. A run with zero tests is a named failure, and the validator
-# is shown to reject a report that breaks the schema.
+# (python3-jsonschema, offline, here in the test: the C export builds a
+# conforming object by construction), with the statuses, paths and
+# numbers they should have. A run with zero tests is a named failure, and
+# the validator is shown to reject a report that breaks the schema.
+#
+# Checked by meaning, as a dashboard reads it: every checkout, build and
+# test has a start_time; ext4 and XFS records give distinct tests; two
+# exports of one kernel share checkout and build ids; a run cut mid-test
+# (the infrastructure failed) is ERROR, not FAIL; program nodes are the
+# parents of their cases; URLs are http(s) only. And bad input: a
+# directory, a FIFO, a missing file, a symlink at the output, NaN, a 300 MB
+# --features file, a metric that is not a number, fields of the wrong type.
 #
 # usage: tests/kcidb.sh BUILD_DIR
 set -u
@@ -15,7 +24,8 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 . "$top/tests/lib/tap.sh"
-export_py=$top/scripts/export.py
+iop=$build/iopath
+schema=$top/configs/kcidb/kcidb-io.schema.v5.3.json
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iopath-kcidb-test.XXXXXX") || { echo "Bail out! no temporary directory"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
@@ -32,22 +42,60 @@ jq_check() {
 	if jq -e "$3" "$2" > /dev/null 2>&1; then ok "$1"; else not_ok "$1" "jq: $3"; fi
 }
 
-# export NAME OUT ARGS...: ok when the export exits 0 and says it validated
+# validate FILE: the first schema error of FILE on stderr, exit 1 (0: valid)
+validate() {
+	/usr/bin/python3 - "$schema" "$1" <<'PY'
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+# Strict JSON: NaN or Infinity in the file is an error, as in any other parser.
+def no_const(c):
+    raise ValueError("not JSON: " + c)
+r = json.load(open(sys.argv[2]), parse_constant=no_const)
+v = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+errs = sorted(v.iter_errors(r), key=lambda e: list(e.path))
+if errs:
+    print("does not validate: %s at %s" % (errs[0].message[:300], "/".join(map(str, errs[0].path))),
+          file=sys.stderr)
+    sys.exit(1)
+PY
+}
+
+# export NAME OUT ARGS...: ok when the export exits 0 and its output validates
 exp() {
 	local name=$1 out=$2 rc
 	shift 2
-	"$export_py" --kcidb -o "$out" "$@" 2> "$tmp/err"
+	"$iop" export --kcidb -o "$out" "$@" 2> "$tmp/err"
 	rc=$?
-	if [ "$rc" = 0 ] && grep -q 'validated' "$tmp/err" && [ -s "$out" ]; then
+	if [ "$rc" = 0 ] && [ -s "$out" ] && validate "$out" 2> "$tmp/verr"; then
 		ok "$name"
 	else
-		not_ok "$name" "exit $rc: $(head -c 400 "$tmp/err")"
+		not_ok "$name" "exit $rc: $(head -c 400 "$tmp/err") $(head -c 400 "$tmp/verr" 2> /dev/null)"
+	fi
+}
+
+# refused NAME WANT ARGS...: export ARGS exits 2 within 20 s with one line on
+# stderr that matches WANT (an ERE), and creates nothing in $tmp/out.d
+refused() {
+	local name=$1 want=$2 rc
+	shift 2
+	rm -rf "$tmp/out.d"
+	mkdir "$tmp/out.d"
+	timeout 20 "$iop" export --kcidb "$@" > "$tmp/out.d/.stdout" 2> "$tmp/err" < /dev/null
+	rc=$?
+	rm -f "$tmp/out.d/.stdout"
+	if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -Eq -- "$want" "$tmp/err" &&
+	   [ -z "$(ls -A "$tmp/out.d")" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc, $(wc -l < "$tmp/err") lines: $(head -c 300 "$tmp/err")" \
+			"left: $(ls -A "$tmp/out.d" | head -3)"
 	fi
 }
 
 # ---- a LAVA run ---------------------------------------------------------------
 
-"$top/scripts/lava.py" verdict --build "$build" "$top/tests/fixtures/lava/swapon-6.12.log" > "$tmp/lava.tap" 2> /dev/null
+"$iop" lava verdict --build "$build" "$top/tests/fixtures/lava/swapon-6.12.log" > "$tmp/lava.tap" 2> /dev/null
 exp kcidb.lava_run_validates "$tmp/lava.json" "$tmp/lava.tap" --origin iopath_lab \
 	--source linux-image-6.12.117+deb12-amd64 --image "$top/tests/fixtures/lava/swapon-6.12.log"
 jq_check kcidb.lava_run_has_every_test_and_the_verdict "$tmp/lava.json" \
@@ -55,8 +103,12 @@ jq_check kcidb.lava_run_has_every_test_and_the_verdict "$tmp/lava.json" \
 	 ([.tests[] | select(.status == "SKIP")] | length) == 2 and
 	 (.tests[] | select(.path == "iopath") | .status == "PASS" and .misc.passed == 14) and
 	 (.tests[] | select(.path == "iopath.swapon_test") | .status == "PASS")'
-jq_check kcidb.lava_run_paths_are_harness_names "$tmp/lava.json" \
-	'any(.tests[]; .path == "iopath.swapon.xfs_1k.file_with_a_hole_is_refused")'
+jq_check kcidb.lava_run_paths_are_harness_names_under_their_program "$tmp/lava.json" \
+	'any(.tests[]; .path == "iopath.swapon_test.swapon.xfs_1k.file_with_a_hole_is_refused")'
+# KCIDB paths are a tree: a program's node is the parent of its cases.
+jq_check kcidb.program_node_is_the_parent_of_its_cases "$tmp/lava.json" \
+	'[.tests[].path] as $p | all(.tests[] | select(.path | split(".") | length > 2);
+	  (.path | split(".")[0:2] | join(".")) as $parent | any($p[]; . == $parent))'
 jq_check kcidb.build_names_release_and_image_hash "$tmp/lava.json" \
 	'.builds[0].misc.kernel_release == "6.12.117+deb12-amd64" and (.builds[0].misc.image_sha256 | length) == 64
 	 and .checkouts[0].misc.source == "linux-image-6.12.117+deb12-amd64" and .tests[0].origin == "iopath_lab"
@@ -65,13 +117,14 @@ jq_check kcidb.build_names_release_and_image_hash "$tmp/lava.json" \
 # A LAVA job that timed out (a real log: the first of eight programs done,
 # the second cut), and one whose log is cut short: iopath lava verdict
 # refuses both and gives the TAP without a result line; judged afresh,
-# the timed-out one's 23 passed tests made a green run.
+# the timed-out one's 23 passed tests made a green run. The run is ERROR:
+# the infrastructure stopped, nothing is known of the kernel.
 grep -v '"case": "job", "definition": "lava"' "$top/tests/fixtures/lava/swapon-6.12.log" > "$tmp/cut.log"
 for t in timeout:"$top/tests/fixtures/lava/timeout-6.12.log" cut:"$tmp/cut.log"; do
-	"$top/scripts/lava.py" verdict --build "$build" "${t#*:}" --tap "$tmp/${t%%:*}.tap" > /dev/null 2>&1
+	"$iop" lava verdict --build "$build" "${t#*:}" --tap "$tmp/${t%%:*}.tap" > /dev/null 2>&1
 	exp "kcidb.${t%%:*}_job_validates" "$tmp/${t%%:*}.json" "$tmp/${t%%:*}.tap"
-	if grep -q 'export: the run has no result line' "$tmp/err" && jq -e \
-		'(.tests[] | select(.path == "iopath") | .status == "FAIL" and (.misc.reason | test("no result line")))
+	if grep -q 'export: note: the run has no result line' "$tmp/err" && jq -e \
+		'(.tests[] | select(.path == "iopath") | .status == "ERROR" and (.misc.reason | test("no result line")))
 		 and ([.tests[] | select(.status == "PASS")] | length) > 0' "$tmp/${t%%:*}.json" > /dev/null 2>&1; then
 		ok "kcidb.${t%%:*}_job_is_a_failed_run_with_its_reason"
 	else
@@ -104,7 +157,7 @@ EOF
 exp kcidb.known_failure_run_validates "$tmp/known.json" "$tmp/known.tap" \
 	--kernel-release 6.1.0-57-amd64 --known-failures "$tmp/known"
 jq_check kcidb.known_bug_is_in_misc_and_the_test_stays_fail "$tmp/known.json" \
-	'(.tests[] | select(.path == "iopath.fb.xfs_1k.dio_past_eof") |
+	'(.tests[] | select(.path == "iopath.fb_test.fb.xfs_1k.dio_past_eof") |
 	  .status == "FAIL" and .misc.known_bug.bug == "xfs-1k-dio" and (.log_excerpt | test("cached byte 1000")))
 	 and (.tests[] | select(.path == "iopath") | .status == "PASS" and .misc.known == 1)
 	 and (.tests[] | select(.path == "iopath.fb_test") | .status == "FAIL" and .misc.excused)'
@@ -112,7 +165,7 @@ exp kcidb.same_failure_unexcused_elsewhere "$tmp/unknown.json" "$tmp/known.tap" 
 	--kernel-release 6.12.117+deb12-amd64 --known-failures "$tmp/known"
 jq_check kcidb.unexcused_failure_fails_the_run "$tmp/unknown.json" \
 	'(.tests[] | select(.path == "iopath") | .status == "FAIL") and
-	 (.tests[] | select(.path == "iopath.fb.xfs_1k.dio_past_eof") | has("misc") | not) and
+	 (.tests[] | select(.path == "iopath.fb_test.fb.xfs_1k.dio_past_eof") | has("misc") | not) and
 	 (.tests[] | select(.path == "iopath.fb_test") | has("misc") | not)'
 
 # A program skipped whole is a SKIP, not a PASS, beside one that ran.
@@ -120,7 +173,7 @@ printf '%s\n' 'TAP version 13' '1..2' '# selftests: iopath: a_test' '# ok 1 a.xf
 	'ok 1 selftests: iopath: a_test' 'ok 2 selftests: iopath: c_test # SKIP' > "$tmp/progskip.tap"
 exp kcidb.run_with_a_skipped_program_validates "$tmp/progskip.json" "$tmp/progskip.tap"
 jq_check kcidb.program_skipped_whole_is_skip "$tmp/progskip.json" \
-	'(.tests | map({(.path): .status}) | add) == {"iopath.a.xfs.one": "PASS", "iopath.a_test": "PASS",
+	'(.tests | map({(.path): .status}) | add) == {"iopath.a_test.a.xfs.one": "PASS", "iopath.a_test": "PASS",
 	  "iopath.c_test": "SKIP", "iopath": "PASS"}'
 
 # ---- a mutation matrix and benchmark records ---------------------------------
@@ -148,12 +201,13 @@ jq_check kcidb.matrix_killed_passes_survived_fails "$tmp/m.json" \
 exp kcidb.records_validate "$tmp/r.json" "$top/tests/fixtures/compare/base.jsonl"
 jq_check kcidb.records_are_done_with_numbers "$tmp/r.json" \
 	'(.tests | length) > 0 and all(.tests[]; .status == "DONE" and (.number.value | type) == "number")
-	 and any(.tests[]; .path == "iopath.bench.falloc_write.ops" and .number.unit == "ops/s")'
+	 and any(.tests[]; .path == "iopath.bench.falloc_write.ext4.bs-4096_cpus-1_mode-alloc_prealloc-posix.ops"
+	         and .number.unit == "ops/s")'
 
 # ---- what must not pass -------------------------------------------------------
 
 printf 'TAP version 13\n1..0\n' > "$tmp/zero.tap"
-"$export_py" --kcidb -o "$tmp/zero.json" "$tmp/zero.tap" 2> "$tmp/err"
+"$iop" export --kcidb -o "$tmp/zero.json" "$tmp/zero.tap" 2> "$tmp/err"
 rc=$?
 if [ "$rc" = 1 ] && grep -q 'no test results in the input' "$tmp/err" && [ ! -e "$tmp/zero.json" ]; then
 	ok kcidb.zero_test_run_is_a_named_failure
@@ -166,7 +220,7 @@ printf 'TAP version 13\n1..1\n# selftests: iopath: swapon_test\n# TAP version 13
 	> "$tmp/noharness.tap"
 printf 'TAP version 13\n1..1\n# selftests: iopath: swapon_test\nok 1 selftests: iopath: swapon_test # SKIP\n' > "$tmp/skipped.tap"
 for t in noharness skipped; do
-	"$export_py" --kcidb -o "$tmp/$t.json" "$tmp/$t.tap" 2> "$tmp/err"
+	"$iop" export --kcidb -o "$tmp/$t.json" "$tmp/$t.tap" 2> "$tmp/err"
 	rc=$?
 	if [ "$rc" = 1 ] && grep -q 'no test results in the input (1 programs, none with a harness test)' "$tmp/err" &&
 	   [ ! -e "$tmp/$t.json" ]; then
@@ -176,33 +230,156 @@ for t in noharness skipped; do
 	fi
 done
 printf '{"mutants": []}\n' > "$tmp/zero.json.in"
-"$export_py" --kcidb "$tmp/zero.json.in" > /dev/null 2> "$tmp/err"
+"$iop" export --kcidb "$tmp/zero.json.in" > /dev/null 2> "$tmp/err"
 rc=$?
 if [ "$rc" = 1 ] && grep -q "no mutants" "$tmp/err"; then ok kcidb.zero_mutant_matrix_is_a_named_failure; else
 	not_ok kcidb.zero_mutant_matrix_is_a_named_failure "exit $rc"; fi
-"$export_py" --kcidb --origin 'Not-An-Origin' "$tmp/known.tap" > /dev/null 2> "$tmp/err"
+"$iop" export --kcidb --origin 'Not-An-Origin' "$tmp/known.tap" > /dev/null 2> "$tmp/err"
 rc=$?
 if [ "$rc" = 2 ] && grep -q -- '--origin' "$tmp/err"; then ok kcidb.bad_origin_is_usage_error; else
 	not_ok kcidb.bad_origin_is_usage_error "exit $rc"; fi
 # The validator can fail: a status KCIDB does not have.
-if /usr/bin/python3 - "$top/scripts" "$tmp/lava.json" <<'EOF' 2> "$tmp/err"
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import export
-r = json.load(open(sys.argv[2]))
-r["tests"][0]["status"] = "OK"
-try:
-    export.validate(r)
-except export.Failed as e:
-    print(e, file=sys.stderr)
-    sys.exit(0)
-sys.exit(1)
-EOF
-then
-	grep -q 'does not validate' "$tmp/err" && ok kcidb.schema_rejects_an_invalid_status ||
-		not_ok kcidb.schema_rejects_an_invalid_status "$(cat "$tmp/err")"
+jq '.tests[0].status = "OK"' "$tmp/lava.json" > "$tmp/bad-status.json"
+if ! validate "$tmp/bad-status.json" 2> "$tmp/err" && grep -q 'does not validate' "$tmp/err"; then
+	ok kcidb.schema_rejects_an_invalid_status
 else
 	not_ok kcidb.schema_rejects_an_invalid_status "the schema accepted status OK"
 fi
+
+# ---- bad input: one line, exit 2, nothing created (issue 40 rows 13-20) ------
+
+refused kcidb.input_directory_is_one_line 'not a file|directory' -o "$tmp/out.d/x.json" "$tmp"
+refused kcidb.input_missing_is_one_line 'No such file' -o "$tmp/out.d/x.json" "$tmp/nonexistent/x"
+refused kcidb.output_directory_is_one_line "out\.d" -o "$tmp/out.d" "$tmp/known.tap"
+refused kcidb.output_in_missing_directory_is_one_line 'nonexistent' -o "$tmp/out.d/nonexistent/x.json" \
+	"$tmp/known.tap"
+mkfifo "$tmp/fifo"
+refused kcidb.fifo_input_refused_at_once 'not a regular file' -o "$tmp/out.d/x.json" "$tmp/fifo"
+refused kcidb.fifo_features_refused_at_once 'features.*not a regular file' --features "$tmp/fifo" \
+	-o "$tmp/out.d/x.json" "$tmp/known.tap"
+refused kcidb.fifo_known_failures_refused_at_once 'known-failures.*not a regular file' \
+	--known-failures "$tmp/fifo" -o "$tmp/out.d/x.json" "$tmp/known.tap"
+# A 300 MB --features file (sparse: no disk used) is refused by its size, not read.
+truncate -s 300M "$tmp/features.big"
+refused kcidb.huge_features_file_refused_unread 'features.*larger than' --features "$tmp/features.big" \
+	-o "$tmp/out.d/x.json" "$tmp/known.tap"
+rm -f "$tmp/features.big"
+# NaN and a number past the double range are not JSON: the record is refused.
+sed 's/"value":1218490.627/"value":NaN/' "$top/tests/fixtures/compare/base.jsonl" > "$tmp/nan.jsonl"
+refused kcidb.nan_record_refused_never_written 'nan\.jsonl:1' -o "$tmp/out.d/x.json" "$tmp/nan.jsonl"
+sed 's/"value":1218490.627/"value":1e999/' "$top/tests/fixtures/compare/base.jsonl" > "$tmp/inf.jsonl"
+refused kcidb.infinite_record_refused_never_written 'inf\.jsonl:1' -o "$tmp/out.d/x.json" "$tmp/inf.jsonl"
+printf '{"schema":1,"bench":"x","metrics":5}\n' > "$tmp/metrics5.jsonl"
+refused kcidb.metrics_not_a_list_is_one_line 'metrics' -o "$tmp/out.d/x.json" "$tmp/metrics5.jsonl"
+jq '.mutants[0].killed_by = 5' "$tmp/matrix.json" > "$tmp/killed5.json"
+refused kcidb.matrix_killed_by_not_a_list_is_one_line 'killed_by' -o "$tmp/out.d/x.json" "$tmp/killed5.json"
+refused kcidb.file_url_refused 'log-url' --log-url "file://$tmp/log" -o "$tmp/out.d/x.json" "$tmp/known.tap"
+
+# One metric whose value is a boolean: that metric is skipped with a note,
+# the rest of the run is exported.
+head -n 1 "$top/tests/fixtures/compare/base.jsonl" | sed 's/"value":648,/"value":true,/' > "$tmp/bool.jsonl"
+"$iop" export --kcidb -o "$tmp/bool.json" "$tmp/bool.jsonl" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -q 'note: .*lat_p99_ns: value is not a number; metric skipped' "$tmp/err" &&
+   jq -e '[.tests[].path] == ["iopath.bench.falloc_write.ext4.bs-4096_cpus-1_mode-alloc_prealloc-posix.ops"]' \
+	"$tmp/bool.json" > /dev/null 2>&1 && validate "$tmp/bool.json"; then
+	ok kcidb.boolean_metric_skipped_with_a_note
+else
+	not_ok kcidb.boolean_metric_skipped_with_a_note "exit $rc: $(head -c 300 "$tmp/err")"
+fi
+
+# The output: a symlink at its name is refused, never followed; a new file
+# is 0644 less the umask.
+echo precious > "$tmp/target"
+ln -s "$tmp/target" "$tmp/link.json"
+"$iop" export --kcidb -o "$tmp/link.json" "$tmp/known.tap" --kernel-release 6.1.0-57-amd64 \
+	--known-failures "$tmp/known" 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && [ "$(cat "$tmp/target")" = precious ] &&
+   [ -L "$tmp/link.json" ]; then
+	ok kcidb.output_symlink_refused_not_followed
+else
+	not_ok kcidb.output_symlink_refused_not_followed "exit $rc: $(head -c 300 "$tmp/err")"
+fi
+(umask 022 && "$iop" export --kcidb -o "$tmp/mode.json" "$tmp/known.tap" --kernel-release 6.1.0-57-amd64 \
+	--known-failures "$tmp/known" 2> /dev/null)
+mode=$(stat -c %a "$tmp/mode.json" 2> /dev/null)
+if [ "$mode" = 644 ]; then ok kcidb.output_mode_is_0644_less_umask; else
+	not_ok kcidb.output_mode_is_0644_less_umask "mode $mode"; fi
+
+# ---- as a dashboard reads it (issue 42 item 4) -------------------------------
+
+# ext4 and XFS runs of one benchmark are distinct tests.
+{ head -n 3 "$top/tests/fixtures/compare/base.jsonl"
+  head -n 3 "$top/tests/fixtures/compare/base.jsonl" | sed 's/"type":"ext4"/"type":"xfs"/'; } > "$tmp/fs.jsonl"
+exp kcidb.ext4_and_xfs_records_validate "$tmp/fs.json" "$tmp/fs.jsonl"
+jq_check kcidb.ext4_and_xfs_records_give_distinct_tests "$tmp/fs.json" \
+	'([.tests[].path] | unique) as $p | ($p | length) == 4 and
+	 any($p[]; test("^iopath[.]bench[.]falloc_write[.]ext4[.]")) and
+	 any($p[]; test("^iopath[.]bench[.]falloc_write[.]xfs[.]"))'
+
+# A selftest run and a benchmark run of one kernel: one checkout, one build.
+sed 's/6\.1\.0-57-amd64/6.18.0-base/' "$tmp/known" > "$tmp/known618"
+for img in "" "$top/tests/fixtures/lava/swapon-6.12.log"; do
+	tag=${img:+_image}
+	exp "kcidb.selftest_run_of_a_kernel_validates$tag" "$tmp/k1$tag.json" "$tmp/known.tap" \
+		--kernel-release 6.18.0-base --known-failures "$tmp/known618" ${img:+--image "$img"}
+	exp "kcidb.benchmark_run_of_the_kernel_validates$tag" "$tmp/k2$tag.json" \
+		"$top/tests/fixtures/compare/base.jsonl" ${img:+--image "$img"}
+	if [ -s "$tmp/k1$tag.json" ] && [ -s "$tmp/k2$tag.json" ] &&
+	   [ "$(jq -c '[.checkouts[0].id, .builds[0].id]' "$tmp/k1$tag.json")" = \
+	     "$(jq -c '[.checkouts[0].id, .builds[0].id]' "$tmp/k2$tag.json")" ] &&
+	   jq -e '.tests | length > 0' "$tmp/k1$tag.json" > /dev/null; then
+		ok "kcidb.two_exports_of_one_kernel_share_checkout_and_build$tag"
+	else
+		not_ok "kcidb.two_exports_of_one_kernel_share_checkout_and_build$tag" \
+			"$(jq -c '[.checkouts[0].id, .builds[0].id]' "$tmp/k1$tag.json" "$tmp/k2$tag.json" 2>&1)"
+	fi
+done
+
+# A run the infrastructure cut mid-test (a lost connection): the run, the
+# program and the test it was in are ERROR; what finished keeps its status.
+printf '%s\n' '# iopath-vm: kernel 6.12.117+deb12-amd64 (LAVA job log x.log)' 'TAP version 13' '1..1' \
+	'# selftests: iopath: a_test' '# 1..2' '# #  RUN           a.xfs.one ...' '# ok 1 a.xfs.one' \
+	'# #  RUN           a.xfs.two ...' '# # a_test.c:10:two:writing 1 MiB' > "$tmp/cut-mid.tap"
+exp kcidb.run_cut_mid_test_validates "$tmp/cut-mid.json" "$tmp/cut-mid.tap"
+jq_check kcidb.mid_test_infrastructure_error_is_error "$tmp/cut-mid.json" \
+	'(.tests | map({(.path): .status}) | add) == {"iopath.a_test.a.xfs.one": "PASS",
+	  "iopath.a_test.a.xfs.two": "ERROR", "iopath.a_test": "ERROR", "iopath": "ERROR"}'
+
+# Every checkout, build and test of every report has a start_time; records
+# give each test its record's time.
+missing=
+for f in "$tmp"/*.json; do
+	case $f in *.json.in | */bad-status.json | */killed5.json | */matrix.json | */link.json) continue ;; esac
+	[ -s "$f" ] || continue
+	jq -e '[.checkouts[], .builds[], .tests[]] | all(has("start_time"))' "$f" > /dev/null 2>&1 ||
+		missing="$missing ${f##*/}"
+done
+if [ -z "$missing" ] && jq -e '.tests[0].start_time == "2026-11-29T20:01:00Z"' "$tmp/r.json" > /dev/null; then
+	ok kcidb.no_test_lacks_start_time
+else
+	not_ok kcidb.no_test_lacks_start_time "without:$missing"
+fi
+
+# URLs are http(s), never file://; environment from --lab and --device;
+# the architecture is the record's (none guessed where the input has none).
+exp kcidb.urls_and_environment_validate "$tmp/env.json" "$tmp/known.tap" --kernel-release 6.18.0-base \
+	--known-failures "$tmp/known618" --image "$top/tests/fixtures/lava/swapon-6.12.log" \
+	--artifact-url-base https://example.org/k/ --log-url https://example.org/k/run.log --lab lab_one \
+	--device qemu-x86
+jq_check kcidb.urls_are_https_and_environment_is_set "$tmp/env.json" \
+	'.builds[0].output_files == [{"name": "swapon-6.12.log", "url": "https://example.org/k/swapon-6.12.log"}]
+	 and all(.tests[]; .log_url == "https://example.org/k/run.log" and .environment.misc.lab == "lab_one"
+	                   and .environment.misc.device == "qemu-x86")'
+if grep -l 'file://' "$tmp"/*.json > /dev/null 2>&1; then
+	not_ok kcidb.no_file_url_anywhere "$(grep -l 'file://' "$tmp"/*.json)"
+else
+	ok kcidb.no_file_url_anywhere
+fi
+head -n 1 "$top/tests/fixtures/compare/base.jsonl" | sed 's/"machine":{/"machine":{"arch":"aarch64",/' > "$tmp/arm.jsonl"
+exp kcidb.record_of_an_arm64_machine_validates "$tmp/arm.json" "$tmp/arm.jsonl"
+jq_check kcidb.architecture_is_the_records "$tmp/arm.json" '.builds[0].architecture == "arm64"'
+jq_check kcidb.no_architecture_guessed "$tmp/lava.json" '.builds[0] | has("architecture") | not'
 
 finish_tap

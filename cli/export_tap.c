@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iopath export --kcidb of a selftest run: the TAP of make kselftest or
+ * make check, of iopath vm or of iopath lava verdict. The TAP is judged by
+ * scripts/tap-verdict.awk through lib/verdict.c (the one TAP reader);
+ * this file reads only its machine lines, and the TAP itself only for the
+ * kernel line of iopath vm and lava, the run's own result line, and the
+ * log lines of a test that did not pass (by the line numbers the awk
+ * gives).
+ *
+ * Tests: "iopath" for the run, "iopath.PROGRAM" for each program and
+ * "iopath.PROGRAM.FIXTURE.VARIANT.TEST" for each harness test, so a
+ * program's node is the parent of its cases. A known kernel bug stays
+ * FAIL, with the bug in misc; a test or program the TAP was cut inside,
+ * and a run that has no result line, are ERROR: the infrastructure
+ * stopped, and nothing is known of the kernel.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "export.h"
+#include "input.h"
+#include "verdict.h"
+
+struct tap {
+	char **lines;
+	size_t n, cap;
+};
+
+static void tap_free(struct tap *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->lines[i]);
+	free(t->lines);
+}
+
+static int tap_read(const char *path, struct tap *t, char *why, size_t len)
+{
+	struct iop_input in;
+	bool terminated;
+	char *line, **p;
+	ssize_t n;
+	int ret;
+
+	ret = iop_input_open(&in, path, EXPORT_MAX_LINE, why, len);
+	if (ret)
+		return ret;
+	while ((n = iop_input_line(&in, &line, &terminated, why, len)) >= 0) {
+		if (t->n == t->cap) {
+			p = reallocarray(t->lines, t->cap ? 2 * t->cap : 1024, sizeof(*p));
+			if (!p) {
+				n = -ENOMEM;
+				break;
+			}
+			t->lines = p;
+			t->cap = t->cap ? 2 * t->cap : 1024;
+		}
+		/* A NUL in a line ends it: what follows is not text. */
+		t->lines[t->n] = strdup(line);
+		if (!t->lines[t->n]) {
+			n = -ENOMEM;
+			break;
+		}
+		t->n++;
+	}
+	iop_input_close(&in);
+	if (n == -ENOMEM)
+		snprintf(why, len, "%s: no memory", path);
+	return n == -ENODATA ? 0 : (int)n;
+}
+
+static bool release_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 100)
+		return false;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+~-") == n;
+}
+
+/* Lines @first..@last of the TAP (1-based), each without the runner's "# ". */
+static char *excerpt(const struct tap *t, unsigned int first, unsigned int last)
+{
+	char *buf = NULL;
+	size_t blen = 0, i;
+	FILE *f;
+
+	if (!first || first > t->n)
+		return NULL;
+	if (last > t->n)
+		last = (unsigned int)t->n;
+	/* Only the end is kept (EXPORT_MAX_EXCERPT): a bounded window of lines. */
+	if (last - first > 4096)
+		first = last - 4096;
+	f = open_memstream(&buf, &blen);
+	if (!f)
+		return NULL;
+	for (i = first; i <= last; i++) {
+		const char *s = t->lines[i - 1];
+
+		fprintf(f, "%s%s", i > first ? "\n" : "", strncmp(s, "# ", 2) ? s : s + 2);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* "iopath.PART.PART..." of @prog and the dot-separated @name (or NULL). */
+static void test_path(const char *prog, const char *name, char *out, size_t len)
+{
+	char part[256], *copy, *tok, *save;
+	size_t o;
+
+	export_path_part(prog, part, sizeof(part));
+	o = (size_t)snprintf(out, len, "iopath.%s", part);
+	if (!name || o >= len)
+		return;
+	copy = strdup(name);
+	for (tok = copy ? strtok_r(copy, ".", &save) : NULL; tok && o < len;
+	     tok = strtok_r(NULL, ".", &save)) {
+		export_path_part(tok, part, sizeof(part));
+		o += (size_t)snprintf(out + o, len - o, ".%s", part);
+	}
+	free(copy);
+}
+
+static const char *case_status(const char *result)
+{
+	if (!strcmp(result, "pass"))
+		return "PASS";
+	if (!strcmp(result, "skip"))
+		return "SKIP";
+	if (!strcmp(result, "unfinished"))
+		return "ERROR";
+	return "FAIL";		/* fail, known, excused */
+}
+
+/* The start of the run: --start-time, or the TAP's mtime less the run's seconds. */
+static void run_start(struct report *r, long seconds)
+{
+	struct stat st;
+	struct tm tm;
+	time_t t;
+
+	if (r->o->start_time || seconds <= 0 || stat(r->o->input, &st))
+		return;
+	t = st.st_mtime - seconds;
+	if (gmtime_r(&t, &tm))
+		strftime(r->fallback_time, sizeof(r->fallback_time), "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *result_misc(const struct iop_verdict *v)
+{
+	json_t *m = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			      "status", v->status, "passed", (json_int_t)v->passed,
+			      "failed", (json_int_t)v->failed, "known", (json_int_t)v->known,
+			      "skipped", (json_int_t)v->skipped,
+			      "programs", (json_int_t)v->programs,
+			      "programs_failed", (json_int_t)v->programs_failed,
+			      "required_missing", (json_int_t)v->required_missing,
+			      "stale_known", (json_int_t)v->stale_known);
+
+	if (m && v->seconds >= 0)
+		json_object_set_new(m, "seconds", json_integer(v->seconds));
+	return m;
+}
+
+static char *notes_text(const struct iop_verdict *v)
+{
+	char *buf = NULL;
+	size_t blen = 0, i;
+	FILE *f = open_memstream(&buf, &blen);
+
+	if (!f)
+		return NULL;
+	for (i = 0; i < v->nnotes; i++)
+		fprintf(f, "%s%s", i ? "\n" : "", v->notes[i] + 2);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int add_tests(struct report *r, const struct tap *t, const struct iop_verdict *v,
+		     const char *build)
+{
+	char path[1024], doc[160];
+	const char *st;
+	json_t *misc;
+	char *exc;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < v->nprogs && !ret; i++) {
+		const struct iop_program *p = &v->progs[i];
+
+		test_path(p->program, NULL, path, sizeof(path));
+		misc = NULL;
+		if (!strcmp(p->result, "excused"))
+			misc = json_pack("{s:b}", "excused", 1);
+		else if (!strcmp(p->result, "unfinished"))
+			misc = json_pack("{s:s}", "reason", "the TAP ends inside this program");
+		ret = report_test(r, build, path, case_status(p->result), NULL, misc, NULL, NULL);
+	}
+	for (i = 0; i < v->ncases && !ret; i++) {
+		const struct iop_case *c = &v->cases[i];
+
+		test_path(c->program, c->name, path, sizeof(path));
+		st = case_status(c->result);
+		misc = NULL;
+		if (!strcmp(c->result, "known")) {
+			snprintf(doc, sizeof(doc), "docs/kernel-bugs/%s.md", c->bug);
+			misc = json_pack("{s:{s:s, s:s}, s:b}", "known_bug", "bug", c->bug,
+					 "doc", doc, "excused", 1);
+		} else if (!strcmp(c->result, "unfinished")) {
+			misc = json_pack("{s:s}", "reason", "the TAP ends inside this test");
+		}
+		exc = strcmp(st, "PASS") ? excerpt(t, c->first, c->last) : NULL;
+		ret = report_test(r, build, path, st, NULL, misc, exc, NULL);
+		free(exc);
+	}
+	return ret;
+}
+
+int export_tap(struct report *r, char *why, size_t len)
+{
+	static const char vm[] = "# iopath-vm: kernel ";
+	const struct export_opts *o = r->o;
+	char release[128] = "", req[4096], cid[200], bid[200], source[300], reason[512] = "";
+	struct iop_verdict own, v;
+	const struct iop_verdict *res;
+	struct tap t = { 0 };
+	bool vm_run = false;
+	struct utsname u;
+	struct build_info b = { 0 };
+	json_t *misc;
+	char *notes;
+	size_t i;
+	int ret;
+
+	iop_verdict_init(&own);
+	iop_verdict_init(&v);
+	ret = tap_read(o->input, &t, why, len);
+	if (ret) {
+		ret = EXPORT_BAD;
+		goto out;
+	}
+	for (i = 0; i < t.n; i++) {
+		if (!strncmp(t.lines[i], vm, sizeof(vm) - 1)) {
+			vm_run = true;
+			if (!release[0])
+				sscanf(t.lines[i] + sizeof(vm) - 1, "%127s", release);
+		}
+		/* The run's own verdict, if it was judged: only its result line counts. */
+		iop_verdict_parse_line(t.lines[i], &own);
+	}
+	if (o->kernel_release)
+		snprintf(release, sizeof(release), "%s", o->kernel_release);
+	else if (!release[0] && !uname(&u))
+		snprintf(release, sizeof(release), "%s", u.release);
+	if (!release_ok(release)) {
+		snprintf(why, len, "kernel release '%.100s' is not a uname -r", release);
+		ret = EXPORT_BAD;
+		goto out;
+	}
+	snprintf(req, sizeof(req), "%s/selftests/requirements", o->top);
+	ret = iop_verdict_run(o->top, release, o->known, req, o->features, o->input, &v, why, len);
+	if (ret) {
+		ret = ret == -EINVAL ? EXPORT_BAD : EXPORT_FAILED;
+		goto out;
+	}
+	if (!v.ncases) {
+		/*
+		 * A program that ran no test (its plan 1..0, or skipped whole)
+		 * passes in run_kselftest.sh's TAP: counted, it would make a
+		 * green report of zero tests.
+		 */
+		if (v.nprogs)
+			snprintf(why, len, "no test results in the input (%zu programs, none with a "
+				 "harness test): a KCIDB report of a run with zero tests would read "
+				 "as nothing wrong", v.nprogs);
+		else
+			snprintf(why, len, "no test results in the input (no program ran): a KCIDB "
+				 "report of a run with zero tests would read as nothing wrong");
+		ret = EXPORT_FAILED;
+		goto out;
+	}
+	res = own.have_result ? &own : &v;
+	if (!own.have_result && vm_run)
+		snprintf(reason, sizeof(reason), "the run has no result line: it did not finish, "
+			 "or iopath lava verdict refused it (its stderr says why)");
+	for (i = 0; i < v.ncases && !reason[0]; i++)
+		if (!strcmp(v.cases[i].result, "unfinished"))
+			snprintf(reason, sizeof(reason), "the TAP ends inside test %s of %s: the run "
+				 "was cut short", v.cases[i].name, v.cases[i].program);
+	for (i = 0; i < v.nprogs && !reason[0]; i++)
+		if (!strcmp(v.progs[i].result, "unfinished"))
+			snprintf(reason, sizeof(reason), "the TAP ends inside program %s: the run was "
+				 "cut short", v.progs[i].program);
+	run_start(r, res->seconds);
+
+	snprintf(source, sizeof(source), "%s%s", o->source ? "" : "kernel ",
+		 o->source ? o->source : release);
+	if (report_checkout(r, release, source, r->fallback_time, cid, sizeof(cid)))
+		goto nomem;
+	b.release = release;
+	b.arch = o->arch;
+	b.start = r->fallback_time;
+	if (report_build(r, cid, &b, bid, sizeof(bid)) || add_tests(r, &t, &v, bid))
+		goto nomem;
+	if (reason[0]) {
+		export_note("%s", reason);
+		misc = json_pack("{s:s, s:s}", "status", "error", "reason", reason);
+		ret = report_test(r, bid, "iopath", "ERROR", NULL, misc, reason, NULL);
+	} else if (!strcmp(res->status, "pass")) {
+		ret = report_test(r, bid, "iopath", "PASS", NULL, result_misc(res), NULL, NULL);
+	} else {
+		notes = notes_text(&v);
+		ret = report_test(r, bid, "iopath", "FAIL", NULL, result_misc(res), notes, NULL);
+		free(notes);
+	}
+	if (ret)
+		goto nomem;
+	goto out;
+nomem:
+	snprintf(why, len, "no memory");
+	ret = EXPORT_FAILED;
+out:
+	iop_verdict_free(&own);
+	iop_verdict_free(&v);
+	tap_free(&t);
+	return ret;
+}
