@@ -572,8 +572,7 @@ static int selftests_summary(struct selftests *st, const struct iop_kmsg_mark *r
  * The benchmarks of @profile, records into @out, as step @n of @n: 1 if
  * iopath bench failed (its output is in @log), else 0.
  */
-static int bench_step(const char *profile, char *out, int n, uint64_t t0, FILE *log,
-		      const char *logpath)
+static int bench_step(const char *profile, char *out, int n, uint64_t t0, FILE *log)
 {
 	char self[PATH_MAX + 16];
 	char *av[] = { self, "bench", "--profile", (char *)profile, "--out", out, NULL };
@@ -587,8 +586,8 @@ static int bench_step(const char *profile, char *out, int n, uint64_t t0, FILE *
 	/* The bench command shows its own progress: let it through. */
 	run_step(&bench, av, 1800, log, NULL, true);
 	if (bench.status != 0) {
-		fprintf(stderr, "iopath: run: benchmarks failed (exit %d), see %s\n",
-			bench.status, logpath);
+		fprintf(stderr, "iopath: run: benchmarks failed (exit %d), see the log\n",
+			bench.status);
 		return 1;
 	}
 	return 0;
@@ -611,27 +610,87 @@ static void bench_summary(const char *out)
 }
 
 /*
- * run-<time>-<pid>.log and .jsonl in @results, both created new with
- * O_EXCL: the log opened, the records' path in @out; NULL on error.
+ * The run's log and records live in IOP_RUN_DIR/tmp until the end
+ * (iop_run_tmp(): tagged with the pid, so `iopath cleanup` removes them
+ * once the run is dead, SIGKILL included); the results directory only
+ * ever holds complete files (publish()). The log opened, its name in
+ * @logtmp, and an empty records file for iopath bench --out in @rec; NULL
+ * on error.
  */
-static FILE *open_log(const char *results, char *logpath, size_t loglen, char *out,
-		      size_t outlen)
+static FILE *open_log(char *logtmp, size_t loglen, char *rec, size_t reclen)
 {
 	FILE *log;
 	int fd;
 
-	fd = iop_out_unique(results, "run", ".log", ".jsonl", logpath, loglen);
+	fd = iop_run_tmp("records", rec, reclen);
 	if (fd < 0) {
-		fprintf(stderr, "iopath: run: %s/run-*.log: %s\n", results, strerror(-fd));
+		fprintf(stderr, "iopath: run: %s/tmp: %s\n", IOP_RUN_DIR, strerror(-fd));
 		return NULL;
 	}
-	snprintf(out, outlen, "%.*s.jsonl", (int)(strlen(logpath) - 4), logpath);
+	close(fd);
+	fd = iop_run_tmp("log", logtmp, loglen);
+	if (fd < 0) {
+		fprintf(stderr, "iopath: run: %s/tmp: %s\n", IOP_RUN_DIR, strerror(-fd));
+		unlink(rec);
+		return NULL;
+	}
 	log = fdopen(fd, "w");
 	if (!log) {
-		fprintf(stderr, "iopath: run: %s: %s\n", logpath, strerror(errno));
+		fprintf(stderr, "iopath: run: %s: %s\n", logtmp, strerror(errno));
 		close(fd);
+		unlink(logtmp);
+		unlink(rec);
 	}
 	return log;
+}
+
+/*
+ * The log and, if there are any, the records @rec into @results as
+ * run-<stamp>-<pid>[-N].log and .jsonl, the two under one free name, each
+ * under it only once complete (iop_out_publish()). Their names go to
+ * @logpath and @out ("" without records). 0 or -errno.
+ */
+static int publish(const char *results, const char *stamp, FILE *log, const char *rec,
+		   char *logpath, size_t loglen, char *out, size_t outlen)
+{
+	int recfd, ret = -EEXIST;
+	struct stat st;
+
+	if (fflush(log))
+		return -errno;
+	recfd = open(rec, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (recfd >= 0 && (fstat(recfd, &st) || !st.st_size)) {
+		close(recfd);
+		recfd = -1;
+	}
+	for (int n = 1; n < 1000 && ret == -EEXIST; n++) {
+		char num[16] = "";
+		int w;
+
+		if (n > 1)
+			snprintf(num, sizeof(num), "-%d", n);
+		w = snprintf(logpath, loglen, "%s/run-%s-%d%s.log", results, stamp,
+			     (int)getpid(), num);
+		if (w < 0 || (size_t)w >= loglen || (size_t)w + 2 >= outlen) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		snprintf(out, outlen, "%.*s.jsonl", w - 4, logpath);
+		/* The records' name must be free as well. */
+		if (recfd >= 0 && !lstat(out, &st))
+			continue;
+		ret = iop_out_publish(fileno(log), logpath, iop_out_mode(logpath));
+		if (ret || recfd < 0)
+			continue;
+		ret = iop_out_publish(recfd, out, iop_out_mode(out));
+		if (ret == -EEXIST)
+			unlink(logpath);
+	}
+	if (recfd < 0)
+		out[0] = '\0';
+	else
+		close(recfd);
+	return ret;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -647,14 +706,13 @@ static int cmd_run(int argc, char **argv)
 	};
 	const char *profile = "quick", *results = "results";
 	bool do_bench = true, do_tests = true, verbose = false;
-	char logpath[PATH_MAX], out[PATH_MAX], stamp[32];
+	char logpath[PATH_MAX], out[PATH_MAX], stamp[32], logtmp[PATH_MAX], rec[PATH_MAX];
 	struct selftests tests = { 0 };
 	struct iop_kmsg_mark run_mark;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int total_fail = 0, opt, ret, kmsg_ret;
 	uint64_t t0 = iop_now_ns();
 	time_t now = time(NULL);
-	struct stat st;
 	FILE *log;
 
 	optind = 0;
@@ -696,7 +754,7 @@ static int cmd_run(int argc, char **argv)
 	if (do_tests && iop_scratch_namespace_check(logpath, sizeof(logpath)) == 1)
 		return iop_usage_error("run", "selftests: %s (or --no-selftests)", logpath);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-	log = open_log(results, logpath, sizeof(logpath), out, sizeof(out));
+	log = open_log(logtmp, sizeof(logtmp), rec, sizeof(rec));
 	if (!log)
 		return 1;
 	sigaction(SIGINT, &sa, NULL);
@@ -709,18 +767,25 @@ static int cmd_run(int argc, char **argv)
 	total_fail += selftests_run(&tests, log, t0, tests.n + do_bench, verbose);
 
 	if (do_bench && !interrupted)
-		total_fail += bench_step(profile, out, tests.n + 1, t0, log, logpath);
+		total_fail += bench_step(profile, rec, tests.n + 1, t0, log);
+	ret = publish(results, stamp, log, rec, logpath, sizeof(logpath), out, sizeof(out));
 	fclose(log);
+	unlink(logtmp);
+	unlink(rec);
+	if (ret) {
+		fprintf(stderr, "iopath: run: %s: %s\n", logpath, strerror(-ret));
+		logpath[0] = '\0';
+		out[0] = '\0';
+		total_fail++;
+	}
 
 	printf("\niopath run on %s, %.0f s\n\n", stamp, elapsed(t0));
 	if (tests.n)
 		total_fail += selftests_summary(&tests, &run_mark, kmsg_ret);
-	if (do_bench && access(out, R_OK) == 0)
+	if (out[0])
 		bench_summary(out);
-	/* The records file was made with the log; without records it goes. */
-	if (!stat(out, &st) && S_ISREG(st.st_mode) && !st.st_size)
-		unlink(out);
-	printf("log: %s\n", logpath);
+	if (logpath[0])
+		printf("log: %s\n", logpath);
 	if (tests.allf)
 		fclose(tests.allf);
 	if (tests.all[0])

@@ -339,3 +339,73 @@ int iop_out_unique(const char *dir, const char *prefix, const char *suffix, cons
 	}
 	return -EEXIST;
 }
+
+/* @src's bytes from offset 0 to @dst's current offset. 0 or -errno. */
+static int copy_fd(int src, int dst)
+{
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n;
+
+	while ((n = pread(src, buf, sizeof(buf), off)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		off += n;
+		for (char *p = buf; n > 0;) {
+			ssize_t w = write(dst, p, n);
+
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				return -errno;
+			}
+			p += w;
+			n -= w;
+		}
+	}
+	return 0;
+}
+
+int iop_out_publish(int src_fd, const char *final, mode_t mode)
+{
+	char dir[PATH_MAX], proc[64], tmp[PATH_MAX];
+	const char *slash = strrchr(final, '/');
+	int fd, ret;
+
+	if (slash && (size_t)(slash - final) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == final ? 1 : (int)(slash - final), final);
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	if (fd >= 0) {
+		fchmod(fd, mode);
+		ret = copy_fd(src_fd, fd);
+		if (!ret && fsync(fd))
+			ret = -errno;
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (!ret && linkat(AT_FDCWD, proc, AT_FDCWD, final, AT_SYMLINK_FOLLOW))
+			ret = -errno;
+		close(fd);
+		return ret;
+	}
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	/* No O_TMPFILE here: a temporary name, removed on a signal. */
+	fd = iop_tmp_create(final, mode, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	ret = copy_fd(src_fd, fd);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && link(tmp, final))
+		ret = -errno;
+	iop_tmp_discard(tmp);
+	return ret;
+}

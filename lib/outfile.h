@@ -79,4 +79,15 @@ int iop_out_check(const char *final, char *why, size_t len);
 int iop_out_unique(const char *dir, const char *prefix, const char *suffix, const char *also,
 		   char *out, size_t len);
 
+/*
+ * Create @final, new, holding the bytes of @src_fd from offset 0, so that
+ * it has that name only once complete: the copy goes into an unnamed file
+ * of @final's directory (O_TMPFILE; where the filesystem has none, a
+ * temporary name, iop_tmp_create()) and link(2) names it, which fails
+ * rather than replace anything there: -EEXIST when @final is taken (a
+ * symlink included). Killed before the link, nothing of it is left
+ * (O_TMPFILE). 0 or -errno.
+ */
+int iop_out_publish(int src_fd, const char *final, mode_t mode);
+
 #endif
