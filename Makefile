@@ -49,7 +49,7 @@ WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 $(WARN) $(SAN_FLAGS) -Ilib -Icli -Imicrobench
 override LDFLAGS += $(SAN_FLAGS)
-LIBS := -luring -lnuma -ljansson -lgsl -lgslcblas -lm -lpthread
+LIBS := -luring -lnuma -ljansson -lyaml -lgsl -lgslcblas -lm -lpthread
 
 # The kselftest harness: from KSRC (a kernel tree), KSFT_SRC (a
 # linux-source-*.tar.xz) or the newest /usr/src/linux-source-*.tar.xz.

@@ -35,6 +35,7 @@ pkg-config:/usr/bin/pkg-config
 liburing-dev:/usr/include/liburing.h
 libnuma-dev:/usr/include/numa.h
 libjansson-dev:/usr/include/jansson.h
+libyaml-dev:/usr/include/yaml.h
 libgsl-dev:/usr/include/gsl/gsl_cdf.h
 rsync:/usr/bin/rsync
 linux-source-6.12:/usr/src/linux-source-6.12.tar.xz
@@ -61,12 +62,15 @@ libclang-rt-dev:/usr/share/doc/libclang-rt-dev/copyright
 "
 # make check: the lint and reproducer tests run shellcheck, which must not
 # quietly skip on a fresh machine; the statistics are recomputed in python3;
-# LAVA logs are YAML and KCIDB reports are validated with jsonschema (both
-# Debian's, nothing from LAVA: lava-common stays optional).
+# tests/lava.sh renders the LAVA jobs through lava-server's own Jinja2
+# device-type templates (python3-yaml, python3-jinja2) and KCIDB reports
+# are validated with jsonschema (all Debian's, nothing from LAVA:
+# lava-common stays optional). iopath itself runs no Python.
 pkgs_check="
 shellcheck:/usr/bin/shellcheck
 python3:/usr/bin/python3
 python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py
+python3-jinja2:/usr/lib/python3/dist-packages/jinja2/__init__.py
 python3-jsonschema:/usr/lib/python3/dist-packages/jsonschema/__init__.py
 "
 # Running LAVA jobs locally (make lava-run): lava-run and lava_common.

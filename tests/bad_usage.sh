@@ -179,9 +179,9 @@ refused export.no_input 'export: one INPUT expected, got 0' "$iop" export
 refused export.unknown_option "export: unknown option '--nosuch'" \
 	"$iop" export --kcidb /nonexistent --nosuch
 refused kmsg.unknown_subcommand "kmsg: expected 'mark'" "$iop" kmsg nosuch
-refused lava.no_subcommand 'lava: the following arguments are required: cmd' "$iop" lava
-refused lava.unknown_subcommand "lava: argument cmd: invalid choice: 'nosuch'" "$iop" lava nosuch
-refused lava.verdict_unknown_option 'lava: unrecognized arguments: --nosuch' \
+refused lava.no_subcommand 'lava: expected a subcommand' "$iop" lava
+refused lava.unknown_subcommand "lava: unknown subcommand 'nosuch'" "$iop" lava nosuch
+refused lava.verdict_unknown_option "lava: unknown option '--nosuch'" \
 	"$iop" lava verdict --nosuch /nonexistent
 refused mutate.unknown_option 'mutate: unknown option --nosuch' "$iop" mutate --nosuch
 refused mutate.bad_count "mutate: --pristine-runs: 'x' is not a count" "$iop" mutate --pristine-runs x

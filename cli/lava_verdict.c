@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iopath lava verdict LOG: the verdict on a job's log, as iopath vm gives
+ * it. The log is read by lava_log.c; the TAP the guest wrote is judged by
+ * the one TAP reader, scripts/tap-verdict.awk, through lib/verdict.c (the
+ * same counts, known failures and required coverage); LAVA's test cases
+ * must say what the TAP says, one for one; the console is checked for
+ * kernel bug reports (lib/kmsg.c's patterns). A benchmark job gives its
+ * records instead, each checked by lib/record.c. A log LAVA's
+ * infrastructure cut short is reported as that, with LAVA's error_type
+ * and error_msg, and exit 3: it says nothing about the kernel.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "kmsg.h"
+#include "lava.h"
+#include "quote.h"
+#include "record.h"
+#include "verdict.h"
+
+/* The reasons a job cannot be judged at all, in order; NULL if it can. */
+static char *judge(const struct lava_job *job)
+{
+	const char *f = job->failures.n ? job->failures.s[0] : NULL;
+	char *r = NULL, cause[512];
+	size_t i;
+
+	if (!job->entries)
+		return strdup("malformed LAVA log: no entries");
+	if (!job->have_job)
+		return strdup("malformed LAVA log: no job result (the log is cut short)");
+	for (i = 0; i < job->failures.n; i++)
+		if (strstr(job->failures.s[i], "timed out") ||
+		    strcasestr(job->failures.s[i], "timeout"))
+			return asprintf(&r, "the LAVA job timed out: %s", job->failures.s[i]) < 0 ?
+			       NULL : r;
+	/* A deploy or boot that failed: LAVA's own words for it. */
+	cause[0] = '\0';
+	if (*job->job_error_msg)
+		snprintf(cause, sizeof(cause), ": LAVA's job error%s%s%s: %s",
+			 *job->job_error_type ? " (" : "", job->job_error_type,
+			 *job->job_error_type ? ")" : "", job->job_error_msg);
+	else if (f)
+		snprintf(cause, sizeof(cause), ": %s", f);
+	if (!job->release)
+		return asprintf(&r, "the guest never started the run (no kernel line)%s", cause) < 0 ?
+		       NULL : r;
+	if (!job->end)
+		return asprintf(&r, "the guest's run did not finish (no end line)%s", cause) < 0 ?
+		       NULL : r;
+	return NULL;
+}
+
+/*
+ * LAVA's infrastructure failed (its job result's error_type says so, or
+ * the connection to the device closed): the reason, or NULL.
+ */
+static char *infra(const struct lava_job *job)
+{
+	static const char *const types[] = { "Infrastructure", "Job", "Bug" };
+	char *r = NULL;
+	size_t i;
+
+	if (!job->have_job || !strcmp(job->job_result, "pass"))
+		return NULL;
+	for (i = 0; i < 3; i++)
+		if (!strcmp(job->job_error_type, types[i]))
+			return asprintf(&r, "LAVA's infrastructure failed, the kernel is not judged: error_type %s: %s",
+					job->job_error_type, *job->job_error_msg ? job->job_error_msg :
+					"(no error_msg)") < 0 ? NULL : r;
+	for (i = 0; i < job->failures.n; i++)
+		if (strstr(job->failures.s[i], "Connection closed"))
+			return asprintf(&r, "LAVA's infrastructure failed, the kernel is not judged: error_type %s: %s",
+					*job->job_error_type ? job->job_error_type : "(none)",
+					job->failures.s[i]) < 0 ? NULL : r;
+	return NULL;
+}
+
+static int bench_verdict(struct lava_opts *o, const struct lava_job *job)
+{
+	json_t **recs = calloc(job->records.n + 1, sizeof(*recs));
+	char *reason = NULL, what[200];
+	size_t i, n = 0, metrics = 0;
+	json_error_t err;
+	int rc;
+
+	if (!recs)
+		return lava_fail(1, "out of memory");
+	for (i = 0; i < job->records.n && !reason; i++) {
+		json_t *rec = json_loads(job->records.s[i], JSON_REJECT_DUPLICATES, &err);
+
+		/* Strict JSON: NaN and Infinity are not, and are refused here. */
+		if (!rec) {
+			if (asprintf(&reason, "malformed LAVA log: line %zu: a record that is not JSON",
+				     job->records.line[i]) < 0)
+				reason = NULL;
+			break;
+		}
+		if (iop_record_check(rec, what, sizeof(what))) {
+			if (asprintf(&reason, "malformed LAVA log: line %zu: a record that is not of schema 1 (%s)",
+				     job->records.line[i], what) < 0)
+				reason = NULL;
+			json_decref(rec);
+			break;
+		}
+		metrics += json_array_size(json_object_get(rec, "metrics"));
+		recs[n++] = rec;
+	}
+	for (i = job->bench.n > 20 ? job->bench.n - 20 : 0; i < job->bench.n; i++)
+		printf("# bench: %s\n", job->bench.s[i]);
+	fflush(stdout);
+	if (!reason && strcmp(job->bench_exit ? job->bench_exit : "", "0"))
+		if (asprintf(&reason, "iopath bench exited %s in the guest",
+			     job->bench_exit ? job->bench_exit : "(no exit line)") < 0)
+			reason = NULL;
+	if (!reason && !n)
+		reason = strdup("iopath bench wrote no record");
+	rc = 0;
+	if (*o->records && n) {
+		rc = iop_records_write(o->records, recs, n, false);
+		if (rc)
+			rc = lava_fail(1, "--records %s: %s", o->records, strerror(-rc));
+	}
+	for (i = 0; i < n; i++)
+		json_decref(recs[i]);
+	free(recs);
+	if (rc) {
+		free(reason);
+		return rc;
+	}
+	if (reason) {
+		lava_fail(1, "%s", reason);
+		free(reason);
+		return 1;
+	}
+	fprintf(stderr, "lava: bench: %zu records, %zu metrics on %s (LAVA job %s)", n, metrics,
+		job->release, job->job_result);
+	if (*o->records) {
+		fputs("; records in ", stderr);
+		iop_esc(stderr, o->records);
+	}
+	fputc('\n', stderr);
+	return 0;
+}
+
+static int write_lines(const char *path, char *const *lines, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	int rc;
+
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s\n", lines[i]);
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	rc = lava_write_file(path, buf, len);
+	free(buf);
+	return rc;
+}
+
+/* A scratch file for the awk: the directory is this process's own. */
+static int scratch(const char *dir, const char *name, const struct lava_strv *v, char *path)
+{
+	FILE *f;
+	size_t i;
+
+	snprintf(path, PATH_MAX, "%s/%s", dir, name);
+	f = fopen(path, "wxe");
+	if (!f)
+		return -errno;
+	for (i = 0; i < v->n; i++)
+		fprintf(f, "%s\n", v->s[i]);
+	return fclose(f) ? -errno : 0;
+}
+
+/* "# WORD: status=... " less its " seconds=N": the counts alone. */
+static void counts(const char *s, char *out, size_t len)
+{
+	const char *p = strstr(s, " seconds=");
+	size_t n = p ? (size_t)(p - s) : strlen(s);
+
+	snprintf(out, len, "%.*s%s", (int)n, s, p ? p + 9 + strcspn(p + 9, " ") : "");
+}
+
+/* The awk's verdict on the TAP: its notes and result line into @out. */
+static int awk_verdict(const struct lava_job *job, const char *known, struct lava_strv *out,
+		       struct iop_verdict *v)
+{
+	char dir[] = "/tmp/iopath-lava.XXXXXX", feat[PATH_MAX], tap[PATH_MAX], req[PATH_MAX];
+	char start[32] = "", end[32] = "", why[512], *line;
+	struct iop_verdict_opts vo = { .tag = "iopath-vm", .result = "IOPATH-VM-RESULT",
+				       .coverage = true };
+	size_t i;
+	int rc;
+
+	if (!mkdtemp(dir))
+		return lava_fail(1, "a temporary directory: %s", strerror(errno));
+	rc = scratch(dir, "features", &job->features, feat);
+	if (!rc)
+		rc = scratch(dir, "tap", &job->tap, tap);
+	if (rc) {
+		rc = lava_fail(1, "%s: %s", dir, strerror(-rc));
+		goto out;
+	}
+	if (strspn(job->end, "0123456789. ") == strlen(job->end) &&
+	    sscanf(job->end, "%31[0-9.] %31[0-9.]", start, end) == 2 && strchr(job->end, ' ') &&
+	    !strchr(strchr(job->end, ' ') + 1, ' ')) {
+		vo.start = start;
+		vo.end = end;
+	}
+	snprintf(req, sizeof(req), "%s/selftests/requirements", iop_src_dir());
+	rc = iop_verdict_run_opts(iop_src_dir(), job->release, known, req, feat, tap, &vo, v, why,
+				  sizeof(why));
+	if (rc == -EINVAL) {
+		rc = lava_fail(2, "scripts/tap-verdict.awk: %s", why);
+		goto out;
+	}
+	if (rc) {
+		rc = lava_fail(1, "scripts/tap-verdict.awk: %s", why);
+		goto out;
+	}
+	for (i = 0; i < v->nnotes && !rc; i++)
+		rc = lava_strv_add(out, strdup(v->notes[i]), 0);
+	if (!rc && v->have_result) {
+		if (asprintf(&line, "# %s: status=%s passed=%u failed=%u known=%u skipped=%u programs=%u programs_failed=%u required_missing=%u stale_known=%u",
+			     v->result_word, v->status, v->passed, v->failed, v->known,
+			     v->skipped, v->programs, v->programs_failed, v->required_missing,
+			     v->stale_known) < 0)
+			line = NULL;
+		if (line && v->seconds >= 0) {
+			char *l2;
+
+			if (asprintf(&l2, "%s seconds=%ld", line, v->seconds) < 0)
+				l2 = NULL;
+			free(line);
+			line = l2;
+		}
+		rc = lava_strv_add(out, line, 1);
+	}
+	if (rc < 0)
+		rc = lava_fail(1, "out of memory");
+out:
+	unlink(feat);
+	unlink(tap);
+	rmdir(dir);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* LAVA's test cases against the TAP's: the first that differs, or NULL. */
+static char *disagreement(const struct lava_job *job)
+{
+	struct lava_map want = { 0 };
+	char **all, *r = NULL;
+	size_t n = 0, i;
+
+	if (lava_tap_cases(&job->tap, &want))
+		return strdup("out of memory");
+	all = calloc(want.n + job->cases.n + 1, sizeof(*all));
+	for (i = 0; all && i < want.cap; i++)
+		if (want.keys[i])
+			all[n++] = want.keys[i];
+	for (i = 0; all && i < job->cases.cap; i++)
+		if (job->cases.keys[i] && !lava_map_get(&want, job->cases.keys[i]) &&
+		    strcmp(job->cases.keys[i], "iopath-verdict"))
+			all[n++] = job->cases.keys[i];
+	if (all)
+		qsort(all, n, sizeof(*all), cmp_str);
+	for (i = 0; all && i < n && !r; i++) {
+		const char *w = lava_map_get(&want, all[i]), *g = lava_map_get(&job->cases, all[i]);
+
+		if (!w || !g || strcmp(w, g)) {
+			char *e = lava_text(all[i], 200);
+
+			if (asprintf(&r, "LAVA's test cases and the TAP disagree: %s is %s in the TAP, %s in the test cases",
+				     e ? e : "?", w ? w : "absent", g ? g : "absent") < 0)
+				r = NULL;
+			free(e);
+		}
+	}
+	free(all);
+	lava_map_free(&want);
+	return r;
+}
+
+static int finish(struct lava_opts *o, struct lava_job *job, struct lava_strv *out,
+		  struct iop_verdict *v, const char *log);
+
+int lava_cmd_verdict(struct lava_opts *o, const char *log)
+{
+	static char known_default[PATH_MAX];
+	struct lava_strv out = { 0 };
+	struct lava_job job = { 0 };
+	struct iop_verdict v;
+	const char *known = o->known_failures;
+	char why[600], *reason = NULL, *inf, *line;
+	bool have_job = true;
+	struct stat st;
+	size_t i;
+	int rc;
+
+	iop_verdict_init(&v);
+	if (!*known) {
+		snprintf(known_default, sizeof(known_default), "%s/configs/known-failures",
+			 iop_src_dir());
+		known = known_default;
+	}
+	/* The awk reads it: a FIFO or a device would never end. */
+	if (strcmp(known, "/dev/null") && stat(known, &st))
+		return lava_fail(2, "--known-failures %s: %s", known, strerror(errno));
+	if (strcmp(known, "/dev/null") && !S_ISREG(st.st_mode))
+		return lava_fail(2, "--known-failures %s: not a regular file", known);
+	if ((*o->tap && lava_out_ok("--tap", o->tap)) ||
+	    (*o->console && lava_out_ok("--console", o->console)) ||
+	    (*o->records && lava_out_ok("--records", o->records)))
+		return 2;
+	rc = lava_log_read(log, &job, why, sizeof(why));
+	if (rc == -EBADMSG) {
+		have_job = false;
+		reason = strdup(why);
+	} else if (rc) {
+		lava_job_free(&job);
+		return lava_fail(2, "%s", why);
+	} else if (job.bench_exit || job.records.n) {
+		/* A benchmark job ends with its exit line, not an end line. */
+		if (!job.end)
+			job.end = strdup("bench");
+		reason = judge(&job);
+		if (!reason) {
+			rc = bench_verdict(o, &job);
+			lava_job_free(&job);
+			return rc;
+		}
+	} else {
+		reason = judge(&job);
+	}
+	rc = 0;
+	if (have_job && job.release) {
+		const char *b = strrchr(log, '/') ? strrchr(log, '/') + 1 : log;
+		char *eb = lava_text(b, 200);
+
+		rc = lava_strv_add(&out, asprintf(&line, "# iopath-vm: kernel %s (LAVA job log %s)",
+						  job.release, eb ? eb : "?") < 0 ? NULL : line, 0);
+		free(eb);
+	}
+	for (i = 0; have_job && i < job.tap.n && !rc; i++)
+		rc = lava_strv_add(&out, strdup(job.tap.s[i]), 0);
+	if (rc)
+		rc = lava_fail(1, "out of memory");
+	if (!rc && have_job && job.release && job.end)
+		rc = awk_verdict(&job, known, &out, &v);
+	if (rc)
+		goto out;
+	if (!reason && have_job)
+		reason = disagreement(&job);
+	if (*o->console && have_job) {
+		rc = write_lines(o->console, job.console.s, job.console.n);
+		if (rc) {
+			rc = lava_fail(1, "--console %s: %s", o->console, strerror(-rc));
+			goto out;
+		}
+	}
+	if (reason) {
+		/* Like a guest that stopped without a result: the result line goes. */
+		size_t k = 0;
+
+		for (i = 0; i < out.n; i++) {
+			if (out.line[i] == 1) {
+				free(out.s[i]);
+				continue;
+			}
+			out.line[k] = out.line[i];
+			out.s[k++] = out.s[i];
+		}
+		out.n = k;
+	}
+	for (i = 0; i < out.n; i++)
+		printf("%s\n", out.s[i]);
+	fflush(stdout);
+	if (*o->tap) {
+		rc = write_lines(o->tap, out.s, out.n);
+		if (rc) {
+			rc = lava_fail(1, "--tap %s: %s", o->tap, strerror(-rc));
+			goto out;
+		}
+	}
+	if (reason) {
+		inf = have_job ? infra(&job) : NULL;
+		rc = lava_fail(inf ? LAVA_EXIT_INFRA : 1, "%s", inf ? inf : reason);
+		free(inf);
+		goto out;
+	}
+	rc = finish(o, &job, &out, &v, log);
+out:
+	free(reason);
+	iop_verdict_free(&v);
+	lava_strv_free(&out);
+	lava_job_free(&job);
+	return rc;
+}
+
+/* A judged run: the summary, the console, LAVA's and the guest's notes. */
+static int finish(struct lava_opts *o, struct lava_job *job, struct lava_strv *out,
+		  struct iop_verdict *v, const char *log)
+{
+	const char *cov = "# iopath-vm: coverage: ";
+	char known[32] = "", a[1024], b[1024];
+	bool pass = v->have_result && !strcmp(v->status, "pass");
+	size_t i, bad = 0;
+
+	(void)o;
+	(void)log;
+	if (v->known)
+		snprintf(known, sizeof(known), " %u known,", v->known);
+	fprintf(stderr, "lava: %u passed, %u failed,%s %u skipped (%u programs on %s; LAVA job %s)\n",
+		v->passed, v->failed, known, v->skipped, v->programs, job->release, job->job_result);
+	for (i = 0; i < job->console.n; i++) {
+		const char *t = iop_kmsg_console_text(job->console.s[i]);
+
+		if (!iop_kmsg_line_is_bad(t))
+			continue;
+		if (!bad++)
+			fprintf(stderr, "iopath: lava: the kernel console shows a kernel bug report (lib/kmsg_patterns.h):\n");
+		if (bad <= 5)
+			fprintf(stderr, "  | %s\n", t);
+	}
+	if (bad)
+		pass = false;
+	if (strcmp(job->job_result, "pass"))
+		/* The run finished and is judged; what failed after it is LAVA's. */
+		fprintf(stderr, "iopath: lava: note: LAVA reports the job %s: %s\n", job->job_result,
+			*job->job_error_msg ? job->job_error_msg : job->job_error_type);
+	/*
+	 * The durations differ: the guest's runner times the programs, the
+	 * host the runner (its probe included) from the end line.
+	 */
+	if (job->guest_verdict && v->have_result) {
+		for (i = 0; i < out->n && out->line[i] != 1; i++)
+			;
+		counts(job->guest_verdict, a, sizeof(a));
+		counts(i < out->n ? out->s[i] : "", b, sizeof(b));
+		if (strcmp(a, b))
+			fprintf(stderr, "iopath: lava: note: the guest's own verdict differs: %s\n",
+				job->guest_verdict);
+	}
+	for (i = 0; i < out->n; i++)
+		if (!strncmp(out->s[i], cov, strlen(cov)))
+			fprintf(stderr, "coverage: %s\n", out->s[i] + strlen(cov));
+	fprintf(stderr, "coverage: kernel console of the whole run (loglevel=5): %s\n",
+		bad ? "FAIL" : "ran, clean");
+	return pass ? 0 : 1;
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * iopath lava's job files as YAML: the one quoting of a value written
+ * into a job, and the checks of a job (a file iopath wrote, or one given
+ * to `iopath lava validate`): what iopath needs of it, the parts of LAVA's
+ * schema a job of ours can get wrong (priority, visibility, timeouts), and
+ * the deploy and boot methods of its device type as lava-server's
+ * templates offer them (qemu.jinja2: deploy to tmpfs, boot qemu; x86.jinja2:
+ * deploy to tftp, boot ipxe with the ramdisk or nfs commands). libyaml's
+ * document loader keeps an alias as a reference, never a copy, and only
+ * the nodes named here are visited.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "lava.h"
+#include "quote.h"
+
+void lava_yaml_quote(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			fprintf(f, "\\x%02x", *++p);	/* U+0080..U+009F */
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+bool lava_device_type_ok(const char *type)
+{
+	return !strcmp(type, "qemu") || !strcmp(type, "x86");
+}
+
+static yaml_node_t *get(yaml_document_t *d, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *p;
+	yaml_node_t *k, *found = NULL;
+
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		k = yaml_document_get_node(d, p->key);
+		if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == strlen(key) &&
+		    !memcmp(k->data.scalar.value, key, k->data.scalar.length))
+			found = yaml_document_get_node(d, p->value);
+	}
+	return found;
+}
+
+/* Whether @n is the scalar @s. */
+static bool is(yaml_node_t *n, const char *s)
+{
+	return n && n->type == YAML_SCALAR_NODE && n->data.scalar.length == strlen(s) &&
+	       !memcmp(n->data.scalar.value, s, n->data.scalar.length);
+}
+
+/* A plain scalar of digits only, at most @max; -1 if not. */
+static long number(yaml_node_t *n, long max)
+{
+	long v = 0;
+	size_t i;
+
+	if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+	    !n->data.scalar.length || n->data.scalar.length > 9)
+		return -1;
+	for (i = 0; i < n->data.scalar.length; i++) {
+		if (n->data.scalar.value[i] < '0' || n->data.scalar.value[i] > '9')
+			return -1;
+		v = v * 10 + n->data.scalar.value[i] - '0';
+	}
+	return v <= max ? v : -1;
+}
+
+/* A LAVA timeout: a mapping of days, hours, minutes, seconds to numbers. */
+static const char *timeout(yaml_document_t *d, yaml_node_t *t, const char *what,
+			   char *buf, size_t len)
+{
+	static const char *const units[] = { "days", "hours", "minutes", "seconds" };
+	yaml_node_pair_t *p;
+	size_t i;
+	bool any = false;
+
+	if (!t || t->type != YAML_MAPPING_NODE) {
+		snprintf(buf, len, "%s: not a timeout (days, hours, minutes, seconds)", what);
+		return buf;
+	}
+	for (p = t->data.mapping.pairs.start; p < t->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(d, p->key);
+
+		for (i = 0; i < 4 && !is(k, units[i]); i++)
+			;
+		if (i == 4) {
+			snprintf(buf, len, "%s: not a timeout (days, hours, minutes, seconds)", what);
+			return buf;
+		}
+		if (number(yaml_document_get_node(d, p->value), 999999) < 0) {
+			snprintf(buf, len, "%s: %s is not a whole number", what, units[i]);
+			return buf;
+		}
+		any = true;
+	}
+	if (!any) {
+		snprintf(buf, len, "%s: an empty timeout", what);
+		return buf;
+	}
+	return NULL;
+}
+
+/* The first key of each action, as "deploy, boot, test". */
+static void kinds(yaml_document_t *d, yaml_node_t *actions, char *buf, size_t len)
+{
+	yaml_node_item_t *it;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (it = actions->data.sequence.items.start; it < actions->data.sequence.items.top; it++) {
+		yaml_node_t *a = yaml_document_get_node(d, *it);
+		yaml_node_t *k = yaml_document_get_node(d, a->data.mapping.pairs.start->key);
+
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%.*s", n ? ", " : "",
+			      (int)(k->data.scalar.length > 32 ? 32 : k->data.scalar.length),
+			      k->data.scalar.value);
+		if (n >= len)
+			break;
+	}
+}
+
+static const char *check_doc(yaml_document_t *d, char *buf, size_t len)
+{
+	static const char *const need[] = { "device_type", "job_name", "timeouts", "actions" };
+	yaml_node_t *root = yaml_document_get_root_node(d), *n, *actions, *deploy, *boot;
+	yaml_node_item_t *it;
+	const char *err;
+	char k[200], *e;
+	size_t i;
+
+	if (!root || root->type != YAML_MAPPING_NODE)
+		return "not a YAML mapping";
+	for (i = 0; i < 4; i++) {
+		if (!get(d, root, need[i])) {
+			snprintf(buf, len, "no %s", need[i]);
+			return buf;
+		}
+	}
+	actions = get(d, root, "actions");
+	if (actions->type != YAML_SEQUENCE_NODE)
+		return "actions is not a list";
+	for (it = actions->data.sequence.items.start; it < actions->data.sequence.items.top; it++) {
+		yaml_node_t *a = yaml_document_get_node(d, *it);
+
+		if (!a || a->type != YAML_MAPPING_NODE ||
+		    a->data.mapping.pairs.start == a->data.mapping.pairs.top ||
+		    yaml_document_get_node(d, a->data.mapping.pairs.start->key)->type !=
+		    YAML_SCALAR_NODE)
+			return "an action that is not a mapping named by its kind";
+	}
+	kinds(d, actions, k, sizeof(k));
+	if (strncmp(k, "deploy, boot, test", 18) || (k[18] && k[18] != ',')) {
+		e = iop_esc_dup(k);
+		snprintf(buf, len, "actions are [%s], not deploy, boot, test", e ? e : "?");
+		free(e);
+		return buf;
+	}
+	n = get(d, root, "priority");
+	if (n && !is(n, "high") && !is(n, "medium") && !is(n, "low") && number(n, 100) < 0)
+		return "priority: not high, medium, low or 0 to 100";
+	n = get(d, root, "visibility");
+	if (n && !is(n, "public") && !is(n, "personal") && n->type != YAML_MAPPING_NODE)
+		return "visibility: not public, personal or a group";
+	n = get(d, root, "timeouts");
+	err = timeout(d, get(d, n, "job"), "timeouts.job", buf, len);
+	if (!err && get(d, n, "action"))
+		err = timeout(d, get(d, n, "action"), "timeouts.action", buf, len);
+	if (!err && get(d, n, "connection"))
+		err = timeout(d, get(d, n, "connection"), "timeouts.connection", buf, len);
+	for (it = actions->data.sequence.items.start; !err && it < actions->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *a = yaml_document_get_node(d, *it), *body, *key;
+
+		key = yaml_document_get_node(d, a->data.mapping.pairs.start->key);
+		body = yaml_document_get_node(d, a->data.mapping.pairs.start->value);
+		if (get(d, body, "timeout")) {
+			snprintf(k, sizeof(k), "%.*s timeout", (int)key->data.scalar.length,
+				 key->data.scalar.value);
+			err = timeout(d, get(d, body, "timeout"), k, buf, len);
+		}
+	}
+	if (err)
+		return err;
+	n = get(d, root, "context");
+	if (n && n->type != YAML_MAPPING_NODE)
+		return "context: not a mapping";
+	deploy = get(d, yaml_document_get_node(d, actions->data.sequence.items.start[0]), "deploy");
+	boot = get(d, yaml_document_get_node(d, actions->data.sequence.items.start[1]), "boot");
+	n = get(d, root, "device_type");
+	if (is(n, "qemu")) {
+		if (!is(get(d, deploy, "to"), "tmpfs") || !is(get(d, boot, "method"), "qemu"))
+			return "device_type qemu: not a deploy to tmpfs and a qemu boot (qemu.jinja2)";
+	} else if (is(n, "x86")) {
+		if (!is(get(d, deploy, "to"), "tftp") || !is(get(d, boot, "method"), "ipxe") ||
+		    (!is(get(d, boot, "commands"), "ramdisk") && !is(get(d, boot, "commands"), "nfs")))
+			return "device_type x86: not a deploy to tftp and an ipxe boot with the ramdisk or nfs commands (x86.jinja2)";
+	} else {
+		return "device_type: not " LAVA_DEVICE_TYPES;
+	}
+	return NULL;
+}
+
+const char *lava_job_check(const char *text, size_t n, char *buf, size_t len)
+{
+	yaml_parser_t p;
+	yaml_document_t d;
+	const char *err;
+
+	if (memchr(text, '\0', n))
+		return "not YAML: a NUL byte";
+	if (!yaml_parser_initialize(&p))
+		return "out of memory";
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, n);
+	if (!yaml_parser_load(&p, &d)) {
+		char *e = iop_esc_dup(p.problem ? p.problem : "unparsable");
+
+		snprintf(buf, len, "not YAML: line %zu: %s", p.problem_mark.line + 1, e ? e : "?");
+		free(e);
+		yaml_parser_delete(&p);
+		return buf;
+	}
+	err = check_doc(&d, buf, len);
+	yaml_document_delete(&d);
+	yaml_parser_delete(&p);
+	return err;
+}
