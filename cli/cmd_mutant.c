@@ -92,6 +92,11 @@ static bool good_name(const char *s, size_t n)
 	return true;
 }
 
+bool iop_mutant_name_ok(const char *s)
+{
+	return good_name(s, strlen(s));
+}
+
 static int patch_filter(const struct dirent *d)
 {
 	size_t n = strlen(d->d_name);
@@ -199,10 +204,11 @@ static int cmd_mutant(int argc, char **argv)
 
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
 		printf("usage: iopath mutant header FILE KEY | expects FILE | list DIR [NAME...]\n"
-		       "       iopath mutant classify ... | matrix ... (iopath mutant SUBCOMMAND --help)\n"
+		       "       iopath mutant matrix --work WORK --mutants DIR [--ksrc SRC] NAME...\n"
 		       "The headers of mutant patches (configs/mutants/), read by one parser\n"
 		       "for iopath mutate and mutate-tool: each value of '# KEY:' a line, the\n"
-		       "globs of '# Expect:' a line, the mutants of DIR a line each.\n");
+		       "globs of '# Expect:' a line, the mutants of DIR a line each; the kill\n"
+		       "matrix from iopath mutate's state (iopath mutant matrix --help).\n");
 		return 0;
 	}
 	if (!strcmp(sub, "header") && argc == 4)
@@ -211,8 +217,10 @@ static int cmd_mutant(int argc, char **argv)
 		return mutant_expects(argv[2]);
 	if (!strcmp(sub, "list") && argc >= 3)
 		return mutant_list(argv[2], argc - 3, argv + 3);
-	return iop_usage_error("mutant", "expected 'header FILE KEY', 'expects FILE' or "
-			       "'list DIR [NAME...]' (iopath mutant --help)");
+	if (!strcmp(sub, "matrix"))
+		return iop_mutant_matrix(argc - 1, argv + 1);
+	return iop_usage_error("mutant", "expected 'header FILE KEY', 'expects FILE', "
+			       "'list DIR [NAME...]' or 'matrix ...' (iopath mutant --help)");
 }
 
 IOP_COMMAND("mutant", "mutant headers, classification and kill matrix for the scripts", cmd_mutant)

@@ -6,6 +6,7 @@
 #ifndef IOPATH_MUTANT_INT_H
 #define IOPATH_MUTANT_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* "iopath: mutant: WHY" (escaped) on stderr; returns 2. */
@@ -19,5 +20,11 @@ int iop_mutant_error(const char *why);
 int iop_mutant_scan(const char *dir, char ***names, size_t *count, char *why, size_t len);
 
 void iop_mutant_names_free(char **names, size_t count);
+
+/* Whether @s is a mutant's name: [A-Za-z0-9][A-Za-z0-9._-]*. */
+bool iop_mutant_name_ok(const char *s);
+
+/* iopath mutant matrix (cli/mutant_matrix.c); argv[0] is "matrix". */
+int iop_mutant_matrix(int argc, char **argv);
 
 #endif

@@ -403,10 +403,6 @@ pristine_clean_runs() {
 
 # ---- one mutant ---------------------------------------------------------------
 
-json_str() {
-	printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g; s/\t/ /g' | tr -d '\000-\037'
-}
-
 # record NAME CLASS BUILD_S RUN_S DETAIL KILLERS: the mutant's result file.
 record() {
 	local f=$state/$1.result
@@ -545,64 +541,12 @@ field() {
 	sed -n "s/^$2=//p" "$1"
 }
 
+# write_matrix: WORK/matrix.md and WORK/matrix.json from the state (iopath
+# mutant matrix: the headers' functions, the results read back and
+# checked, JSON by jansson, both files renamed into place); prints
+# "KILLED NON_EQUIVALENT".
 write_matrix() {
-	local n f r cls nk=0 nn=0 first=1 e
-	for n in "${mnames[@]}"; do
-		r=$state/$n.result
-		[ -f "$r" ] || continue
-		cls=$(field "$r" class)
-		case $cls in killed|crash) nk=$((nk + 1)) ;; esac
-		[ "$cls" != equivalent ] && nn=$((nn + 1))
-	done
-	{
-		echo "| mutant | function | class | killed by | build s | run s | detail |"
-		echo "|---|---|---|---|---:|---:|---|"
-		for n in "${mnames[@]}"; do
-			r=$state/$n.result
-			f=${mfile[$n]}
-			if [ -f "$r" ]; then
-				cls=$(field "$r" class)
-				printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$(patch_header "$f" Function)" "$cls" \
-					"$(field "$r" killers)" "$(field "$r" build_s)" "$(field "$r" run_s)" \
-					"$(field "$r" detail | sed 's/|/\\|/g')"
-			else
-				printf '| %s | %s | not run | | | | |\n' "$n" "$(patch_header "$f" Function)"
-			fi
-		done
-	} | write_file "$work/matrix.md" || return 1
-	{
-		echo "{"
-		printf '  "kernel_source": "%s",\n' "$(json_str "${ksrc:-}")"
-		if [ -f "$state/pristine.runs" ]; then
-			printf '  "pristine": {"build_s": %s, "runs": %s, "clean_runs": %s, "tests_passing": %s},\n' \
-				"$(cat "$state/pristine.build_s" 2>/dev/null || echo null)" \
-				"$(wc -l < "$state/pristine.runs")" "$(pristine_clean_runs)" \
-				"$(wc -l < "$pristine_ok" 2>/dev/null || echo 0)"
-		fi
-		echo '  "mutants": ['
-		for n in "${mnames[@]}"; do
-			r=$state/$n.result
-			f=${mfile[$n]}
-			[ "$first" = 1 ] || echo ","
-			first=0
-			if [ -f "$r" ]; then
-				cls=$(field "$r" class)
-				e=$(field "$r" killers)
-				printf '    {"name": "%s", "function": "%s", "class": "%s", "killed_by": [%s], "build_s": %s, "run_s": %s, "detail": "%s"}' \
-					"$n" "$(json_str "$(patch_header "$f" Function)")" "$cls" \
-					"$(for t in $e; do printf '"%s",' "$(json_str "$t")"; done | sed 's/,$//')" \
-					"$(field "$r" build_s)" "$(field "$r" run_s)" "$(json_str "$(field "$r" detail)")"
-			else
-				printf '    {"name": "%s", "function": "%s", "class": "not run"}' \
-					"$n" "$(json_str "$(patch_header "$f" Function)")"
-			fi
-		done
-		echo
-		echo "  ],"
-		printf '  "killed": %s, "non_equivalent": %s\n' "$nk" "$nn"
-		echo "}"
-	} | write_file "$work/matrix.json" || return 1
-	echo "$nk $nn"
+	mutant_cmd matrix --work "$work" --mutants "$mutants_dir" --ksrc "${ksrc:-}" -- "${mnames[@]}"
 }
 
 # ---- the kernels only, for a lab ---------------------------------------------

@@ -291,6 +291,35 @@ else
 	not_ok "links.state_name_outside_tree_refused" "exit $rc: $(head -2 "$work/wstate.err")" "victim: $(cat "$work/mvictim")"
 fi
 
+# ---- the matrix from the state read back ------------------------------------------
+
+# The state is input: a control character in a detail reached matrix.md
+# and the terminal raw, and a class that is none of mutate's went into
+# the matrix as it was.
+cp -a "$work/w1" "$work/w7"
+sed -i 's/^detail=.*/detail=the guest said \x1b]2;pwned\x07 here/' "$work/w7/state/03-survived.result"
+run_mutate "$work/w7" "$work/five" --matrix > "$work/m7.out" 2> "$work/m7.err"
+rc=$?
+if [ "$rc" = 0 ] && ! grep -q $'\x1b' "$work/w7/matrix.md" "$work/m7.out" &&
+   grep -qF 'the guest said \x1b]2;pwned\x07 here' "$work/w7/matrix.md"; then
+	ok "matrix.control_character_in_state_escaped"
+else
+	not_ok "matrix.control_character_in_state_escaped" "exit $rc: $(head -n 2 "$work/m7.err")" \
+		"$(grep 03-survived "$work/w7/matrix.md" | cat -v)"
+fi
+sed -i 's/^class=.*/class=killed-by-me/' "$work/w7/state/03-survived.result"
+rm -f "$work/w7/matrix.md" "$work/w7/matrix.json"
+run_mutate "$work/w7" "$work/five" --matrix > /dev/null 2> "$work/m7.err"
+rc=$?
+if [ "$rc" != 0 ] && [ "$(wc -l < "$work/m7.err")" = 1 ] &&
+   grep -q "03-survived.result: class 'killed-by-me' is none of iopath mutate's" "$work/m7.err" &&
+   [ ! -e "$work/w7/matrix.md" ] && [ ! -e "$work/w7/matrix.json" ]; then
+	ok "matrix.state_class_checked_not_trusted"
+else
+	not_ok "matrix.state_class_checked_not_trusted" "exit $rc: $(head -n 2 "$work/m7.err")" \
+		"$(ls "$work/w7")"
+fi
+
 # ---- resuming -----------------------------------------------------------------
 
 builds=$(wc -l < "$w/builds")
