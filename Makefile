@@ -267,24 +267,19 @@ bench: all
 
 # Where make install puts things, one shell word.
 DEST = $(call shq,$(DESTDIR)$(PREFIX))
+# What the installed iopath runs and reads, PREFIX/share/iopath: these
+# directories whole, each file with its mode (executable or not). The
+# subcommands' scripts are found by directory, never listed: a script
+# added, or replaced by C and removed, needs no change here
+# (tests/install.sh runs every subcommand from the installed tree).
+INSTALL_SHARE := scripts configs reproducers selftests/requirements
 install: all kselftest-install
 	install -d $(DEST)/bin $(DEST)/libexec/iopath $(DEST)/share/iopath
 	install -m 0755 $(O)/iopath $(DEST)/bin/iopath
 	cp -a $(KSFT_INSTALL) $(DEST)/libexec/iopath/
-	cp -a configs $(DEST)/share/iopath/
-	install -d $(DEST)/share/iopath/scripts
-	install -m 0755 scripts/vm.sh scripts/mutate.sh scripts/repro.sh scripts/deps.sh \
-		scripts/ksft-harness.sh scripts/lava.py scripts/selftest-runner.sh \
-		$(DEST)/share/iopath/scripts/
-	install -d $(DEST)/share/iopath/scripts/vm $(DEST)/share/iopath/scripts/lib
-	install -m 0644 scripts/lib/*.bash $(DEST)/share/iopath/scripts/lib/
-	install -m 0644 scripts/vm/*.bash scripts/vm/init.sh scripts/vm/lava-guest.sh $(DEST)/share/iopath/scripts/vm/
-	install -m 0644 scripts/tap-verdict.awk $(DEST)/share/iopath/scripts/
-	install -d $(DEST)/share/iopath/selftests
-	install -m 0644 selftests/requirements $(DEST)/share/iopath/selftests/
-	install -d $(DEST)/share/iopath/reproducers/lib
-	install -m 0755 reproducers/*.sh $(DEST)/share/iopath/reproducers/
-	install -m 0644 reproducers/lib/*.sh $(DEST)/share/iopath/reproducers/lib/
+	find $(INSTALL_SHARE) -type f ! -name '*~' ! -name '.*' ! -path '*/__pycache__/*' -exec sh -c \
+		'for f; do m=0644; [ ! -x "$$f" ] || m=0755; install -D -m $$m -- "$$f" "$$0/$$f" || exit 1; done' \
+		$(DEST)/share/iopath {} +
 
 clean:
 	rm -rf $(O)

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# make install into a DESTDIR gives a working copy: iopath repro finds its
-# runner, the reproducers and the known-failures list and runs a
-# reproducer (as root) with the result the list expects; iopath mutate
-# --list lists the mutants. Plain make (build only) asks for build-time
+# make install into a DESTDIR gives a working copy: every subcommand
+# iopath help lists runs from it (its --help and one real, cheap action:
+# iopath ab with tests/ab.sh's fake builder and VM, iopath lava jobs
+# writing jobs, ...), and iopath repro runs a reproducer (as root) with
+# the result the list expects. Plain make (build only) asks for build-time
 # packages alone: run-time packages (fio, gnuplot, xfsprogs) are asked
 # for by the targets that run something.
 #
@@ -13,8 +14,8 @@
 # build into is refused in one line.
 #
 # Catches: a script or data directory missing from the install target (the
-# installed iopath repro failed with "repro.sh: No such file or
-# directory"), a deps group of run-time packages back on make's path,
+# installed iopath repro, then iopath ab, failed with "repro.sh: No such
+# file or directory", "ab.sh: ..."), a deps group of run-time packages back on make's path,
 # make upstream KSRC="/x'; touch /tmp/p; '" running the touch (the recipe
 # pasted KSRC inside single quotes), and make upstream O="dir with space"
 # failing with "unknown argument 'space/upstream'".
@@ -118,16 +119,114 @@ fi
 ok "install.destdir"
 iopath=$tmp/dest/usr/local/bin/iopath
 
-out=$(env -u IOPATH_SRC "$iopath" repro --list 2>&1)
-rc=$?
-[ "$rc" = 0 ] && [ "$out" = "$(cd "$top/reproducers" && ls -- *.sh | sed 's/\.sh$//')" ]
-check $? "install.repro_list_from_the_installed_copy"
+share=$tmp/dest/usr/local/share/iopath
 
-out=$(env -u IOPATH_SRC "$iopath" mutate --list 2>&1)
-rc=$?
-nm=$(ls "$top"/configs/mutants/*.patch | wc -l)
-[ "$rc" = 0 ] && [ "$(wc -l <<< "$out")" = "$nm" ] && grep -q '^01-iter-fbatch-not-released ' <<< "$out"
-check $? "install.mutate_list_from_the_installed_copy ($nm mutants)"
+# Each script a subcommand hands over to (iop_exec_script), installed and
+# executable: the install rule takes scripts/ whole.
+bad=""
+for f in $(sed -n 's/.*iop_exec_script("[a-z]*", "\([^"]*\)".*/\1/p' "$top"/cli/*.c | sort -u); do
+	[ -x "$share/scripts/$f" ] || bad="$bad $f"
+done
+[ -z "$bad" ]
+check $? "install.every_script_of_a_subcommand_installed${bad:+ (missing:$bad)}"
+
+# Every subcommand from the installed tree, as the binary itself lists
+# them (iopath help): its --help, and one real, cheap action. A subcommand
+# this test has no action for fails here, so a new one is not left out.
+# sub ARGS...: the installed iopath, away from this checkout; its output
+# in $tmp/sub.out, $tmp/sub.err
+sub() { env -u IOPATH_SRC "$iopath" "$@" > "$tmp/sub.out" 2> "$tmp/sub.err"; }
+w=$tmp/work
+fix=$top/tests/fixtures/compare
+mkdir -p "$w/jobs"
+# A fake bzImage (the boot header's magic): iopath vm and lava take it as
+# a kernel without booting it.
+head -c 4096 /dev/zero > "$w/bzImage"
+printf 'HdrS' | dd of="$w/bzImage" bs=1 seek=514 conv=notrunc 2> /dev/null
+printf '[    0.000000] Linux version 6.12.0\n' > "$w/console"
+# shellcheck source=tests/lib/ab_fakes.sh
+. "$top/tests/lib/ab_fakes.sh"
+mapfile -t cmds < <(env -u IOPATH_SRC "$iopath" help | awk '/^  [a-z]/ { print $1 }')
+[ "${#cmds[@]}" -ge 10 ]
+check $? "install.help_lists_the_subcommands (${#cmds[@]})"
+for c in "${cmds[@]}"; do
+	sub "$c" --help
+	rc=$?
+	[ "$rc" = 0 ] && [ -s "$tmp/sub.out" ] && [ ! -s "$tmp/sub.err" ]
+	check $? "install.$c.help_from_the_installed_copy (rc $rc)"
+	what="" why=""
+	case $c in
+	ab)
+		what="runs_with_the_fake_builder_and_vm"
+		mkdir -p "$w/ab" && ab_fakes "$w/ab" && : > "$w/ab/log" &&
+			FIX=$fix FAKE_LOG=$w/ab/log IOPATH_AB_VM=$w/ab/vm IOPATH_AB_BUILDER=$w/ab/builder \
+			sub ab --build "$build" --ksrc "$w/ab/src" --patch "$w/ab/plus5.patch" \
+			--work "$w/ab/work" --out "$w/ab/out" --boots 2 -- read_vs_readv &&
+			grep -q '^iopath ab: read_vs_readv readv_ns: +.*regression' "$w/ab/out/verdict.txt" &&
+			[ "$(grep -c '^build ' "$w/ab/log")" = 2 ] && [ "$(grep -c '^boot ' "$w/ab/log")" = 4 ] ;;
+	bench)
+		what="dry_run_of_the_installed_quick_profile"
+		sub bench --dry-run --profile quick --fs ext4 && grep -q '^read_vs_readv fs=ext4 ' "$tmp/sub.out" ;;
+	cleanup)
+		what="removes_what_dead_runs_left"
+		[ "$(id -u)" = 0 ] || why="needs root"
+		[ -n "$why" ] || sub cleanup ;;
+	compare)
+		what="compares_two_runs"
+		sub compare "$fix/base.jsonl" "$fix/new-5pct.jsonl" && grep -q '%.* read_vs_readv\.readv_ns$' "$tmp/sub.out" ;;
+	export)
+		what="kcidb_of_a_lava_verdict"
+		sub lava verdict --build "$build" "$top/tests/fixtures/lava/swapon-6.12.log" &&
+			cp "$tmp/sub.out" "$w/lava.tap" && sub export --kcidb -o "$w/kcidb.json" "$w/lava.tap" &&
+			jq -e '.tests | length > 0' "$w/kcidb.json" > /dev/null ;;
+	kmsg)
+		what="scans_a_console"
+		sub kmsg scan "$w/console" && [ ! -s "$tmp/sub.out" ] ;;
+	lava)
+		what="jobs_written"
+		[ -x "$build/selftests/iopath_probe" ] && { command -v busybox > /dev/null || [ -x /bin/busybox ]; } ||
+			why="no selftests built or no busybox"
+		[ -n "$why" ] || { sub lava jobs --kernel "$w/bzImage" --out "$w/jobs" --build "$build" \
+			-- -t iopath:swapon_test && grep -q 'iopath:swapon_test' "$w/jobs/bzImage.yaml"; } ;;
+	mutant)
+		what="lists_the_installed_mutants"
+		sub mutant list "$share/configs/mutants" &&
+			[ "$(wc -l < "$tmp/sub.out")" = "$(find "$top/configs/mutants" -maxdepth 1 -name '*.patch' | wc -l)" ] ;;
+	mutate)
+		what="lists_the_mutants"
+		sub mutate --list && grep -q '^01-iter-fbatch-not-released ' "$tmp/sub.out" &&
+			[ "$(wc -l < "$tmp/sub.out")" = "$(find "$top/configs/mutants" -maxdepth 1 -name '*.patch' | wc -l)" ] ;;
+	plot)
+		what="draws_two_runs"
+		command -v gnuplot > /dev/null || why="no gnuplot"
+		[ -n "$why" ] || { sub plot "$fix/base.jsonl" "$fix/new-5pct.jsonl" -o "$w/plot.svg" &&
+			grep -q '<svg' "$w/plot.svg"; } ;;
+	repro)
+		what="lists_the_installed_reproducers"
+		sub repro --list && [ "$(cat "$tmp/sub.out")" = "$(cd "$top/reproducers" && ls -- *.sh | sed 's/\.sh$//')" ] ;;
+	run)
+		what="summary_and_log"
+		sub run --no-bench --no-selftests --results "$w/results" && ls "$w"/results/run-*.log > /dev/null 2>&1 ;;
+	scratch)
+		what="says_whether_scratch_can_mount_here"
+		sub scratch namespace
+		rc=$?
+		[ "$rc" = 0 ] || { [ "$rc" = 1 ] && [ "$(wc -l < "$tmp/sub.err")" = 1 ]; } ;;
+	vm)
+		what="takes_a_kernel"
+		sub vm --kernel "$w/bzImage" --build "$build" --fetch-only && [ "$(cat "$tmp/sub.out")" = "$w/bzImage" ] ;;
+	*)
+		what="has_an_action_in_tests_install_sh"
+		false ;;
+	esac
+	rc=$?
+	if [ -n "$why" ]; then
+		skip "install.$c.$what" "$why"
+	else
+		check "$rc" "install.$c.$what"
+		[ "$rc" = 0 ] || head -n 3 "$tmp/sub.err" | sed 's/^/# /'
+	fi
+done
 
 if [ "$(id -u)" != 0 ]; then
 	skip "install.repro_runs_from_the_installed_copy" "needs root"

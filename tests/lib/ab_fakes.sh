@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# The stand-ins of iopath ab's kernel builder and VM (IOPATH_AB_BUILDER,
+# IOPATH_AB_VM), for tests/ab.sh and the installed iopath ab of
+# tests/install.sh. Sourced; not executable, so check.sh does not run it.
+#
+# ab_fakes DIR: DIR/src (a kernel tree the builder reads: fs/iomap/cost),
+# DIR/plus5.patch (B 5% dearer per operation), DIR/builder, DIR/vm and two
+# "kernels" DIR/kA, DIR/kB. The fakes log to $FAKE_LOG and the VM writes
+# the records of $FIX/base.jsonl (tests/fixtures/compare).
+ab_fakes() {
+	local t=$1
+
+	# A kernel tree: what the fake builder reads, and a patch that makes B 5%
+	# dearer per operation.
+	mkdir -p "$t/src/fs/iomap"
+	echo 'all:' > "$t/src/Makefile"
+	echo 1000 > "$t/src/fs/iomap/cost"
+	cat > "$t/plus5.patch" <<'EOF'
+--- a/fs/iomap/cost
++++ b/fs/iomap/cost
+@@ -1 +1 @@
+-1000
++1050
+EOF
+
+	cat > "$t/builder" <<'EOF'
+#!/bin/bash
+# BUILDER SRC OBJ JOBS
+echo "build $(cat "$1/fs/iomap/cost")" >> "$FAKE_LOG"
+[ -n "${FAKE_BUILD_SLEEP:-}" ] && sleep "$FAKE_BUILD_SLEEP"
+mkdir -p "$2/arch/x86/boot"
+echo "cost=$(cat "$1/fs/iomap/cost")" > "$2/arch/x86/boot/bzImage"
+EOF
+	# The VM: --fetch-only names the image; a boot logs the image's cost and
+	# writes the read_vs_readv records of the compare fixtures with readv_ns
+	# set to that cost times (1 + up to 0.05% noise, fixed per boot), stamped with the image's
+	# hash, a boot id of its own and the clock domain it was asked for.
+	cat > "$t/vm" <<'EOF'
+#!/bin/bash
+k="" rec="" icount=0 fetch=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) k=$2; shift 2 ;;
+	--records) rec=$2; shift 2 ;;
+	--icount) icount=1; shift ;;
+	--fetch-only) fetch=1; shift ;;
+	--) shift; break ;;
+	--bench) shift ;;
+	--build|--accel|--smp|--timeout|--boot-timeout|--idle-timeout|--log) shift 2 ;;
+	*) echo "fake vm: unknown $1" >&2; exit 2 ;;
+	esac
+done
+[ -f "$k" ] || { echo "iopath: vm: --kernel $k: no such file" >&2; exit 2; }
+if [ "$fetch" = 1 ]; then
+	echo "$k"
+	exit 0
+fi
+cost=$(sed -n 's/^cost=//p' "$k")
+n=$(($(wc -l < "$FAKE_LOG") + 1))
+echo "boot $cost icount=$icount" >> "$FAKE_LOG"
+if [ "${FAKE_FAIL_BOOT:-}" = "$n" ]; then
+	echo "iopath: vm: $(basename "$k"): the guest kernel panicked after 3 s: VFS: Unable to mount root fs" >&2
+	echo "iopath: vm: last kernel console lines:" >&2
+	echo "  | Kernel panic - not syncing: VFS: Unable to mount root fs" >&2
+	exit 1
+fi
+dom=wall
+[ "$icount" = 1 ] && dom=instructions
+[ "${FAKE_DOMAIN_AT:-}" = "$n" ] && dom=wall
+sha=$(sha256sum < "$k" | cut -d' ' -f1)
+[ "${FAKE_SHA_AT:-}" = "$n" ] && sha=$(printf '%064d' 0)
+id=$(cat /proc/sys/kernel/random/uuid)
+# The noise of boot n, the same in every run of this test: an A/A verdict
+# must not be left to a 5% chance.
+noise=$(( (n * 37 % 7) * 9362 ))
+jq -c --argjson c "$cost" --argjson z "$noise" --arg sha "$sha" --arg id "$id" --arg dom "$dom" --arg n "$n" '
+	select(.bench == "read_vs_readv")
+	| ($c * (1 + ($z / 65536 - 0.5) * 0.001 + .rep * 0.00001)) as $v
+	| .time = "2026-12-02T00:\($n | tonumber + 10):0\(.rep)Z"
+	| .env.kernel.image_sha256 = $sha | .env.kernel.boot_id = $id
+	| .env.clock = {domain: $dom, accel: "tcg-icount"}
+	| .metrics |= map(if .name == "readv_ns" then .value = $v | .median = $v | .mean = $v | .samples = [$v, $v, $v] | .min = $v | .max = $v | .stddev = 0 | .cv = 0 else . end)
+	| .run.main_metric = "readv_ns"' "$FIX/base.jsonl" > "$rec"
+EOF
+	chmod +x "$t/builder" "$t/vm"
+	echo "cost=1000" > "$t/kA"
+	echo "cost=1050" > "$t/kB"
+}
