@@ -40,9 +40,12 @@ KSFT_TARGET=filesystems/iov_single
 KSFT_SOURCES="selftests/iov_single_test.c selftests/iov_single_uring.h"
 # The MAINTAINERS section that owns lib/iov_iter.c, which the test exercises.
 KSFT_SECTION="USERSPACE COPYIN/COPYOUT (UIOVEC)"
-# The members of a kernel tree the series needs.
+# The members of a kernel tree the series needs: to make it, to check it,
+# and to build its test with the tree's own selftests Makefile and lib.mk.
+KSRC_BUILD_FILES="tools/testing/selftests/lib.mk tools/testing/selftests/kselftest.h
+tools/testing/selftests/kselftest_harness.h scripts/subarch.include"
 KSRC_FILES="MAINTAINERS tools/testing/selftests/Makefile scripts/checkpatch.pl
-scripts/spelling.txt scripts/const_structs.checkpatch scripts/unifdef.c"
+scripts/spelling.txt scripts/const_structs.checkpatch scripts/unifdef.c $KSRC_BUILD_FILES"
 
 usage() {
 	echo "usage: upstream.sh [--ksrc DIR | --ksrc-tar TARBALL] [--fstests DIR] --out DIR" >&2
@@ -114,7 +117,7 @@ if [ -n "$ksrc_tar" ]; then
 	name=$(basename "$ksrc_tar")
 	name=${name%.tar.*}
 	cache=$out/.ksrc/$name
-	want="$ksrc_tar $(stat -c %Y "$ksrc_tar")"
+	want="$ksrc_tar $(stat -c %Y "$ksrc_tar") ${KSRC_FILES//$'\n'/ }"
 	if [ "$(cat "$cache/.stamp" 2>/dev/null)" != "$want" ]; then
 		echo "$prog: extracting $(echo "$KSRC_FILES" | wc -w) files from $ksrc_tar" >&2
 		rm -rf "$cache" && mkdir -p "$tmp/x" || fail "cannot create $cache"
@@ -206,6 +209,23 @@ kselftest_sources() {
 	done
 }
 
+# kselftest_build REPO: the test builds in REPO (the series applied) as
+# the tree's own selftests Makefile and lib.mk build it, warnings shown,
+# liburing as found here. The tree's build files are copied in after the
+# patches are made: they are not part of the series.
+kselftest_build() {
+	local f
+	for f in $KSRC_BUILD_FILES; do
+		mkdir -p "$1/$(dirname "$f")" && cp "$ksrc/$f" "$1/$f" || fail "cannot copy $ksrc/$f"
+	done
+	(
+		unset MAKEFLAGS MFLAGS MAKELEVEL
+		make -C "$1/tools/testing/selftests" TARGETS="$KSFT_TARGET"
+	) > "$tmp/build.log" 2>&1 && [ -x "$1/$KSFT_DIR/iov_single_test" ] ||
+		fail "the kselftest series does not build with $ksrc's own lib.mk ($KSFT_TARGET): $(grep -m 1 -E 'error|Error' "$tmp/build.log")"
+	echo "$prog: $KSFT_TARGET builds with the tree's lib.mk" >&2
+}
+
 kselftest_series() {
 	local repo=$tmp/linux series=$tmp/kselftest f
 	check_mutants "$top"/contrib/kselftest/series/*.txt || exit 1
@@ -251,6 +271,7 @@ kselftest_series() {
 
 	sgit format-patch -q --cover-letter -o "$series" HEAD~2 > /dev/null || fail "git format-patch failed"
 	fill_cover "$series" "$top/contrib/kselftest/series/cover.txt" || fail "cannot write the cover letter"
+	kselftest_build "$repo"
 
 	# Every patch held to the kernel's checkpatch, strictest mode.
 	local p clean=1

@@ -69,7 +69,8 @@
 #include "iopath_test.h"
 #define NO_LIBURING	IOP_NO_LIBURING
 #else
-#include "kselftest_harness.h"
+/* lib.mk puts no -I for the selftests directory on the command line */
+#include "../../kselftest_harness.h"
 #define NO_LIBURING	"built without liburing"
 #endif
 
