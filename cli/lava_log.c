@@ -231,9 +231,11 @@ static char *scalar(yaml_node_t *n)
 
 	if (!n)
 		return strdup("");
-	s = strndup((const char *)n->data.scalar.value, n->data.scalar.length);
+	s = malloc(n->data.scalar.length + 1);
 	if (!s)
 		return NULL;
+	memcpy(s, n->data.scalar.value, n->data.scalar.length);
+	s[n->data.scalar.length] = '\0';
 	for (i = 0; i < n->data.scalar.length; i++)
 		if (!s[i])
 			s[i] = '?';

@@ -13,6 +13,8 @@
 #   mutant_header  every mutant of configs/mutants (kernel, tool, perf),
 #            and headers with a key twice, a Filter twice for one
 #            program, an empty value, a control character
+#   lava_log  the LAVA job logs of tests/fixtures/lava, and lines with
+#            YAML tags, aliases, flow and block styles, escapes, NUL
 # and profiles with a key twice, for the profile target's duplicate check.
 #
 # usage: tests/fuzz/seeds.sh OUTDIR   (makes a directory per target in OUTDIR)
@@ -22,7 +24,7 @@ out=${1:?usage: seeds.sh OUTDIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fix=$top/tests/fixtures
 mkdir -p "$out/records" "$out/profile" "$out/known_failures" "$out/quote" "$out/repro_name" \
-	"$out/verdict_lines" "$out/mutant_header"
+	"$out/verdict_lines" "$out/mutant_header" "$out/lava_log"
 
 for f in "$fix"/compare/*.jsonl; do
 	name=$(basename "$f" .jsonl)
@@ -82,3 +84,15 @@ printf '%s%s' "$hdr" $'# Equivalent:\n'"$diff" > "$out/mutant_header/empty-value
 printf '%s%s' "$hdr" $'# Expect: a\x1b]2;t\x07, b*\n'"$diff" > "$out/mutant_header/control"
 printf '%s%s' "$hdr" $'# Expect: a, , b* ,\r\n'"$diff" > "$out/mutant_header/cr"
 printf '%s' "$hdr" > "$out/mutant_header/no-diff"
+for f in "$fix"/lava/*.log; do
+	cp "$f" "$out/lava_log/$(basename "$f")"
+done
+printf '%s\n' '- {"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:kernel: 6.12.1"}' \
+	'- {"lvl": "target", "msg": "IOPATH-LAVA:tap: # ok 1 a.b.c # SKIP \u001b[2J"}' \
+	'- {"lvl": "target", "msg": "IOPATH-LAVA:record: {\\\"schema\\\":1}"}' \
+	'- {"lvl": "target", "msg": "IOPATH-LAVA:end: 1.5 2.5"}' '---' '...' \
+	'{"lvl": "results", "msg": {"case": ! "c", "definition": "0_iopath", "result": "pass"}}' \
+	'{"lvl": "results", "msg": {"case": "c", "definition": "0_iopath", "result": "fail"}}' \
+	'{"lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "fail", "error_type": "Infrastructure", "error_msg": "Connection\x00closed\e"}}' \
+	'{"lvl": &a "results", "msg": {"case": *a, "definition": *a}}' \
+	'lvl: target' '{"lvl": "target", "msg": "a"} --- {"lvl": "target", "msg": "b"}' > "$out/lava_log/hand"
