@@ -198,17 +198,17 @@ vm-check: kselftest-install
 # job's verdict (JOB.tap, JOB.log beside it). Neither runs in make check.
 LAVA_OUT ?= $(O)/lava
 .PHONY: lava-jobs lava-run
-lava-jobs: kselftest-install
+lava-jobs: cli kselftest-install
 	$(Q)if [ -z $(call shq,$(KERNEL)) ]; then echo "usage: make lava-jobs KERNEL=<bzImage | .deb | package>... [LAVA_ARGS=...]" >&2; exit 2; fi
-	$(Q)scripts/deps.sh vm check
+	$(Q)scripts/deps.sh vm
 	$(Q)mkdir -p $(call shq,$(LAVA_OUT))
-	$(Q)scripts/lava.py jobs --build $(O) --out $(call shq,$(LAVA_OUT)) $(foreach k,$(KERNEL),--kernel $(call shq,$(k))) \
+	$(Q)$(O)/iopath lava jobs --build $(O) --out $(call shq,$(LAVA_OUT)) $(foreach k,$(KERNEL),--kernel $(call shq,$(k))) \
 		$(call shq_words,$(LAVA_ARGS)) > $(call shq,$(LAVA_OUT)/jobs.list)
 	$(Q)cat $(call shq,$(LAVA_OUT)/jobs.list)
 
 lava-run: lava-jobs
 	$(Q)scripts/deps.sh lava
-	$(Q)scripts/lava.py run $$(cat $(call shq,$(LAVA_OUT)/jobs.list))
+	$(Q)$(O)/iopath lava run $$(cat $(call shq,$(LAVA_OUT)/jobs.list))
 
 # The mutation campaign (docs/efficacy.md): build a small kernel from KSRC
 # (default: Debian unstable's newest linux-source-7.x), then each mutant of
