@@ -183,6 +183,9 @@ refused lava.no_subcommand 'lava: expected a subcommand' "$iop" lava
 refused lava.unknown_subcommand "lava: unknown subcommand 'nosuch'" "$iop" lava nosuch
 refused lava.verdict_unknown_option "lava: unknown option '--nosuch'" \
 	"$iop" lava verdict --nosuch /nonexistent
+refused mutant.unknown_subcommand "mutant: expected 'header FILE KEY'" "$iop" mutant nosuch
+refused mutant.header_of_missing_file 'mutant: /nonexistent: No such file or directory' \
+	"$iop" mutant header /nonexistent Tests
 refused mutate.unknown_option 'mutate: unknown option --nosuch' "$iop" mutate --nosuch
 refused mutate.bad_count "mutate: --pristine-runs: 'x' is not a count" "$iop" mutate --pristine-runs x
 refused plot.one_file 'plot: need BASE and NEW record files' "$iop" plot a.jsonl
