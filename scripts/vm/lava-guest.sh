@@ -10,7 +10,7 @@
 # environment, then the verdict) and writes two things on the console:
 #
 #   - lines "IOPATH-LAVA:CHANNEL: TEXT" the host reads back from the job's
-#     log (scripts/lava.py verdict): "kernel" (uname -r), "feature" (one
+#     log (iopath lava verdict): "kernel" (uname -r), "feature" (one
 #     iopath_probe line), "tap" (one line of run_kselftest.sh's output),
 #     "guest-note" and "guest-verdict" (the runner's own verdict: its
 #     notes, its result line), "end" (start and end uptime, seconds: the
