@@ -20,12 +20,14 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "input.h"
@@ -247,6 +249,9 @@ int export_tap(struct report *r, char *why, size_t len)
 	bool vm_run = false;
 	struct utsname u;
 	struct build_info b = { 0 };
+	struct stat st;
+	char tap[64];
+	int fd = -1;
 	json_t *misc;
 	char *notes;
 	size_t i;
@@ -278,7 +283,18 @@ int export_tap(struct report *r, char *why, size_t len)
 		goto out;
 	}
 	snprintf(req, sizeof(req), "%s/selftests/requirements", o->top);
-	ret = iop_verdict_run(o->top, release, o->known, req, o->features, o->input, &v, why, len);
+	/*
+	 * The awk reads the file read here, through an fd it inherits: not
+	 * a name that could point elsewhere by then (or at a FIFO).
+	 */
+	fd = open(o->input, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, len, "%s: not a regular file", o->input);
+		ret = EXPORT_BAD;
+		goto out;
+	}
+	snprintf(tap, sizeof(tap), "/proc/self/fd/%d", fd);
+	ret = iop_verdict_run(o->top, release, o->known, req, o->features, tap, &v, why, len);
 	if (ret) {
 		ret = ret == -EINVAL ? EXPORT_BAD : EXPORT_FAILED;
 		goto out;
@@ -340,6 +356,8 @@ nomem:
 	snprintf(why, len, "no memory");
 	ret = EXPORT_FAILED;
 out:
+	if (fd >= 0)
+		close(fd);
 	iop_verdict_free(&own);
 	iop_verdict_free(&v);
 	tap_free(&t);
