@@ -186,7 +186,7 @@ static int parse_case(const char *s, struct iop_verdict *v)
 	bug = get(f, n, "bug");
 	if (bug && copy_val(c.bug, sizeof(c.bug), bug))
 		return -EINVAL;
-	if (!strcmp(c.result, "known") != (bug != NULL))
+	if (!strcmp(c.result, "known") != !!bug)
 		return -EINVAL;
 	ret = grow((void **)&v->cases, &v->cases_cap, v->ncases, sizeof(c));
 	if (ret)
