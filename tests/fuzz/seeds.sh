@@ -10,6 +10,7 @@
 #   repro_name  every bug name, and names with a newline, a slash, '..'
 #   verdict_lines  tap-verdict.awk's output on the TAP fixtures, and
 #            machine lines cut, doubled or with a control character
+#   export   TAP (a known failure, a cut run), records and a matrix
 #   mutant_header  every mutant of configs/mutants (kernel, tool, perf),
 #            and headers with a key twice, a Filter twice for one
 #            program, an empty value, a control character
@@ -24,7 +25,7 @@ out=${1:?usage: seeds.sh OUTDIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fix=$top/tests/fixtures
 mkdir -p "$out/records" "$out/profile" "$out/known_failures" "$out/quote" "$out/repro_name" \
-	"$out/verdict_lines" "$out/mutant_header" "$out/lava_log"
+	"$out/verdict_lines" "$out/export" "$out/mutant_header" "$out/lava_log"
 
 for f in "$fix"/compare/*.jsonl; do
 	name=$(basename "$f" .jsonl)
@@ -58,6 +59,12 @@ printf '%s\n' 'TAP version 13' '1..2' '# selftests: iopath: fb_test' '# 1..2' \
 	'# # fb_test.c:417:dio_past_eof:Expected 0 (0) == r (-117)' '# not ok 1 fb.xfs_1k.dio_past_eof' \
 	'# ok 2 fb.xfs.other # SKIP no xfs' '# # Totals: pass:0 fail:1 xfail:0 xpass:0 skip:1 error:0' \
 	'not ok 1 selftests: iopath: fb_test # exit=1' 'ok 2 selftests: iopath: c_test # SKIP' > "$out/fb.tap"
+cp "$out/fb.tap" "$out/export/fb.tap"
+head -n 6 "$out/fb.tap" > "$out/export/cut.tap"
+cp "$fix/compare/base.jsonl" "$out/export/base.jsonl"
+head -n 1 "$fix/compare/base.jsonl" | sed 's/"value":648,/"value":true,/' > "$out/export/bool.jsonl"
+printf '%s\n' '{"mutants": [{"name": "01-a", "class": "killed", "killed_by": ["a.b.c"], "build_s": 1},' \
+	'{"name": "02-b\u001b", "class": "not run", "detail": "x"}], "kernel_source": "/src"}' > "$out/export/matrix.json"
 i=0
 for f in "$out/fb.tap" "$fix"/lava/*.log; do
 	awk -v kernel=6.1.0-57-amd64 -f "$top/scripts/tap-verdict.awk" "$top/configs/known-failures" \
