@@ -138,6 +138,29 @@ nadd=$(cat "$tmp"/out/fstests/0*.patch 2>/dev/null | grep -c '^new file mode 100
 [ "$nt" -ge 1 ] && [ "$np" = "$nt" ] && [ "$nadd" = "$nt" ]
 check $? "upstream.fstests_series_has_each_test ($np patches, $nt tests)"
 
+# fstests' rules for a new test (its ./new script, common/rc): the
+# copyright line, the page size from _get_page_size and not a literal, no
+# sleep to poll, and a test that fails on current kernels names the fix,
+# fstests' pending form (xxxxxxxxxxxx) where none is merged: generic/788
+# fails on ext4 on every kernel (contrib/fstests/README.md).
+bad=""
+for p in "$tmp"/out/fstests/0*.patch; do
+	[ "${p##*/}" = 0000-cover-letter.patch ] && continue
+	awk '/^\+\+\+ b\/tests\/generic\/[0-9]+$/ { on = 1; next }
+	     on && /^(diff|-- $)/ { on = 0 }
+	     on && /^\+/ { print substr($0, 2) }' "$p" > "$tmp/fstest"
+	num=$(sed -n 's/^# FS QA Test No\. //p' "$tmp/fstest")
+	sed -n 3p "$tmp/fstest" | grep -Eq '^# Copyright \(c\) [0-9]{4} .+\.  All Rights Reserved\.$' || bad="$bad $num:copyright"
+	! grep -Eq 'mmap [^"]*\b4096\b|mwrite [^"]*\b(3096|1095)\b' "$tmp/fstest" || bad="$bad $num:page-size"
+	! grep -Eq '^[^#]*\bsleep\b' "$tmp/fstest" || bad="$bad $num:sleep"
+	if grep -q 'O_DIRECT write past EOF: \[1000, 8192) must now read as zeros' "$tmp/fstest"; then
+		grep -Eq '^\[ "\$FSTYP" = "ext4" \] && _fixed_by_kernel_commit [0-9a-fx]{12} ' "$tmp/fstest" ||
+			bad="$bad $num:fixed-by"
+	fi
+done
+[ "$np" -ge 1 ] && [ -z "$bad" ]
+check $? "upstream.fstests_tests_follow_fstests_rules${bad:+ (not:$bad)}"
+
 # What must not go out. A copy of the files the generator reads, changed
 # one way at a time.
 copy() {
