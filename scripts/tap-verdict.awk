@@ -5,7 +5,8 @@
 # coverage of selftests/requirements and prints the coverage block. make
 # check, make kselftest, iopath run and the VM guests use it through
 # scripts/selftest-runner.sh, iopath lava verdict (cli/lava_verdict.c) on
-# a LAVA job's log. POSIX awk: busybox awk runs it inside the VM guest, mawk or gawk on a host.
+# a LAVA job's log. POSIX awk: busybox awk runs it inside the VM guest,
+# mawk or gawk on a host.
 #
 # usage: awk -v kernel="$(uname -r)" [-v tag=NAME] [-v result=WORD]
 #            [-v start=SECONDS -v end=SECONDS]
