@@ -519,7 +519,7 @@ int iop_calib_check(const struct iop_bench *b, char **kv, int nkv, char *why, si
 /*
  * Effect @e's loop of @loops iterations in the job's timed loop, as a
  * fraction of the time per operation: the mean of PROBE_RUNS runs with
- * inject_probe=1 (microbench/resolution.c).
+ * inject_probe=1 (microbench/harness_inject.c).
  */
 #define PROBE_RUNS	2
 

@@ -476,7 +476,7 @@ struct iop_harness_opts {
 int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *recs,
 		  char *why, size_t len);
 
-/* ---- resolution (microbench/resolution.c) ---- */
+/* ---- injection, main metric, precision (microbench/harness_inject.c) ---- */
 
 #define IOP_MAX_REPS	1000
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What a benchmark run can resolve, and a known effect to check it with.
+ * The harness's injection machinery: a known effect to check a comparison
+ * with, and what a benchmark run can resolve.
  *
  * - Spike-in: inject_ns=N adds N ns of busy-waiting per operation inside
  *   every benchmark's timed loop (iop_inject()), on the clock the harness
