@@ -1,0 +1,258 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Every file argument of every subcommand, make target and script (README
+# "Files iopath writes" and "Bad usage"), given what it must not take: a
+# FIFO (never opened: a reader or writer would block; all is killed after
+# 20 s), a directory where a file is expected and a regular file where a
+# directory is, /dev/zero as an input, a symlink at an output name (not
+# followed: its victim unchanged) and an output below a missing directory.
+# Each is one line on stderr naming the argument (the option, variable or
+# the path), exit status 2, found before any scratch filesystem is made
+# (no second line such as "making a scratch"), nothing created in the
+# working directory, TMPDIR or beside the fixtures, and the victims
+# unchanged. An input may be a symlink to a regular file (README: inputs
+# must be regular files, and such a link names one): a symlink to a FIFO is
+# refused as the FIFO is.
+#
+# The table below is the one list of file arguments; a subcommand `iopath
+# help` lists without a row fails file_args.every_subcommand_covered.
+#
+# usage: tests/file_args.sh BUILD_DIR   (TAP on stdout)
+set -u
+
+build=$(cd "${1:?usage: file_args.sh BUILD_DIR}" && pwd) || exit 1
+top=$(cd "$(dirname "$0")/.." && pwd)
+iop=$build/iopath
+
+. "$top/tests/lib/tap.sh"
+
+if [ ! -x "$iop" ]; then
+	echo "1..0 # SKIP $iop not built"
+	exit 0
+fi
+tmp=$(mktemp -d /tmp/iopath-file-args.XXXXXX) || { echo "Bail out! no temporary directory"; exit 1; }
+trap 'rm -rf "$tmp"' EXIT
+work=$tmp/work
+fx=$tmp/fx
+mkdir "$work" "$fx"
+
+# SUBCOMMAND  ARGUMENT  KIND  SUFFIX  COMMAND ('@' is the file argument)
+#
+# KIND: in     an input file: fifo, directory, /dev/zero, symlink to a FIFO
+#       out    an output file: fifo, directory, symlink to a victim,
+#              below a missing directory
+#       indir  an input directory: a regular file, a FIFO
+#       outdir a directory written into: a regular file, a FIFO, a
+#              symlink to a victim file, below a missing directory
+#       workdir  the same, made with its parents (ab, mutate and vm default
+#              to one below /var/cache/iopath or the build directory): a
+#              name below a missing directory is no error
+#       dev    a device: a FIFO, a directory, /dev/zero (not a block device)
+#       none   no file argument (the subcommand is covered, nothing to try)
+# SUFFIX: appended to the fixture's name ('-' none), for commands that
+# tell formats by it. COMMAND words: 'iopath' is the binary under test,
+# 'make' make of this tree's targets with BUILD and the build itself
+# taken as done (-o all ...), 'fstests-vm' contrib/fstests/vm.sh, BUILD the
+# build directory under test. The other
+# arguments are valid or, where the command would go on to real work
+# (boot, build), harmless (a kernel that is no kernel).
+table=$(cat << 'EOF'
+cleanup           (none)                none   -      iopath cleanup
+esc               (none)                none   -      iopath esc
+bench             --out                 out    .jsonl iopath bench --fs none --reps 1 --runtime 0.1 --out @ read_vs_readv
+bench             --profile             in     .conf  iopath bench --dry-run --profile @
+run               --profile             in     .conf  iopath run --no-selftests --profile @
+run               --results             outdir -      iopath run --no-bench --results @
+run               IOPATH_KNOWN_FAILURES in     -      env IOPATH_KNOWN_FAILURES=@ iopath run --no-bench
+compare           BASE                  in     .jsonl iopath compare @ FX/good.jsonl
+compare           NEW                   in     .jsonl iopath compare FX/good.jsonl @
+plot              BASE                  in     .jsonl iopath plot @ FX/good.jsonl -o plot.svg
+plot              NEW                   in     .jsonl iopath plot FX/good.jsonl @ -o plot.svg
+plot              -o                    out    .svg   iopath plot FX/good.jsonl FX/good.jsonl -o @
+export            INPUT                 in     .jsonl iopath export --kcidb @
+export            --output              out    .json  iopath export --kcidb -o @ FX/good.jsonl
+export            --config              in     -      iopath export --kcidb --config @ FX/good.jsonl
+export            --image               in     -      iopath export --kcidb --image @ FX/good.jsonl
+export            --known-failures      in     -      iopath export --kcidb --known-failures @ FX/good.tap
+export            --features            in     -      iopath export --kcidb --features @ FX/good.tap
+records           FILE                  in     .jsonl iopath records check --image-sha256 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef --domain wall @
+records           --seen                in     .jsonl iopath records check --image-sha256 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef --domain wall --seen @ FX/good.jsonl
+kmsg              scan                  in     -      iopath kmsg scan @
+mutant            header                in     .patch iopath mutant header @ Function
+mutant            expects               in     .patch iopath mutant expects @
+mutant            list                  indir  -      iopath mutant list @
+lava.verdict      LOG                   in     .log   iopath lava verdict @
+lava.verdict      --tap                 out    .tap   iopath lava verdict --tap @ FX/good.log
+lava.verdict      --console             out    .log   iopath lava verdict --console @ FX/good.log
+lava.verdict      --records             out    .jsonl iopath lava verdict --records @ FX/good.log
+lava.verdict      --known-failures      in     -      iopath lava verdict --known-failures @ FX/good.log
+lava.jobs         --out                 outdir -      iopath lava jobs --kernel FX/bzImage --out @
+lava.jobs         --template            in     .yaml  iopath lava jobs --kernel FX/bzImage --out jobs --template @
+lava.jobs         --known-failures      in     -      iopath lava jobs --kernel FX/bzImage --out jobs --known-failures @
+lava.validate     JOB                   in     .yaml  iopath lava validate @
+lava.mutate       --work                indir  -      iopath lava mutate --work @ --out jobs
+lava.mutate       --out                 outdir -      iopath lava mutate --work FX/mwork --out @
+lava.bench        --out                 outdir -      iopath lava bench --kernel FX/bzImage --out @
+lava.ab           --out                 outdir -      iopath lava ab --a FX/bzImage --b FX/bzImage --out @
+ab                --a                   in     -      iopath ab --build BUILD --a @ --b FX/bzImage -- read_vs_readv
+ab                --patch               in     .patch iopath ab --build BUILD --ksrc FX/ksrc --patch @ -- read_vs_readv
+ab                --patch-a             in     .patch iopath ab --build BUILD --ksrc FX/ksrc --patch-a @ -- read_vs_readv
+ab                --profile             in     .conf  iopath ab --build BUILD --a FX/bzImage --b FX/bzImage --profile @
+ab                --ksrc                indir  -      iopath ab --build BUILD --ksrc @ -- read_vs_readv
+ab                --out                 outdir -      iopath ab --build BUILD --a FX/bzImage --b FX/bzImage --out @ -- read_vs_readv
+ab                --work                workdir -      iopath ab --build BUILD --ksrc FX/ksrc --patch FX/good.patch --work @ -- read_vs_readv
+ab                --build               indir  -      iopath ab --a FX/bzImage --b FX/bzImage --build @ -- read_vs_readv
+mutate            --ksrc                indir  -      iopath mutate --ksrc @ --list
+mutate            --mutants             indir  -      iopath mutate --mutants @ --list
+mutate            --work                workdir -      iopath mutate --ksrc FX/ksrc --work @ --matrix
+mutate            --lava                indir  -      iopath mutate --work FX/mwork --matrix --lava @
+mutate            --build               indir  -      iopath mutate --ksrc FX/ksrc --work FX/mwork --build @
+repro             --kernel              in     -      iopath repro --kernel @
+scratch.check     DEV                   dev    -      iopath scratch check @
+scratch.create    --backing             dev    -      iopath scratch create --fs ext4 --backing dev:@ -- true
+scratch.create    --backing             indir  -      iopath scratch create --fs ext4 --backing dir:@ -- true
+vm                --kernel              in     -      iopath vm --build BUILD --kernel @
+vm                --initrd              in     .gz    iopath vm --build BUILD --kernel FX/bzImage --initrd @
+vm                --known-failures      in     -      iopath vm --build BUILD --kernel FX/bzImage --known-failures @
+vm                --log                 out    .log   iopath vm --build BUILD --kernel FX/bzImage --log @
+vm                --records             out    .jsonl iopath vm --build BUILD --kernel FX/bzImage --bench --records @ -- read_vs_readv
+vm                --lava-out            outdir -      iopath vm --build BUILD --kernel FX/bzImage --lava-out @
+vm                --build               indir  -      iopath vm --kernel FX/bzImage --build @
+vm                --modules             indir  -      iopath vm --build BUILD --kernel FX/bzImage --modules @
+vm                --cache               workdir -      iopath vm --build BUILD --kernel FX/bzImage --cache @
+fstests-vm        --kernel              in     -      fstests-vm --kernel @ --fstests FX/fstests generic/001
+fstests-vm        --fstests             indir  -      fstests-vm --kernel FX/bzImage --fstests @ generic/001
+fstests-vm        --initrd              out    .gz    fstests-vm --kernel FX/bzImage --fstests FX/fstests --initrd @ generic/001
+fstests-vm        --log                 out    .log   fstests-vm --kernel FX/bzImage --fstests FX/fstests --log @ generic/001
+make.bench        PROFILE               in     .conf  make bench PROFILE=@
+make.vm-check     KERNEL                in     -      make vm-check KERNEL=@
+make.repro        KERNEL                in     -      make repro KERNEL=@
+make.lava-jobs    KERNEL                in     -      make lava-jobs KERNEL=@ LAVA_OUT=jobs
+make.lava-jobs    LAVA_OUT              outdir -      make lava-jobs KERNEL=FX/bzImage LAVA_OUT=@
+make.mutate       KSRC                  indir  -      make mutate KSRC=@ MUTATE_ARGS=--list
+make.upstream     KSRC                  indir  -      make upstream KSRC=@
+EOF
+)
+
+# ---- fixtures ----------------------------------------------------------------
+# The valid arguments beside the one under test, and the victim a symlink
+# points to.
+printf 'victim\n' > "$fx/victim"
+mkdir "$fx/victim.d" && printf 'victim\n' > "$fx/victim.d/file"
+cp "$top/tests/fixtures/compare/base.jsonl" "$fx/good.jsonl"
+printf 'TAP version 13\n1..1\nok 1 selftests: iopath: a_test\n' > "$fx/good.tap"
+# a kernel by its boot header only: nothing boots it (all is refused first)
+{ head -c 514 /dev/zero; printf 'HdrS'; } > "$fx/bzImage"
+cp "$top/tests/fixtures/lava/swapon-6.12.log" "$fx/good.log"
+mkdir -p "$fx/ksrc/fs/iomap" "$fx/mwork" "$fx/fstests/ltp"
+echo 'all:' > "$fx/ksrc/Makefile"
+printf -- '--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-all:\n+all: # b\n' > "$fx/good.patch"
+mkdir -p "$fx/fstests/tests/generic"
+touch "$fx/fstests/tests/generic/001"
+printf '#!/bin/sh\nexit 1\n' > "$fx/fstests/check"
+cp "$fx/fstests/check" "$fx/fstests/ltp/fsx"
+chmod +x "$fx/fstests/check" "$fx/fstests/ltp/fsx"
+# fixtures: what is beside them, and the victims' contents
+fixtures() {
+	(cd "$fx" && find . -printf '%p %y %s\n' | sort)
+	cat "$fx/victim" "$fx/victim.d/file"
+}
+
+# The make targets: what `all` builds is there (make check built it), and
+# a target whose package check would install something is skipped.
+mk=(make -s -C "$top" BUILD="$build" -o all -o kselftest-install -o cli -o selftests)
+
+# ---- one case ----------------------------------------------------------------
+declare -A covered=()
+before_leftovers=$(leftovers | sort)
+
+# refused NAME ARG PATH CMD...: exit 2, one stderr line naming ARG or PATH,
+# nothing made in the working directory or among the fixtures, the victims
+# as they were. make's own "make: *** [...] Error 2" line is not counted.
+refused() {
+	local name=$1 arg=$2 path=$3 rc made fixtures
+	shift 3
+	fixtures=$(fixtures)
+	timeout -s KILL 20 env -C "$work" TMPDIR="$work" "$@" > "$tmp/out" 2> "$tmp/err.all" < /dev/null
+	rc=$?
+	grep -Ev '^make(\[[0-9]+\])?: \*\*\* ' "$tmp/err.all" > "$tmp/err"
+	made=$(find "$work" -mindepth 1 -maxdepth 1 -printf '%f ')
+	if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+	   { grep -qF -- "$arg" "$tmp/err" || grep -qF -- "$path" "$tmp/err"; } &&
+	   [ -z "$made" ] && [ "$(fixtures)" = "$fixtures" ]; then
+		ok "$name"
+	else
+		[ "$rc" = 137 ] && rc="137, killed after 20 s"
+		not_ok "$name (exit $rc)" "$(head -c 600 "$tmp/err.all" | head -n 4)" "created: $made"
+	fi
+	rm -rf "${work:?}"/* "$work"/.[!.]* 2> /dev/null
+}
+
+# ---- the table, case by case ---------------------------------------------------
+while read -r sub arg kind sfx words; do
+	[ -n "$sub" ] || continue
+	[ "$sfx" = - ] && sfx=""
+	covered[${sub%%.*}]=1
+	read -ra cmd <<< "${words//FX/$fx}"
+	for i in "${!cmd[@]}"; do
+		case ${cmd[i]} in
+		iopath) cmd[i]=$iop ;;
+		fstests-vm) cmd[i]=$top/contrib/fstests/vm.sh ;;
+		BUILD) cmd[i]=$build ;;
+		esac
+	done
+	case ${cmd[0]} in
+	make)
+		cmd=("${mk[@]}" "${cmd[@]:1}")
+		groups=$("${mk[@]}" -n "${cmd[@]:${#mk[@]}}" 2> /dev/null |
+			sed -n 's/^scripts\/deps.sh \([a-z ]*\).*/\1/p' | tr '\n' ' ')
+		# shellcheck disable=SC2086 # a list of groups
+		if ! "$top/scripts/deps.sh" --check $groups > /dev/null 2>&1; then
+			skip "file_args.$sub.$arg" "make ${cmd[${#mk[@]}]} would install packages ($groups)"
+			continue
+		fi
+		;;
+	esac
+	case $kind in
+	in) cases="fifo directory dev_zero symlink_to_fifo" ;;
+	out) cases="fifo directory symlink missing_parent" ;;
+	indir) cases="regular_file fifo" ;;
+	outdir) cases="regular_file fifo symlink missing_parent" ;;
+	workdir) cases="regular_file fifo symlink" ;;
+	dev) cases="fifo directory dev_zero" ;;
+	none) cases="" ;;
+	esac
+	for c in $cases; do
+		p=$fx/arg$sfx
+		case $c in
+		fifo) mkfifo "$p" ;;
+		directory) mkdir "$p" ;;
+		dev_zero) p=/dev/zero ;;
+		symlink_to_fifo) mkfifo "$fx/fifo" && ln -s "$fx/fifo" "$p" ;;
+		symlink) ln -s "$fx/victim" "$p" ;;
+		missing_parent) p=$fx/nonexistent/arg$sfx ;;
+		regular_file) cp "$fx/victim" "$p" ;;
+		esac
+		refused "file_args.$sub.${arg#--}.${c}_refused" "$arg" "$p" "${cmd[@]//@/$p}"
+		rm -rf "$fx/arg$sfx" "$fx/fifo"
+	done
+done <<< "$table"
+
+# No scratch filesystem, loop device or trace instance made and left.
+after_leftovers=$(leftovers | sort)
+[ "$before_leftovers" = "$after_leftovers" ]
+check $? file_args.no_scratch_leftovers
+
+# Every subcommand `iopath help` lists has rows above.
+missing=""
+for c in $("$iop" help | awk 'NR > 2 && NF { print $1 }'); do
+	[ -n "${covered[$c]:-}" ] || missing="$missing $c"
+done
+if [ -z "$missing" ] && [ ${#covered[@]} -gt 5 ]; then
+	ok file_args.every_subcommand_covered
+else
+	not_ok file_args.every_subcommand_covered "no file-argument rows for:$missing"
+fi
+
+finish_tap
