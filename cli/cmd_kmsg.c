@@ -15,6 +15,8 @@
 #endif
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,37 +36,63 @@ static void print_escaped(const char *line)
 	putchar('\n');
 }
 
-/*
- * Each line of @path ("-": stdin) that is a kernel bug report, printed
- * without its console prefix. Exit 1 if there is one, 0 if none, 2 if
- * the file cannot be read. getline() holds one line at a time.
- */
-static int kmsg_scan(const char *path)
+/* Print @line if it is a kernel bug report; 1 if it is. */
+static int scan_line(char *line, size_t n)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	if (memchr(line, '\0', n))
+		return 0;	/* binary noise on the serial line */
+	if (!iop_kmsg_line_is_bad(iop_kmsg_console_text(line)))
+		return 0;
+	print_escaped(iop_kmsg_console_text(line));
+	return 1;
+}
+
+/*
+ * A console line longer than this is no kernel line: the file is refused
+ * rather than held in memory whole (a kernel line is under 1 KiB).
+ */
+#define KMSG_SCAN_LINE_MAX (1u << 20)
+
+/*
+ * Each line of @path that is a kernel bug report, printed without its
+ * console prefix. Exit 1 if there is one, 0 if none, 2 if the file cannot
+ * be read. Only a regular file is read (lib/input.c): a FIFO cannot block
+ * the scan, /dev/zero cannot feed it without end.
+ */
+static int kmsg_scan_file(const char *path)
+{
+	struct iop_input in;
+	char why[PATH_MAX + 128], *line;
+	bool terminated;
+	ssize_t n;
+	int bad = 0;
+
+	if (iop_input_open(&in, path, KMSG_SCAN_LINE_MAX, why, sizeof(why)))
+		return iop_usage_error("kmsg", "scan %s", why);
+	while ((n = iop_input_line(&in, &line, &terminated, why, sizeof(why))) >= 0)
+		bad |= scan_line(line, (size_t)n);
+	iop_input_close(&in);
+	if (n != -ENODATA)
+		return iop_usage_error("kmsg", "scan %s", why);
+	return bad;
+}
+
+/* The same for standard input (a pipe): getline() holds one line at a time. */
+static int kmsg_scan_stdin(void)
+{
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	int bad = 0, err;
 
-	if (!f)
-		return iop_usage_error("kmsg", "scan %s: %s", path, strerror(errno));
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = '\0';
-		if (memchr(line, '\0', (size_t)n))
-			continue;	/* binary noise on the serial line */
-		if (iop_kmsg_line_is_bad(iop_kmsg_console_text(line))) {
-			print_escaped(iop_kmsg_console_text(line));
-			bad = 1;
-		}
-	}
-	err = ferror(f) ? errno : 0;
+	while ((n = getline(&line, &cap, stdin)) >= 0)
+		bad |= scan_line(line, (size_t)n);
+	err = ferror(stdin) ? errno : 0;
 	free(line);
-	if (f != stdin)
-		fclose(f);
 	if (err) {
-		fprintf(stderr, "iopath: kmsg: scan %s: %s\n", path, strerror(err));
+		fprintf(stderr, "iopath: kmsg: scan -: %s\n", strerror(err));
 		return 2;
 	}
 	return bad;
@@ -84,8 +112,11 @@ static int cmd_kmsg(int argc, char **argv)
 		       "      exit 1 if there is one.\n");
 		return 0;
 	}
-	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "scan"))
-		return kmsg_scan(argc == 3 ? argv[2] : "-");
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "scan")) {
+		if (argc == 3 && strcmp(argv[2], "-"))
+			return kmsg_scan_file(argv[2]);
+		return kmsg_scan_stdin();
+	}
 	if (argc == 2 && !strcmp(argv[1], "mark")) {
 		ret = iop_kmsg_mark(&m, "run");
 		if (ret) {
