@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 #ifdef HAVE_LIBURING
 #include <liburing.h>
+#include "uring_helpers.h"
 #endif
 
 #include "iopath_test.h"
@@ -268,29 +269,10 @@ static int ring_setup(struct io_uring *ring, int fd, void *buf, size_t len, char
 	return ret;
 }
 
-/* Queue one fixed-buffer, fixed-file read or write and wait for it. */
+/* One fixed-buffer read or write of the registered file (index 0). */
 static int ring_rw(struct io_uring *ring, bool write, uint8_t *addr, size_t len, uint64_t off)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	if (!sqe)
-		return -EBUSY;
-	if (write)
-		io_uring_prep_write_fixed(sqe, 0, addr, (unsigned int)len, off, 0);
-	else
-		io_uring_prep_read_fixed(sqe, 0, addr, (unsigned int)len, off, 0);
-	sqe->flags |= IOSQE_FIXED_FILE;
-	ret = io_uring_submit_and_wait(ring, 1);
-	if (ret < 0)
-		return ret;
-	ret = io_uring_wait_cqe(ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	return ret;
+	return t_rw_fixed(ring, 0, IOSQE_FIXED_FILE, write, addr, len, off);
 }
 
 /*

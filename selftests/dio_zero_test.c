@@ -42,6 +42,7 @@
 #endif
 
 #include <liburing.h>
+#include "uring_helpers.h"
 #include <sys/uio.h>
 
 #include "iopath_test.h"
@@ -338,30 +339,6 @@ FIXTURE_TEARDOWN(dio_zero)
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
 
-/* One fixed-buffer read or write through the ring; the result or -errno. */
-static int ring_rw(struct io_uring *ring, int fd, bool write, uint8_t *addr, size_t len,
-		   uint64_t off)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	if (!sqe)
-		return -EBUSY;
-	if (write)
-		io_uring_prep_write_fixed(sqe, fd, addr, (unsigned int)len, off, 0);
-	else
-		io_uring_prep_read_fixed(sqe, fd, addr, (unsigned int)len, off, 0);
-	ret = io_uring_submit_and_wait(ring, 1);
-	if (ret < 0)
-		return ret;
-	ret = io_uring_wait_cqe(ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	return ret;
-}
 
 /* Where the blocks of a file range are on the device (a few extents at most). */
 #define MAX_PUNCHED 8
@@ -575,7 +552,7 @@ static int do_write(FIXTURE_DATA(dio_zero) *self, enum wpath path, int fd, size_
 		memmove(self->buf + SECTOR, self->buf + IOP_K(4), len - SECTOR);
 		break;
 	default:
-		n = ring_rw(&self->ring, fd, true, self->buf, len, off);
+		n = t_rw_fixed(&self->ring, fd, 0, true, self->buf, len, off);
 		if (n < 0) {
 			errno = (int)-n;
 			n = -1;
@@ -727,7 +704,7 @@ TEST_F_TIMEOUT(dio_zero, direct_read_of_unwritten_returns_zeros, 300)
 
 	if (self->ring_up) {
 		memset(self->buf, 0xee, BUF_LEN);
-		n = ring_rw(&self->ring, fd, false, self->buf, FILE_SIZE, 0);
+		n = t_rw_fixed(&self->ring, fd, 0, false, self->buf, FILE_SIZE, 0);
 		EXPECT_EQ((ssize_t)FILE_SIZE, n) TH_LOG("READ_FIXED: %s",
 							n < 0 ? strerror((int)-n) : "short");
 		EXPECT_EQ(0, check_bytes(self->buf, 0, FILE_SIZE, data, doff, dlen, self->why,

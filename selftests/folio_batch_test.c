@@ -51,6 +51,7 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <liburing.h>
+#include "uring_helpers.h"
 #include <sys/uio.h>
 
 #include "iopath_test.h"
@@ -661,18 +662,7 @@ static void scribble_all_eof_blocks(struct __test_metadata *_metadata,
 /* One io_uring operation prepared by the caller on self->ring; its result. */
 static int ring_run(FIXTURE_DATA(folio_batch) *self)
 {
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	ret = io_uring_submit_and_wait(&self->ring, 1);
-	if (ret < 0)
-		return ret;
-	ret = io_uring_wait_cqe(&self->ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(&self->ring, cqe);
-	return ret;
+	return t_submit_and_wait_one(&self->ring);
 }
 
 static void ring_up(struct __test_metadata *_metadata, FIXTURE_DATA(folio_batch) *self)

@@ -36,6 +36,7 @@
 
 #include <fcntl.h>
 #include <liburing.h>
+#include "uring_helpers.h"
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -168,10 +169,7 @@ static ssize_t xfer(struct align_fs *a, bool wr, enum method m, uint8_t *addr, s
 		{ .iov_base = addr, .iov_len = m == M_V2 ? split : len },
 		{ .iov_base = addr + split, .iov_len = len - split },
 	};
-	struct io_uring_sqe *sqe;
-	struct io_uring_cqe *cqe;
 	ssize_t n;
-	int ret;
 
 	if (m != M_URING && m != M_PV2 && lseek(a->fd, (off_t)pos, SEEK_SET) < 0)
 		return -errno;
@@ -190,22 +188,7 @@ static ssize_t xfer(struct align_fs *a, bool wr, enum method m, uint8_t *addr, s
 		n = wr ? writev(a->fd, iov, 2) : readv(a->fd, iov, 2);
 		break;
 	default:
-		sqe = io_uring_get_sqe(&a->ring);
-		if (!sqe)
-			return -EBUSY;
-		if (wr)
-			io_uring_prep_write_fixed(sqe, a->fd, addr, (unsigned int)len, pos, 0);
-		else
-			io_uring_prep_read_fixed(sqe, a->fd, addr, (unsigned int)len, pos, 0);
-		ret = io_uring_submit_and_wait(&a->ring, 1);
-		if (ret < 0)
-			return ret;
-		ret = io_uring_wait_cqe(&a->ring, &cqe);
-		if (ret)
-			return ret;
-		ret = cqe->res;
-		io_uring_cqe_seen(&a->ring, cqe);
-		return ret;
+		return t_rw_fixed(&a->ring, a->fd, 0, wr, addr, len, pos);
 	}
 	return n < 0 ? -errno : n;
 }
