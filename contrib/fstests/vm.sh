@@ -103,6 +103,9 @@ for f in "$initrd_keep" "$log_out"; do
 	[ -n "$f" ] || continue
 	why=$(out_refusal "$f")
 	[ -z "$why" ] || usage_error "$why"
+	# found now, not once the guest has run
+	[ -d "$(dirname -- "$f")" ] ||
+		usage_error "$(esc "$f"): directory $(esc "$(dirname -- "$f")"): No such file or directory"
 done
 for c in qemu-system-x86_64 cpio gzip dpkg-query ldd; do
 	command -v "$c" > /dev/null || usage_error "$c not found (apt-get install qemu-system-x86 cpio)"
