@@ -49,7 +49,10 @@ int export_failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same, prefixed "note: ", for what goes on (a skipped metric). */
 void export_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* @s bounded to @limit bytes as valid UTF-8 without NUL (U+FFFD for what is not). */
+/*
+ * @s bounded to @limit bytes as valid UTF-8 without NUL (U+FFFD for what
+ * is not), DEL as U+2421: jansson escapes every other control character.
+ */
 json_t *export_text(const char *s, size_t len, size_t limit);
 /* @s as one KCIDB path part: [a-zA-Z0-9_-] (others '_'), or "unnamed". */
 void export_path_part(const char *s, char *out, size_t len);

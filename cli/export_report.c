@@ -115,7 +115,12 @@ json_t *export_text(const char *s, size_t len, size_t limit)
 		return NULL;
 	while (i < len && o + 4 <= limit) {
 		n = utf8_len(p + i, len - i);
-		if (n) {
+		if (n == 1 && p[i] == 0x7f) {
+			/* JSON leaves DEL raw: U+2421, its symbol, reaches no terminal. */
+			memcpy(buf + o, "\xe2\x90\xa1", 3);
+			o += 3;
+			i++;
+		} else if (n) {
 			memcpy(buf + o, p + i, n);
 			o += n;
 			i += n;
