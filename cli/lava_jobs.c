@@ -26,6 +26,7 @@
 #include "lava.h"
 #include "outfile.h"
 #include "quote.h"
+#include "sha256.h"
 
 #define BAD(...) lava_fail(2, __VA_ARGS__)
 
@@ -181,39 +182,23 @@ static int read_sum(const char *dir, const char *name, char *out)
 	return lava_fail(1, "%s: no sha256 of %s", path, name);
 }
 
-/* Run @argv, stdout to /dev/null or into @out (at most @len bytes). Exit status or -1. */
-static int run(char *const *argv, char *out, size_t len)
+/* Run @argv with stdout to /dev/null: its exit status, or -1. */
+static int run(char *const *argv)
 {
-	int pfd[2] = { -1, -1 }, st;
-	size_t have = 0;
-	ssize_t r;
 	pid_t pid;
+	int st;
 
-	if (out && pipe2(pfd, O_CLOEXEC))
-		return -1;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		int fd = out ? pfd[1] : open("/dev/null", O_WRONLY);
+		int fd = open("/dev/null", O_WRONLY);
 
 		if (fd < 0 || dup2(fd, 1) < 0)
 			_exit(127);
 		execv(argv[0], argv);
 		_exit(127);
-	}
-	if (out) {
-		close(pfd[1]);
-		while (have + 1 < len && (r = read(pfd[0], out + have, len - have - 1)) != 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0)
-				break;
-			have += r;
-		}
-		out[have] = '\0';
-		close(pfd[0]);
 	}
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
@@ -223,12 +208,10 @@ static int run(char *const *argv, char *out, size_t len)
 
 static int sha256_file(const char *path, char *out)
 {
-	char *argv[] = { "/usr/bin/sha256sum", "--", (char *)path, NULL }, buf[256];
+	char why[PATH_MAX + 64];
 
-	if (run(argv, buf, sizeof(buf)) != 0 || strspn(buf, "0123456789abcdef") != 64)
-		return lava_fail(1, "sha256sum %s failed", path);
-	memcpy(out, buf, 64);
-	out[64] = '\0';
+	if (iop_sha256_file(path, out, why, sizeof(why)))
+		return lava_fail(1, "%s", why);
 	return 0;
 }
 
@@ -538,7 +521,7 @@ int lava_stage_kernel(struct lava_opts *o, const char *kernel, const char *dest,
 		self[n] = '\0';
 		setenv("IOPATH_BIN", self, 0);
 	}
-	rc = run(argv, NULL, 0);
+	rc = run(argv);
 	free(argv);
 	if (rc == 2)
 		return BAD("scripts/vm.sh refused kernel %s", kernel);
