@@ -152,6 +152,9 @@ done
 [ "$crash_runs" -le "$pristine_runs" ] ||
 	usage_error "--crash-runs $crash_runs: a crash counts only against as many clean pristine runs (--pristine-runs $pristine_runs)"
 [ -d "$mutants_dir" ] || usage_error "--mutants: $mutants_dir is not a directory"
+# given: a directory (the default, build/, may not be there for --list)
+[ "$build" = "$top/build" ] || [ -d "$build" ] ||
+	usage_error "--build: $(esc "$build") is not a directory"
 [ "$build_only" = 1 ] && [ "$matrix_only" = 1 ] && usage_error "--build-only goes without --matrix"
 if [ -n "$lava_dir" ]; then
 	[ "$matrix_only" = 1 ] || usage_error "--lava goes with --matrix"
