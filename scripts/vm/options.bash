@@ -146,6 +146,9 @@ check_args() {
 		why=$(out_refusal "$f")
 		[ -z "$why" ] || usage_error "$why"
 	done
+	# found now, not when the guest has run and the log is written
+	[ -z "$log_out" ] || [ -d "$(dirname -- "$log_out")" ] ||
+		usage_error "--log $(esc "$log_out"): directory $(esc "$(dirname -- "$log_out")"): No such file or directory"
 	if [ -n "$lava_out" ]; then
 		[ -d "$lava_out" ] || usage_error "--lava-out $lava_out: no such directory"
 		[ "$repro" = 0 ] && [ -z "$initrd_in" ] || usage_error "--lava-out goes with neither --repro nor --initrd"
@@ -158,7 +161,8 @@ check_args() {
 	[ $? != 0 ] && usage_error "--known-failures $known_failures: ${kf_err%%$'\n'*}"
 	check_tcg_thread
 	check_kernel_arg "$kernel"
-	build=$(mkdir -p "$build" && cd "$build" && pwd) || usage_error "--build $build: cannot use that directory"
+	usable_dir --build "$build"
+	build=$(cd "$build" && pwd)
 	check_bench_args
 
 	# What is missing, with the command that installs it.
@@ -170,9 +174,22 @@ check_args() {
 	busybox_bin=$(command -v busybox || echo /bin/busybox)
 
 	cache=${cache:-$build/vm-cache}
-	mkdir -p "$cache/debs" "$cache/kernels" && cache=$(cd "$cache" && pwd) ||
-		usage_error "--cache $cache: cannot use that directory"
+	usable_dir --cache "$cache" debs kernels
+	cache=$(cd "$cache" && pwd)
 	apt_dir=$cache/apt
+}
+
+# usable_dir OPTION DIR [SUB...]: DIR (and DIR/SUB...) made where missing,
+# with its parents; a name that is not a directory, or one that cannot
+# be made, is one line naming OPTION, not mkdir's lines and then ours.
+usable_dir() {
+	local opt=$1 d=$2 s err
+	shift 2
+	for s in "" "$@"; do
+		[ ! -e "$d${s:+/$s}" ] || [ -d "$d${s:+/$s}" ] || usage_error "$opt $(esc "$d"${s:+/$s}): not a directory"
+	done
+	err=$(mkdir -p -- "$d" "${@/#/$d/}" 2>&1) ||
+		usage_error "$opt $(esc "$d"): cannot make it: $(esc "$(head -n 1 <<< "$err" | sed 's/^mkdir: //')")"
 }
 
 # --bench, --records and --icount: what goes with what, and the benchmark
