@@ -248,7 +248,7 @@ build_side() {
 			write_file "$work/kernels/$side.bzImage" < "$obj/arch/x86/boot/bzImage" || rc=1
 	fi
 	restore_tree || exit 1
-	[ "$rc" = 0 ] || fail "$side: the kernel did not build in ${last_s} s: $(grep -m1 -E 'error:|Error [0-9]' "$logs/$side.build" | cut -c1-200 | cat -v)"
+	[ "$rc" = 0 ] || fail "$side: the kernel did not build in ${last_s} s: $(esc "$(grep -m1 -E 'error:|Error [0-9]' "$logs/$side.build" | cut -c1-200)")"
 	note "$side: built in ${last_s} s"
 }
 
@@ -269,8 +269,8 @@ resolve() {
 	path=$("$vm" --kernel "$k" --build "$build" --fetch-only 2>> "$state/$side.fetch.err")
 	case $? in
 	0) ;;
-	2) usage_error "--$(tr 'AB' 'ab' <<< "$side"): $(tail -n 1 "$state/$side.fetch.err" | sed 's/^iopath: vm: //' | cat -v)" ;;
-	*) fail "$side: cannot get the kernel: $(tail -n 1 "$state/$side.fetch.err" | cat -v)" ;;
+	2) usage_error "--$(tr 'AB' 'ab' <<< "$side"): $(esc "$(tail -n 1 "$state/$side.fetch.err" | sed 's/^iopath: vm: //')")" ;;
+	*) fail "$side: cannot get the kernel: $(esc "$(tail -n 1 "$state/$side.fetch.err")")" ;;
 	esac
 	[ -f "$path" ] || fail "$side: the VM named no kernel image"
 	img[$side]=$path
@@ -309,14 +309,14 @@ boot() {
 	child=""
 	printf '%s\t%s\t%s\t%s\n' "$n" "$side" "$rc" "$((SECONDS - t0))" >> "$out/boots.tsv"
 	if [ "$rc" != 0 ] || [ ! -s "$base.jsonl" ]; then
-		fail "boot $n of $side failed (exit $rc): $(grep -v -e '^  ' -e 'last kernel console lines:$' "$base.err" |
-			tail -n 1 | cut -c1-300 | cat -v)"
+		fail "boot $n of $side failed (exit $rc): $(esc "$(grep -v -e '^  ' -e 'last kernel console lines:$' "$base.err" |
+			tail -n 1 | cut -c1-300)")"
 	fi
 	bad=$(jq -r --arg sha "${sha[$side]}" --arg dom "$domain" '
 		if (.env.kernel.image_sha256 // "") != $sha then "a record from another kernel image"
 		elif (.env.clock.domain // "wall") != $dom then "records in the \"" + (.env.clock.domain // "wall") + "\" clock domain, the run is in \"" + $dom + "\""
 		else empty end' "$base.jsonl" 2>&1 | head -n 1)
-	[ -z "$bad" ] || fail "boot $n of $side: $(cut -c1-200 <<< "$bad" | cat -v)"
+	[ -z "$bad" ] || fail "boot $n of $side: $(esc "$(cut -c1-200 <<< "$bad")")"
 	id=$(jq -r '.env.kernel.boot_id // ""' "$base.jsonl" | sort -u)
 	[[ $id =~ ^[0-9a-f-]{36}$ ]] || fail "boot $n of $side: not one boot id in its records"
 	grep -qxF "$id" "$state/boot-ids" 2>/dev/null && fail "boot $n of $side: boot id $id seen before: not a boot of its own"
@@ -339,7 +339,7 @@ done
 
 "$iopath" compare "$out/A.jsonl" "$out/B.jsonl" > "$out/report.txt" 2> "$out/logs/compare.err"
 rc=$?
-[ "$rc" = 0 ] || fail "iopath compare failed (exit $rc): $(head -n 1 "$out/logs/compare.err" | cat -v)"
+[ "$rc" = 0 ] || fail "iopath compare failed (exit $rc): $(esc "$(head -n 1 "$out/logs/compare.err")")"
 "$iopath" compare "$out/A.jsonl" "$out/B.jsonl" --format json > "$out/compare.json" 2>> "$out/logs/compare.err" ||
 	fail "iopath compare --format json failed"
 cat "$out/report.txt"

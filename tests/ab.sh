@@ -155,6 +155,14 @@ check_cmd ab.mixed_clock_domains_fail \
 FAKE_SHA_AT=3 ab other_image --a "$t/kA" --b "$t/kB" -- read_vs_readv
 check_cmd ab.record_of_another_image_fails \
 	test "$rc" = 1 -a "$(grep -c 'boot 2 of A: a record from another kernel image' "$t/other_image.err")" = 1
+# The VM's message was passed through cat -v: ESC as ^[, a second escaper.
+FAKE_FETCH_ERR=$'cannot fetch \e[31mred' ab fetch_esc --a "$t/kA" --b "$t/kB" -- read_vs_readv
+check_cmd ab.vm_message_escaped_as_iop_esc \
+	bash -c '[ "$1" = 1 ] && grep -qF "A: cannot get the kernel: iopath: vm: cannot fetch \x1b[31mred" "$2" && ! grep -q $'"'"'\e'"'"' "$2"' _ "$rc" "$t/fetch_esc.err"
+check_cmd ab.iopath_esc_is_iop_esc \
+	test "$("$build/iopath" esc $'a\nb\e[1m' 'c\d' $'\xc2\x85')" = 'a\x0ab\x1b[1m
+c\\d
+\xc2\x85'
 FAKE_FAIL_BOOT=4 ab boot_fails --a "$t/kA" --b "$t/kB" -- read_vs_readv
 check_cmd ab.failed_boot_named \
 	test "$rc" = 1 -a "$(grep -c 'boot 2 of B failed (exit 1): .*panicked' "$t/boot_fails.err")" = 1 -a ! -e "$t/boot_fails/verdict.txt"

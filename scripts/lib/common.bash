@@ -18,26 +18,21 @@ fail() {
 }
 
 # esc TEXT: TEXT with each control character (C0, DEL, C1 in UTF-8) as
-# \xHH and a backslash as \\, as iop_esc() in lib/quote.c prints it: a
-# name or value from the command line or a file, put in a message, can
-# neither forge a line nor reach the terminal raw.
+# \xHH and a backslash as \\, printed by iopath esc: iop_esc() of
+# lib/quote.c, the one escaper for the terminal. A name or value from the
+# command line or a file, put in a message, can neither forge a line nor
+# reach the terminal raw. Without an iopath binary (not built yet) every
+# byte outside printable ASCII is a '?': a mask, so that nothing raw gets
+# through on that path either.
 esc() {
-	local LC_ALL=C s=$1 out="" c i n
-	n=${#s}
-	for ((i = 0; i < n; i++)); do
-		c=${s:i:1}
-		case $c in
-		\\) out+='\\' ;;
-		[[:cntrl:]]) printf -v c '\\x%02x' "'$c"; out+=$c ;;
-		$'\xc2')
-			case ${s:i+1:1} in
-			[$'\x80'-$'\x9f']) printf -v c '\\xc2\\x%02x' "'${s:i+1:1}"; out+=$c; i=$((i + 1)) ;;
-			*) out+=$c ;;
-			esac ;;
-		*) out+=$c ;;
-		esac
-	done
-	printf '%s' "$out"
+	local bin s
+	bin=$(iopath_bin)
+	if [ -x "$bin" ] && s=$("$bin" esc -- "$1"); then
+		printf '%s' "$s"
+	else
+		local LC_ALL=C
+		printf '%s' "${1//[!\ -~]/?}"
+	fi
 }
 
 # ---- files the scripts write: the rule of lib/outfile.c ----------------------

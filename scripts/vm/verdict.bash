@@ -17,9 +17,9 @@ guest_stop_reason() {
 	if [ -n "$timed_out" ]; then
 		echo "$timed_out; QEMU killed after ${elapsed} s"
 	elif [ -n "$panic" ]; then
-		echo "the guest kernel panicked after ${elapsed} s: ${panic#Kernel panic - not syncing: }" | cat -v
+		echo "the guest kernel panicked after ${elapsed} s: $(esc "${panic#Kernel panic - not syncing: }")"
 	elif [ "$qrc" != 0 ] && [ ! -s "$console" ]; then
-		echo "QEMU failed (exit $qrc): $(tail -n 1 "$tmp/qemu.out" | cat -v)"
+		echo "QEMU failed (exit $qrc): $(esc "$(tail -n 1 "$tmp/qemu.out")")"
 	else
 		echo "the guest stopped after ${elapsed} s without a result line"
 	fi
@@ -78,7 +78,8 @@ report_bench() {
 		status=fail
 	fi
 	if [ "$status" != pass ]; then
-		tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: bench: /  | /p' | tail -n 5 | cat -v >&2
+		tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: bench: //p' | tail -n 5 |
+			while IFS= read -r l; do echo "  | $(esc "$l")"; done >&2
 		echo "$prog: $kdesc: the benchmark failed in the guest" >&2
 		exit 1
 	fi

@@ -54,6 +54,7 @@ while [ $# -gt 0 ]; do
 done
 [ -f "$k" ] || { echo "iopath: vm: --kernel $k: no such file" >&2; exit 2; }
 if [ "$fetch" = 1 ]; then
+	[ -n "${FAKE_FETCH_ERR:-}" ] && { echo "iopath: vm: $FAKE_FETCH_ERR" >&2; exit 1; }
 	echo "$k"
 	exit 0
 fi
