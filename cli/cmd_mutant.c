@@ -11,6 +11,10 @@
  *                                   in name order), one a line, once every
  *                                   header is read and has what a mutant
  *                                   needs; each NAME must be one of them
+ *   iopath mutant matrix ...        the kill matrix (cli/mutant_matrix.c)
+ *   iopath mutant classify|results|stop ...
+ *                                   a mutant's VM runs judged by the one TAP
+ *                                   reader (cli/mutant_classify.c)
  *
  * A value holds no control character (the reader refuses them), so a line
  * of output is one value. Exit 0, or 2 with one line on stderr for a
@@ -205,10 +209,13 @@ static int cmd_mutant(int argc, char **argv)
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
 		printf("usage: iopath mutant header FILE KEY | expects FILE | list DIR [NAME...]\n"
 		       "       iopath mutant matrix --work WORK --mutants DIR [--ksrc SRC] NAME...\n"
+		       "       iopath mutant classify [options] PATCH RUN... | results RUN | stop RUN\n"
 		       "The headers of mutant patches (configs/mutants/), read by one parser\n"
 		       "for iopath mutate and mutate-tool: each value of '# KEY:' a line, the\n"
 		       "globs of '# Expect:' a line, the mutants of DIR a line each; the kill\n"
-		       "matrix from iopath mutate's state (iopath mutant matrix --help).\n");
+		       "matrix from iopath mutate's state (iopath mutant matrix --help); a\n"
+		       "mutant's class from its VM runs, by tap-verdict.awk's machine lines\n"
+		       "(iopath mutant classify --help).\n");
 		return 0;
 	}
 	if (!strcmp(sub, "header") && argc == 4)
@@ -219,8 +226,11 @@ static int cmd_mutant(int argc, char **argv)
 		return mutant_list(argv[2], argc - 3, argv + 3);
 	if (!strcmp(sub, "matrix"))
 		return iop_mutant_matrix(argc - 1, argv + 1);
+	if (!strcmp(sub, "classify") || !strcmp(sub, "results") || !strcmp(sub, "stop"))
+		return iop_mutant_runs(argc - 1, argv + 1);
 	return iop_usage_error("mutant", "expected 'header FILE KEY', 'expects FILE', "
-			       "'list DIR [NAME...]' or 'matrix ...' (iopath mutant --help)");
+			       "'list DIR [NAME...]', 'matrix ...', 'classify ...', 'results RUN' "
+			       "or 'stop RUN' (iopath mutant --help)");
 }
 
 IOP_COMMAND("mutant", "mutant headers, classification and kill matrix for the scripts", cmd_mutant)

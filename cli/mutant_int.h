@@ -27,4 +27,10 @@ bool iop_mutant_name_ok(const char *s);
 /* iopath mutant matrix (cli/mutant_matrix.c); argv[0] is "matrix". */
 int iop_mutant_matrix(int argc, char **argv);
 
+/*
+ * iopath mutant classify, results and stop (cli/mutant_classify.c);
+ * argv[0] is the subcommand.
+ */
+int iop_mutant_runs(int argc, char **argv);
+
 #endif

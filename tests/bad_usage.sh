@@ -186,6 +186,18 @@ refused lava.verdict_unknown_option "lava: unknown option '--nosuch'" \
 refused mutant.unknown_subcommand "mutant: expected 'header FILE KEY'" "$iop" mutant nosuch
 refused mutant.header_of_missing_file 'mutant: /nonexistent: No such file or directory' \
 	"$iop" mutant header /nonexistent Tests
+# iopath mutant classify: a run's output, the pristine results and the
+# mutant are input: a device is not read, a state line is checked.
+printf '# Function: f()\n# Bug: b\n# Tests: a_test\n--- a/x\n+++ b/x\n' > "$tmp/m.patch"
+: > "$tmp/empty"
+printf 'a.x.one\ta_test\textra\n' > "$tmp/bad-tests"
+refused mutant.classify_without_pristine_results 'mutant: classify needs --pristine-ok' \
+	"$iop" mutant classify "$tmp/m.patch" "$tmp/empty"
+refused mutant.classify_run_not_a_regular_file 'mutant: /dev/zero: not a regular file' \
+	"$iop" mutant classify --pristine-ok "$tmp/empty" --pristine-tests "$tmp/empty" "$tmp/m.patch" /dev/zero
+refused mutant.classify_pristine_state_line_checked "bad-tests:1: not a line of iopath mutate's pristine" \
+	"$iop" mutant classify --pristine-ok "$tmp/empty" --pristine-tests "$tmp/bad-tests" "$tmp/m.patch" "$tmp/empty"
+refused mutant.results_of_a_directory "mutant: $tmp: not a regular file" "$iop" mutant results "$tmp"
 refused mutate.unknown_option 'mutate: unknown option --nosuch' "$iop" mutate --nosuch
 refused mutate.bad_count "mutate: --pristine-runs: 'x' is not a count" "$iop" mutate --pristine-runs x
 refused plot.one_file 'plot: need BASE and NEW record files' "$iop" plot a.jsonl
