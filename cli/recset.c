@@ -699,3 +699,54 @@ bool iop_rs_untrusted(json_t *rec)
 
 	return (s && !strcmp(s, "untrusted")) || json_array_size(json_object_get(rec, "untrusted"));
 }
+
+/* A boot id as the kernel gives it (/proc/sys/kernel/random/boot_id): 36 of [0-9a-f-]. */
+static bool boot_id_ok(const char *id)
+{
+	return id && strlen(id) == 36 && strspn(id, "0123456789abcdef-") == 36;
+}
+
+int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const char *domain,
+		      const struct iop_rs_file *seen, size_t nseen, char *why, size_t len)
+{
+	const char *id = NULL;
+
+	if (strcmp(f->domain, domain)) {
+		snprintf(why, len, "%s:%d: records in the \"%s\" clock domain, the run is in \"%s\"",
+			 f->path, f->lines[0], f->domain, domain);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		const char *sha = iop_rs_env_str(f->recs[i], "kernel.image_sha256");
+		const char *b = iop_rs_env_str(f->recs[i], "kernel.boot_id");
+
+		if (!sha || strcmp(sha, sha256)) {
+			snprintf(why, len, "%s:%d: a record from another kernel image (%s)", f->path,
+				 f->lines[i], sha ? "another image_sha256" : "no env.kernel.image_sha256");
+			return -EINVAL;
+		}
+		if (!boot_id_ok(b)) {
+			snprintf(why, len, "%s:%d: %s", f->path, f->lines[i],
+				 b ? "env.kernel.boot_id is not a boot id" : "no env.kernel.boot_id");
+			return -EINVAL;
+		}
+		if (id && strcmp(id, b)) {
+			snprintf(why, len, "%s:%d: not one boot id in the records of one boot: %s after %s",
+				 f->path, f->lines[i], b, id);
+			return -EINVAL;
+		}
+		id = b;
+	}
+	for (size_t s = 0; s < nseen; s++) {
+		for (size_t i = 0; i < seen[s].n; i++) {
+			const char *b = iop_rs_env_str(seen[s].recs[i], "kernel.boot_id");
+
+			if (b && !strcmp(b, id)) {
+				snprintf(why, len, "%s: boot id %s seen before (%s:%d): not a boot of its own",
+					 f->path, id, seen[s].path, seen[s].lines[i]);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}

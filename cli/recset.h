@@ -84,6 +84,16 @@ json_t *iop_rs_env(json_t *rec, const char *path);
  */
 const char *iop_rs_clock_domain(json_t *rec);
 
+/*
+ * What iopath ab requires of the records of one boot (@f, loaded): all in
+ * clock domain @domain, all from the kernel image whose SHA-256 is
+ * @sha256 (env.kernel.image_sha256), all with one boot id, and that id on
+ * no record of the @nseen files of earlier boots (a boot of its own, not
+ * records sent twice). 0, or -EINVAL with "<path>:<line>: <what>" in @why.
+ */
+int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const char *domain,
+		      const struct iop_rs_file *seen, size_t nseen, char *why, size_t len);
+
 /* Whether @rec is marked untrusted. */
 bool iop_rs_untrusted(json_t *rec);
 

@@ -291,10 +291,10 @@ mkdir "$out/logs" || fail "cannot create $(esc "$out")/logs"
 # ---- the boots, interleaved ---------------------------------------------------
 
 # boot SIDE N: one boot of SIDE's kernel running the benchmark; its records
-# are checked to come from that kernel, in the run's clock domain, and from
-# a boot of their own.
+# are checked by iopath records check to come from that kernel, in the
+# run's clock domain, and from a boot of their own (no earlier boot's id).
 boot() {
-	local side=$1 n=$2 base rc t0=$SECONDS bad id
+	local side=$1 n=$2 base rc t0=$SECONDS err
 	base=$out/logs/$side.$n
 	note "boot $n of $boots: $side"
 	# Under TCG a loaded host slows the boot as much as the run: one limit
@@ -312,19 +312,14 @@ boot() {
 		fail "boot $n of $side failed (exit $rc): $(esc "$(grep -v -e '^  ' -e 'last kernel console lines:$' "$base.err" |
 			tail -n 1 | cut -c1-300)")"
 	fi
-	bad=$(jq -r --arg sha "${sha[$side]}" --arg dom "$domain" '
-		if (.env.kernel.image_sha256 // "") != $sha then "a record from another kernel image"
-		elif (.env.clock.domain // "wall") != $dom then "records in the \"" + (.env.clock.domain // "wall") + "\" clock domain, the run is in \"" + $dom + "\""
-		else empty end' "$base.jsonl" 2>&1 | head -n 1)
-	[ -z "$bad" ] || fail "boot $n of $side: $(esc "$(cut -c1-200 <<< "$bad")")"
-	id=$(jq -r '.env.kernel.boot_id // ""' "$base.jsonl" | sort -u)
-	[[ $id =~ ^[0-9a-f-]{36}$ ]] || fail "boot $n of $side: not one boot id in its records"
-	grep -qxF "$id" "$state/boot-ids" 2>/dev/null && fail "boot $n of $side: boot id $id seen before: not a boot of its own"
-	echo "$id" >> "$state/boot-ids"
+	err=$("$iopath" records check --image-sha256 "${sha[$side]}" --domain "$domain" \
+		"${seen[@]}" -- "$base.jsonl" 2>&1 >/dev/null) ||
+		fail "boot $n of $side: $(esc "$(head -n 1 <<< "$err" | sed 's/^iopath: records: //' | cut -c1-300)")"
+	seen+=(--seen "$base.jsonl")
 }
 
 printf 'boot\tside\texit\tseconds\n' > "$out/boots.tsv"
-new_file "$state/boot-ids" || exit 1
+seen=()
 for ((i = 1; i <= boots; i++)); do
 	boot A "$i"
 	boot B "$i"

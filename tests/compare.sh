@@ -596,4 +596,61 @@ fi
 rc=$?
 check_cmd plot.rejects_unknown_format test "$rc" = 2 -a ! -e "$tmp/p.pdf"
 
+# ---- iopath records check: the records of one boot of iopath ab -----------
+
+# One boot per pair and side, read_vs_readv's records (base.jsonl): in pairs
+# 2 and 4 readv_ns sits in a mode 0.45% dearer on both sides (what a seed
+# decides in the guest), and B is FACTOR dearer than A.
+mkpaired() { # SIDE FACTOR PAIR...
+	local side=$1 f=$2 i
+	shift 2
+	for i in "$@"; do
+		jq -c --arg side "$side" --argjson f "$f" --argjson i "$i" '
+			select(.bench == "read_vs_readv")
+			| ((if $i % 2 == 0 then 1.0045 else 1 end) * 1000 * $f * (1 + .rep * 0.00001)) as $v
+			| .time = "2026-12-02T0\($i):00:0\(.rep)Z"
+			| .env.kernel.boot_id = ("0000000\($i)-0000-0000-0000-00000000000" + (if $side == "A" then "a" else "b" end))
+			| .env.kernel.cmdline += " iopath.seed=5eed\($i)"
+			| .env.kernel.image_sha256 = ("\($side)" * 64 | ascii_downcase)
+			| .metrics |= map(if .name == "readv_ns" then .value = $v else . end)
+			| .run.main_metric = "readv_ns"' base.jsonl
+	done
+}
+
+mkpaired A 1 1 2 3 4 > "$tmp/pa.jsonl"
+mkpaired A 1 1 > "$tmp/boot1.jsonl"
+mkpaired A 1 2 > "$tmp/boot2.jsonl"
+sha_a=$(printf 'a%.0s' $(seq 64))
+rcheck() { # NAME EXPECTED_RC ERR_REGEX ARGS...: iopath records ARGS
+	local name=$1 want=$2 re=$3 good=0
+	shift 3
+	"$iopath" records "$@" > "$tmp/rc.out" 2> "$tmp/rc.err"
+	rc=$?
+	if [ "$want" = 0 ]; then
+		[ ! -s "$tmp/rc.err" ] && good=1
+	elif [ "$(wc -l < "$tmp/rc.err")" = 1 ] && grep -qE -e "$re" "$tmp/rc.err"; then
+		good=1
+	fi
+	if [ "$rc" = "$want" ] && [ ! -s "$tmp/rc.out" ] && [ "$good" = 1 ]; then
+		ok "records.check.$name"
+	else
+		not_ok "records.check.$name (exit $rc)" "$(head -n 2 "$tmp/rc.err")"
+	fi
+}
+rcheck one_boot_passes 0 '' check --image-sha256 "$sha_a" --domain wall --seen "$tmp/boot2.jsonl" "$tmp/boot1.jsonl"
+rcheck another_image 2 'boot1\.jsonl:1: a record from another kernel image' \
+	check --image-sha256 "$(printf 'b%.0s' $(seq 64))" --domain wall "$tmp/boot1.jsonl"
+rcheck another_domain 2 'boot1\.jsonl:1: records in the "wall" clock domain, the run is in "instructions"' \
+	check --image-sha256 "$sha_a" --domain instructions "$tmp/boot1.jsonl"
+rcheck two_boots 2 'pa\.jsonl:6: not one boot id' check --image-sha256 "$sha_a" --domain wall "$tmp/pa.jsonl"
+rcheck boot_seen_before 2 'boot id 00000001-.* seen before \(.*boot1\.jsonl:1\)' \
+	check --image-sha256 "$sha_a" --domain wall --seen "$tmp/boot2.jsonl" --seen "$tmp/boot1.jsonl" "$tmp/boot1.jsonl"
+sed 's/"value":[0-9.e+]*/"value":1e999/' "$tmp/boot1.jsonl" > "$tmp/inf.jsonl"
+rcheck value_not_finite 2 'inf\.jsonl:1: ' check --image-sha256 "$sha_a" --domain wall "$tmp/inf.jsonl"
+jq -c 'del(.env.kernel.boot_id)' "$tmp/boot1.jsonl" > "$tmp/noid.jsonl"
+rcheck no_boot_id 2 'noid\.jsonl:1: no env.kernel.boot_id' check --image-sha256 "$sha_a" --domain wall "$tmp/noid.jsonl"
+rcheck bad_sha_option 2 "--image-sha256 'x\\\\x0ay'" check --image-sha256 $'x\ny' --domain wall "$tmp/boot1.jsonl"
+rcheck fifo_refused 2 'records: ' check --image-sha256 "$sha_a" --domain wall /dev/zero
+rcheck no_command 2 'no command'
+
 finish_tap

@@ -84,6 +84,9 @@ jq -c --argjson c "$cost" --argjson z "$noise" --arg sha "$sha" --arg id "$id" -
 	| .env.clock = {domain: $dom, accel: "tcg-icount"}
 	| .metrics |= map(if .name == "readv_ns" then .value = $v | .median = $v | .mean = $v | .samples = [$v, $v, $v] | .min = $v | .max = $v | .stddev = 0 | .cv = 0 else . end)
 	| .run.main_metric = "readv_ns"' "$FIX/base.jsonl" > "$rec"
+if [ "${FAKE_NAN_AT:-}" = "$n" ]; then
+	sed -i 's/"value":[0-9.e+]*/"value":1e999/' "$rec"
+fi
 EOF
 	chmod +x "$t/builder" "$t/vm"
 	echo "cost=1000" > "$t/kA"
