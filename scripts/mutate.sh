@@ -291,45 +291,22 @@ wait_bg() {
 }
 
 # crash_of LOGBASE: how the guest died (a panic, an oops, a hang, QEMU),
-# empty if it reached its result line. The VM runner says it in one line
-# (scripts/vm/verdict.bash): "# IOPATH-STOP: reason=R seconds=N what=TEXT";
-# no such line is a stop without a result. A WARNING or BUG that the
-# guest survives is the tests' to catch (they fail on a kernel log
-# splat), not a crash.
+# empty if it reached its result line: iopath mutant stop, from the one
+# machine line the VM runner prints for that (scripts/vm/verdict.bash,
+# "# IOPATH-STOP: reason=R seconds=N what=TEXT"); no such line is a stop
+# without a result. A WARNING or BUG that the guest survives is the
+# tests' to catch (they fail on a kernel log splat), not a crash.
 crash_of() {
-	local base=$1 line reason what
-	grep -q '^# IOPATH-VM-RESULT:' <(tr -d '\r' < "$base.tap") && return 0
-	line=$(tr -d '\r' < "$base.tap" | grep '^# IOPATH-STOP: reason=' | tail -n 1)
-	reason=${line#'# IOPATH-STOP: reason='}
-	reason=${reason%% *}
-	what=${line#* what=}
-	[ "$what" = "$line" ] && what=$reason
-	[ -n "$line" ] || what="no result line"
-	[ "$reason" = hang ] && what="hang: $what"
-	printf '%s' "$what" | tr '\t' ' ' | cut -c1-160
+	mutant_cmd stop "$1.tap"
 }
 
-# results LOGBASE: "name<TAB>ok|fail|skip<TAB>program" per inner test.
-results() {
-	tr -d '\r' < "$1.tap" | awk '
-		/^# selftests: iopath: / { prog = $4; next }
-		/^# (not )?ok [0-9]+ / {
-			line = substr($0, 3); st = (line ~ /^not ok/) ? "fail" : "ok"
-			sub(/^(not )?ok [0-9]+ /, "", line)
-			if (line ~ /# *SKIP/) st = "skip"
-			sub(/ *#.*/, "", line)
-			print line "\t" st "\t" prog
-		}'
-}
-
-# diagnostic LOGBASE TEST: the harness's first two messages for a failed
-# test (the check that failed, then usually its TH_LOG explanation).
-diagnostic() {
-	tr -d '\r' < "$1.tap" | awk -v t="$2" '
-		/^# #  RUN / { cur = $4; d = ""; nd = 0; next }
-		cur == t && nd < 2 && /^# # / && !/ OK | FAIL | SKIP |Test terminated/ {
-			d = d (nd ? " / " : "") substr($0, 5); nd++ }
-		$0 ~ ("^# not ok [0-9]+ " t "$") { print d; exit }' | cut -c1-300
+# save_results LOGBASE: LOGBASE.results, "name<TAB>ok|fail|skip<TAB>program"
+# per test of the run, from the machine lines of the one TAP reader
+# (scripts/tap-verdict.awk, run by iopath mutant results), never the TAP.
+save_results() {
+	local r
+	r=$(mutant_cmd results "$1.tap") || exit
+	printf '%s' "${r:+$r$'\n'}" | write_file "$1.results" || exit 1
 }
 
 # filters_of NAME: "--env KSELFTEST_<PROG>_ARGS=..." values from the
@@ -381,8 +358,8 @@ run_pristine() {
 	for i in $(seq 1 "$pristine_runs"); do
 		run_vm "$logs/pristine.$i" "$obj/arch/x86/boot/bzImage" fg "${union[@]}"
 		t=$last_s
-		crash=$(crash_of "$logs/pristine.$i")
-		results "$logs/pristine.$i" | write_file "$logs/pristine.$i.results" || exit 1
+		crash=$(crash_of "$logs/pristine.$i") || exit
+		save_results "$logs/pristine.$i"
 		printf '%s\t%s\t%s\t%s\n' "$i" "$t" "$(cat "$logs/pristine.$i.rc")" "$crash" >> "$state/pristine.runs"
 		note "pristine run $i/$pristine_runs: ${t} s, $(grep -c $'\tok\t' "$logs/pristine.$i.results") passed, $(grep -c $'\tfail\t' "$logs/pristine.$i.results") failed${crash:+, $crash}"
 	done
@@ -461,13 +438,14 @@ start_run() {
 	run_vm "$logs/$n.1" "$work/kernels/$n" bg "${progs[@]}"
 }
 
-# finish_run NAME: wait for its first run, repeat a crash, classify.
+# finish_run NAME: wait for its first run, repeat a crash, classify:
+# iopath mutant classify judges the runs by the one TAP reader's machine
+# lines against the tests that passed on every pristine run.
 finish_run() {
-	local n=$1 f=${mfile[$1]} b s t crash i crashes=0 failed missing unfiltered killers detail equiv flaky
-	local -a progs
+	local n=$1 f=${mfile[$1]} b s crash i line class detail killers
+	local -a progs runs=() opts=()
 	read -r -a progs <<< "$(programs_of "$n")"
 	mapfile -t vm_env < <(filters_of "$n")
-	equiv=$(patch_header "$f" Equivalent)
 	b=$(cat "$state/$n.built")
 	wait_bg
 	# The run ended with its last line of output, maybe well before the
@@ -479,62 +457,42 @@ finish_run() {
 	else
 		s=$(($(stat -c %Y "$logs/$n.1.err") - bg_t0))
 	fi
+	# A crash is run again, up to --crash-runs times; a clean run ends it.
 	for i in $(seq 1 "$crash_runs"); do
 		if [ "$i" -gt 1 ]; then
 			run_vm "$logs/$n.$i" "$work/kernels/$n" fg "${progs[@]}"
 			s=$((s + last_s))
 		fi
-		crash=$(crash_of "$logs/$n.$i")
+		runs+=("$logs/$n.$i.tap")
+		crash=$(crash_of "$logs/$n.$i") || exit
 		[ -z "$crash" ] && break
-		crashes=$((crashes + 1))
 		echo "$crash" | write_file "$logs/$n.$i.crash" || exit 1
 		note "$n: run $i: $crash"
 	done
-	if [ "$crashes" = "$crash_runs" ]; then
-		crash=$(cat "$logs/$n.1.crash")
-		if [ "$(pristine_clean_runs)" -ge "$crash_runs" ]; then
-			record "$n" crash "$b" "$s" "$crash (on $crashes of $crash_runs runs; pristine clean on $(pristine_clean_runs) of $pristine_runs)" ""
-		else
-			record "$n" unstable "$b" "$s" "$crash (on $crashes of $crash_runs runs, but the pristine kernel was clean on only $(pristine_clean_runs) of $pristine_runs)" ""
-		fi
-		note "$n: $(field "$state/$n.result" class)"
-		return 0
-	fi
-	# A crash that did not reproduce is not the mutant's: the clean run
-	# (run $i) decides, and the crash is noted.
-	flaky=""
-	[ "$crashes" -gt 0 ] && flaky=" (run 1 of $i crashed and did not reproduce: $(cat "$logs/$n.1.crash"))"
+	[ -z "$crash" ] && save_results "$logs/$n.$i"
 	# Killed: a test that passed on every pristine run failed here, or
-	# never reported (its program crashed or timed out).
-	results "$logs/$n.$i" | write_file "$logs/$n.$i.results" || exit 1
-	failed=$(awk -F'\t' '$2 == "fail" { print $1 }' "$logs/$n.$i.results" | sort |
-		comm -12 - "$pristine_ok")
-	# (Only for programs run unfiltered: a filter leaves tests out.)
-	unfiltered=" "
-	for t in "${progs[@]}"; do
-		grep -q "^KSELFTEST_${t^^}_ARGS=" < <(printf '%s\n' "${vm_env[@]}") || unfiltered="$unfiltered$t "
-	done
-	[ ${#progs[@]} = 0 ] && unfiltered="  "
-	missing=$(awk -F'\t' -v p="$unfiltered" 'p == "  " || index(p, " " $3 " ") { print $1 }' \
-		"$state/pristine.tests" | sort | comm -12 - "$pristine_ok" |
-		comm -23 - <(cut -f1 "$logs/$n.$i.results" | sort))
-	if [ -n "$failed$missing" ]; then
-		killers=$(printf '%s\n%s\n' "$failed" "$missing" | sed '/^$/d' | tr '\n' ' ' | sed 's/ $//')
-		if [ -n "$failed" ]; then
-			detail=$(diagnostic "$logs/$n.$i" "$(echo "$failed" | head -n 1)")
-		else
-			detail="no result from $(echo "$missing" | head -n 1) (its program crashed or timed out)"
-		fi
-		record "$n" killed "$b" "$s" "${detail:-see $logs/$n.$i.tap}$flaky" "$killers"
-	elif ! grep -q $'\tok\t' "$logs/$n.$i.results"; then
-		# Nothing ran: not a survival, an infrastructure failure.
-		record "$n" unstable "$b" "$s" "no test passed or failed: $(tail -n 1 "$logs/$n.$i.err")$flaky" ""
-	elif [ -n "$equiv" ]; then
-		record "$n" equivalent "$b" "$s" "$equiv$flaky" ""
-	else
-		record "$n" survived "$b" "$s" "${flaky# }" ""
-	fi
-	[ -z "$lava_dir" ] && rm -f "$work/kernels/$n"
+	# never reported (its program crashed or timed out; only for programs
+	# run unfiltered: a filter leaves tests out). A crash on every run
+	# counts only against as many clean pristine runs; one that did not
+	# reproduce is noted, and the clean run decides.
+	[ "$all_tests" = 1 ] && opts+=(--all-tests)
+	line=$(mutant_cmd classify "${opts[@]}" --pristine-ok "$pristine_ok" \
+		--pristine-tests "$state/pristine.tests" --pristine-runs "$pristine_runs" \
+		--pristine-clean "$(pristine_clean_runs)" --crash-runs "$crash_runs" \
+		--err "$logs/$n.$i.err" -- "$f" "${runs[@]}") || exit
+	# "# IOPATH-MUTANT: class=C killers=T1,T2 detail=TEXT", TEXT escaped
+	case $line in
+	'# IOPATH-MUTANT: class='*' killers='*' detail='*) ;;
+	*) fail "$n: iopath mutant classify printed no classification" ;;
+	esac
+	class=${line#'# IOPATH-MUTANT: class='}
+	class=${class%% *}
+	killers=${line#* killers=}
+	killers=${killers%% detail=*}
+	detail=${line#* detail=}
+	record "$n" "$class" "$b" "$s" "$detail" "${killers//,/ }"
+	# A kernel that crashed on every run is kept, to be looked at.
+	[ -z "$crash" ] && [ -z "$lava_dir" ] && rm -f "$work/kernels/$n"
 	note "$n: $(field "$state/$n.result" class)"
 }
 
@@ -612,8 +570,8 @@ import_lava() {
 		[ -f "$f" ] || continue
 		i=$((i + 1))
 		lava_run "$f" "$logs/pristine.$i"
-		crash=$(crash_of "$logs/pristine.$i")
-		results "$logs/pristine.$i" | write_file "$logs/pristine.$i.results" || exit 1
+		crash=$(crash_of "$logs/pristine.$i") || exit
+		save_results "$logs/pristine.$i"
 		printf '%s\t%s\t%s\t%s\n' "$i" 0 "$(cat "$logs/pristine.$i.rc")" "$crash" >> "$state/pristine.runs"
 		note "pristine job $i ($(basename "$f")): $(grep -c $'\tok\t' "$logs/pristine.$i.results") passed, $(grep -c $'\tfail\t' "$logs/pristine.$i.results") failed${crash:+, $crash}"
 	done

@@ -55,8 +55,12 @@ cat "$src"/fs/iomap/*.c > "$obj/arch/x86/boot/bzImage"
 EOF
 # The VM reads the bzImage: PANIC panics, FLAKY panics on its first boot
 # only, HANG hangs (each said in vm.sh's stop line),
-# KILL_TWO fails a.x.two with a harness diagnostic. Programs a_test and
-# b_test, as filtered by -t iopath:PROG.
+# KILL_TWO fails a.x.two with a harness diagnostic, SKIP_HIDES skips it
+# after a failed check, PROSE has its output say it failed while it
+# passes, HOSTILE fails c_test's test with an escape in its name and its
+# diagnostic. Programs a_test and b_test (c_test only when asked for), as
+# filtered by -t iopath:PROG. Like the guest, it ends with the TAP
+# reader's machine lines and result line (scripts/tap-verdict.awk).
 cat > "$work/vm" <<'EOF'
 #!/bin/bash
 kernel="" log="" progs=() envs=()
@@ -90,25 +94,42 @@ if grep -q HANG "$kernel"; then
 	echo "# IOPATH-STOP: reason=hang seconds=9 what=no output from the guest for 9 s"
 	exit 1
 fi
+tap=$(mktemp)
 n=0
 for p in "${progs[@]}"; do
 	echo "# selftests: iopath: $p"
-	for t in one two; do
+	tests=(one two)
+	[ "$p" = c_test ] && tests=(one $'t\e[31m(wo')
+	for t in "${tests[@]}"; do
 		n=$((n + 1))
 		echo "# #  RUN           ${p%_test}.x.$t ..."
 		if [ "$p.$t" = a_test.two ] && grep -q KILL_TWO "$kernel"; then
 			echo "# # a_test.c:10:two:Expected 4096 (4096) == got (4095)"
+			echo "# not ok $n ${p%_test}.x.$t"
+		elif [ "$p.$t" = a_test.two ] && grep -q SKIP_HIDES "$kernel"; then
+			echo "# # a_test.c:10:two:Expected 4096 (4096) == got (4095)"
+			echo "# ok $n ${p%_test}.x.$t # SKIP no O_DIRECT here"
+		elif [ "$p.$t" = a_test.two ] && grep -q PROSE "$kernel"; then
+			echo "# # a_test.c:12:two:killed: the mutant's check failed"
+			echo "# #            FAIL  a.x.two"
+			echo "# IOPATH-CASE: result=fail program=a_test name=a.x.two lines=1-2"
+			echo "# ok $n ${p%_test}.x.$t"
+		elif [ "$p" = c_test ] && [ "$t" != one ] && grep -q HOSTILE "$kernel"; then
+			echo $'# # c_test.c:7:t\e[31m(wo:Expected 1 (1) == got \e]2;pwned\a(0)'
 			echo "# not ok $n ${p%_test}.x.$t"
 		else
 			echo "# ok $n ${p%_test}.x.$t"
 		fi
 	done
 	echo "ok 1 selftests: iopath: $p"
-done
-echo "# IOPATH-VM-RESULT: status=pass passed=$n failed=0"
+done > "$tap"
+cat "$tap"
+awk -v result=IOPATH-VM-RESULT -f "$IOPATH_TEST_TOP/scripts/tap-verdict.awk" \
+	/dev/null /dev/null /dev/null "$tap"
+rm -f "$tap"
 EOF
 chmod +x "$work/builder" "$work/vm"
-export IOPATH_MUTATE_BUILDER=$work/builder IOPATH_MUTATE_VM=$work/vm
+export IOPATH_MUTATE_BUILDER=$work/builder IOPATH_MUTATE_VM=$work/vm IOPATH_TEST_TOP=$top
 
 mutants=$work/mutants
 mkdir -p "$mutants"
@@ -135,6 +156,9 @@ mutant 05-equivalent b_test seek.c two TWO "the value is never read"
 mutant 06-sleep a_test iter.c beta SLEEP
 mutant 07-flaky a_test iter.c alpha FLAKY
 mutant 08-hang a_test seek.c one HANG
+mutant 09-skip-hides a_test seek.c two SKIP_HIDES
+mutant 10-prose a_test seek.c two PROSE
+mutant 11-hostile c_test seek.c one HOSTILE
 mkdir -p "$work/five"
 cp "$mutants"/0[1-5]-*.patch "$work/five/"
 
@@ -413,6 +437,41 @@ if [ "$(cls 08-hang)" = crash ] &&
 	ok "classify.hang_read_from_the_vm_stop_line"
 else
 	not_ok "classify.hang_read_from_the_vm_stop_line" "$(cat "$w/state/08-hang.result" 2>&1)" "$(tail -n 2 "$work/err8")"
+fi
+
+# ---- classified by the TAP reader's machine lines -------------------------
+
+# The class comes from what scripts/tap-verdict.awk says of each test
+# (iopath mutant classify), never from the TAP's prose: a test that
+# skipped after a failed check failed (mutate's own reading of the TAP
+# called it a skip, and the mutant survived); output that says a test
+# failed, even a line that looks like the reader's, while the test passed
+# kills nothing; a test name and a diagnostic with an escape in them go
+# into the state escaped (mutate's awk took the name as a regular
+# expression and lost the diagnostic, and wrote the escape raw).
+w=$work/w8
+run_mutate "$w" "$mutants" 09-skip-hides 10-prose 11-hostile > /dev/null 2> "$work/err9"
+if [ "$(cls 09-skip-hides)" = killed ] && grep -q '^killers=a.x.two$' "$w/state/09-skip-hides.result" &&
+   grep -q '^detail=a_test.c:10:two:Expected 4096' "$w/state/09-skip-hides.result"; then
+	ok "classify.skip_after_failed_check_is_a_kill"
+else
+	not_ok "classify.skip_after_failed_check_is_a_kill" "$(cat "$w/state/09-skip-hides.result" 2>&1)" \
+		"$(tail -n 2 "$work/err9")"
+fi
+if [ "$(cls 10-prose)" = survived ] && grep -q '^killers=$' "$w/state/10-prose.result"; then
+	ok "classify.failure_in_prose_only_kills_nothing"
+else
+	not_ok "classify.failure_in_prose_only_kills_nothing" "$(cat "$w/state/10-prose.result" 2>&1)" \
+		"$(tail -n 2 "$work/err9")"
+fi
+if [ "$(cls 11-hostile)" = killed ] && ! grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$w/state/11-hostile.result" &&
+   grep -qxF 'killers=c.x.t??31m?wo' "$w/state/11-hostile.result" &&
+   grep -qF 'detail=c_test.c:7:t\x1b[31m(wo:Expected 1 (1) == got \x1b]2;pwned\x07(0)' \
+	"$w/state/11-hostile.result"; then
+	ok "classify.hostile_test_name_and_diagnostic_escaped"
+else
+	not_ok "classify.hostile_test_name_and_diagnostic_escaped" \
+		"$(cat -v "$w/state/11-hostile.result" 2>&1)" "$(tail -n 2 "$work/err9" | cat -v)"
 fi
 
 finish_tap
