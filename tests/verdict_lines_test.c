@@ -96,7 +96,7 @@ TEST(malformed_machine_lines_refused)
 	size_t i;
 
 	iop_verdict_init(&v);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT_EQ(-EINVAL, iop_verdict_parse_line(bad[i], &v))
 			TH_LOG("accepted case %zu", i);
 	EXPECT_EQ(0, v.ncases);
@@ -120,7 +120,7 @@ TEST(other_lines_are_not_machine_lines)
 	size_t i;
 
 	iop_verdict_init(&v);
-	for (i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(other); i++)
 		EXPECT_EQ(0, iop_verdict_parse_line(other[i], &v)) TH_LOG("took case %zu", i);
 	iop_verdict_free(&v);
 }
