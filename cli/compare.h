@@ -43,7 +43,10 @@ struct metric_cmp {
 	double ci_lo, ci_hi;	/* of change; NAN unknown, +-INFINITY unbounded */
 	double t, df, p;
 	double mde;		/* smallest change found with IOP_MDE_POWER, of the base mean */
-	bool paired;		/* runs interleaved round by round: tested on their differences */
+	bool paired;		/* tested on differences within pairs: of rounds, or of boots */
+	bool by_seed;		/* the pairs are boots given one seed (iopath ab) */
+	double *boot_med[2];	/* each boot's median; in pair order when by_seed */
+	size_t nboot[2];
 	size_t pair_h;		/* differences kept after trimming */
 	double pair_se2;	/* squared standard error of their trimmed mean */
 	double pair_base;	/* the base's trimmed mean over the same units */
@@ -87,6 +90,13 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
  */
 void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, double alpha,
 		    struct metric_cmp *mc);
+/*
+ * The same for @n boots paired by seed, @xb[i] and @xn[i] the medians of
+ * pair i's two boots: the paired t-test of their differences (Yuen's on
+ * difference scores, exactly Student's below 5 pairs).
+ */
+void compare_paired_boots(const double *xb, const double *xn, size_t n, double alpha,
+			  struct metric_cmp *mc);
 void metric_mde(struct metric_cmp *mc, double alpha);
 /* Which figure of @mc no verdict can rest on (not finite), or NULL. */
 const char *metric_not_finite(const struct metric_cmp *mc);

@@ -348,6 +348,131 @@ static size_t pair_rounds(struct iop_rs_group *g, const char *name, const struct
 	return ok ? (size_t)k : 0;
 }
 
+/* Longest seed taken: iopath vm draws 16 bytes, 32 hex digits. */
+#define SEED_MAX 64
+
+struct boot_unit {
+	const char *id;
+	char seed[SEED_MAX + 1];	/* "" none, or its records disagree */
+	double *v;
+	size_t n;
+};
+
+/*
+ * The boots of side @s among the records with metric @name, in order of
+ * first appearance, each with its values and its seed, into @out; how
+ * many (0 when a record has no boot id). Caller frees @out and its v.
+ */
+static size_t boot_units(struct iop_rs_group *g, int s, const char *name, struct boot_unit **out)
+{
+	struct boot_unit *u = calloc(g->n[s] ? g->n[s] : 1, sizeof(*u));
+	size_t nu = 0, k;
+	bool ok = u;
+
+	for (size_t i = 0; ok && i < g->n[s]; i++) {
+		json_t *rec = g->recs[s][i], *m = iop_rs_metric(rec, name);
+		const char *id = rec_boot(rec);
+		char seed[SEED_MAX + 1];
+
+		if (!m)
+			continue;
+		ok = id && *id;
+		if (!ok)
+			break;
+		iop_rs_boot_seed(rec, seed, sizeof(seed));
+		for (k = 0; k < nu && strcmp(u[k].id, id); k++)
+			;
+		if (k == nu) {
+			u[k].id = id;
+			snprintf(u[k].seed, sizeof(u[k].seed), "%s", seed);
+			u[k].v = malloc(g->n[s] * sizeof(double));
+			ok = u[k].v;
+			if (!ok)
+				break;
+			nu++;
+		} else if (strcmp(u[k].seed, seed)) {
+			u[k].seed[0] = '\0';
+		}
+		u[k].v[u[k].n++] = json_number_value(json_object_get(m, "value"));
+	}
+	if (!ok && u) {
+		for (k = 0; k < nu; k++)
+			free(u[k].v);
+		memset(u, 0, g->n[s] * sizeof(*u));
+		nu = 0;
+	}
+	*out = u;
+	return nu;
+}
+
+static void boot_units_free(struct boot_unit *u, size_t n)
+{
+	for (size_t i = 0; u && i < n; i++)
+		free(u[i].v);
+	free(u);
+}
+
+/*
+ * Each boot's median of metric @name into mc->boot_med (shown, so that a
+ * boot that sits apart is seen), for sides of two or more boots. When
+ * the boots of both sides pair one to one by seed (iopath ab gives boot i
+ * of A and boot i of B one seed; iopath vm draws a new one otherwise,
+ * and two never meet by chance), the new side's come in the base's order
+ * and true is returned: the medians are then the pairs' values.
+ */
+static int boot_medians(struct iop_rs_group *g, const char *name, struct metric_cmp *mc,
+			bool *by_seed)
+{
+	struct boot_unit *u[2] = { NULL, NULL };
+	size_t n[2], order_ok = 0;
+	int ret = 0;
+
+	*by_seed = false;
+	for (int s = 0; s < 2; s++)
+		n[s] = boot_units(g, s, name, &u[s]);
+	if (!u[0] || !u[1]) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (n[0] < 2 || n[1] < 2)
+		goto out;
+	for (int s = 0; s < 2; s++) {
+		mc->boot_med[s] = malloc(n[s] * sizeof(double));
+		if (!mc->boot_med[s]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		mc->nboot[s] = n[s];
+	}
+	/* pairs: each base seed once on each side, every boot with one */
+	for (size_t i = 0; n[0] == n[1] && i < n[0]; i++) {
+		size_t j, k, dup = 0;
+
+		for (k = 0; k < n[0]; k++)
+			dup += !strcmp(u[0][k].seed, u[0][i].seed);
+		for (j = 0; j < n[1] && strcmp(u[1][j].seed, u[0][i].seed); j++)
+			;
+		if (!u[0][i].seed[0] || dup != 1 || j == n[1])
+			break;
+		order_ok++;
+	}
+	*by_seed = n[0] == n[1] && order_ok == n[0];
+	for (size_t i = 0; i < n[0]; i++)
+		mc->boot_med[0][i] = iop_median(u[0][i].v, u[0][i].n);
+	for (size_t i = 0; i < n[1]; i++) {
+		size_t j = i;
+
+		if (*by_seed)
+			for (j = 0; strcmp(u[1][j].seed, u[0][i].seed); j++)
+				;
+		mc->boot_med[1][i] = iop_median(u[1][j].v, u[1][j].n);
+	}
+out:
+	boot_units_free(u[0], n[0]);
+	boot_units_free(u[1], n[1]);
+	return ret;
+}
+
 static bool has_name(const char **names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -400,6 +525,7 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 	struct iop_rs_group *g = gc->g;
 	double *vb = NULL, *vn = NULL;
 	size_t nb, nn, cycle;
+	bool by_seed;
 	json_t *mb, *mn;
 	struct metric_cmp *mc;
 	int ret = 0;
@@ -430,8 +556,14 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 		ret = -ENOMEM;
 		goto out;
 	}
-	cycle = pair_rounds(g, name, mc->s, vb, vn, nb);
-	if (cycle)
+	if (boot_medians(g, name, mc, &by_seed)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	cycle = by_seed ? 0 : pair_rounds(g, name, mc->s, vb, vn, nb);
+	if (by_seed)
+		compare_paired_boots(mc->boot_med[0], mc->boot_med[1], mc->nboot[0], alpha, mc);
+	else if (cycle)
 		compare_paired(vb, vn, nb, cycle, alpha, mc);
 	else
 		compare_metric(vb, nb, vn, nn, alpha, mc);
@@ -534,8 +666,13 @@ out:
 
 void comparison_free(struct comparison *c)
 {
-	for (size_t i = 0; i < c->ngc; i++)
+	for (size_t i = 0; i < c->ngc; i++) {
+		for (size_t j = 0; j < c->gc[i].nm; j++) {
+			free(c->gc[i].m[j].boot_med[0]);
+			free(c->gc[i].m[j].boot_med[1]);
+		}
 		free(c->gc[i].m);
+	}
 	free(c->gc);
 	iop_rs_groups_free(c->groups, c->ngroups);
 	notes_free(&c->notes);

@@ -266,8 +266,41 @@ static void print_boots(FILE *out, const struct group_cmp *gc)
 		fprintf(out, "%s %zu %s (%s)", i ? " and" : "", s[i].n,
 			s[i].by_boot ? "boots" : s[i].by_run ? "runs" : "repetitions",
 			i ? "new" : "base");
-	if (gc->m[0].paired)
+	if (gc->m[0].by_seed)
+		fprintf(out, ", paired by seed");
+	else if (gc->m[0].paired)
 		fprintf(out, ", paired by round");
+}
+
+/*
+ * Each boot's median, per metric and side: a boot that sits apart from
+ * the others of its side (a mode of the boot, not noise of the
+ * repetitions) is seen here, and with pairs, whether its pair sits
+ * there too.
+ */
+static void print_boot_medians(FILE *out, const struct group_cmp *gc)
+{
+	bool header = false;
+
+	for (size_t j = 0; j < gc->nm; j++) {
+		const struct metric_cmp *m = &gc->m[j];
+
+		if (!m->boot_med[0] || !m->boot_med[1])
+			continue;
+		if (!header)
+			fprintf(out, "\nper boot, the median of its repetitions%s:\n",
+				m->by_seed ? " (pairs of boots given one seed, in columns)" : "");
+		header = true;
+		for (int s = 0; s < 2; s++) {
+			fprintf(out, "  %-4s %-20s", s ? "new" : "base", esc(m->name));
+			for (size_t i = 0; i < m->nboot[s]; i++) {
+				char b[32];
+
+				fprintf(out, " %10s", iop_fmt_num(b, sizeof(b), m->boot_med[s][i]));
+			}
+			fputc('\n', out);
+		}
+	}
 }
 
 /* "improvement", or "no significant change (could have seen >= 2.1%)" instead of a bare "-". */
@@ -332,6 +365,7 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 				fmt_rsd(rn, sizeof(rn), &m->s[1]),
 				fmt_ci(ci, sizeof(ci), m), vd, esc(g->bench), esc(m->name));
 		}
+		print_boot_medians(out, gc);
 	}
 }
 
@@ -442,6 +476,15 @@ static json_t *side_json(const struct side_stats *s)
 	return o;
 }
 
+static json_t *medians_json(const struct metric_cmp *m, int s)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < m->nboot[s]; i++)
+		json_array_append_new(a, jnum(m->boot_med[s][i]));
+	return a;
+}
+
 json_t *comparison_json(struct comparison *c)
 {
 	json_t *groups = json_array(), *notes = json_array(), *cmp;
@@ -467,6 +510,14 @@ json_t *comparison_json(struct comparison *c)
 			if (o) {
 				json_object_set_new(o, "mde", jnum(m->mde));
 				json_object_set_new(o, "paired", json_boolean(m->paired));
+				json_object_set_new(o, "pairing",
+						    json_string(m->by_seed ? "seed" :
+								m->paired ? "round" : "none"));
+				if (m->boot_med[0] && m->boot_med[1])
+					json_object_set_new(o, "boot_medians",
+							    json_pack("{s:o, s:o}",
+								      "base", medians_json(m, 0),
+								      "new", medians_json(m, 1)));
 			}
 			if (o && m->why)
 				json_object_set_new(o, "why_not_tested", json_string(m->why));

@@ -54,6 +54,7 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 	mc->v = V_UNTESTED;
 	mc->why = NULL;
 	mc->paired = false;
+	mc->by_seed = false;
 
 	for (int s = 0; s < 2; s++) {
 		struct side_stats *ss = &mc->s[s];
@@ -135,27 +136,19 @@ out:
 }
 
 /*
- * Runs interleaved round by round share the drift of their round: the
- * test is Yuen's of the differences of cycles (lib/stats.h,
- * iop_round_units(), says why cycles; h - 1 degrees of freedom), the
- * interval the trimmed mean difference +- t * its standard error over the
- * base trimmed mean (the base taken as known, as it is measured far more
- * precisely than the difference). The means and spreads printed are the
- * sides' own, as compare_metric() gives them; %change is the trimmed
- * mean difference over the base, the estimate the interval is around.
+ * The verdict of a test on differences within pairs: @d their trimmed
+ * mean, @se2 its squared standard error, @h the differences kept, @base
+ * the base's trimmed mean on the tested scale. The interval is the
+ * trimmed mean difference +- t * its standard error over the base trimmed
+ * mean (the base taken as known, as it is measured far more precisely
+ * than the difference); %change is the trimmed mean difference over the
+ * base, the estimate the interval is around.
  */
-void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, double alpha,
-		    struct metric_cmp *mc)
+static void paired_result(struct metric_cmp *mc, double d, double se2, double base, size_t h,
+			  double alpha)
 {
-	double d, se2, base, tc, lo, hi;
-	size_t h;
+	double tc, lo, hi;
 
-	compare_metric(xb, n, xn, n, alpha, mc);
-	if (mc->why)
-		return;
-	h = iop_paired_rounds(xb, xn, n, cycle, mc->rate, &d, &se2, &base);
-	if (h < 2)
-		return;		/* the unpaired test stands */
 	mc->paired = true;
 	mc->pair_h = h;
 	mc->pair_se2 = se2;
@@ -177,6 +170,50 @@ void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, 
 		mc->ci_hi = !mc->rate ? hi : 1 + lo > 0 ? 1 / (1 + lo) - 1 : INFINITY;
 	}
 	set_verdict(mc, alpha, d);
+}
+
+/*
+ * Runs interleaved round by round share the drift of their round: the
+ * test is Yuen's of the differences of cycles (lib/stats.h,
+ * iop_round_units(), says why cycles; h - 1 degrees of freedom). The
+ * means and spreads printed are the sides' own, as compare_metric() gives
+ * them.
+ */
+void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, double alpha,
+		    struct metric_cmp *mc)
+{
+	double d, se2, base;
+	size_t h;
+
+	compare_metric(xb, n, xn, n, alpha, mc);
+	if (mc->why)
+		return;
+	h = iop_paired_rounds(xb, xn, n, cycle, mc->rate, &d, &se2, &base);
+	if (h < 2)
+		return;		/* the unpaired test stands */
+	paired_result(mc, d, se2, base, h, alpha);
+}
+
+/*
+ * Boots given one seed share whatever the seed decides in the guest
+ * (allocator choices, hash seeds, layout): a boot-level mode that both
+ * boots of a pair sit in cancels in their difference, where the unpaired
+ * test counts it as spread of a side. The unit is the pair.
+ */
+void compare_paired_boots(const double *xb, const double *xn, size_t n, double alpha,
+			  struct metric_cmp *mc)
+{
+	double d, se2, base;
+	size_t h;
+
+	compare_metric(xb, n, xn, n, alpha, mc);
+	if (mc->why)
+		return;
+	h = iop_paired(xb, xn, n, mc->rate, &d, &se2, &base);
+	if (h < 2)
+		return;
+	paired_result(mc, d, se2, base, h, alpha);
+	mc->by_seed = true;
 }
 
 /*

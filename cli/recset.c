@@ -750,3 +750,26 @@ int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const cha
 	}
 	return 0;
 }
+
+size_t iop_rs_boot_seed(json_t *rec, char *buf, size_t len)
+{
+	const char *cmdline = iop_rs_env_str(rec, "kernel.cmdline");
+	const char *p = cmdline;
+	size_t n;
+
+	buf[0] = '\0';
+	while (p && (p = strstr(p, "iopath.seed=")) != NULL) {
+		/* a word of its own, not the tail of another */
+		if (p == cmdline || p[-1] == ' ' || p[-1] == '\t') {
+			p += strlen("iopath.seed=");
+			n = strspn(p, "0123456789abcdef");
+			if (!n || n >= len || (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n'))
+				return 0;
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			return n;
+		}
+		p++;
+	}
+	return 0;
+}

@@ -94,6 +94,14 @@ const char *iop_rs_clock_domain(json_t *rec);
 int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const char *domain,
 		      const struct iop_rs_file *seen, size_t nseen, char *why, size_t len);
 
+/*
+ * The seed the host gave the boot of @rec (iopath.seed=HEX on its kernel
+ * command line, iopath vm --seed) into @buf; its length, 0 when there is
+ * none or it is not lowercase hex shorter than @len. Boots given one seed
+ * were paired on purpose: the seed is drawn at random otherwise.
+ */
+size_t iop_rs_boot_seed(json_t *rec, char *buf, size_t len);
+
 /* Whether @rec is marked untrusted. */
 bool iop_rs_untrusted(json_t *rec);
 

@@ -653,4 +653,31 @@ rcheck bad_sha_option 2 "--image-sha256 'x\\\\x0ay'" check --image-sha256 $'x\ny
 rcheck fifo_refused 2 'records: ' check --image-sha256 "$sha_a" --domain wall /dev/zero
 rcheck no_command 2 'no command'
 
+# ---- boots paired by seed (iopath ab) -------------------------------------
+
+# mkpaired's boots: B 0.2% dearer than A, the new file listing its boots in
+# another order.
+metric_json() { # FILE: readv_ns of compare's JSON, as "pairing|verdict|mde"
+	jq -r '.comparisons[0].groups[0].metrics[] | select(.name == "readv_ns") | "\(.pairing)|\(.verdict)|\(.mde)"' "$1"
+}
+mkpaired B 1.002 2 1 4 3 > "$tmp/pb.jsonl"
+jq -c '.env.kernel.cmdline |= sub(" iopath.seed=[0-9a-f]*"; "")' "$tmp/pa.jsonl" > "$tmp/ua.jsonl"
+jq -c '.env.kernel.cmdline |= sub(" iopath.seed=[0-9a-f]*"; "")' "$tmp/pb.jsonl" > "$tmp/ub.jsonl"
+"$iopath" compare "$tmp/pa.jsonl" "$tmp/pb.jsonl" --format json > "$tmp/paired.json" 2> "$tmp/err"
+"$iopath" compare "$tmp/ua.jsonl" "$tmp/ub.jsonl" --format json > "$tmp/unpaired.json" 2>> "$tmp/err"
+IFS='|' read -r pairing verdict mde <<< "$(metric_json "$tmp/paired.json")"
+check_cmd compare.pairs_by_seed.the_pair_is_the_unit \
+	awk -v p="$pairing" -v v="$verdict" -v m="$mde" 'BEGIN { exit !(p == "seed" && v == "regression" && m < 0.0005) }'
+IFS='|' read -r pairing verdict mde <<< "$(metric_json "$tmp/unpaired.json")"
+check_cmd compare.pairs_by_seed.unpaired_the_mode_hides_the_change \
+	awk -v p="$pairing" -v v="$verdict" -v m="$mde" 'BEGIN { exit !(p == "none" && v == "no significant change" && m > 0.002) }'
+jq -c 'if .env.kernel.boot_id == "00000003-0000-0000-0000-00000000000b" then .env.kernel.cmdline += "0" else . end' \
+	"$tmp/pb.jsonl" > "$tmp/pb-other.jsonl"
+"$iopath" compare "$tmp/pa.jsonl" "$tmp/pb-other.jsonl" --format json > "$tmp/other.json" 2>> "$tmp/err"
+check_cmd compare.pairs_by_seed.only_one_to_one test "$(metric_json "$tmp/other.json" | cut -d'|' -f1)" = none
+"$iopath" compare "$tmp/pa.jsonl" "$tmp/pb.jsonl" > "$tmp/paired.txt" 2>> "$tmp/err"
+check_cmd compare.pairs_by_seed.report_shows_each_boots_median \
+	bash -c 'grep -q "paired by seed" "$1" && grep -qE "^  base readv_ns +1000 +1005 +1000 +1005$" "$1" &&
+		grep -qE "^  new  readv_ns +1002 +1007 +1002 +1007$" "$1"' _ "$tmp/paired.txt"
+
 finish_tap
