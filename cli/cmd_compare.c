@@ -28,11 +28,14 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gsl/gsl_errno.h>
 
@@ -43,7 +46,8 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: iopath compare BASE NEW [NEW...] [--format text|commit|json] [--alpha A]\n"
+	fprintf(f, "usage: iopath compare BASE NEW [NEW...] [--format text|commit|json|verdict|ci]\n"
+		   "                      [--alpha A] [--json FILE] [--verdict FILE] [--target-ci P]\n"
 		   "                      [--fail-on-regression]\n"
 		   "Compare benchmark records (JSON Lines from iopath bench) of a base and new runs:\n"
 		   "per metric the means, %%change, its confidence interval and a verdict from\n"
@@ -52,6 +56,12 @@ static void usage(FILE *f)
 		   "  --format text    the kernel test robot's table (default)\n"
 		   "  --format commit  the significant changes, for a commit message\n"
 		   "  --format json    everything, for programs\n"
+		   "  --format verdict one line per benchmark on its verdict metric, as iopath ab\n"
+		   "                   prints it (changes to 0.001%%)\n"
+		   "  --format ci      one machine line: whether the widest CI of a verdict\n"
+		   "                   metric is narrower than --target-ci P (%% each side)\n"
+		   "  --json FILE, --verdict FILE  that format written to FILE as well (a new\n"
+		   "                   file, or one replaced; never through a symbolic link)\n"
 		   "  --alpha A        significance level, 0 < A < 0.5 (default 0.05: 95%% CI)\n"
 		   "  --fail-on-regression  exit 1 if any metric regressed\n");
 }
@@ -64,6 +74,9 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regre
 		{ "format", required_argument, NULL, 'f' },
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "fail-on-regression", no_argument, NULL, 'r' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "verdict", required_argument, NULL, 'v' },
+		{ "target-ci", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int opt;
@@ -81,8 +94,12 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regre
 				o->format = F_COMMIT;
 			else if (!strcmp(optarg, "json"))
 				o->format = F_JSON;
+			else if (!strcmp(optarg, "verdict"))
+				o->format = F_VERDICT;
+			else if (!strcmp(optarg, "ci"))
+				o->format = F_CI;
 			else
-				return iop_usage_error("compare", "--format must be text, commit or json, not '%s'",
+				return iop_usage_error("compare", "--format must be text, commit, json, verdict or ci, not '%s'",
 						       optarg);
 			break;
 		case 'a':
@@ -94,16 +111,152 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regre
 		case 'r':
 			*fail_on_regression = true;
 			break;
+		case 'j':
+			o->json_out = optarg;
+			break;
+		case 'v':
+			o->verdict_out = optarg;
+			break;
+		case 't':
+			if (iop_parse_real(optarg, 0, 100, &o->target_ci) || !(o->target_ci > 0))
+				return iop_usage_error("compare", "--target-ci must be a percentage in (0, 100], not '%s'",
+						       optarg);
+			break;
 		default:
 			return 2;
 		}
 	}
+	if (o->format == F_CI && isnan(o->target_ci))
+		return iop_usage_error("compare", "--format ci needs --target-ci P");
+	if (!isnan(o->target_ci) && o->format != F_CI)
+		return iop_usage_error("compare", "--target-ci goes with --format ci");
 	return -1;
+}
+
+/* The JSON of @n comparisons to @out; -1 when it cannot be encoded. */
+static int print_json(FILE *out, struct comparison *cmps, size_t n, const struct opts *o)
+{
+	json_t *arr = json_array(), *doc;
+	char *text = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, comparison_json(&cmps[i]));
+	doc = json_pack("{s:i, s:f, s:o}", "schema", 1, "alpha", o->alpha, "comparisons", arr);
+	/* ASCII: a control character of a record's (C1 included) is a \u escape */
+	if (doc)
+		text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
+	json_decref(doc);
+	if (!text) {
+		fprintf(stderr, "iopath: compare: cannot encode JSON\n");
+		return -1;
+	}
+	/* ... and DEL too, which jansson leaves raw (it occurs only inside strings) */
+	for (const char *p = text; *p; p++) {
+		if (*p == 0x7f)
+			fputs("\\u007f", out);
+		else
+			fputc(*p, out);
+	}
+	fputc('\n', out);
+	free(text);
+	return 0;
+}
+
+/* What --format @format prints for @n comparisons to @out; -1 on failure. */
+static int print_format(FILE *out, int format, struct comparison *cmps, size_t n,
+			const struct opts *o)
+{
+	double hw;
+
+	switch (format) {
+	case F_JSON:
+		return print_json(out, cmps, n, o);
+	case F_VERDICT:
+		for (size_t i = 0; i < n; i++)
+			compare_print_verdict(out, &cmps[i], o);
+		return 0;
+	case F_CI:
+		/* the widest of every comparison: the run is as sure as its least sure */
+		hw = 0;
+		for (size_t i = 0; i < n; i++) {
+			double w = compare_ci_halfwidth(&cmps[i]);
+
+			hw = isnan(w) || isnan(hw) ? NAN : fmax(hw, w);
+		}
+		fprintf(out, "# IOPATH-CI: reached=%s halfwidth=%.6g target=%g\n",
+			!isnan(hw) && hw < o->target_ci ? "yes" : "no", hw, o->target_ci);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fprintf(out, "\n\n");
+		if (format == F_TEXT)
+			compare_print_text(out, &cmps[i], o);
+		else
+			compare_print_commit(out, &cmps[i], o);
+	}
+	return 0;
+}
+
+/*
+ * --json FILE or --verdict FILE: whether it may be written, before any
+ * input is read: its directory there, no symbolic link or directory at
+ * its name, and not one of the inputs (the records would be replaced).
+ */
+static int check_out(const char *opt, const char *path, const char **inputs, size_t n)
+{
+	struct stat so, si;
+	char why[512];
+
+	if (iop_out_check(path, why, sizeof(why)))
+		return iop_usage_error("compare", "%s %s", opt, why);
+	if (stat(path, &so))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!stat(inputs[i], &si) && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+			return iop_usage_error("compare", "%s %s: is an input file", opt, path);
+	return 0;
+}
+
+/* @format into @path: a new file renamed over it (lib/outfile.c). */
+static int write_out(const char *path, int format, struct comparison *cmps, size_t n,
+		     const struct opts *o)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd, ret;
+
+	fd = iop_tmp_create(path, iop_out_mode(path), tmp, sizeof(tmp));
+	if (fd < 0) {
+		fprintf(stderr, "iopath: compare: ");
+		iop_esc(stderr, path);
+		fprintf(stderr, ": %s\n", strerror(-fd));
+		return -1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		iop_tmp_discard(tmp);
+		return -1;
+	}
+	ret = print_format(f, format, cmps, n, o);
+	if (fclose(f) || ret) {
+		iop_tmp_discard(tmp);
+		return -1;
+	}
+	ret = iop_tmp_commit(tmp, path);
+	if (ret < 0) {
+		fprintf(stderr, "iopath: compare: ");
+		iop_esc(stderr, path);
+		fprintf(stderr, ": %s\n", strerror(-ret));
+		return -1;
+	}
+	return 0;
 }
 
 static int cmd_compare(int argc, char **argv)
 {
-	struct opts o = { .format = F_TEXT, .alpha = 0.05 };
+	struct opts o = { .format = F_TEXT, .alpha = 0.05, .target_ci = NAN };
 	bool fail_on_regression = false, regressed = false;
 	const char **paths;
 	struct iop_rs_file *files = NULL;
@@ -137,6 +290,14 @@ static int cmd_compare(int argc, char **argv)
 				goto out;
 			}
 		}
+	}
+
+	if ((o.json_out && check_out("--json", o.json_out, paths, npaths)) ||
+	    (o.verdict_out && check_out("--verdict", o.verdict_out, paths, npaths)))
+		goto out;
+	if (o.json_out && o.verdict_out && !strcmp(o.json_out, o.verdict_out)) {
+		ret = iop_usage_error("compare", "--json and --verdict name one file, %s", o.json_out);
+		goto out;
 	}
 
 	/* GSL's default handler abort()s; every input is checked before it is used. */
@@ -181,42 +342,12 @@ static int cmd_compare(int argc, char **argv)
 		}
 	}
 
-	if (o.format == F_JSON) {
-		json_t *arr = json_array(), *doc;
-		char *text = NULL;
-
-		for (size_t i = 0; i < ncmp; i++)
-			json_array_append_new(arr, comparison_json(&cmps[i]));
-		doc = json_pack("{s:i, s:f, s:o}", "schema", 1, "alpha", o.alpha,
-				"comparisons", arr);
-		/* ASCII: a control character of a record's (C1 included) is a \u escape */
-		if (doc)
-			text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10) |
-					       JSON_ENSURE_ASCII);
-		json_decref(doc);
-		if (!text) {
-			fprintf(stderr, "iopath: compare: cannot encode JSON\n");
-			ret = 1;
-			goto out;
-		}
-		/* ... and DEL too, which jansson leaves raw (it occurs only inside strings) */
-		for (const char *p = text; *p; p++) {
-			if (*p == 0x7f)
-				fputs("\\u007f", stdout);
-			else
-				fputc(*p, stdout);
-		}
-		fputc('\n', stdout);
-		free(text);
-	} else {
-		for (size_t i = 0; i < ncmp; i++) {
-			if (i)
-				printf("\n\n");
-			if (o.format == F_TEXT)
-				compare_print_text(stdout, &cmps[i], &o);
-			else
-				compare_print_commit(stdout, &cmps[i], &o);
-		}
+	/* the files first: stdout may be a pipe whose reader stops at the verdict */
+	if ((o.json_out && write_out(o.json_out, F_JSON, cmps, ncmp, &o)) ||
+	    (o.verdict_out && write_out(o.verdict_out, F_VERDICT, cmps, ncmp, &o)) ||
+	    print_format(stdout, o.format, cmps, ncmp, &o)) {
+		ret = 1;
+		goto out;
 	}
 	for (size_t i = 0; i < ncmp; i++)
 		for (size_t j = 0; j < cmps[i].ngc; j++)

@@ -78,8 +78,11 @@ struct comparison {
 };
 
 struct opts {
-	enum { F_TEXT, F_COMMIT, F_JSON } format;
+	enum { F_TEXT, F_COMMIT, F_JSON, F_VERDICT, F_CI } format;
 	double alpha;
+	double target_ci;	/* --target-ci, percent; NAN when not given */
+	const char *json_out;	/* --json FILE: the JSON as well, or NULL */
+	const char *verdict_out;	/* --verdict FILE: the verdict lines as well, or NULL */
 };
 
 void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
@@ -111,5 +114,12 @@ void comparison_free(struct comparison *c);
 void compare_print_text(FILE *out, struct comparison *c, const struct opts *o);
 void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o);
 json_t *comparison_json(struct comparison *c);
+/* One line per group, for iopath ab: the verdict metric's change, CI, verdict and MDE. */
+void compare_print_verdict(FILE *out, struct comparison *c, const struct opts *o);
+/*
+ * The widest CI of a verdict metric among the groups of @c, as half its
+ * width in percent of the base (NAN when a group has no interval).
+ */
+double compare_ci_halfwidth(const struct comparison *c);
 
 #endif

@@ -539,3 +539,100 @@ json_t *comparison_json(struct comparison *c)
 			(json_int_t)c->new->n, "notes", notes, "groups", groups);
 	return cmp;
 }
+
+/* The metric of @gc a verdict is given on: the one the runs chose, else the first. */
+static const struct metric_cmp *verdict_metric(const struct group_cmp *gc)
+{
+	const char *main = main_metric(gc->g);
+
+	for (size_t j = 0; main && j < gc->nm; j++)
+		if (!strcmp(gc->m[j].name, main))
+			return &gc->m[j];
+	return main || !gc->nm ? NULL : &gc->m[0];
+}
+
+/*
+ * @frac as a percentage to 0.001 (instruction counts resolve far below
+ * 0.01%), rounded half away from zero, "+" before a positive one with
+ * @sign; "n/a" when not finite.
+ */
+static const char *pct3(char *buf, size_t len, double frac, bool sign)
+{
+	long long h;
+
+	if (!isfinite(frac) || fabs(frac) > 1e9) {
+		snprintf(buf, len, "n/a");
+		return buf;
+	}
+	h = llround(frac * 100000);
+	snprintf(buf, len, "%s%lld.%03lld", h < 0 ? "-" : sign ? "+" : "", llabs(h) / 1000,
+		 llabs(h) % 1000);
+	return buf;
+}
+
+/* "instructions, QEMU TCG icount", "wall time, KVM": what the counts are of. */
+static const char *clock_words(json_t *rec)
+{
+	const char *accel = iop_rs_env_str(rec, "clock.accel");
+
+	if (!strcmp(iop_rs_clock_domain(rec), "instructions"))
+		return "instructions, QEMU TCG icount";
+	if (accel && !strcmp(accel, "kvm"))
+		return "wall time, KVM";
+	if (accel && !strcmp(accel, "tcg"))
+		return "wall time, QEMU TCG";
+	return "wall time";
+}
+
+/* What a side's observations are: boots, runs or repetitions. */
+static const char *unit_word(const struct side_stats *s)
+{
+	return s->by_boot ? "boots" : s->by_run ? "runs" : "repetitions";
+}
+
+void compare_print_verdict(FILE *out, struct comparison *c, const struct opts *o)
+{
+	(void)o;
+	for (size_t i = 0; i < c->ngc; i++) {
+		const struct group_cmp *gc = &c->gc[i];
+		const struct metric_cmp *m = verdict_metric(gc);
+		const char *fs = json_string_value(json_object_get(gc->g->params, "fs"));
+		char ch[32], lo[32], hi[32], mde[32], boots[64];
+
+		if (!m)
+			continue;
+		if (m->s[0].n == m->s[1].n)
+			snprintf(boots, sizeof(boots), "%zu %s a side%s", m->s[0].n, unit_word(&m->s[0]),
+				 m->by_seed ? ", paired" : "");
+		else
+			snprintf(boots, sizeof(boots), "%zu %s base, %zu new", m->s[0].n,
+				 unit_word(&m->s[0]), m->s[1].n);
+		fprintf(out, "iopath ab: %s%s%s %s: %s%% [%s%%, %s%%], %s (could have seen >= %s%%; %s, %s)\n",
+			esc(gc->g->bench), fs && strcmp(fs, "none") ? " on " : "",
+			fs && strcmp(fs, "none") ? esc(fs) : "", esc(m->name),
+			pct3(ch, sizeof(ch), m->change, true), pct3(lo, sizeof(lo), m->ci_lo, true),
+			pct3(hi, sizeof(hi), m->ci_hi, true), verdict_json[m->v],
+			pct3(mde, sizeof(mde), m->mde, false), clock_words(c->base->recs[0]), boots);
+	}
+}
+
+double compare_ci_halfwidth(const struct comparison *c)
+{
+	double widest = NAN;
+
+	for (size_t i = 0; i < c->ngc; i++) {
+		const struct metric_cmp *m = verdict_metric(&c->gc[i]);
+		double hw;
+
+		if (!m)
+			continue;
+		if (isnan(widest))
+			widest = 0;
+		hw = 100 * (m->ci_hi - m->ci_lo) / 2;
+		if (!isfinite(hw))
+			return NAN;
+		if (hw > widest)
+			widest = hw;
+	}
+	return widest;
+}

@@ -159,7 +159,7 @@ fi
 # The guest runs this same binary: what it refuses, the guest would.
 err=$("$iopath" bench --dry-run --quiet --out - "${bench_args[@]}" 2>&1 >/dev/null) ||
 	usage_error "the benchmark: $(esc "$(head -n 1 <<< "$err" | sed 's/^iopath: bench: //')")"
-for t in jq sha256sum flock setsid; do
+for t in sha256sum flock setsid; do
 	command -v "$t" >/dev/null || fail "$t not found; run 'scripts/deps.sh base'"
 done
 
@@ -332,32 +332,14 @@ done
 
 # ---- the comparison and the verdict -------------------------------------------
 
-"$iopath" compare "$out/A.jsonl" "$out/B.jsonl" > "$out/report.txt" 2> "$out/logs/compare.err"
+# Once: the report to stdout, the JSON and the verdict lines (one per
+# benchmark, on its main metric, with the change, its CI and what the run
+# could have seen, in the run's clock domain) to their files.
+"$iopath" compare "$out/A.jsonl" "$out/B.jsonl" --json "$out/compare.json" --verdict "$out/verdict.txt" \
+	> "$out/report.txt" 2> "$out/logs/compare.err"
 rc=$?
 [ "$rc" = 0 ] || fail "iopath compare failed (exit $rc): $(esc "$(head -n 1 "$out/logs/compare.err")")"
-"$iopath" compare "$out/A.jsonl" "$out/B.jsonl" --format json > "$out/compare.json" 2>> "$out/logs/compare.err" ||
-	fail "iopath compare --format json failed"
 cat "$out/report.txt"
-
-# One line per benchmark, on its main metric (the one its profile judges
-# by, else its first), with the change, its CI and what the run could have
-# seen, in the run's clock domain.
-clock_words="wall time, KVM"
-[ "$domain" = instructions ] && clock_words="instructions, QEMU TCG icount"
-jq -r --arg clock "$clock_words" --argjson boots "$boots" '
-	# Percentages to 0.001%: instruction counts resolve far below 0.01%.
-	def fixed3: (. * 100000 | round) as $h | ($h | fabs) as $a
-		| "\($a / 1000 | floor).\($a % 1000 | tostring | "00" + . | .[-3:])"
-		| if $h < 0 then "-" + . else . end;
-	def pct: fixed3 | if startswith("-") then . else "+" + . end;
-	def pct0: fixed3;
-	.comparisons[0].groups[] as $g
-	| ($g.metrics | map(select(.name == ($g.main_metric // $g.metrics[0].name))) | .[0]) as $m
-	| select($m != null)
-	| "iopath ab: \($g.bench)\(if $g.params.fs and $g.params.fs != "none" then " on " + $g.params.fs else "" end) \($m.name): "
-	  + "\($m.change | pct)% [\($m.ci[0] | pct)%, \($m.ci[1] | pct)%], \($m.verdict) "
-	  + "(could have seen >= \($m.mde | pct0)%; \($clock), \($boots) boots a side)"
-' "$out/compare.json" > "$out/verdict.txt" || fail "cannot read the comparison"
 [ -s "$out/verdict.txt" ] || fail "the comparison has no metric in common between A and B"
 echo
 cat "$out/verdict.txt"

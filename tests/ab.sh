@@ -136,6 +136,34 @@ check_cmd ab.compare_tests_over_boots grep -q 'boots' "$t/plus5/report.txt"
 check_cmd ab.verdict.planted_5pct_found_as_regression \
 	grep -qE '^iopath ab: read_vs_readv readv_ns: \+(4\.9[0-9]{2}|5\.0[0-9]{2})% \[.*\], regression \(could have seen >= [0-9.]+%; instructions, QEMU TCG icount, 3 boots a side\)$' "$t/plus5/verdict.txt"
 check_cmd ab.verdict.printed_last test "$(tail -n 1 "$t/plus5.out")" = "$(tail -n 1 "$t/plus5/verdict.txt")"
+# The verdict line was built in jq from a second compare's JSON: now C
+# writes it, to the digits of that jq, and one compare writes the report,
+# the JSON and the verdict.
+check_cmd ab.verdict.is_compare_format_verdict \
+	test "$("$build/iopath" compare "$t/plus5/A.jsonl" "$t/plus5/B.jsonl" --format verdict)" = "$(cat "$t/plus5/verdict.txt")"
+jq_verdict() { # the jq that made the line before, on compare's JSON
+	jq -r --arg clock "instructions, QEMU TCG icount" --argjson boots 3 '
+		def fixed3: (. * 100000 | round) as $h | ($h | fabs) as $a
+			| "\($a / 1000 | floor).\($a % 1000 | tostring | "00" + . | .[-3:])"
+			| if $h < 0 then "-" + . else . end;
+		def pct: fixed3 | if startswith("-") then . else "+" + . end;
+		.comparisons[0].groups[] as $g
+		| ($g.metrics | map(select(.name == ($g.main_metric // $g.metrics[0].name))) | .[0]) as $m
+		| "iopath ab: \($g.bench) \($m.name): \($m.change | pct)% [\($m.ci[0] | pct)%, \($m.ci[1] | pct)%], \($m.verdict) (could have seen >= \($m.mde | fixed3)%; \($clock), \($boots) boots a side)"' "$1"
+}
+check_cmd ab.verdict.digits_as_jq_gave_them test "$(jq_verdict "$t/plus5/compare.json")" = "$(cat "$t/plus5/verdict.txt")"
+# compare ran twice per A/B (text, then --format json).
+mkdir -p "$t/wrap"
+printf '#!/bin/bash\necho "$1" >> %q\nexec %q "$@"\n' "$t/wrap.calls" "$build/iopath" > "$t/wrap/iopath"
+chmod +x "$t/wrap/iopath"
+: > "$t/wrap.calls"
+"$top/scripts/ab.sh" --build "$t/wrap" --work "$t/work" --out "$t/once" --a "$t/kA" --b "$t/kB" --boots 2 \
+	-- read_vs_readv > /dev/null 2>&1
+check_cmd ab.compare_runs_once test "$(grep -c '^compare$' "$t/wrap.calls")" = 1 -a -s "$t/once/compare.json"
+# Records were checked by jq in ab.sh, a reader of their own; now by
+# iopath records check.
+check_cmd ab.records_checked_by_iopath_records_check \
+	bash -c '! grep -qw jq "$1" && test "$(grep -c "^records$" "$2")" = 4' _ "$top/scripts/ab.sh" "$t/wrap.calls"
 
 ab minus5 --a "$t/kB" --b "$t/kA" -- read_vs_readv
 check_cmd ab.verdict.reversed_is_improvement grep -qE '^iopath ab: .*: -4\.[0-9]+% .*improvement' "$t/minus5/verdict.txt"

@@ -680,4 +680,45 @@ check_cmd compare.pairs_by_seed.report_shows_each_boots_median \
 	bash -c 'grep -q "paired by seed" "$1" && grep -qE "^  base readv_ns +1000 +1005 +1000 +1005$" "$1" &&
 		grep -qE "^  new  readv_ns +1002 +1007 +1002 +1007$" "$1"' _ "$tmp/paired.txt"
 
+# ---- --format verdict and ci, and the files of one invocation --------------
+
+"$iopath" compare "$tmp/pa.jsonl" "$tmp/pb.jsonl" --format verdict > "$tmp/verdict" 2>> "$tmp/err"
+check_cmd compare.verdict.one_line_to_three_decimals \
+	grep -qxE 'iopath ab: read_vs_readv readv_ns: \+0\.2[0-9]{2}% \[\+0\.[0-9]{3}%, \+0\.[0-9]{3}%\], regression \(could have seen >= 0\.[0-9]{3}%; wall time, 4 boots a side, paired\)' "$tmp/verdict"
+rm -f "$tmp/o.json" "$tmp/o.verdict"
+"$iopath" compare base.jsonl new-5pct.jsonl --json "$tmp/o.json" --verdict "$tmp/o.verdict" > "$tmp/o.txt" 2>> "$tmp/err"
+rc=$?
+[ "$rc" = 0 ] &&
+	cmp -s "$tmp/o.json" <("$iopath" compare base.jsonl new-5pct.jsonl --format json) &&
+	cmp -s "$tmp/o.verdict" <("$iopath" compare base.jsonl new-5pct.jsonl --format verdict) &&
+	cmp -s "$tmp/o.txt" expected/base-vs-new-5pct.txt &&
+	[ "$(stat -c %a "$tmp/o.json")" = "$(printf '%o' $((0644 & ~0$(umask))))" ]
+check $? compare.outputs.text_json_and_verdict_in_one_run
+bad_out() { # NAME ARGS...: exit 2, one line, no file made
+	local name=$1
+	shift
+	"$iopath" compare base.jsonl new-5pct.jsonl "$@" > "$tmp/bo.out" 2> "$tmp/bo.err"
+	rc=$?
+	check_cmd "compare.outputs.$name" test "$rc" = 2 -a "$(wc -l < "$tmp/bo.err")" = 1 -a ! -s "$tmp/bo.out"
+}
+echo secret > "$tmp/victim.json"
+ln -s "$tmp/victim.json" "$tmp/link.json"
+bad_out symlink_refused --json "$tmp/link.json"
+[ "$(cat "$tmp/victim.json")" = secret ] && [ -L "$tmp/link.json" ]
+check $? compare.outputs.symlink_not_followed
+cp new-5pct.jsonl "$tmp/input.jsonl"
+"$iopath" compare base.jsonl "$tmp/input.jsonl" --verdict "$tmp/input.jsonl" > /dev/null 2> "$tmp/bo.err"
+check_cmd compare.outputs.input_never_replaced \
+	test $? = 2 -a "$(wc -l < "$tmp/bo.err")" = 1 -a "$(md5sum < "$tmp/input.jsonl")" = "$(md5sum < new-5pct.jsonl)"
+bad_out no_directory --json "$tmp/nodir/x.json"
+bad_out directory_refused --verdict "$tmp"
+bad_out ci_needs_target --format ci
+bad_out target_needs_ci --target-ci 1
+bad_out target_not_a_number --format ci --target-ci x
+"$iopath" compare "$tmp/pa.jsonl" "$tmp/pb.jsonl" --format ci --target-ci 1 > "$tmp/ci1" 2>> "$tmp/err"
+"$iopath" compare "$tmp/pa.jsonl" "$tmp/pb.jsonl" --format ci --target-ci 0.00001 > "$tmp/ci2" 2>> "$tmp/err"
+check_cmd compare.ci.one_machine_line_reached_or_not \
+	bash -c 'grep -qxE "# IOPATH-CI: reached=yes halfwidth=[0-9.e-]+ target=1" "$1" &&
+		grep -qxE "# IOPATH-CI: reached=no halfwidth=[0-9.e-]+ target=1e-05" "$2"' _ "$tmp/ci1" "$tmp/ci2"
+
 finish_tap

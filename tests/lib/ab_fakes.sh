@@ -39,16 +39,17 @@ EOF
 	# hash, a boot id of its own and the clock domain it was asked for.
 	cat > "$t/vm" <<'EOF'
 #!/bin/bash
-k="" rec="" icount=0 fetch=0
+k="" rec="" icount=0 fetch=0 accel=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) k=$2; shift 2 ;;
 	--records) rec=$2; shift 2 ;;
+	--accel) accel=$2; shift 2 ;;
 	--icount) icount=1; shift ;;
 	--fetch-only) fetch=1; shift ;;
 	--) shift; break ;;
 	--bench) shift ;;
-	--build|--accel|--smp|--timeout|--boot-timeout|--idle-timeout|--log) shift 2 ;;
+	--build|--smp|--timeout|--boot-timeout|--idle-timeout|--log) shift 2 ;;
 	*) echo "fake vm: unknown $1" >&2; exit 2 ;;
 	esac
 done
@@ -67,8 +68,8 @@ if [ "${FAKE_FAIL_BOOT:-}" = "$n" ]; then
 	echo "  | Kernel panic - not syncing: VFS: Unable to mount root fs" >&2
 	exit 1
 fi
-dom=wall
-[ "$icount" = 1 ] && dom=instructions
+dom=wall acc=$accel
+[ "$icount" = 1 ] && dom=instructions acc=tcg-icount
 [ "${FAKE_DOMAIN_AT:-}" = "$n" ] && dom=wall
 sha=$(sha256sum < "$k" | cut -d' ' -f1)
 [ "${FAKE_SHA_AT:-}" = "$n" ] && sha=$(printf '%064d' 0)
@@ -76,12 +77,12 @@ id=$(cat /proc/sys/kernel/random/uuid)
 # The noise of boot n, the same in every run of this test: an A/A verdict
 # must not be left to a 5% chance.
 noise=$(( (n * 37 % 7) * 9362 ))
-jq -c --argjson c "$cost" --argjson z "$noise" --arg sha "$sha" --arg id "$id" --arg dom "$dom" --arg n "$n" '
+jq -c --argjson c "$cost" --argjson z "$noise" --arg sha "$sha" --arg id "$id" --arg dom "$dom" --arg acc "$acc" --arg n "$n" '
 	select(.bench == "read_vs_readv")
 	| ($c * (1 + ($z / 65536 - 0.5) * 0.001 + .rep * 0.00001)) as $v
 	| .time = "2026-12-02T00:\($n | tonumber + 10):0\(.rep)Z"
 	| .env.kernel.image_sha256 = $sha | .env.kernel.boot_id = $id
-	| .env.clock = {domain: $dom, accel: "tcg-icount"}
+	| .env.clock = {domain: $dom, accel: $acc}
 	| .metrics |= map(if .name == "readv_ns" then .value = $v | .median = $v | .mean = $v | .samples = [$v, $v, $v] | .min = $v | .max = $v | .stddev = 0 | .cv = 0 else . end)
 	| .run.main_metric = "readv_ns"' "$FIX/base.jsonl" > "$rec"
 if [ "${FAKE_NAN_AT:-}" = "$n" ]; then
