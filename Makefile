@@ -120,7 +120,7 @@ units: $(UNIT_BINS) $(HELPER_BINS)
 # (lib/verdict.c). `make fuzz FUZZ_SECONDS=N` runs each for N seconds from
 # seeds made of tests/fixtures; the same targets built with a plain main()
 # (tests/fuzz/driver.c) run every corpus once in make check.
-FUZZ_TARGETS ?= records profile known_failures quote repro_name verdict_lines mutant_header lava_log export
+FUZZ_TARGETS ?= records profile known_failures quote repro_name verdict_lines mutant_header lava_log export mutant_classify
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_O := $(O)/fuzz

@@ -16,6 +16,9 @@
 #            program, an empty value, a control character
 #   lava_log  the LAVA job logs of tests/fixtures/lava, and lines with
 #            YAML tags, aliases, flow and block styles, escapes, NUL
+#   mutant_classify  a VM run's output: TAP with the reader's lines and a
+#            result line, cut short with vm.sh's stop line (a panic, a
+#            hang, one with a control character), a hostile test name
 # and profiles with a key twice, for the profile target's duplicate check.
 #
 # usage: tests/fuzz/seeds.sh OUTDIR   (makes a directory per target in OUTDIR)
@@ -25,7 +28,7 @@ out=${1:?usage: seeds.sh OUTDIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fix=$top/tests/fixtures
 mkdir -p "$out/records" "$out/profile" "$out/known_failures" "$out/quote" "$out/repro_name" \
-	"$out/verdict_lines" "$out/export" "$out/mutant_header" "$out/lava_log"
+	"$out/verdict_lines" "$out/export" "$out/mutant_header" "$out/lava_log" "$out/mutant_classify"
 
 for f in "$fix"/compare/*.jsonl; do
 	name=$(basename "$f" .jsonl)
@@ -71,6 +74,16 @@ for f in "$out/fb.tap" "$fix"/lava/*.log; do
 		/dev/null /dev/null "$f" > "$out/verdict_lines/awk-$i" 2> /dev/null || :
 	i=$((i + 1))
 done
+mc=$out/mutant_classify
+{ cat "$out/fb.tap"; awk -v result=IOPATH-VM-RESULT -f "$top/scripts/tap-verdict.awk" \
+	/dev/null /dev/null /dev/null "$out/fb.tap" 2> /dev/null || :; } > "$mc/run"
+{ head -n 6 "$out/fb.tap"; echo '# IOPATH-STOP: reason=panic seconds=3 what=Oops: int3'; } > "$mc/panic"
+{ head -n 6 "$out/fb.tap"; echo '# IOPATH-STOP: reason=hang seconds=9 what=no output for 9 s'; } > "$mc/hang"
+printf '# IOPATH-STOP: reason=oops seconds=1 what=BUG: \x1b]2;t\x07 \033[2J\n' > "$mc/stop-control"
+sed 's/$/\r/' "$mc/run" > "$mc/crlf"
+printf '%s\n' '# selftests: iopath: a_test' '# #  RUN           a.x.t(w[o ...' \
+	$'# # a_test.c:1:t:Expected 1 (1) == \e[2J(0)' '# not ok 1 a.x.t(w[o' \
+	'ok 1 selftests: iopath: a_test' '# IOPATH-VM-RESULT: status=fail passed=0 failed=1' > "$mc/hostile"
 rm -f "$out/fb.tap"
 printf '%s\n' '# IOPATH-CASE: result=known program=fb_test name=fb.x.y lines=6-10 bug=b' \
 	'# IOPATH-CASE: result=pass program=p name=n lines=9-3' \
