@@ -4,13 +4,20 @@
 # iopath ab: is kernel B faster than kernel A, in one command. Each side is
 # a kernel in any form `iopath vm --kernel` takes, or is built from one
 # source tree with and without a patch (scripts/lib/kbuild.bash, the small
-# configuration iopath mutate builds). The sides boot interleaved, A B A B
-# ..., so that drift in the host hits both alike; in each boot the
-# benchmarks run inside the guest (`iopath vm --bench`: the iopath binary
-# in the initramfs, scratch filesystems on the guest's own zram) and their
-# records come back over the console. `iopath compare` then tests the
-# sides with the boot as the unit, and one verdict line per benchmark
-# follows, for a commit message.
+# configuration iopath mutate builds). The boots come in pairs: boot i of
+# A and boot i of B get one seed (iopath vm --seed), so that whatever the
+# seed decides in the guest is the same on both sides, and they run next
+# to each other in time, so that drift in the host hits both alike. In
+# each boot the benchmarks run inside the guest (`iopath vm --bench`: the
+# iopath binary in the initramfs, scratch filesystems on the guest's own
+# zram) and their records come back over the console, where `iopath
+# records check` checks them. `iopath compare` then tests the sides on the
+# differences within pairs, once, and writes the report, its JSON and one
+# verdict line per benchmark, for a commit message.
+#
+# Under icount the two boots of a pair run at the same time, one guest per
+# host CPU (--jobs): an instruction count does not depend on the load
+# beside it. Under KVM they run one after the other.
 #
 # The clock domain: under KVM the guest clock is wall time. Without a
 # usable KVM the guest runs under QEMU TCG with icount, where its clock
@@ -44,9 +51,9 @@ usage() {
 usage: iopath ab (--a KERNEL --b KERNEL | --ksrc DIR [--patch-a FILE] [--patch FILE])
                  [options] (--profile NAME | -- BENCH [param=value ...])
 
-Boot kernels A and B interleaved under QEMU, run the benchmark in each boot,
-compare the sides with the boot as the unit, and print one verdict line per
-benchmark.
+Boot kernels A and B in pairs under QEMU (boot i of each with one seed), run
+the benchmark in each boot, compare the sides on the differences within
+pairs, and print one verdict line per benchmark.
 
   --a K, --b K     the two kernels: a bzImage, a Debian kernel .deb or a
                    Debian package name (as iopath vm --kernel takes)
@@ -57,7 +64,10 @@ benchmark.
   --patch-a FILE   with --ksrc: A is the tree with FILE applied (e.g. one
                    that puts the old code back, B being the tree as it is)
   --profile NAME   the benchmarks of configs/bench/NAME.conf (or a path)
-  --boots N        boots per side (default 3), interleaved A B A B ...
+  --boots N        boots per side (default 3): N pairs, A and B of each with
+                   one seed, pair after pair
+  --target-ci P    stop adding pairs once the 95% CI of every verdict metric
+                   is narrower than +-P% (checked from 2 pairs), or at --boots
   --accel A        tcg (instructions), kvm (wall time) or auto (default: kvm
                    where a hardware KVM works, else tcg)
   --out DIR        records, logs and the report (a new directory; default
@@ -66,7 +76,9 @@ benchmark.
   --build DIR      iopath build directory: the iopath binary the guests run
                    (default build)
   --timeout S      limit for one boot, seconds (default 900)
-  --jobs N         make -j for the kernel (default 2)
+  --jobs N         host CPUs to use (default: all, nproc): make -j N, and
+                   under icount N guests at once (the two boots of a pair
+                   side by side); under KVM the boots run one at a time
   after --:        the benchmark and its parameters, as iopath bench takes them
 
 Environment: IOPATH_AB_BUILDER (a command run as "BUILDER SRC OBJ JOBS",
@@ -79,6 +91,8 @@ note() {
 	echo "$prog: $(esc "$*")" >&2
 }
 
+ncpu=$(nproc 2>/dev/null || echo 1)
+
 ka=""
 kb=""
 ksrc=""
@@ -90,12 +104,13 @@ accel=auto
 out=""
 work=/var/cache/iopath/ab
 timeout_s=900
-jobs=2
+jobs=$ncpu
+target_ci=""
 build=$top/build
 bench_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--a|--b|--ksrc|--patch|--patch-a|--profile|--boots|--accel|--out|--work|--build|--timeout|--jobs)
+	--a|--b|--ksrc|--patch|--patch-a|--profile|--boots|--accel|--out|--work|--build|--timeout|--jobs|--target-ci)
 		[ $# -ge 2 ] || usage_error "$(esc "$1") needs a value"
 		case $1 in
 		--a) ka=$2 ;;
@@ -111,6 +126,7 @@ while [ $# -gt 0 ]; do
 		--build) build=$2 ;;
 		--timeout) timeout_s=$2 ;;
 		--jobs) jobs=$2 ;;
+		--target-ci) target_ci=$2 ;;
 		esac
 		shift 2 ;;
 	-h|--help) usage; exit 0 ;;
@@ -127,6 +143,7 @@ d=$(cd -- "$build" 2>/dev/null && pwd) || usage_error "--build: no directory $(e
 build=$d
 iopath=$build/iopath
 child=""
+declare -A guest_pid=()
 last_s=0
 
 if [ -n "$ksrc" ]; then
@@ -143,7 +160,12 @@ for p in "$patch_a" "$patch_b"; do
 done
 [[ $boots =~ ^[1-9][0-9]?$ ]] || usage_error "--boots '$(esc "$boots")': expected 1 to 99"
 [[ $timeout_s =~ ^[1-9][0-9]{0,4}$ ]] || usage_error "--timeout '$(esc "$timeout_s")': expected 1 to 99999 seconds"
-[[ $jobs =~ ^[12]$ ]] || usage_error "--jobs '$(esc "$jobs")': 1 or 2 on a shared machine"
+[[ $jobs =~ ^[1-9][0-9]{0,2}$ ]] && [ "$jobs" -le "$ncpu" ] ||
+	usage_error "--jobs '$(esc "$jobs")': expected 1 to $ncpu (the CPUs there are)"
+if [ -n "$target_ci" ]; then
+	[[ $target_ci =~ ^[0-9]{1,3}(\.[0-9]{1,6})?$|^\.[0-9]{1,6}$ ]] && [[ $target_ci =~ [1-9] ]] ||
+		usage_error "--target-ci '$(esc "$target_ci")': expected a percentage above 0, such as 0.05"
+fi
 case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$(esc "$accel")': expected tcg, kvm or auto" ;; esac
 # The guest's bench cuts a name at a control character and says no more.
 [[ $profile != *[[:cntrl:]]* ]] || usage_error "--profile '$(esc "$profile")': a control character in the name"
@@ -165,12 +187,17 @@ done
 
 # The clock domain follows from the accelerator.
 accel=$(pick_accel)
+# Side by side only where the clock is the guest's own: under icount a
+# count does not depend on what runs beside the guest; in wall time it
+# would.
 if [ "$accel" = tcg ]; then
 	domain=instructions
 	vm_clock=(--accel tcg --icount)
+	guests=$jobs
 else
 	domain=wall
 	vm_clock=(--accel kvm)
+	guests=1
 fi
 
 if [ -z "$out" ]; then
@@ -202,7 +229,11 @@ flock -n 8 || fail "another iopath ab is running on $(esc "$work")"
 kbuild_state
 
 on_exit() {
+	local p
 	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
+	for p in "${guest_pid[@]}"; do
+		kill -TERM "$p" 2>/dev/null && wait "$p"
+	done
 	[ -n "$ksrc" ] && restore_tree
 }
 trap on_exit EXIT
@@ -284,30 +315,36 @@ mkdir "$out/logs" || fail "cannot create $(esc "$out")/logs"
 	printf 'side\tkernel\timage_sha256\n'
 	printf 'A\t%s\t%s\n' "$ka" "${sha[A]}"
 	printf 'B\t%s\t%s\n' "$kb" "${sha[B]}"
-} > "$out/kernels.tsv"
+} | write_file "$out/kernels.tsv" || exit 1
 [ "${sha[A]}" = "${sha[B]}" ] &&
 	note "A and B are the same image: an A/A run (what the comparison can resolve, nothing more)"
 
-# ---- the boots, interleaved ---------------------------------------------------
+# ---- the boots, in pairs ----------------------------------------------------
 
-# boot SIDE N: one boot of SIDE's kernel running the benchmark; its records
-# are checked by iopath records check to come from that kernel, in the
-# run's clock domain, and from a boot of their own (no earlier boot's id).
-boot() {
-	local side=$1 n=$2 base rc t0=$SECONDS err
-	base=$out/logs/$side.$n
+# start_boot SIDE N: boot N of SIDE's kernel running the benchmark, with
+# the seed of pair N, in the background (its pid in guest_pid[SIDE.N]).
+start_boot() {
+	local side=$1 n=$2 base=$out/logs/$1.$2
 	note "boot $n of $boots: $side"
 	# Under TCG a loaded host slows the boot as much as the run: one limit
 	# for all three (boot, idle, overall).
-	"$vm" --kernel "${img[$side]}" --build "$build" "${vm_clock[@]}" --smp 1 \
+	"$vm" --kernel "${img[$side]}" --build "$build" "${vm_clock[@]}" --smp 1 --seed "${seed[$n]}" \
 		--timeout "$timeout_s" --boot-timeout "$timeout_s" --idle-timeout "$timeout_s" \
 		--log "$base.console" --records "$base.jsonl" \
 		--bench -- "${bench_args[@]}" > "$base.out" 2> "$base.err" &
-	child=$!
-	wait "$child"
+	guest_pid[$side.$n]=$!
+	guest_t0[$side.$n]=$SECONDS
+}
+
+# finish_boot SIDE N: wait for it; its records are checked by iopath
+# records check to come from SIDE's kernel, in the run's clock domain, and
+# from a boot of their own (no earlier boot's id).
+finish_boot() {
+	local side=$1 n=$2 base=$out/logs/$1.$2 rc err
+	wait "${guest_pid[$side.$n]}"
 	rc=$?
-	child=""
-	printf '%s\t%s\t%s\t%s\n' "$n" "$side" "$rc" "$((SECONDS - t0))" >> "$out/boots.tsv"
+	unset "guest_pid[$side.$n]"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$side" "$rc" "$((SECONDS - guest_t0[$side.$n]))" "${seed[$n]}" >> "$out/boots.tsv"
 	if [ "$rc" != 0 ] || [ ! -s "$base.jsonl" ]; then
 		fail "boot $n of $side failed (exit $rc): $(esc "$(grep -v -e '^  ' -e 'last kernel console lines:$' "$base.err" |
 			tail -n 1 | cut -c1-300)")"
@@ -318,17 +355,66 @@ boot() {
 	seen+=(--seen "$base.jsonl")
 }
 
-printf 'boot\tside\texit\tseconds\n' > "$out/boots.tsv"
-seen=()
-for ((i = 1; i <= boots; i++)); do
-	boot A "$i"
-	boot B "$i"
-done
-for side in A B; do
-	new_file "$state/$side.jsonl" &&
-		cat "$out"/logs/"$side".*.jsonl >> "$state/$side.jsonl" &&
+# collect PAIRS: each side's records of pairs 1 .. PAIRS in OUT/SIDE.jsonl.
+collect() {
+	local side k
+	for side in A B; do
+		new_file "$state/$side.jsonl" || exit 1
+		for ((k = 1; k <= $1; k++)); do
+			cat "$out/logs/$side.$k.jsonl" >> "$state/$side.jsonl" || exit 1
+		done
 		write_file "$out/$side.jsonl" < "$state/$side.jsonl" || exit 1
+	done
+}
+
+declare -A guest_t0=()
+seed=()
+seen=()
+printf 'boot\tside\texit\tseconds\tseed\n' > "$out/boots.tsv"
+# A wave: as many pairs as there are guests for, two guests a pair.
+per_wave=$((guests / 2))
+[ "$per_wave" -ge 1 ] || per_wave=1
+if [ "$domain" = wall ]; then
+	note "wall time (KVM): the boots run one at a time, as side by side they would slow each other"
+else
+	note "instructions (TCG icount): up to $guests guests at once, the two boots of a pair side by side"
+fi
+pairs=0
+ci_said=""
+while [ "$pairs" -lt "$boots" ]; do
+	last=$((pairs + per_wave))
+	[ "$last" -le "$boots" ] || last=$boots
+	for ((k = pairs + 1; k <= last; k++)); do
+		seed[k]=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+		for side in A B; do
+			start_boot "$side" "$k"
+			[ "$guests" -gt 1 ] || finish_boot "$side" "$k"
+		done
+	done
+	if [ "$guests" -gt 1 ]; then
+		for ((k = pairs + 1; k <= last; k++)); do
+			finish_boot A "$k"
+			finish_boot B "$k"
+		done
+	fi
+	pairs=$last
+	# --target-ci: is every verdict metric's interval narrow enough yet?
+	if [ -n "$target_ci" ] && [ "$pairs" -ge 2 ]; then
+		collect "$pairs"
+		line=$("$iopath" compare "$out/A.jsonl" "$out/B.jsonl" --format ci --target-ci "$target_ci" \
+			2> "$out/logs/compare-ci.err") ||
+			fail "iopath compare --format ci failed: $(esc "$(head -n 1 "$out/logs/compare-ci.err")")"
+		[[ $line =~ ^#\ IOPATH-CI:\ reached=(yes|no)\ halfwidth=([^ ]+) ]] ||
+			fail "iopath compare --format ci: no IOPATH-CI line"
+		if [ "${BASH_REMATCH[1]}" = yes ]; then
+			ci_said="--target-ci: the widest 95% CI is +-${BASH_REMATCH[2]}%, below +-$target_ci%, after $pairs pairs of $boots"
+			break
+		fi
+		ci_said="--target-ci: --boots $boots reached; the widest 95% CI is +-${BASH_REMATCH[2]}%, not below +-$target_ci%"
+	fi
 done
+[ -n "$target_ci" ] && [ "$pairs" -lt 2 ] && ci_said="--target-ci: one pair (--boots 1), no interval to judge"
+collect "$pairs"
 
 # ---- the comparison and the verdict -------------------------------------------
 
@@ -341,6 +427,7 @@ rc=$?
 [ "$rc" = 0 ] || fail "iopath compare failed (exit $rc): $(esc "$(head -n 1 "$out/logs/compare.err")")"
 cat "$out/report.txt"
 [ -s "$out/verdict.txt" ] || fail "the comparison has no metric in common between A and B"
+[ -z "$ci_said" ] || note "$ci_said"
 echo
 cat "$out/verdict.txt"
 note "records, logs and the report in $out"

@@ -125,8 +125,26 @@ check_cmd ab.bad_usage.out_exists test "$rc" = 2 -a "$(wc -l < "$t/exists.err")"
 
 ab plus5 --a "$t/kA" --b "$t/kB" --boots 3 -- read_vs_readv reps=5
 check_cmd ab.two_kernels.exit_0 test "$rc" = 0
-check_cmd ab.interleaved_a_b_a_b \
-	test "$(sed -n 's/^boot \([0-9]*\) .*/\1/p' "$FAKE_LOG" | tr '\n' ' ')" = "1000 1050 1000 1050 1000 1050 "
+# Boot i of A and boot i of B, one seed per pair: the log in pair order
+check_cmd ab.pairs_a_b_in_order \
+	test "$(sed -n 's/^boot \([0-9]*\) .* name=\([AB]\.[0-9]\) .*/\2=\1/p' "$FAKE_LOG" | sort -t. -k2,2n -k1,1 | tr '\n' ' ')" = \
+	"A.1=1000 B.1=1050 A.2=1000 B.2=1050 A.3=1000 B.3=1050 "
+# Each boot had a fresh random seed: whatever the seed decides in the
+# guest differed between A and B of a pair.
+seeds_paired() { # LOG: A.i and B.i one seed, 32 hex digits, a new one each pair
+	local i a b all=""
+	for ((i = 1; i <= $2; i++)); do
+		a=$(sed -n "s/^boot .* name=A\.$i seed=\([0-9a-f]*\)\$/\1/p" "$1")
+		b=$(sed -n "s/^boot .* name=B\.$i seed=\([0-9a-f]*\)\$/\1/p" "$1")
+		[[ $a =~ ^[0-9a-f]{32}$ ]] && [ "$a" = "$b" ] || return 1
+		[[ $all != *"$a"* ]] || return 1
+		all+=" $a"
+	done
+}
+check_cmd ab.pairs.one_seed_per_pair seeds_paired "$FAKE_LOG" 3
+check_cmd ab.pairs.compared_as_pairs grep -q 'tested over 3 boots (base) and 3 boots (new), paired by seed' "$t/plus5/report.txt"
+check_cmd ab.report_shows_each_boots_median \
+	grep -qE '^  new  readv_ns +1050 +1050 +1050$' "$t/plus5/report.txt"
 check_cmd ab.tcg_counts_instructions test "$(grep -c 'icount=1' "$FAKE_LOG")" = 6
 check_cmd ab.records_collected \
 	test "$(wc -l < "$t/plus5/A.jsonl")" = 15 -a "$(wc -l < "$t/plus5/B.jsonl")" = 15
@@ -134,7 +152,7 @@ check_cmd ab.a_boot_id_per_boot \
 	test "$(cat "$t/plus5/A.jsonl" "$t/plus5/B.jsonl" | jq -r .env.kernel.boot_id | sort -u | wc -l)" = 6
 check_cmd ab.compare_tests_over_boots grep -q 'boots' "$t/plus5/report.txt"
 check_cmd ab.verdict.planted_5pct_found_as_regression \
-	grep -qE '^iopath ab: read_vs_readv readv_ns: \+(4\.9[0-9]{2}|5\.0[0-9]{2})% \[.*\], regression \(could have seen >= [0-9.]+%; instructions, QEMU TCG icount, 3 boots a side\)$' "$t/plus5/verdict.txt"
+	grep -qE '^iopath ab: read_vs_readv readv_ns: \+(4\.9[0-9]{2}|5\.0[0-9]{2})% \[.*\], regression \(could have seen >= [0-9.]+%; instructions, QEMU TCG icount, 3 boots a side, paired\)$' "$t/plus5/verdict.txt"
 check_cmd ab.verdict.printed_last test "$(tail -n 1 "$t/plus5.out")" = "$(tail -n 1 "$t/plus5/verdict.txt")"
 # The verdict line was built in jq from a second compare's JSON: now C
 # writes it, to the digits of that jq, and one compare writes the report,
@@ -149,7 +167,7 @@ jq_verdict() { # the jq that made the line before, on compare's JSON
 		def pct: fixed3 | if startswith("-") then . else "+" + . end;
 		.comparisons[0].groups[] as $g
 		| ($g.metrics | map(select(.name == ($g.main_metric // $g.metrics[0].name))) | .[0]) as $m
-		| "iopath ab: \($g.bench) \($m.name): \($m.change | pct)% [\($m.ci[0] | pct)%, \($m.ci[1] | pct)%], \($m.verdict) (could have seen >= \($m.mde | fixed3)%; \($clock), \($boots) boots a side)"' "$1"
+		| "iopath ab: \($g.bench) \($m.name): \($m.change | pct)% [\($m.ci[0] | pct)%, \($m.ci[1] | pct)%], \($m.verdict) (could have seen >= \($m.mde | fixed3)%; \($clock), \($boots) boots a side, paired)"' "$1"
 }
 check_cmd ab.verdict.digits_as_jq_gave_them test "$(jq_verdict "$t/plus5/compare.json")" = "$(cat "$t/plus5/verdict.txt")"
 # compare ran twice per A/B (text, then --format json).
@@ -164,6 +182,44 @@ check_cmd ab.compare_runs_once test "$(grep -c '^compare$' "$t/wrap.calls")" = 1
 # iopath records check.
 check_cmd ab.records_checked_by_iopath_records_check \
 	bash -c '! grep -qw jq "$1" && test "$(grep -c "^records$" "$2")" = 4' _ "$top/scripts/ab.sh" "$t/wrap.calls"
+
+# ---- side by side under icount, one at a time under KVM ---------------------
+
+# overlaps LOG A B: the boots named A and B ran at the same time
+overlaps() {
+	awk -v a="$2" -v b="$3" '$1 == "time" && $2 == a { s1 = $3; e1 = $4 } $1 == "time" && $2 == b { s2 = $3; e2 = $4 }
+		END { exit !(s1 != "" && s2 != "" && s1 < e2 && s2 < e1) }' "$1"
+}
+# none_overlap LOG: no two boots ran at the same time
+none_overlap() {
+	awk '$1 == "time" { s[n] = $3; e[n++] = $4 }
+		END { for (i = 0; i < n; i++) for (j = 0; j < i; j++) if (s[i] < e[j] && s[j] < e[i]) exit 1; exit !(n > 0) }' "$1"
+}
+if [ "$(nproc)" -ge 2 ]; then
+	FAKE_BOOT_SLEEP=0.5 ab side_by_side --a "$t/kA" --b "$t/kB" --boots 2 --jobs 2 -- read_vs_readv
+	[ "$rc" = 0 ] && overlaps "$FAKE_LOG" A.1 B.1 && overlaps "$FAKE_LOG" A.2 B.2 && ! overlaps "$FAKE_LOG" A.1 A.2
+	check $? ab.icount.pair_boots_side_by_side
+else
+	skip ab.icount.pair_boots_side_by_side "one CPU"
+fi
+FAKE_BOOT_SLEEP=0.3 ab kvm_serial --a "$t/kA" --b "$t/kB" --boots 2 --accel kvm -- read_vs_readv
+[ "$rc" = 0 ] && none_overlap "$FAKE_LOG" && [ "$(grep -c 'the boots run one at a time' "$t/kvm_serial.err")" = 1 ]
+check $? ab.kvm.boots_one_at_a_time_and_said
+
+# ---- --target-ci: pairs until the interval is narrow enough -----------------
+
+ab target_ci --a "$t/kA" --b "$t/kB" --boots 5 --target-ci 1 -- read_vs_readv
+check_cmd ab.target_ci.stops_when_reached \
+	test "$rc" = 0 -a "$(grep -c '^boot ' "$FAKE_LOG")" = 4 -a "$(grep -c 'below +-1%, after 2 pairs of 5' "$t/target_ci.err")" = 1
+ab target_ci_max --a "$t/kA" --b "$t/kB" --boots 2 --target-ci 0.00001 -- read_vs_readv
+check_cmd ab.target_ci.says_boots_reached \
+	test "$rc" = 0 -a "$(grep -c '^boot ' "$FAKE_LOG")" = 4 -a "$(grep -c -- '--target-ci: --boots 2 reached' "$t/target_ci_max.err")" = 1
+# The seed ab hands iopath vm goes on the guest's command line: only hex.
+"$top/scripts/vm.sh" --kernel "$t/kA" --build "$build" --seed $'5eed\nx' > /dev/null 2> "$t/vmseed.err"
+check_cmd ab.vm_seed_not_hex_refused \
+	test $? = 2 -a "$(wc -l < "$t/vmseed.err")" = 1 -a "$(grep -cF -- "--seed '5eed\x0ax'" "$t/vmseed.err")" = 1
+ab target_ci_bad --a "$t/kA" --b "$t/kB" --target-ci x -- read_vs_readv; one_line_2 target_ci_bad
+ab jobs_too_many --a "$t/kA" --b "$t/kB" --jobs 999 -- read_vs_readv; one_line_2 jobs_too_many
 
 ab minus5 --a "$t/kB" --b "$t/kA" -- read_vs_readv
 check_cmd ab.verdict.reversed_is_improvement grep -qE '^iopath ab: .*: -4\.[0-9]+% .*improvement' "$t/minus5/verdict.txt"
@@ -196,6 +252,7 @@ check_cmd ab.iopath_esc_is_iop_esc \
 	test "$("$build/iopath" esc $'a\nb\e[1m' 'c\d' $'\xc2\x85')" = 'a\x0ab\x1b[1m
 c\\d
 \xc2\x85'
+
 FAKE_FAIL_BOOT=4 ab boot_fails --a "$t/kA" --b "$t/kB" -- read_vs_readv
 check_cmd ab.failed_boot_named \
 	test "$rc" = 1 -a "$(grep -c 'boot 2 of B failed (exit 1): .*panicked' "$t/boot_fails.err")" = 1 -a ! -e "$t/boot_fails/verdict.txt"

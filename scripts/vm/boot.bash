@@ -42,8 +42,12 @@ boot_guest() {
 		# from the seed on the command line (docs/ab.md, "Noise").
 		clock=(-icount shift=0,sleep=off -rtc clock=vm)
 		cpu=(-cpu max,-rdrand,-rdseed)
-		append="nokaslr iopath.seed=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n') $append"
+		[ -n "${seed:-}" ] || seed=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+		append="nokaslr $append"
 	fi
+	# --seed (iopath ab: one per pair of boots) or the one drawn above. The
+	# records carry it in env.kernel.cmdline; iopath compare pairs by it.
+	[ -z "${seed:-}" ] || append="iopath.seed=$seed $append"
 	echo "$prog: booting $kdesc ($acc${clock:+ icount}, ${mem} MB, $smp CPUs, limit ${timeout_s} s; prepared in ${t_prep} s)" >&2
 
 	console=$tmp/console

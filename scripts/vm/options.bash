@@ -54,6 +54,10 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
                  the guest clock advances 1 ns per instruction executed and
                  the records' clock domain is "instructions" (docs/ab.md);
                  without it records are in wall time
+  --seed HEX     the guest's seed (iopath.seed= on its command line, all the
+                 randomness of an --icount guest); default: drawn at random
+                 with --icount, none without. Boots given one seed are a
+                 pair to iopath compare (iopath ab gives boot i of A and of B one)
   after --:      passed to run_kselftest.sh, e.g. -t iopath:folio_batch_test
 
 Packages are fetched from bookworm, bookworm-updates, bookworm-security and
@@ -86,11 +90,12 @@ parse_args() {
 	bench=0
 	records_out=""
 	icount=0
+	seed=""
 	guest_env=()
 	known_failures=$top/configs/known-failures
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures|--lava-out|--records)
+		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures|--lava-out|--records|--seed)
 			[ $# -ge 2 ] || usage_error "$1 needs a value"
 			case $1 in
 			--kernel) kernel=$2 ;;
@@ -107,6 +112,7 @@ parse_args() {
 			--append) append=$2 ;;
 			--log) log_out=$2 ;;
 			--records) records_out=$2 ;;
+			--seed) seed=$2 ;;
 			--cache) cache=$2 ;;
 			--known-failures) known_failures=$2 ;;
 			--lava-out) lava_out=$2 ;;
@@ -140,6 +146,8 @@ check_args() {
 	[[ $mem =~ ^[1-9][0-9]{2,6}$ ]] || usage_error "--mem '$mem': expected megabytes, 100 or more"
 	[[ $smp =~ ^[1-9][0-9]?$ ]] || usage_error "--smp '$smp': expected 1 to 99 CPUs"
 	case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
+	[ -z "$seed" ] || [[ $seed =~ ^[0-9a-f]{1,64}$ ]] ||
+		usage_error "--seed '$(esc "$seed")': expected 1 to 64 lowercase hex digits"
 	[ -z "$initrd_in" ] || [ -f "$initrd_in" ] || usage_error "--initrd $initrd_in: no such file"
 	# written by write_file: a link at a name is refused before anything runs
 	for f in ${log_out:+"$log_out"} ${lava_out:+"$lava_out/vmlinuz" "$lava_out/initrd.cpio.gz" "$lava_out/sha256"}; do

@@ -33,17 +33,22 @@ echo "build $(cat "$1/fs/iomap/cost")" >> "$FAKE_LOG"
 mkdir -p "$2/arch/x86/boot"
 echo "cost=$(cat "$1/fs/iomap/cost")" > "$2/arch/x86/boot/bzImage"
 EOF
-	# The VM: --fetch-only names the image; a boot logs the image's cost and
-	# writes the read_vs_readv records of the compare fixtures with readv_ns
-	# set to that cost times (1 + up to 0.05% noise, fixed per boot), stamped with the image's
-	# hash, a boot id of its own and the clock domain it was asked for.
+	# The VM: --fetch-only names the image; a boot logs the image's cost, its
+	# name (SIDE.N, from --records) and seed, and writes the read_vs_readv
+	# records of the compare fixtures with readv_ns set to that cost times
+	# (1 + up to 0.05% noise, fixed per boot), stamped with the image's
+	# hash, a boot id of its own, the clock domain it was asked for and the
+	# seed on its command line. It takes FAKE_BOOT_SLEEP seconds and logs
+	# when it started and ended ("time SIDE.N START END"), so that a test
+	# sees which boots ran at the same time.
 	cat > "$t/vm" <<'EOF'
 #!/bin/bash
-k="" rec="" icount=0 fetch=0 accel=""
+k="" rec="" icount=0 fetch=0 seed="" accel=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) k=$2; shift 2 ;;
 	--records) rec=$2; shift 2 ;;
+	--seed) seed=$2; shift 2 ;;
 	--accel) accel=$2; shift 2 ;;
 	--icount) icount=1; shift ;;
 	--fetch-only) fetch=1; shift ;;
@@ -59,9 +64,14 @@ if [ "$fetch" = 1 ]; then
 	echo "$k"
 	exit 0
 fi
+start=$(date +%s.%N)
 cost=$(sed -n 's/^cost=//p' "$k")
-n=$(($(wc -l < "$FAKE_LOG") + 1))
-echo "boot $cost icount=$icount" >> "$FAKE_LOG"
+# boot n of the run: A.1 is 1, B.1 is 2, A.2 is 3 ..., whichever starts first
+name=$(basename "$rec" .jsonl)
+i=${name#*.}
+n=$((2 * i - 1))
+[ "${name%%.*}" = B ] && n=$((n + 1))
+echo "boot $cost icount=$icount name=$name seed=$seed" >> "$FAKE_LOG"
 if [ "${FAKE_FAIL_BOOT:-}" = "$n" ]; then
 	echo "iopath: vm: $(basename "$k"): the guest kernel panicked after 3 s: VFS: Unable to mount root fs" >&2
 	echo "iopath: vm: last kernel console lines:" >&2
@@ -77,17 +87,21 @@ id=$(cat /proc/sys/kernel/random/uuid)
 # The noise of boot n, the same in every run of this test: an A/A verdict
 # must not be left to a 5% chance.
 noise=$(( (n * 37 % 7) * 9362 ))
-jq -c --argjson c "$cost" --argjson z "$noise" --arg sha "$sha" --arg id "$id" --arg dom "$dom" --arg acc "$acc" --arg n "$n" '
+jq -c --argjson c "$cost" --argjson z "$noise" --arg sha "$sha" --arg id "$id" --arg dom "$dom" \
+	--arg acc "$acc" --arg n "$n" --arg seed "$seed" '
 	select(.bench == "read_vs_readv")
 	| ($c * (1 + ($z / 65536 - 0.5) * 0.001 + .rep * 0.00001)) as $v
 	| .time = "2026-12-02T00:\($n | tonumber + 10):0\(.rep)Z"
 	| .env.kernel.image_sha256 = $sha | .env.kernel.boot_id = $id
+	| .env.kernel.cmdline += (if $seed == "" then "" else " iopath.seed=" + $seed end)
 	| .env.clock = {domain: $dom, accel: $acc}
 	| .metrics |= map(if .name == "readv_ns" then .value = $v | .median = $v | .mean = $v | .samples = [$v, $v, $v] | .min = $v | .max = $v | .stddev = 0 | .cv = 0 else . end)
 	| .run.main_metric = "readv_ns"' "$FIX/base.jsonl" > "$rec"
 if [ "${FAKE_NAN_AT:-}" = "$n" ]; then
 	sed -i 's/"value":[0-9.e+]*/"value":1e999/' "$rec"
 fi
+[ -n "${FAKE_BOOT_SLEEP:-}" ] && sleep "$FAKE_BOOT_SLEEP"
+echo "time $name $start $(date +%s.%N)" >> "$FAKE_LOG"
 EOF
 	chmod +x "$t/builder" "$t/vm"
 	echo "cost=1000" > "$t/kA"
