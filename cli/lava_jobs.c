@@ -426,6 +426,25 @@ int lava_check_job_args(struct lava_opts *o)
 	for (i = 0; i < o->env.n; i++)
 		if (!env_ok(o->env.s[i]))
 			return BAD("--env '%s': expected NAME=VALUE", o->env.s[i]);
+	/*
+	 * Files named are regular files (a FIFO would hang the reader), found
+	 * now, before --out is made or scripts/vm.sh runs. A kernel without a
+	 * '/' that does not exist here is a Debian package name.
+	 */
+	errno = 0;
+	if (*o->known_failures && (stat(o->known_failures, &st) || !S_ISREG(st.st_mode)))
+		return BAD("--known-failures %s: %s", o->known_failures,
+			   errno == ENOENT ? strerror(ENOENT) : "not a regular file");
+	for (i = 0; i < o->kernels.n; i++) {
+		const char *k = o->kernels.s[i];
+
+		errno = 0;
+		if ((strchr(k, '/') || !lstat(k, &st)) && (stat(k, &st) || !S_ISREG(st.st_mode)))
+			return BAD("--kernel %s: %s", k,
+				   errno == ENOENT ? strerror(ENOENT) : "not a regular file");
+	}
+	if (*o->work && !lstat(o->work, &st) && !S_ISDIR(st.st_mode))
+		return BAD("--work %s: not a directory", o->work);
 	/* --out is made if missing, but not its parent: a typo is not a tree. */
 	if (!*o->out)
 		return BAD("--out is required (the directory for the jobs and their artefacts)");
@@ -524,7 +543,7 @@ int lava_stage_kernel(struct lava_opts *o, const char *kernel, const char *dest,
 	rc = run(argv);
 	free(argv);
 	if (rc == 2)
-		return BAD("scripts/vm.sh refused kernel %s", kernel);
+		return 2;	/* vm.sh said why, in its one line */
 	if (rc)
 		return lava_fail(1, "scripts/vm.sh --lava-out failed for %s", kernel);
 	return 0;
