@@ -21,6 +21,11 @@ shq_words = $(foreach w,$(1),$(call shq,$(w)))
 ifneq ($(words $(O))$(shell printf %s $(call shq,$(O)) | LC_ALL=C tr -d '/A-Za-z0-9._+,@=~\200-\377-' | wc -c),10)
 $(error O (or BUILD): the build directory must be one path of letters, digits and /._+,@=~- (no blank, quote or shell character))
 endif
+ifneq ($(LAVA_OUT),)
+ifneq ($(words $(LAVA_OUT))$(shell printf %s $(call shq,$(LAVA_OUT)) | LC_ALL=C tr -d '/A-Za-z0-9._+,@=~\200-\377-' | wc -c),10)
+$(error LAVA_OUT: the jobs' directory must be one path of letters, digits and /._+,@=~- (no blank, quote or shell character))
+endif
+endif
 
 CC ?= cc
 ifeq ($(origin CC),default)
@@ -197,18 +202,26 @@ vm-check: kselftest-install
 # lava-run on configs/lava/qemu-local.yaml, one at a time, and gives each
 # job's verdict (JOB.tap, JOB.log beside it). Neither runs in make check.
 LAVA_OUT ?= $(O)/lava
+# iopath lava jobs checks its arguments, makes LAVA_OUT (not its parent)
+# and writes the jobs; the job files it prints are what lava-run runs (no
+# list file: one written by the shell would follow a link at its name).
+LAVA_JOBS = $(O)/iopath lava jobs --build $(O) --out $(call shq,$(LAVA_OUT)) \
+	$(foreach k,$(KERNEL),--kernel $(call shq,$(k))) $(call shq_words,$(LAVA_ARGS))
+LAVA_USAGE = if [ -z $(call shq,$(KERNEL)) ]; then \
+	echo "usage: make $@ KERNEL=<bzImage | .deb | package>... [LAVA_ARGS=...]" >&2; exit 2; fi
 .PHONY: lava-jobs lava-run
 lava-jobs: cli kselftest-install
-	$(Q)if [ -z $(call shq,$(KERNEL)) ]; then echo "usage: make lava-jobs KERNEL=<bzImage | .deb | package>... [LAVA_ARGS=...]" >&2; exit 2; fi
+	$(Q)$(LAVA_USAGE)
 	$(Q)scripts/deps.sh vm
-	$(Q)mkdir -p $(call shq,$(LAVA_OUT))
-	$(Q)$(O)/iopath lava jobs --build $(O) --out $(call shq,$(LAVA_OUT)) $(foreach k,$(KERNEL),--kernel $(call shq,$(k))) \
-		$(call shq_words,$(LAVA_ARGS)) > $(call shq,$(LAVA_OUT)/jobs.list)
-	$(Q)cat $(call shq,$(LAVA_OUT)/jobs.list)
+	$(Q)$(LAVA_JOBS)
 
-lava-run: lava-jobs
+# The job names are slugs of the kernels' names, and LAVA_OUT has no
+# blank (refused above): the printed paths split into words as they are.
+lava-run: cli kselftest-install
+	$(Q)$(LAVA_USAGE)
+	$(Q)scripts/deps.sh vm
 	$(Q)scripts/deps.sh lava
-	$(Q)$(O)/iopath lava run $$(cat $(call shq,$(LAVA_OUT)/jobs.list))
+	$(Q)jobs=$$($(LAVA_JOBS)) && $(O)/iopath lava run $$jobs
 
 # The mutation campaign (docs/efficacy.md): build a small kernel from KSRC
 # (default: Debian unstable's newest linux-source-7.x), then each mutant of
