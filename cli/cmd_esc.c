@@ -24,6 +24,8 @@ static int cmd_esc(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "--"))
 		i++;
+	if (i >= argc)
+		return iop_usage_error("esc", "no TEXT to escape (iopath esc --help)");
 	for (; i < argc; i++) {
 		iop_esc(stdout, argv[i]);
 		putchar('\n');

@@ -183,6 +183,12 @@ refused lava.no_subcommand 'lava: expected a subcommand' "$iop" lava
 refused lava.unknown_subcommand "lava: unknown subcommand 'nosuch'" "$iop" lava nosuch
 refused lava.verdict_unknown_option "lava: unknown option '--nosuch'" \
 	"$iop" lava verdict --nosuch /nonexistent
+refused esc.no_text 'esc: no TEXT to escape' "$iop" esc --
+refused records.no_command 'records: no command' "$iop" records
+refused records.check_of_a_device 'records: /dev/zero: ' \
+	"$iop" records check --image-sha256 "$(printf '0%.0s' $(seq 64))" --domain wall /dev/zero
+refused records.check_domain_unknown 'records: --domain .x\\x1b.: expected wall or instructions' \
+	"$iop" records check --image-sha256 "$(printf '0%.0s' $(seq 64))" --domain $'x\e' /dev/null
 refused mutant.unknown_subcommand "mutant: expected 'header FILE KEY'" "$iop" mutant nosuch
 refused mutant.header_of_missing_file 'mutant: /nonexistent: No such file or directory' \
 	"$iop" mutant header /nonexistent Tests
