@@ -178,6 +178,9 @@ for c in "${cmds[@]}"; do
 	compare)
 		what="compares_two_runs"
 		sub compare "$fix/base.jsonl" "$fix/new-5pct.jsonl" && grep -q '%.* read_vs_readv\.readv_ns$' "$tmp/sub.out" ;;
+	esc)
+		what="escapes_a_control_character"
+		sub esc $'a\eb' && [ "$(cat "$tmp/sub.out")" = 'a\x1bb' ] ;;
 	export)
 		what="kcidb_of_a_lava_verdict"
 		sub lava verdict --build "$build" "$top/tests/fixtures/lava/swapon-6.12.log" &&
@@ -205,6 +208,11 @@ for c in "${cmds[@]}"; do
 		command -v gnuplot > /dev/null || why="no gnuplot"
 		[ -n "$why" ] || { sub plot "$fix/base.jsonl" "$fix/new-5pct.jsonl" -o "$w/plot.svg" &&
 			grep -q '<svg' "$w/plot.svg"; } ;;
+	records)
+		what="checks_the_records_of_one_boot"
+		jq -c 'select(.bench == "read_vs_readv") | .env.kernel.boot_id = "00000001-0000-0000-0000-000000000000"
+			| .env.kernel.image_sha256 = ("0" * 64)' "$fix/base.jsonl" > "$w/boot.jsonl" &&
+			sub records check --image-sha256 "$(printf '0%.0s' $(seq 64))" --domain wall "$w/boot.jsonl" ;;
 	repro)
 		what="lists_the_installed_reproducers"
 		sub repro --list && [ "$(cat "$tmp/sub.out")" = "$(cd "$top/reproducers" && ls -- *.sh | sed 's/\.sh$//')" ] ;;
