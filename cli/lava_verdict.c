@@ -28,22 +28,31 @@
 #include "record.h"
 #include "verdict.h"
 
+/* LAVA's failure that says the job ran out of time, or NULL. */
+static const char *timed_out(const struct lava_job *job)
+{
+	size_t i;
+
+	for (i = 0; i < job->failures.n; i++)
+		if (strstr(job->failures.s[i], "timed out") ||
+		    strcasestr(job->failures.s[i], "timeout"))
+			return job->failures.s[i];
+	return NULL;
+}
+
 /* The reasons a job cannot be judged at all, in order; NULL if it can. */
 static char *judge(const struct lava_job *job)
 {
-	const char *f = job->failures.n ? job->failures.s[0] : NULL;
+	const char *f = job->failures.n ? job->failures.s[0] : NULL, *t;
 	char *r = NULL, cause[512];
-	size_t i;
 
 	if (!job->entries)
 		return strdup("malformed LAVA log: no entries");
 	if (!job->have_job)
 		return strdup("malformed LAVA log: no job result (the log is cut short)");
-	for (i = 0; i < job->failures.n; i++)
-		if (strstr(job->failures.s[i], "timed out") ||
-		    strcasestr(job->failures.s[i], "timeout"))
-			return asprintf(&r, "the LAVA job timed out: %s", job->failures.s[i]) < 0 ?
-			       NULL : r;
+	t = timed_out(job);
+	if (t)
+		return asprintf(&r, "the LAVA job timed out: %s", t) < 0 ? NULL : r;
 	/* A deploy or boot that failed: LAVA's own words for it. */
 	cause[0] = '\0';
 	if (*job->job_error_msg)
@@ -304,6 +313,7 @@ static char *disagreement(const struct lava_job *job)
 
 static int finish(struct lava_opts *o, struct lava_job *job, struct lava_strv *out,
 		  struct iop_verdict *v, const char *log);
+static int stop_line(struct lava_strv *out, const char *why, const char *what);
 
 int lava_cmd_verdict(struct lava_opts *o, const char *log)
 {
@@ -392,6 +402,10 @@ int lava_cmd_verdict(struct lava_opts *o, const char *log)
 			out.s[k++] = out.s[i];
 		}
 		out.n = k;
+		/* and, as scripts/vm.sh says it, why: one machine line */
+		rc = stop_line(&out, have_job && timed_out(&job) ? "hang" : "no-result", reason);
+		if (rc)
+			goto out;
 	}
 	for (i = 0; i < out.n; i++)
 		printf("%s\n", out.s[i]);
@@ -415,6 +429,23 @@ out:
 	iop_verdict_free(&v);
 	lava_strv_free(&out);
 	lava_job_free(&job);
+	return rc;
+}
+
+/*
+ * "# IOPATH-STOP: reason=WHY seconds=0 what=TEXT", the line scripts/vm.sh
+ * ends a guest without a result with: iopath mutate classifies a LAVA job
+ * by it as it does a run of its own.
+ */
+static int stop_line(struct lava_strv *out, const char *why, const char *what)
+{
+	char *e = iop_esc_dup(what), *line = NULL;
+	int rc = 0;
+
+	if (!e || asprintf(&line, "# IOPATH-STOP: reason=%s seconds=0 what=%s", why, e) < 0 ||
+	    lava_strv_add(out, line, 0))
+		rc = lava_fail(1, "out of memory");
+	free(e);
 	return rc;
 }
 

@@ -543,22 +543,14 @@ build_kernels() {
 # lava_run LOG BASE: a job's log judged as a local run: BASE.tap, .console,
 # .err and .rc as run_vm leaves them.
 lava_run() {
-	"$top/scripts/lava.py" verdict --build "$build" "$1" --tap "$2.tap.new" --console "$2.console" > /dev/null 2> "$2.err"
+	# The LAVA log reader ends a job without a result with the stop line
+	# scripts/vm.sh prints for a guest without one.
+	"$(iopath_bin)" lava verdict --build "$build" "$1" --tap "$2.tap.new" --console "$2.console" > /dev/null 2> "$2.err"
 	echo "$?" > "$2.rc"
 	if [ -f "$2.tap.new" ]; then
 		mv "$2.tap.new" "$2.tap"
 	else
 		: > "$2.tap"
-	fi
-	# The stop line scripts/vm.sh prints, for a job without a result
-	# line. Until the LAVA log reader prints it itself, it is made here
-	# from that reader's reason (its last line on stderr).
-	if ! grep -q -e '^# IOPATH-VM-RESULT:' -e '^# IOPATH-STOP:' "$2.tap"; then
-		local why reason=no-result
-		why=$(tail -n 1 "$2.err")
-		why=${why#"iopath: lava: "}
-		case $why in *"LAVA job timed out"*) reason=hang ;; esac
-		printf '# IOPATH-STOP: reason=%s seconds=0 what=%s\n' "$reason" "$(esc "$why")" >> "$2.tap"
 	fi
 }
 
