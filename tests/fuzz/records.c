@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Fuzz target: the records reader (lib/record.c), the record checks and
- * pairing (cli/recset.c) and the three output formats of iopath compare.
+ * pairing (cli/recset.c, iopath records check of one boot), pairs of
+ * boots by seed and the output formats of iopath compare.
  * The input is a BASE file, a line "=====", and a NEW file (without the
  * separator, the input is BASE and NEW is the committed base fixture's
  * first record, so single files still reach pairing). Any exit status is
@@ -70,7 +71,7 @@ static void verdicts_finite(int fd)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const formats[] = { "text", "commit", "json" };
+	static const char *const formats[] = { "text", "commit", "json", "verdict" };
 	const uint8_t *sep = memmem(data, size, SEP, strlen(SEP));
 	size_t nb = sep ? (size_t)(sep - data) + 1 : size;
 	const uint8_t *new = sep ? sep + strlen(SEP) : (const uint8_t *)fallback;
@@ -81,7 +82,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fb = fuzz_file(data, nb, base_path, sizeof(base_path));
 	fn = fuzz_file(new, nn, new_path, sizeof(new_path));
 	if (fb >= 0 && fn >= 0) {
-		for (int i = 0; i < 3; i++) {
+		const char *check[] = { "records", "check", "--image-sha256",
+					"0000000000000000000000000000000000000000000000000000000000000000",
+					"--domain", "instructions", "--seen", new_path, base_path };
+
+		fuzz_cmd(9, check);
+		for (int i = 0; i < 4; i++) {
 			const char *argv[] = { "compare", base_path, new_path,
 					       "--format", formats[i] };
 			char out_path[64];
