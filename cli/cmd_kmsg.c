@@ -23,16 +23,12 @@
 
 #include "cli.h"
 #include "iopath.h"
+#include "quote.h"
 
-/* A console line as text: control bytes and backslashes as \xNN. */
+/* A console line as text, through the one escaper (iop_esc()). */
 static void print_escaped(const char *line)
 {
-	for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
-			printf("\\x%02x", *p);
-		else
-			putchar(*p);
-	}
+	iop_esc(stdout, line);
 	putchar('\n');
 }
 

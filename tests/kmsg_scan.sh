@@ -49,7 +49,7 @@ check $? "kmsg_scan.clean_console_from_stdin_exit_0"
 printf '[    5.0] WARNING: \033[31mred\x07 \\ done\n' > "$tmp/ctl"
 out=$("$iopath" kmsg scan "$tmp/ctl")
 rc=$?
-[ "$rc" = 1 ] && [ "$out" = 'WARNING: \x1b[31mred\x07 \x5c done' ]
+[ "$rc" = 1 ] && [ "$out" = 'WARNING: \x1b[31mred\x07 \\ done' ]
 check $? "kmsg_scan.control_bytes_escaped"
 
 out=$("$iopath" kmsg scan "$tmp/none" 2>&1)
