@@ -334,6 +334,83 @@ while read -r seed tre _; do
 	check $? "requirements entry $tre ($seed) matches an existing test"
 done < "$top/selftests/requirements"
 
+# The 6.18.44 entries of the real list excuse the failure each names, as
+# the selftest prints it (its detail after the assertion), and no other:
+# another path, result, errno or read method is a different failure.
+# one_fail TEST FILE LINE...: one harness binary's output, TEST failing
+# with the given assertion lines (file:line prefix added), exit 1.
+one_fail() {
+	local t=$1 f=$2 l
+	shift 2
+	printf 'TAP version 13\n1..1\n#  RUN           %s ...\n' "$t"
+	for l in "$@"; do
+		printf '# %s:100:%s:%s\n' "$f" "${t##*.}" "$l"
+	done
+	printf '# iopath_test.h:266:%s:after-test checks: fsck ran, kernel log ran\n' "${t##*.}"
+	printf '#          FAIL  %s\nnot ok 1 %s\n' "$t" "$t"
+	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
+}
+# known_618 LABEL WANT PROGRAM TEST FILE LINE...: the verdict under every
+# awk on 6.18.44-fc-v1147 is "known" (WANT=known) or a failure (WANT=fail).
+known_618() {
+	local label=$1 want=$2 prog=$3 a res
+	shift 3
+	one_fail "$@" > "$tmp/k618"
+	for a in "${awks[@]}" ${bb:+"$tmp/bbawk"}; do
+		res=$("$a" -v kernel=6.18.44-fc-v1147 -v tag=t -v program="$prog" -v exit_status=1 \
+			-f "$verdict" "$top/configs/known-failures" /dev/null /dev/null "$tmp/k618" |
+			grep '^# IOPATH-CASE:')
+		if [ "$want" = known ]; then
+			grep -q 'result=known' <<< "$res"
+		else
+			grep -q 'result=fail' <<< "$res"
+		fi
+		check $? "known_failures.6_18_44.$label (${a##*/})"
+	done
+}
+sig=""
+for p in read 'readv(1)' 'readv(2)' 'preadv2(1)' 'io_uring READ' 'io_uring READV(1)' 'io_uring READV(2)'; do
+	for o in 1 511; do
+		sig="$sig${sig:+; }$p 2048@16384 page+$o: 2048"
+	done
+done
+dt=dio_align_matrix.xfs_1k.direct_reads_succeed_or_fail_as_the_alignment_rule_predicts
+known_618 misaligned_buffer_inside_a_page_is_excused known dio_align_matrix_test "$dt" \
+	dio_align_matrix_test.c 'Expected 0u (0) == bad (14)' "against the rule: $sig"
+known_618 misaligned_buffer_refused_by_read_fixed_is_not fail dio_align_matrix_test "$dt" \
+	dio_align_matrix_test.c 'Expected 0u (0) == bad (15)' \
+	"against the rule: $sig; io_uring READ_FIXED 2048@16384 page+1: -22"
+known_618 aligned_buffer_refused_is_not fail dio_align_matrix_test "$dt" \
+	dio_align_matrix_test.c 'Expected 0u (0) == bad (1)' "against the rule: read 2048@16384 page+0: -22"
+known_618 short_read_from_a_misaligned_buffer_is_not fail dio_align_matrix_test "$dt" \
+	dio_align_matrix_test.c 'Expected 0u (0) == bad (1)' "against the rule: read 2048@16384 page+1: 1024"
+known_618 count_alone_is_not fail dio_align_matrix_test "$dt" \
+	dio_align_matrix_test.c 'Expected 0u (0) == bad (14)'
+et=dio_align_matrix.ext4.direct_read_across_eof_returns_the_bytes_to_eof_on_every_path
+known_618 copy_file_range_einval_at_eof_is_excused known dio_align_matrix_test "$et" \
+	dio_align_matrix_test.c 'Expected (ssize_t)(eof - pos) (924) == n (-22)' \
+	'O_DIRECT copy_file_range of 2048 at 261120, EOF 262044: -22 Invalid argument'
+known_618 sendfile_einval_at_eof_is_not fail dio_align_matrix_test "$et" \
+	dio_align_matrix_test.c 'Expected (ssize_t)(eof - pos) (924) == n (-22)' \
+	'O_DIRECT sendfile of 2048 at 261120, EOF 262044: -22 Invalid argument'
+known_618 copy_file_range_eio_at_eof_is_not fail dio_align_matrix_test "$et" \
+	dio_align_matrix_test.c 'Expected (ssize_t)(eof - pos) (924) == n (-5)' \
+	'O_DIRECT copy_file_range of 2048 at 261120, EOF 262044: -5 Input/output error'
+ct=content_model.xfs_1k.seeded_random_operations_keep_every_read_equal_to_the_model
+known_618 direct_read_eio_is_excused known content_model_test "$ct" content_model_test.c \
+	'Expected 0 (0) == ret (-5)' \
+	'seed 1, operation 9201 diverged (replay: IOPATH_SEED=1): op 9201: O_DIRECT sendfile [246784,+56320): Input/output error'
+known_618 buffered_read_eio_is_not fail content_model_test "$ct" content_model_test.c \
+	'Expected 0 (0) == ret (-5)' \
+	'seed 1, operation 9201 diverged (replay: IOPATH_SEED=1): op 9201: sendfile [246784,+56320): Input/output error'
+known_618 wrong_byte_is_not fail content_model_test "$ct" content_model_test.c \
+	'Expected 0 (0) == ret (-117)' \
+	'seed 1, operation 9201 diverged (replay: IOPATH_SEED=1): op 9201: O_DIRECT pread [246784,+56320): byte 246790 is 0x00, the model 0x41'
+known_618 direct_read_eio_on_another_fs_is_not fail content_model_test \
+	content_model.ext4_1k.seeded_random_operations_keep_every_read_equal_to_the_model content_model_test.c \
+	'Expected 0 (0) == ret (-5)' \
+	'seed 1, operation 9201 diverged (replay: IOPATH_SEED=1): op 9201: O_DIRECT sendfile [246784,+56320): Input/output error'
+
 # One reader: the field split of the known-failures format (two blanks or
 # a tab) is written nowhere but in scripts/tap-verdict.awk.
 readers=$(cd "$top" && git grep -lF '(  +|\t)' -- ':!scripts/tap-verdict.awk' ':!tests/tap_verdict.sh' 2> /dev/null)
