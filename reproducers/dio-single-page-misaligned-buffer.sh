@@ -16,6 +16,7 @@
 #
 # repro-fs: ext4
 # repro-mkfs: -b 1024
+# repro-needs: python3
 # repro-test: dio_align_matrix.ext4_1k.direct_reads_succeed_or_fail_as_the_alignment_rule_predicts
 set -u
 # shellcheck source=reproducers/lib/common.sh

@@ -12,7 +12,9 @@
 # Each result is compared with configs/known-failures: a reproducer mirrors
 # one selftest ("repro-test:" in its header); the bug is expected on this
 # kernel exactly when an entry for `uname -r` lists that test. A result
-# that differs, or an error, makes the exit status 1.
+# that differs, or an error, makes the exit status 1. "repro-needs:
+# tracefs" gets a tracefs mount; "repro-needs: CMD" skips the bug where
+# CMD is not installed (python3 in the busybox guest).
 #
 # With --kernel K the same runs in a QEMU guest booting K (scripts/vm.sh
 # --repro), and the guest's lines are printed here; in the guest,
@@ -185,6 +187,7 @@ for name in "$@"; do
 	fs=$(header "$file" fs)
 	mkfs=$(header "$file" mkfs)
 	test=$(header "$file" test)
+	needs=$(header "$file" needs)
 	if [ -n "$fs_override" ]; then
 		fs=$fs_override
 		mkfs=""
@@ -196,6 +199,10 @@ for name in "$@"; do
 		why="mkfs.$fs not installed"
 	elif ! fs_supported "$fs"; then
 		why="the kernel has no $fs (not in /proc/filesystems)"
+	elif [ "$needs" != tracefs ] && [ -n "$needs" ] && ! command -v "$needs" >/dev/null 2>&1; then
+		# A command the reproducer runs besides xfs_io (python3 where
+		# xfs_io cannot place its buffer): the VM guest has none.
+		why="$needs not installed"
 	fi
 	if [ -n "$why" ]; then
 		echo "$name: skip: $why"
@@ -208,7 +215,7 @@ for name in "$@"; do
 	# namespace: that would hold a copy of every other run's scratch
 	# mounts while it lives, and their unmount would not take effect.
 	tracefs=""
-	if [ "$(header "$file" needs)" = tracefs ] && [ ! -d /sys/kernel/tracing/instances ] &&
+	if [ "$needs" = tracefs ] && [ ! -d /sys/kernel/tracing/instances ] &&
 	   [ ! -d /sys/kernel/debug/tracing/instances ]; then
 		tracefs=/run/iopath/tracefs-repro-$$
 		if ! mkdir -p "$tracefs" || ! mount -t tracefs tracefs "$tracefs"; then
