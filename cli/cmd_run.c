@@ -33,6 +33,7 @@
 #include "bench_check.h"
 #include "cli.h"
 #include "iopath.h"
+#include "verdict.h"
 
 struct step {
 	char name[128];
@@ -208,17 +209,21 @@ static int known_failures_check(void)
 /*
  * Take the verdict of a runner's output (@tap): the counts of its result
  * line, its notes to stderr (@echo: they were shown already), and whether
- * run_kselftest.sh ended a program at its time limit. A run without a
- * result line fails.
+ * run_kselftest.sh ended a program at its time limit, as the reader's
+ * program line says (ended=timeout): the TAP itself is tap-verdict.awk's
+ * to read. A run without a result line fails.
  */
 static void take_verdict(struct step *s, FILE *tap, bool echo)
 {
+	struct iop_verdict v;
 	char line[4096];
 	bool have = false;
+	size_t i;
 
 	s->fail = 1;
 	if (fflush(tap) || fseek(tap, 0, SEEK_SET))
 		return;
+	iop_verdict_init(&v);
 	while (fgets(line, sizeof(line), tap)) {
 		if (!strncmp(line, "# IOPATH-RESULT: ", 17)) {
 			have = true;
@@ -226,14 +231,19 @@ static void take_verdict(struct step *s, FILE *tap, bool echo)
 			s->fail = result_field(line, "failed");
 			s->skip = result_field(line, "skipped");
 			s->known = result_field(line, "known");
-		} else if (!strncmp(line, "not ok ", 7) && strstr(line, " selftests: ") &&
-			   strstr(line, "# TIMEOUT")) {
-			s->timed_out = true;
+		} else if (!strncmp(line, "# IOPATH-PROGRAM: ", 18)) {
+			line[strcspn(line, "\n")] = '\0';
+			/* A line that does not parse says nothing: the result line decides. */
+			iop_verdict_parse_line(line, &v);
 		} else if (!echo && !strncmp(line, "# iopath run: ", 14) &&
 			   strncmp(line + 14, "feature ", 8)) {
 			fputs(line, stderr);
 		}
 	}
+	for (i = 0; i < v.nprogs; i++)
+		if (v.progs[i].timed_out)
+			s->timed_out = true;
+	iop_verdict_free(&v);
 	if (!have)
 		fprintf(stderr, "iopath: run: %s: no verdict from the selftest runner (exit %d)\n",
 			s->name, s->status);

@@ -199,6 +199,7 @@ static int parse_program(const char *s, struct iop_verdict *v)
 {
 	static const char *const results[] = { "pass", "fail", "excused", "skip", "unfinished", NULL };
 	struct field f[MAX_FIELDS];
+	const struct field *ended;
 	struct iop_program p;
 	int n, ret;
 
@@ -210,6 +211,9 @@ static int parse_program(const char *s, struct iop_verdict *v)
 	    !one_of(p.result, results) ||
 	    copy_val(p.program, sizeof(p.program), get(f, n, "program")))
 		return -EINVAL;
+	/* Another way a later awk says a program ended is no timeout. */
+	ended = get(f, n, "ended");
+	p.timed_out = ended && ended->vlen == 7 && !memcmp(ended->val, "timeout", 7);
 	ret = grow((void **)&v->progs, &v->progs_cap, v->nprogs, sizeof(p));
 	if (ret)
 		return ret;

@@ -5,8 +5,10 @@
  * runs it and reads back only its machine lines, never the TAP or the
  * notes' prose:
  *   "# IOPATH-CASE: result=pass|fail|skip|known|unfinished program=P name=N lines=A-B[ bug=B]"
- *   "# IOPATH-PROGRAM: result=pass|fail|excused|skip|unfinished program=P"
- * (unfinished: the TAP ended inside that test or program: cut short)
+ *   "# IOPATH-PROGRAM: result=pass|fail|excused|skip|unfinished program=P[ ended=timeout]"
+ * (unfinished: the TAP ended inside that test or program: cut short;
+ * ended=timeout: its time limit ended the program). Keys a line holds
+ * beyond these are ignored: the awk may add words.
  *   "# <WORD>-RESULT: status=pass|fail passed=N failed=N known=N skipped=N
  *    programs=N programs_failed=N required_missing=N stale_known=N[ seconds=N]"
  * (WORD is IOPATH, IOPATH-VM, ... as the awk's -v result= says).
@@ -28,6 +30,7 @@ struct iop_case {
 struct iop_program {
 	char result[16];	/* pass, fail, excused, skip, unfinished */
 	char program[128];
+	bool timed_out;		/* ended=timeout: its time limit ended it */
 };
 
 struct iop_verdict {

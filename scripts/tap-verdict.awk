@@ -58,8 +58,12 @@
 #    lines=FIRST-LAST[ bug=BUG-NAME]" after each test, LINES its harness
 #    output in the TAP input (from its RUN line); known: excused by the
 #    entry BUG-NAME, unless its program's line says fail;
-#   "# IOPATH-PROGRAM: result=pass|fail|excused|skip program=P" after
-#    each program (excused: failed only in known failures).
+#   "# IOPATH-PROGRAM: result=pass|fail|excused|skip program=P[ ended=timeout]"
+#    after each program (excused: failed only in known failures);
+#    ended=timeout when its time limit ended it: the runner's line says
+#    "not ok N ... # TIMEOUT" (its directive, the first '#' of the line),
+#    or, with program=NAME, exit_status=124. Words may be added to these
+#    lines: a consumer reads the keys it knows and ignores the others.
 #   At the end of a TAP cut short (a guest that stopped, a connection
 #   lost): "# IOPATH-CASE: result=unfinished ..." for a test that began
 #   and has no result, "# IOPATH-PROGRAM: result=unfinished program=P"
@@ -280,14 +284,16 @@ function totals(line) {
 }
 
 # The program's own result: its runner line, or "# exit=N" in program mode.
-function end_program(line, notok,	excused) {
+function end_program(line, notok,	excused, timeout) {
 	progs++
 	prog_open = 0
 	excused = notok && pknown > 0 && punknown == 0 && ptotals && pfail == pknown &&
 		  line ~ /# exit=1$/
-	printf "# IOPATH-PROGRAM: result=%s program=%s\n",
+	# run_kselftest.sh's "not ok N selftests: S: P # TIMEOUT N seconds"
+	timeout = notok && (raw ? exit_status == 124 : line ~ /^not ok [0-9]+ [^#]*# *TIMEOUT/)
+	printf "# IOPATH-PROGRAM: result=%s program=%s%s\n",
 		!notok ? (line ~ /# *SKIP/ ? "skip" : "pass") : (excused ? "excused" : "fail"),
-		word(prog)
+		word(prog), timeout ? " ended=timeout" : ""
 	if (!notok || excused)
 		return
 	progs_failed++

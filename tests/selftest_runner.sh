@@ -197,6 +197,35 @@ else
 	grep -hE '^(not )?ok [0-9]+ selftests: iopath: ' "$tmp"/results/run-*.log > "$tmp/run-progs" 2> /dev/null
 	expect iopath_run.log_holds_the_runner_output "$tmp/run-progs" "$timed_out" \
 		'^ok [0-9]+ selftests: iopath: pass_test$'
+
+	# The TIMEOUT mark comes from the reader's program line (ended=timeout),
+	# not from the runner's TAP: a runner whose TAP says the opposite of
+	# its machine lines is taken at its machine lines.
+	mkdir -p "$tmp/src2/scripts"
+	ln -s "$fake" "$tmp/src2/build"
+	ln -s "$top/configs" "$tmp/src2/configs"
+	ln -s "$top/scripts/tap-verdict.awk" "$tmp/src2/scripts/tap-verdict.awk"
+	cat > "$tmp/src2/scripts/selftest-runner.sh" <<'EOF'
+#!/bin/sh
+res='status=fail passed=0 failed=1 known=0 skipped=0 programs=1 programs_failed=1 required_missing=0 stale_known=0'
+case "$*" in
+*--judge*) echo "# IOPATH-RESULT: $res"; exit 1 ;;
+*sleep_test*)
+	echo "not ok 1 selftests: iopath: sleep_test # exit=1"
+	echo "# IOPATH-PROGRAM: result=fail program=sleep_test ended=timeout" ;;
+*)
+	echo "not ok 1 selftests: iopath: ${5#iopath:} # TIMEOUT 2 seconds"
+	echo "# IOPATH-PROGRAM: result=fail program=${5#iopath:}" ;;
+esac
+echo "# IOPATH-RESULT: $res"
+exit 1
+EOF
+	chmod +x "$tmp/src2/scripts/selftest-runner.sh"
+	path iopath-run.machine 60 "$tmp/run2.out" env IOPATH_SRC="$tmp/src2" \
+		IOPATH_KNOWN_FAILURES="$tmp/known" "$build/iopath" run --no-bench --results "$tmp/results2"
+	expect iopath_run.timeout_is_the_readers_program_line "$tmp/run2.out" \
+		'^sleep_test +0 +1 +0 +0 +[0-9.]+  TIMEOUT$' '^skip_test +0 +1 +0 +0 +[0-9.]+$' \
+		'^pass_test +0 +1 +0 +0 +[0-9.]+$'
 fi
 
 # ---- the LAVA guest: busybox sh, in a chroot ------------------------------

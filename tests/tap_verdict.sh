@@ -183,6 +183,16 @@ cases() {
 		'status=fail .*failed=2 known=0 .*programs_failed=1'
 	expect "listed failure, then the program timed out: fail" 1 $k72 "$tmp/timeout" \
 		'status=fail .*programs_failed=1'
+	grep -qx '# IOPATH-PROGRAM: result=fail program=fb_test ended=timeout' <<< "$out" &&
+		grep -qx '# IOPATH-PROGRAM: result=pass program=a_test' <<< "$out"
+	check $? "$label: a program ended at its time limit: ended=timeout on its program line"
+	# "# TIMEOUT" only as the runner's directive (its first '#') is one.
+	{ tap_begin; program a_test 0 ok:a.x.one; program fb_test 1 fail:fb.xfs.one; } |
+		sed 's/^\(not ok 2 .*# exit=1\)$/\1 # TIMEOUT 120 seconds/' > "$tmp/timeout-prose"
+	run_case "$a" $k72 "$tmp/timeout-prose"
+	grep -q '# exit=1 # TIMEOUT' "$tmp/timeout-prose" &&
+		grep -qx '# IOPATH-PROGRAM: result=fail program=fb_test' <<< "$out"
+	check $? "$label: '# TIMEOUT' after the runner's directive is no timeout"
 	expect "listed failure that passed on a listed kernel: fail, names the entry" 1 $k72 "$tmp/stale" \
 		'status=fail .*stale_known=1' \
 		"known failure did not reproduce: fb.xfs_1k.dio_past_eof passed on $k72; .*line 3)"
@@ -210,7 +220,10 @@ cases() {
 	expect_raw "the same on an unlisted kernel: fail" 1 6.18.0-1-amd64 "$tmp/raw-known" 1 \
 		'status=fail passed=1 failed=1 known=0 .*programs_failed=1'
 	expect_raw "listed failure, then killed by the timeout: fail" 1 $k72 "$tmp/raw-known" 124 \
-		'status=fail .*known=0 .*programs_failed=1'
+		'status=fail .*known=0 .*programs_failed=1' \
+		'^# IOPATH-PROGRAM: result=fail program=fb_test ended=timeout$'
+	expect_raw "exit 1: no ended= word" 0 $k72 "$tmp/raw-known" 1 \
+		'^# IOPATH-PROGRAM: result=excused program=fb_test$'
 	expect_raw "a crash after passing tests: fail" 1 6.18.0-1-amd64 "$tmp/raw-crash" 139 \
 		'status=fail passed=1 failed=1 .*programs_failed=1'
 	expect_raw "listed test failing with a different diagnostic: fail" 1 $k72 "$tmp/raw-other" 1 \

@@ -47,6 +47,24 @@ TEST(case_line_read_whole)
 	iop_verdict_free(&v);
 }
 
+TEST(program_ended_by_its_time_limit)
+{
+	struct iop_verdict v;
+
+	iop_verdict_init(&v);
+	ASSERT_EQ(1, iop_verdict_parse_line("# IOPATH-PROGRAM: result=fail program=a_test "
+					    "ended=timeout", &v));
+	/* Words a later reader adds are ignored, not an error. */
+	ASSERT_EQ(1, iop_verdict_parse_line("# IOPATH-PROGRAM: result=fail program=b_test "
+					    "ended=signal more=1", &v));
+	ASSERT_EQ(1, iop_verdict_parse_line("# IOPATH-PROGRAM: result=fail program=c_test", &v));
+	ASSERT_EQ(3, v.nprogs);
+	EXPECT_TRUE(v.progs[0].timed_out);
+	EXPECT_FALSE(v.progs[1].timed_out);
+	EXPECT_FALSE(v.progs[2].timed_out);
+	iop_verdict_free(&v);
+}
+
 TEST(program_and_result_lines)
 {
 	struct iop_verdict v;
