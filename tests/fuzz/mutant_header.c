@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "fuzz.h"
 #include "mutant.h"
 #include "quote.h"
@@ -109,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	out = fuzz_file(NULL, 0, out_path, sizeof(out_path));
 	if (out >= 0) {
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 			const char *argv[] = { "mutant", "header", path, keys[i] };
 
 			fuzz_cmd_to(out, 4, argv);
