@@ -146,7 +146,7 @@ $(FUZZ_O)/bin/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	$(if $(Q),@echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_TOP='"$(CURDIR)"' -fsanitize=fuzzer $^ $(LIBS) -o $@
 
-$(O)/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h $(CLI_HDRS) | deps
+$(O)/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_HDRS) $(CLI_HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -Itests/fuzz -DFUZZ_TOP='"$(CURDIR)"' -c $< -o $@
