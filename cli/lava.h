@@ -80,12 +80,6 @@ int lava_log_line(struct lava_job *job, const char *raw, size_t n, size_t lineno
 /* @s escaped (iop_esc()), cut after @limit bytes with "..."; malloc'd. */
 char *lava_text(const char *s, size_t limit);
 
-/*
- * The test cases the guest reports from its TAP (lava-guest.sh): harness
- * tests, then "program.NAME", each pass, fail or skip, into @cases.
- */
-int lava_tap_cases(const struct lava_strv *tap, struct lava_map *cases);
-
 /* ---- job files (lava_yaml.c) ---- */
 
 /* @s as a double-quoted YAML scalar: the one quoting of job values. */

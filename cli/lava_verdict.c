@@ -275,14 +275,53 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* LAVA's test cases against the TAP's: the first that differs, or NULL. */
-static char *disagreement(const struct lava_job *job)
+/* The result a finished test or program has as a LAVA test case, or NULL. */
+static const char *case_result(const char *r)
+{
+	if (!strcmp(r, "pass") || !strcmp(r, "skip"))
+		return r;
+	if (!strcmp(r, "fail") || !strcmp(r, "known") || !strcmp(r, "excused"))
+		return "fail";
+	return NULL;	/* unfinished: the guest reports none */
+}
+
+/*
+ * The test cases the guest reports (scripts/vm/lava-guest.sh), from the
+ * reader's machine lines on its TAP (@v): each harness test whose name is
+ * a LAVA test case name, then "program.NAME", as pass, fail or skip.
+ */
+static int verdict_cases(const struct iop_verdict *v, struct lava_map *cases)
+{
+	const struct iop_case *c;
+	const char *st;
+	char key[sizeof(v->progs->program) + 8];
+	size_t i, k;
+	int ret = 0;
+
+	for (i = 0; i < v->ncases && !ret; i++) {
+		c = &v->cases[i];
+		st = case_result(c->result);
+		k = strspn(c->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+		if (st && !c->name[k])
+			ret = lava_map_set(cases, c->name, st);
+	}
+	for (i = 0; i < v->nprogs && !ret; i++) {
+		st = case_result(v->progs[i].result);
+		snprintf(key, sizeof(key), "program.%s", v->progs[i].program);
+		if (st)
+			ret = lava_map_set(cases, key, st);
+	}
+	return ret;
+}
+
+/* LAVA's test cases against the reader's on the TAP: the first that differs, or NULL. */
+static char *disagreement(const struct lava_job *job, const struct iop_verdict *v)
 {
 	struct lava_map want = { 0 };
 	char **all, *r = NULL;
 	size_t n = 0, i;
 
-	if (lava_tap_cases(&job->tap, &want))
+	if (verdict_cases(v, &want))
 		return strdup("out of memory");
 	all = calloc(want.n + job->cases.n + 1, sizeof(*all));
 	for (i = 0; all && i < want.cap; i++)
@@ -381,7 +420,7 @@ int lava_cmd_verdict(struct lava_opts *o, const char *log)
 	if (rc)
 		goto out;
 	if (!reason && have_job)
-		reason = disagreement(&job);
+		reason = disagreement(&job, &v);
 	if (*o->console && have_job) {
 		rc = write_lines(o->console, job.console.s, job.console.n);
 		if (rc) {

@@ -155,10 +155,12 @@ awk "$guest_awk" "$tmp/kinds.tap" | sort > "$tmp/guest.cases"
 # The host reads the TAP's test cases in the verdict: a log with the TAP
 # and the guest's test cases agrees, one with a case changed does not.
 kinds_log() {
+	local tap=${2:-$tmp/kinds.tap}
+
 	echo '{"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:kernel: 6.12.117+deb12-amd64"}'
 	while IFS= read -r l; do
 		printf '{"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:tap: %s"}\n' "$l"
-	done < "$tmp/kinds.tap"
+	done < "$tap"
 	echo '{"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:end: 1.0 2.0"}'
 	while read -r c r; do
 		printf '{"dt": "x", "lvl": "results", "msg": {"case": "%s", "definition": "0_iopath", "result": "%s"}}\n' "$c" "$r"
@@ -176,6 +178,20 @@ if [ "$(wc -l < "$tmp/guest.cases")" = 6 ] && grep -qx 'program.c_test skip' "$t
 	ok lava.guest_and_host_read_the_same_test_cases
 else
 	not_ok lava.guest_and_host_read_the_same_test_cases "$(cat "$tmp/guest.cases" "$tmp/err" "$tmp/err2" | head -c 800)"
+fi
+# The host's test cases are the reader's (tap-verdict.awk's IOPATH-CASE
+# lines), not the TAP's prose: a SKIP after a failed check reads "ok ...
+# # SKIP" and is a failure; LAVA's test case saying fail agrees with it.
+sed 's/^\(# ok 3 a.ext4.three # SKIP no reflink\)$/# # a.c:12:three:Expected 0 (0) == r (-1)\n\1/' \
+	"$tmp/kinds.tap" > "$tmp/kinds3.tap"
+sed 's/^a.ext4.three skip$/a.ext4.three fail/' "$tmp/guest.cases" > "$tmp/guest3.cases"
+kinds_log "$tmp/guest3.cases" "$tmp/kinds3.tap" > "$tmp/kinds3.log"
+lava verdict --build "$build" "$tmp/kinds3.log" > /dev/null 2> "$tmp/err3"
+if grep -q 'Expected 0' "$tmp/kinds3.tap" && grep -qx 'a.ext4.three fail' "$tmp/guest3.cases" &&
+   grep -q '^lava: 1 passed, 2 failed, 0 skipped' "$tmp/err3" && ! grep -q disagree "$tmp/err3"; then
+	ok lava.host_test_cases_are_the_readers_machine_lines
+else
+	not_ok lava.host_test_cases_are_the_readers_machine_lines "$(head -c 800 "$tmp/err3")"
 fi
 
 # The runner's output in the guest (scripts/vm/lava-guest.sh's awk): its
