@@ -143,15 +143,20 @@ sed 's/\(IOPATH-LAVA:guest-verdict: .*\) passed=14 /\1 passed=13 /' "$fixture" >
 verdict lava.verdict.guest_verdict_other_counts_noted "$tmp/gv.log" 0 \
 	"note: the guest's own verdict differs: .* passed=13 "
 
-# The guest's test cases (scripts/vm/lava-guest.sh's awk, busybox) are the
-# host's (tap_cases) for every kind of TAP line: a pass, a fail, a skip, a
+# The guest's test cases (scripts/vm/lava-guest.sh: the reader, then an
+# awk over its machine lines, busybox) are the host's (the same reader's
+# machine lines) for every kind of TAP line: a pass, a fail, a skip, a
 # failed program, a passed one and one skipped whole.
-guest_awk=$(sed -n "/^awk '\$/,/^	}' \/tmp\/tap > \/tmp\/cases\$/p" "$top/scripts/vm/lava-guest.sh" |
-	sed "1d; \$s/' \/tmp\/tap > \/tmp\/cases\$//")
+guest_awk=$(sed -n "/tap-verdict.awk .* | awk '\$/,/^	}' > \/tmp\/cases\$/p" "$top/scripts/vm/lava-guest.sh" |
+	sed "1d; \$s/' > \/tmp\/cases\$//")
+guest_cases() {
+	awk -f "$top/scripts/tap-verdict.awk" /dev/null /dev/null /dev/null "$1" 2> /dev/null |
+		awk "$guest_awk" | sort
+}
 printf '%s\n' 'TAP version 13' '1..3' '# selftests: iopath: a_test' '# ok 1 a.xfs.one' '# not ok 2 a.xfs.two' \
 	'# ok 3 a.ext4.three # SKIP no reflink' 'not ok 1 selftests: iopath: a_test # exit=1' \
 	'ok 2 selftests: iopath: b_test' 'ok 3 selftests: iopath: c_test # SKIP' > "$tmp/kinds.tap"
-awk "$guest_awk" "$tmp/kinds.tap" | sort > "$tmp/guest.cases"
+guest_cases "$tmp/kinds.tap" > "$tmp/guest.cases"
 # The host reads the TAP's test cases in the verdict: a log with the TAP
 # and the guest's test cases agrees, one with a case changed does not.
 kinds_log() {
@@ -179,11 +184,18 @@ if [ "$(wc -l < "$tmp/guest.cases")" = 6 ] && grep -qx 'program.c_test skip' "$t
 else
 	not_ok lava.guest_and_host_read_the_same_test_cases "$(cat "$tmp/guest.cases" "$tmp/err" "$tmp/err2" | head -c 800)"
 fi
-# The host's test cases are the reader's (tap-verdict.awk's IOPATH-CASE
-# lines), not the TAP's prose: a SKIP after a failed check reads "ok ...
-# # SKIP" and is a failure; LAVA's test case saying fail agrees with it.
+# The guest's and the host's test cases are the reader's (tap-verdict.awk's
+# IOPATH-CASE lines), not the TAP's prose: a SKIP after a failed check
+# reads "ok ... # SKIP" and is a failure, in the guest and on the host.
 sed 's/^\(# ok 3 a.ext4.three # SKIP no reflink\)$/# # a.c:12:three:Expected 0 (0) == r (-1)\n\1/' \
 	"$tmp/kinds.tap" > "$tmp/kinds3.tap"
+guest_cases "$tmp/kinds3.tap" > "$tmp/guest3.cases"
+if grep -q 'Expected 0' "$tmp/kinds3.tap" && grep -qx 'a.ext4.three fail' "$tmp/guest3.cases" &&
+   [ "$(wc -l < "$tmp/guest3.cases")" = 6 ]; then
+	ok lava.guest_test_cases_are_the_readers_machine_lines
+else
+	not_ok lava.guest_test_cases_are_the_readers_machine_lines "$(cat "$tmp/guest3.cases")"
+fi
 sed 's/^a.ext4.three skip$/a.ext4.three fail/' "$tmp/guest.cases" > "$tmp/guest3.cases"
 kinds_log "$tmp/guest3.cases" "$tmp/kinds3.tap" > "$tmp/kinds3.log"
 lava verdict --build "$build" "$tmp/kinds3.log" > /dev/null 2> "$tmp/err3"
