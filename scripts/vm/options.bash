@@ -172,17 +172,19 @@ check_args() {
 	usable_dir --build "$build"
 	build=$(cd "$build" && pwd)
 	check_bench_args
-
-	# What is missing, with the command that installs it.
-	"$top/scripts/deps.sh" --check vm || exit 1
-	for t in qemu-system-x86_64 cpio gzip dpkg-deb depmod busybox ldd flock; do
-		command -v "$t" >/dev/null 2>&1 || [ -x "/bin/$t" ] ||
-			fail "$t not found; run 'scripts/deps.sh vm' (as root it installs what is missing)"
-	done
-	busybox_bin=$(command -v busybox || echo /bin/busybox)
-
 	cache=${cache:-$build/vm-cache}
 	usable_dir --cache "$cache" debs kernels
+
+	# What is missing, with the command that installs it: what boots the
+	# guest is not needed to fetch and unpack a kernel (apt and dpkg-deb).
+	if [ "$fetch_only" = 0 ]; then
+		"$top/scripts/deps.sh" --check vm || exit 1
+		for t in qemu-system-x86_64 cpio gzip dpkg-deb depmod busybox ldd flock; do
+			command -v "$t" >/dev/null 2>&1 || [ -x "/bin/$t" ] ||
+				fail "$t not found; run 'scripts/deps.sh vm' (as root it installs what is missing)"
+		done
+	fi
+	busybox_bin=$(command -v busybox || echo /bin/busybox)
 	cache=$(cd "$cache" && pwd)
 	apt_dir=$cache/apt
 }
