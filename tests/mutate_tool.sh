@@ -67,6 +67,23 @@ else
 	not_ok "mutate_tool.list_names_every_mutant" "$(head -n 1 "$work/err")"
 fi
 
+# ---- the checks a program reports: the one TAP reader's --------------------
+
+# checks() of the tool: a failed check the harness then SKIPs reads
+# "ok ... # SKIP" and is a failure, as tap-verdict.awk's IOPATH-CASE says.
+eval "$(sed -n '/^checks() {$/,/^}$/p' "$run")"
+printf '%s\n' 'TAP version 13' '1..3' '#  RUN           stats.a ...' 'ok 1 stats.a' \
+	'#  RUN           stats.b ...' '# stats_test.c:12:b:Expected 0 (0) == r (-1)' \
+	'ok 2 stats.b # SKIP cannot' '#  RUN           stats.c ...' 'ok 3 stats.c # SKIP not here' \
+	> "$work/checks.tap"
+ck_ok=$(checks "$work/checks.tap" ok stats_test 0 | tr '\n' ' ')
+ck_fail=$(checks "$work/checks.tap" not_ok stats_test 0 | tr '\n' ' ')
+if [ "$ck_ok" = "stats.a " ] && [ "$ck_fail" = "stats.b " ]; then
+	ok mutate_tool.checks_are_the_readers_machine_lines
+else
+	not_ok mutate_tool.checks_are_the_readers_machine_lines "passed: $ck_ok" "failed: $ck_fail"
+fi
+
 # ---- bad input --------------------------------------------------------------
 
 bad=$work/bad
