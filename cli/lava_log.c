@@ -369,11 +369,14 @@ static int result_line(struct lava_job *job, yaml_document_t *d, yaml_node_t *ms
 	}
 	if (!strcmp(def, "lava")) {
 		if (!strcmp(r, "fail")) {
+			char *ec = lava_text(c, 200);	/* the case's name too */
+
 			s = v[3] ? scalar(v[3]) : strdup("failed");
 			e = s ? lava_text(s, 300) : NULL;
 			free(s);
-			if (!e || asprintf(&s, "%s: %s", c, e) < 0)
+			if (!e || !ec || asprintf(&s, "%s: %s", ec, e) < 0)
 				s = NULL;
+			free(ec);
 			ret = lava_strv_add(&job->failures, s, ln);
 			free(e);
 			e = NULL;
