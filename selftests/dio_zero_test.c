@@ -311,14 +311,7 @@ FIXTURE_SETUP(dio_zero)
 		return;
 	}
 	if (iop_probe("io_uring", self->ring_why, sizeof(self->ring_why)) > 0) {
-		struct iovec iov = { .iov_base = self->buf, .iov_len = BUF_LEN };
-
-		ret = io_uring_queue_init(8, &self->ring, 0);
-		if (!ret) {
-			ret = io_uring_register_buffers(&self->ring, &iov, 1);
-			if (ret)
-				io_uring_queue_exit(&self->ring);
-		}
+		ret = t_ring_with_buffer(&self->ring, 8, self->buf, BUF_LEN);
 		if (ret)
 			snprintf(self->fs.error, sizeof(self->fs.error), "io_uring: %s",
 				 strerror(-ret));

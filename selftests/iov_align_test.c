@@ -132,14 +132,7 @@ static void align_setup(struct align_fs *a, const char *fstype, const char *mkfs
 	a->unit = stx.stx_dio_offset_align;
 	a->mem = stx.stx_dio_mem_align;
 	if (iop_probe("io_uring", a->ring_why, sizeof(a->ring_why)) > 0) {
-		struct iovec iov = { .iov_base = a->buf, .iov_len = BUF_LEN };
-
-		ret = io_uring_queue_init(4, &a->ring, 0);
-		if (!ret) {
-			ret = io_uring_register_buffers(&a->ring, &iov, 1);
-			if (ret)
-				io_uring_queue_exit(&a->ring);
-		}
+		ret = t_ring_with_buffer(&a->ring, 4, a->buf, BUF_LEN);
 		if (ret)
 			snprintf(a->fs.error, sizeof(a->fs.error), "io_uring: %s", strerror(-ret));
 		a->ring_up = !ret;

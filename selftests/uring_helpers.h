@@ -13,7 +13,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <liburing.h>
+
+/*
+ * A ring of @entries with @buf registered as fixed buffer 0: 0, or -errno
+ * with nothing left set up.
+ */
+static inline int t_ring_with_buffer(struct io_uring *ring, unsigned int entries, void *buf,
+				     size_t len)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	int ret = io_uring_queue_init(entries, ring, 0);
+
+	if (ret)
+		return ret;
+	ret = io_uring_register_buffers(ring, &iov, 1);
+	if (ret)
+		io_uring_queue_exit(ring);
+	return ret;
+}
 
 /* Submit what the caller queued and wait for one completion: its result. */
 static inline int t_submit_and_wait_one(struct io_uring *ring)
