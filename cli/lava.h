@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <yaml.h>
 
 #define LAVA_EXIT_INFRA 3
 
@@ -84,6 +85,13 @@ char *lava_text(const char *s, size_t limit);
 
 /* @s as a double-quoted YAML scalar: the one quoting of job values. */
 void lava_yaml_quote(FILE *f, const char *s);
+
+/*
+ * The value of key @key in mapping @map of @d, or NULL: the one lookup of
+ * the job files and the log's lines. The last of a key given twice
+ * counts, as in PyYAML's loader (what LAVA reads with).
+ */
+yaml_node_t *lava_yaml_get(yaml_document_t *d, yaml_node_t *map, const char *key);
 
 /*
  * What iopath needs of a job, and the deploy and boot methods its device

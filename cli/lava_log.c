@@ -204,25 +204,6 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
-/* The value of key @key in mapping @map, or NULL. */
-static yaml_node_t *get(yaml_document_t *d, yaml_node_t *map, const char *key)
-{
-	yaml_node_pair_t *p;
-	yaml_node_t *k, *found = NULL;
-
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	/* As PyYAML's loader does, the last of a key given twice counts. */
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		k = yaml_document_get_node(d, p->key);
-		if (k && k->type == YAML_SCALAR_NODE &&
-		    k->data.scalar.length == strlen(key) &&
-		    !memcmp(k->data.scalar.value, key, k->data.scalar.length))
-			found = yaml_document_get_node(d, p->value);
-	}
-	return found;
-}
-
 /* A scalar's text, a NUL in it as '?' (the guest writes control characters so). */
 static char *scalar(yaml_node_t *n)
 {
@@ -352,11 +333,11 @@ static int result_line(struct lava_job *job, yaml_document_t *d, yaml_node_t *ms
 	size_t i;
 	int ret = 0;
 
-	if (!msg || msg->type != YAML_MAPPING_NODE || !get(d, msg, "definition") ||
-	    !get(d, msg, "case"))
+	if (!msg || msg->type != YAML_MAPPING_NODE || !lava_yaml_get(d, msg, "definition") ||
+	    !lava_yaml_get(d, msg, "case"))
 		return BAD("line %zu: a result without definition and case", ln);
 	for (i = 0; i < 5; i++) {
-		v[i] = get(d, msg, keys[i]);
+		v[i] = lava_yaml_get(d, msg, keys[i]);
 		if (v[i] && v[i]->type != YAML_SCALAR_NODE)
 			return BAD("line %zu: a result whose %s is not text", ln, keys[i]);
 	}
@@ -452,8 +433,8 @@ int lava_log_line(struct lava_job *job, const char *raw, size_t n, size_t ln,
 		ret = BAD("line %zu is not a YAML mapping", ln);
 		goto out;
 	}
-	lvl = get(&d, root, "lvl");
-	if (!lvl || !get(&d, root, "msg")) {
+	lvl = lava_yaml_get(&d, root, "lvl");
+	if (!lvl || !lava_yaml_get(&d, root, "msg")) {
 		ret = BAD("line %zu has no lvl and msg", ln);
 		goto out;
 	}
@@ -462,9 +443,9 @@ int lava_log_line(struct lava_job *job, const char *raw, size_t n, size_t ln,
 	if (lvl->type != YAML_SCALAR_NODE)
 		goto out;
 	if (lvl->data.scalar.length == 6 && !memcmp(lvl->data.scalar.value, "target", 6))
-		ret = target_line(job, get(&d, root, "msg"), ln, why, len);
+		ret = target_line(job, lava_yaml_get(&d, root, "msg"), ln, why, len);
 	else if (lvl->data.scalar.length == 7 && !memcmp(lvl->data.scalar.value, "results", 7))
-		ret = result_line(job, &d, get(&d, root, "msg"), ln, why, len);
+		ret = result_line(job, &d, lava_yaml_get(&d, root, "msg"), ln, why, len);
 out:
 	yaml_document_delete(&d);
 	return ret;

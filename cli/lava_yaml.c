@@ -44,7 +44,7 @@ bool lava_device_type_ok(const char *type)
 	return !strcmp(type, "qemu") || !strcmp(type, "x86");
 }
 
-static yaml_node_t *get(yaml_document_t *d, yaml_node_t *map, const char *key)
+yaml_node_t *lava_yaml_get(yaml_document_t *d, yaml_node_t *map, const char *key)
 {
 	yaml_node_pair_t *p;
 	yaml_node_t *k, *found = NULL;
@@ -150,12 +150,12 @@ static const char *check_doc(yaml_document_t *d, char *buf, size_t len)
 	if (!root || root->type != YAML_MAPPING_NODE)
 		return "not a YAML mapping";
 	for (i = 0; i < 4; i++) {
-		if (!get(d, root, need[i])) {
+		if (!lava_yaml_get(d, root, need[i])) {
 			snprintf(buf, len, "no %s", need[i]);
 			return buf;
 		}
 	}
-	actions = get(d, root, "actions");
+	actions = lava_yaml_get(d, root, "actions");
 	if (actions->type != YAML_SEQUENCE_NODE)
 		return "actions is not a list";
 	for (it = actions->data.sequence.items.start; it < actions->data.sequence.items.top; it++) {
@@ -174,44 +174,44 @@ static const char *check_doc(yaml_document_t *d, char *buf, size_t len)
 		free(e);
 		return buf;
 	}
-	n = get(d, root, "priority");
+	n = lava_yaml_get(d, root, "priority");
 	if (n && !is(n, "high") && !is(n, "medium") && !is(n, "low") && number(n, 100) < 0)
 		return "priority: not high, medium, low or 0 to 100";
-	n = get(d, root, "visibility");
+	n = lava_yaml_get(d, root, "visibility");
 	if (n && !is(n, "public") && !is(n, "personal") && n->type != YAML_MAPPING_NODE)
 		return "visibility: not public, personal or a group";
-	n = get(d, root, "timeouts");
-	err = timeout(d, get(d, n, "job"), "timeouts.job", buf, len);
-	if (!err && get(d, n, "action"))
-		err = timeout(d, get(d, n, "action"), "timeouts.action", buf, len);
-	if (!err && get(d, n, "connection"))
-		err = timeout(d, get(d, n, "connection"), "timeouts.connection", buf, len);
+	n = lava_yaml_get(d, root, "timeouts");
+	err = timeout(d, lava_yaml_get(d, n, "job"), "timeouts.job", buf, len);
+	if (!err && lava_yaml_get(d, n, "action"))
+		err = timeout(d, lava_yaml_get(d, n, "action"), "timeouts.action", buf, len);
+	if (!err && lava_yaml_get(d, n, "connection"))
+		err = timeout(d, lava_yaml_get(d, n, "connection"), "timeouts.connection", buf, len);
 	for (it = actions->data.sequence.items.start; !err && it < actions->data.sequence.items.top;
 	     it++) {
 		yaml_node_t *a = yaml_document_get_node(d, *it), *body, *key;
 
 		key = yaml_document_get_node(d, a->data.mapping.pairs.start->key);
 		body = yaml_document_get_node(d, a->data.mapping.pairs.start->value);
-		if (get(d, body, "timeout")) {
+		if (lava_yaml_get(d, body, "timeout")) {
 			snprintf(k, sizeof(k), "%.*s timeout", (int)key->data.scalar.length,
 				 key->data.scalar.value);
-			err = timeout(d, get(d, body, "timeout"), k, buf, len);
+			err = timeout(d, lava_yaml_get(d, body, "timeout"), k, buf, len);
 		}
 	}
 	if (err)
 		return err;
-	n = get(d, root, "context");
+	n = lava_yaml_get(d, root, "context");
 	if (n && n->type != YAML_MAPPING_NODE)
 		return "context: not a mapping";
-	deploy = get(d, yaml_document_get_node(d, actions->data.sequence.items.start[0]), "deploy");
-	boot = get(d, yaml_document_get_node(d, actions->data.sequence.items.start[1]), "boot");
-	n = get(d, root, "device_type");
+	deploy = lava_yaml_get(d, yaml_document_get_node(d, actions->data.sequence.items.start[0]), "deploy");
+	boot = lava_yaml_get(d, yaml_document_get_node(d, actions->data.sequence.items.start[1]), "boot");
+	n = lava_yaml_get(d, root, "device_type");
 	if (is(n, "qemu")) {
-		if (!is(get(d, deploy, "to"), "tmpfs") || !is(get(d, boot, "method"), "qemu"))
+		if (!is(lava_yaml_get(d, deploy, "to"), "tmpfs") || !is(lava_yaml_get(d, boot, "method"), "qemu"))
 			return "device_type qemu: not a deploy to tmpfs and a qemu boot (qemu.jinja2)";
 	} else if (is(n, "x86")) {
-		if (!is(get(d, deploy, "to"), "tftp") || !is(get(d, boot, "method"), "ipxe") ||
-		    (!is(get(d, boot, "commands"), "ramdisk") && !is(get(d, boot, "commands"), "nfs")))
+		if (!is(lava_yaml_get(d, deploy, "to"), "tftp") || !is(lava_yaml_get(d, boot, "method"), "ipxe") ||
+		    (!is(lava_yaml_get(d, boot, "commands"), "ramdisk") && !is(lava_yaml_get(d, boot, "commands"), "nfs")))
 			return "device_type x86: not a deploy to tftp and an ipxe boot with the ramdisk or nfs commands (x86.jinja2)";
 	} else {
 		return "device_type: not " LAVA_DEVICE_TYPES;
