@@ -29,4 +29,7 @@ int fuzz_cmd_to(int fd, int argc, const char *const *argv);
  */
 void fuzz_no_control(int fd, const char *what);
 
+/* The same, with the control characters in @allowed let through (a tab). */
+void fuzz_no_control_but(int fd, const char *allowed, const char *what);
+
 #endif

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -50,6 +51,11 @@ int fuzz_cmd(int argc, const char *const *argv)
 
 void fuzz_no_control(int fd, const char *what)
 {
+	fuzz_no_control_but(fd, "\n", what);
+}
+
+void fuzz_no_control_but(int fd, const char *allowed, const char *what)
+{
 	struct stat st;
 	char *buf;
 
@@ -61,7 +67,7 @@ void fuzz_no_control(int fd, const char *what)
 	if (pread(fd, buf, (size_t)st.st_size, 0) == st.st_size) {
 		buf[st.st_size] = '\0';
 		for (off_t i = 0; i < st.st_size; i++) {
-			if (buf[i] != '\n' && iop_is_control(buf, (size_t)i)) {
+			if (!(buf[i] && strchr(allowed, buf[i])) && iop_is_control(buf, (size_t)i)) {
 				fprintf(stderr, "%s: raw control byte 0x%02x at offset %lld\n",
 					what, (unsigned char)buf[i], (long long)i);
 				abort();
