@@ -42,7 +42,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # usage_error, fail, write_file
 # shellcheck source=scripts/lib/common.bash
 . "$top/scripts/lib/common.bash"
-# fetch_source, apply_patch, restore_tree, guard_tree, configure, build_kernel
+# fetch_source, apply_patch, restore_tree, guard_tree, configure, build_kernel,
+# kbuild_deps
 # shellcheck source=scripts/lib/kbuild.bash
 . "$top/scripts/lib/kbuild.bash"
 
@@ -214,6 +215,15 @@ why=$(work_refusal)
 if [ -n "$ksrc" ] && [ "$ksrc" != debian ]; then
 	check_ksrc
 fi
+# With --ksrc the kernels are patched and built here (the builder of
+# IOPATH_AB_BUILDER replacing make); the guests boot under iopath vm
+# unless IOPATH_AB_VM replaces it. What is missing is named before the
+# source is fetched or anything is made in WORK.
+kbuild=0
+[ -n "$ksrc" ] && kbuild=1
+boot=1
+[ -n "${IOPATH_AB_VM:-}" ] && boot=0
+kbuild_deps "$kbuild" "$kbuild" "$boot" || exit 1
 
 # ---- the work directory, its lock, and the tree always restored ------------
 

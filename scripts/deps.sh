@@ -17,9 +17,15 @@
 # Otherwise, and always with --check, the exact install command is printed
 # and the exit status is 1: a command that needs a group runs
 # `deps.sh --check GROUP` before it starts.
+#
+# For tests only: IOPATH_DEPS_ROOT=DIR looks for the files under DIR
+# instead of /, so that a test sees a machine that lacks them (an empty DIR
+# lacks everything); with it nothing is ever installed, as with --check.
 set -eu
 
 check_only=0
+root=${IOPATH_DEPS_ROOT:-}
+[ -z "$root" ] || check_only=1
 if [ "${1:-}" = "--check" ]; then
 	check_only=1
 	shift
@@ -115,9 +121,11 @@ for g in $groups; do
 		pkg=${e%%:*}
 		file=${e#*:}
 		# usrmerge: /sbin and /bin may only exist under /usr
-		if [ ! -e "$file" ] && [ ! -e "/usr$file" ]; then
+		if [ ! -e "$root$file" ] && [ ! -e "$root/usr$file" ]; then
 			# A kernel tree given as KSRC replaces linux-source.
 			case $pkg in linux-source-*) [ -n "${KSRC:-}${KSFT_SRC:-}" ] && continue ;; esac
+			# once, though two groups name it (mutate and patch)
+			case "$missing " in *" $pkg "*) continue ;; esac
 			missing="$missing $pkg"
 		fi
 	done

@@ -37,7 +37,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # usage_error, fail, host_mirror, patch_header, load_mutants
 # shellcheck source=scripts/lib/common.bash
 . "$top/scripts/lib/common.bash"
-# fetch_source, apply_patch, restore_tree, configure, build_kernel
+# fetch_source, apply_patch, restore_tree, configure, build_kernel, kbuild_deps
 # shellcheck source=scripts/lib/kbuild.bash
 . "$top/scripts/lib/kbuild.bash"
 
@@ -204,16 +204,12 @@ for f in matrix.md matrix.json; do
 	[ -z "$why" ] || usage_error "--work $why"
 done
 
-# The kernel build (flex, bison, libelf ...) and the guests: what is
-# missing is named with its install command before anything starts. A
-# builder or VM given in the environment replaces the tools of its own
-# group only; the patches are applied here whatever builds them.
-need=(patch)
-if [ "$matrix_only" = 0 ]; then
-	[ -n "$builder" ] || need+=(mutate)
-	[ -n "${IOPATH_MUTATE_VM:-}" ] || [ "$build_only" = 1 ] || need+=(vm)
-fi
-"$top/scripts/deps.sh" --check "${need[@]}" || exit 1
+# The kernel build and the guests: what is missing is named before
+# anything starts. --matrix builds and boots nothing; --build-only boots
+# nothing.
+boot=0
+[ "$matrix_only" = 0 ] && [ "$build_only" = 0 ] && [ -z "${IOPATH_MUTATE_VM:-}" ] && boot=1
+kbuild_deps 1 "$((1 - matrix_only))" "$boot" || exit 1
 
 state=$work/state
 logs=$work/logs

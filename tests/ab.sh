@@ -121,6 +121,38 @@ mkdir "$t/exists"
 ab exists --a "$t/kA" --b "$t/kB" -- read_vs_readv
 check_cmd ab.bad_usage.out_exists test "$rc" = 2 -a "$(wc -l < "$t/exists.err")" = 1
 
+# ---- missing packages: named before anything starts --------------------------
+
+# IOPATH_DEPS_ROOT: scripts/deps.sh looks there instead of /; an empty
+# directory is a machine without flex, qemu or patch. Without a builder,
+# --ksrc fetched and unpacked the source and then failed in configure
+# with "kernel configuration failed".
+mkdir -p "$t/noroot" "$t/patchroot/usr/bin"
+touch "$t/patchroot/usr/bin/patch"
+deps_run() { # NAME ROOT ARGS...: ab with that root, a fresh work directory
+	local name=$1 root=$2
+	shift 2
+	: > "$FAKE_LOG"
+	IOPATH_DEPS_ROOT=$root "$top/scripts/ab.sh" --build "$build" --work "$t/$name.work" --out "$t/$name" "$@" \
+		> "$t/$name.out" 2> "$t/$name.err"
+	rc=$?
+}
+deps_said() { # NAME WANT UNWANTED: exit 1, one line naming WANT and the install command, nothing made
+	[ "$rc" = 1 ] && [ "$(wc -l < "$t/$1.err")" = 1 ] && grep -qw -- "$2" "$t/$1.err" &&
+		grep -q 'install with: sudo apt-get install' "$t/$1.err" && ! grep -qw -- "$3" "$t/$1.err" &&
+		[ ! -e "$t/$1.work" ] && [ ! -e "$t/$1" ] && [ ! -s "$FAKE_LOG" ]
+}
+IOPATH_AB_BUILDER="" deps_run deps_ksrc "$t/noroot" --ksrc "$t/src" --patch "$t/plus5.patch" -- read_vs_readv
+check_cmd ab.deps.ksrc_build_packages_named_before_work_is_made deps_said deps_ksrc flex qemu-system-x86
+check_cmd ab.deps.ksrc_patch_named grep -qw patch "$t/deps_ksrc.err"
+IOPATH_AB_VM="" deps_run deps_vm "$t/noroot" --a "$t/kA" --b "$t/kB" -- read_vs_readv
+check_cmd ab.deps.two_kernels_need_the_vm_packages_only deps_said deps_vm qemu-system-x86 flex
+deps_run deps_fakes "$t/patchroot" --ksrc "$t/src" --patch "$t/plus5.patch" --boots 2 -- read_vs_readv
+check_cmd ab.deps.fake_builder_and_vm_need_no_build_or_vm_packages \
+	test "$rc" = 0 -a "$(grep -c '^build ' "$FAKE_LOG")" = 2
+deps_run deps_fakes_ab "$t/noroot" --a "$t/kA" --b "$t/kB" --boots 2 -- read_vs_readv
+check_cmd ab.deps.two_kernels_with_fake_vm_need_nothing test "$rc" = 0
+
 # ---- two kernels: order, records, verdict ------------------------------------
 
 ab plus5 --a "$t/kA" --b "$t/kB" --boots 3 -- read_vs_readv reps=5

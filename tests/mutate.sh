@@ -216,6 +216,34 @@ check $? "usage.header_key_given_twice_names_file_and_line"
 sed 's/^# Function: .*/# Function: f()\x1b[2J/' "$mutants/01-killed.patch" > "$work/ctrl/x.patch"
 expect_usage header_control_character_refused --mutants "$work/ctrl"
 
+# ---- missing packages: named before anything is created --------------------
+
+# IOPATH_DEPS_ROOT: scripts/deps.sh looks there instead of /; an empty
+# directory is a machine without flex, qemu or patch.
+mkdir -p "$work/noroot" "$work/patchroot/usr/bin"
+touch "$work/patchroot/usr/bin/patch"
+# deps_run NAME ROOT ARGS...: mutate with that root and a fresh work directory
+deps_run() {
+	local name=$1 root=$2
+	shift 2
+	IOPATH_DEPS_ROOT=$root "$mutate" --ksrc "$src" --work "$work/$name" --mutants "$work/five" --build "$work" \
+		--pristine-runs 1 --crash-runs 1 "$@" > /dev/null 2> "$work/$name.err"
+	rc=$?
+}
+IOPATH_MUTATE_BUILDER="" IOPATH_MUTATE_VM="" deps_run deps_none "$work/noroot" 01-killed
+[ "$rc" = 1 ] && [ "$(wc -l < "$work/deps_none.err")" = 1 ] &&
+	grep -q 'missing: .*\<flex\>.*\<qemu-system-x86\>.*install with: sudo apt-get install' "$work/deps_none.err" &&
+	[ ! -e "$work/deps_none" ]
+check $? "deps.build_and_vm_packages_named_before_work_is_made"
+IOPATH_MUTATE_BUILDER="" deps_run deps_builder "$work/noroot" 01-killed
+[ "$rc" = 1 ] && grep -qw flex "$work/deps_builder.err" && ! grep -qw qemu-system-x86 "$work/deps_builder.err"
+check $? "deps.a_vm_given_needs_no_vm_packages"
+deps_run deps_fakes "$work/patchroot" 01-killed
+[ "$rc" = 0 ] && ! grep -q '^deps:' "$work/deps_fakes.err"
+check $? "deps.fake_builder_and_vm_need_only_patch"
+tree_pristine
+check $? "deps.tree_restored"
+
 # ---- a whole campaign -------------------------------------------------------
 
 w=$work/w1

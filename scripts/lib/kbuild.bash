@@ -327,6 +327,21 @@ check_ksrc() {
 	ksrc=$(cd "$ksrc" && pwd)
 }
 
+# kbuild_deps PATCH BUILD BOOT (each 0 or 1): what the run needs from the
+# machine, checked before anything is created; what is missing is named
+# with its install command in one line by scripts/deps.sh --check (status
+# 1). PATCH: patches are applied to the tree and reverted (patch, whatever
+# builds the kernel). BUILD: the kernel is built (flex, bison, libelf ...),
+# unless $builder replaces make. BOOT: guests are booted by iopath vm (the
+# caller passes 0 when a VM command given in the environment replaces it).
+kbuild_deps() {
+	local -a need=()
+	[ "$1" = 1 ] && need+=(patch)
+	[ "$2" = 1 ] && [ -z "$builder" ] && need+=(mutate)
+	[ "$3" = 1 ] && need+=(vm)
+	[ ${#need[@]} = 0 ] || "$top/scripts/deps.sh" --check "${need[@]}"
+}
+
 # The patch in the tree right now, if any, and the pristine copies of the
 # files it touches.
 kbuild_state() {
