@@ -54,7 +54,6 @@ e2fsprogs:/sbin/mkfs.ext4
 util-linux:/sbin/losetup
 gnuplot-nox:/usr/bin/gnuplot
 fio:/usr/bin/fio
-jq:/usr/bin/jq
 "
 pkgs_vm="
 qemu-system-x86:/usr/bin/qemu-system-x86_64
@@ -71,9 +70,12 @@ libclang-rt-dev:/usr/share/doc/libclang-rt-dev/copyright
 # tests/lava.sh renders the LAVA jobs through lava-server's own Jinja2
 # device-type templates (python3-yaml, python3-jinja2) and KCIDB reports
 # are validated with jsonschema (all Debian's, nothing from LAVA:
-# lava-common stays optional). iopath itself runs no Python.
+# lava-common stays optional). iopath itself runs no Python. jq reads the
+# records and JSON reports in the tests; iopath reads them itself (iopath
+# records check, compare --format verdict) and runs no jq.
 pkgs_check="
 shellcheck:/usr/bin/shellcheck
+jq:/usr/bin/jq
 python3:/usr/bin/python3
 python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py
 python3-jinja2:/usr/lib/python3/dist-packages/jinja2/__init__.py

@@ -80,7 +80,7 @@ smoke() {	# name fs[.variant] args... -- metrics...
 	fi
 	ok "bench_smoke.$name.$tag.runs"
 	if [ $have_jq = 0 ]; then
-		skip "bench_smoke.$name.$tag.record_valid" "jq not installed (scripts/deps.sh)"
+		skip "bench_smoke.$name.$tag.record_valid" "jq not installed (scripts/deps.sh check)"
 	elif validate "$out" "$name" "$@"; then
 		ok "bench_smoke.$name.$tag.record_valid"
 	else
@@ -124,7 +124,7 @@ smoke read_vs_readv none.readv_only calls=readv bare=0 -- readv_ns readv_ns_floo
 # the record (a verdict on a metric never measured would be empty).
 out=$tmp/read_vs_readv.none.readv_only.jsonl
 if [ $have_jq = 0 ]; then
-	skip "bench_smoke.read_vs_readv.readv_only_reports_what_it_ran" "jq not installed (scripts/deps.sh)"
+	skip "bench_smoke.read_vs_readv.readv_only_reports_what_it_ran" "jq not installed (scripts/deps.sh check)"
 elif jq -e '.run.main_metric == "readv_ns" and .params.calls == "readv" and
 	    ([.metrics[].name] - ["readv_ns", "readv_ns_floor", "cpu_usr_ns_per_op",
 	      "cpu_sys_ns_per_op", "cpu_usr_share", "cpu_ns_per_op", "cpu_ns_floor"] == [])' \

@@ -44,6 +44,15 @@ done
 ! make -C "$top" -n BUILD="$build" check 2> /dev/null | grep -q 'scripts/deps.sh.*lava' &&
 	make -C "$top" -n BUILD="$build" lava-run KERNEL=k 2> /dev/null | grep -q 'scripts/deps.sh lava$'
 check $? "install.lava_packages_for_make_lava_run_only"
+# jq: only the tests run it (iopath checks its records itself), so make
+# check asks for it and a machine that runs iopath does not. An empty
+# IOPATH_DEPS_ROOT is a machine that has nothing.
+mkdir "$tmp/noroot"
+IOPATH_DEPS_ROOT=$tmp/noroot "$top/scripts/deps.sh" --check run 2>&1 | grep -qw jq
+run_jq=$?
+IOPATH_DEPS_ROOT=$tmp/noroot "$top/scripts/deps.sh" --check check 2>&1 | grep -qw jq
+[ "$run_jq" = 1 ] && [ $? = 0 ]
+check $? "install.jq_asked_for_by_make_check_only"
 [ "$(stat -c %i "$build/kselftest" 2> /dev/null; cat "$build/kselftest/kselftest-list.txt" 2> /dev/null)" = "$ksft_before" ]
 check $? "install.make_n_leaves_the_installed_collection_alone"
 
