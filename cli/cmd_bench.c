@@ -4,7 +4,7 @@
  * profile (configs/bench/NAME.conf), each on scratch ext4 and/or XFS, and
  * write one JSON Lines record per repetition. --vs-fio runs the matching
  * fio job on the same file and CPU after each repetition (A B A B ...) and
- * prints the ratio (bench_fio.c). Jobs and profiles: jobs.h.
+ * prints the ratio (bench_fio.c). Jobs and profiles: bench_jobs.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,12 +25,12 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_calibrate.h"
 #include "bench_check.h"
 #include "bench_fio.h"
-#include "calibrate.h"
+#include "bench_jobs.h"
 #include "cli.h"
 #include "iopath.h"
-#include "jobs.h"
 
 /* A scratch filesystem kept for the jobs that want the same one. */
 struct scratch_slot {

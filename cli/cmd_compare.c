@@ -41,7 +41,7 @@
 
 #include "cli.h"
 #include "iopath.h"
-#include "recset.h"
+#include "shared_recset.h"
 #include "compare.h"
 
 static void usage(FILE *f)

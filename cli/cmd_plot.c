@@ -27,7 +27,7 @@
 
 #include "cli.h"
 #include "iopath.h"
-#include "recset.h"
+#include "shared_recset.h"
 
 #define MAX_WHERE 16
 

@@ -2,7 +2,7 @@
 /*
  * iopath records check: whether the records of one boot are what iopath
  * ab asked for, checked by the records reader every other consumer uses
- * (cli/recset.c over lib/record.c): every record a valid one (finite
+ * (cli/shared_recset.c over lib/record.c): every record a valid one (finite
  * values, one clock domain), all from the kernel image of the side
  * (env.kernel.image_sha256), in the clock domain of the run, from one
  * boot, and that boot not one of the earlier boots' (--seen). scripts/ab.sh
@@ -17,7 +17,7 @@
 
 #include "cli.h"
 #include "iopath.h"
-#include "recset.h"
+#include "shared_recset.h"
 
 /* Most earlier boots a check takes: iopath ab runs at most 99 a side. */
 #define SEEN_MAX 256

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "recset.h"
+#include "shared_recset.h"
 #include "stats.h"
 
 enum verdict { V_NONE, V_BETTER, V_WORSE, V_UNTESTED };

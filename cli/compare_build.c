@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Building one comparison of iopath compare: the records of both files
- * paired into groups (recset.c), each group's metrics with their
+ * paired into groups (shared_recset.c), each group's metrics with their
  * observations (repetitions, or per-run or per-boot means), and the notes
  * that keep nothing silent: unpaired groups, metrics on one side only,
  * untrusted records, environment differences, records from one boot.

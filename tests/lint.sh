@@ -79,6 +79,28 @@ bad=$(git ls-files 'selftests/*.c' 'selftests/*.h' | xargs awk -v presets="$pres
 if [ -n "$presets" ] && [ -z "$bad" ]; then ok "lint.filesystem_variants_named_by_their_preset"; else
 	echo "$bad" | sed 's/^/# /'; not_ok "lint.filesystem_variants_named_by_their_preset"; fi
 
+# cli/ shows which command each file belongs to: cmd_NAME.c registers
+# iopath NAME, and every other file is NAME.h or NAME_what.[ch] of a
+# command, shared_what.[ch] (used by several, which its header comment
+# says: "Shared by"), or the dispatcher (main.c, cli.[ch]). calibrate.c,
+# jobs.c and recset.c said nothing of iopath bench or of who else uses them.
+cmds=" $(git grep -h 'IOP_COMMAND("' -- 'cli/cmd_*.c' | sed -n 's/.*IOP_COMMAND("\([a-z]*\)".*/\1/p' | tr '\n' ' ')"
+bad=""
+for f in $(git ls-files 'cli/*'); do
+	b=$(basename "$f")
+	stem=${b%.[ch]}
+	case $b in
+	main.c|cli.c|cli.h) continue ;;
+	cmd_*.c) [[ $cmds == *" ${stem#cmd_} "* ]] && grep -q "IOP_COMMAND(\"${stem#cmd_}\"" "$f" && continue ;;
+	shared_*.[ch]) sed -n '1,/^#/p' "$f" | grep -q 'Shared by' && continue ;;
+	*.[ch]) [[ $cmds == *" ${stem%%_*} "* ]] && continue ;;
+	esac
+	bad="$bad $f"
+done
+if [ "$cmds" != " " ] && [ -z "$bad" ]; then ok "lint.cli_files_named_for_their_command"; else
+	echo "# not cmd_NAME.c, NAME.h, NAME_*.[ch] of a command or shared_*.[ch] saying 'Shared by':$bad"
+	not_ok "lint.cli_files_named_for_their_command"; fi
+
 bad=$(git grep -nE '^(    )+[a-z{}]' -- '*.c' '*.h' | grep -v '^.*: \*' | head -5)
 if [ -z "$bad" ]; then ok "lint.c_indents_with_tabs"; else
 	echo "$bad" | sed 's/^/# /'; not_ok "lint.c_indents_with_tabs"; fi

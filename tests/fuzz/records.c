@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Fuzz target: the records reader (lib/record.c), the record checks and
- * pairing (cli/recset.c, iopath records check of one boot), pairs of
+ * pairing (cli/shared_recset.c, iopath records check of one boot), pairs of
  * boots by seed and the output formats of iopath compare.
  * The input is a BASE file, a line "=====", and a NEW file (without the
  * separator, the input is BASE and NEW is the committed base fixture's

@@ -3,9 +3,12 @@
  * Record sets for `iopath compare` and `iopath plot`: load a result file,
  * check that every record carries what a comparison needs, and pair the
  * records of two files by benchmark and parameters.
+ *
+ * Shared by several commands (hence shared_): compare, plot, records and
+ * bench --calibrate (bench_calibrate.c).
  */
-#ifndef IOPATH_CLI_RECSET_H
-#define IOPATH_CLI_RECSET_H
+#ifndef IOPATH_CLI_SHARED_RECSET_H
+#define IOPATH_CLI_SHARED_RECSET_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -3,8 +3,8 @@
  * iopath bench --calibrate: the resolution of a benchmark on the machine at
  * hand, measured with a known effect (inject_ns) rather than assumed.
  */
-#ifndef IOPATH_CLI_CALIBRATE_H
-#define IOPATH_CLI_CALIBRATE_H
+#ifndef IOPATH_CLI_BENCH_CALIBRATE_H
+#define IOPATH_CLI_BENCH_CALIBRATE_H
 
 #include <jansson.h>
 #include <stdio.h>
@@ -36,7 +36,7 @@ typedef int (*iop_calib_side_fn)(void *arg, char **kv, int nkv, json_t *pairing,
 /*
  * Rounds per cycle of an interleaved calibration (0 when sequential): one
  * per side, A, A' and each effect, each cycle a Latin square of the sides'
- * places, balanced for the run before over a pair of cycles (calibrate.c,
+ * places, balanced for the run before over a pair of cycles (bench_calibrate.c,
  * side_at(); lib/stats.h, iop_round_units()).
  */
 static inline int iop_calib_cycle(const struct iop_calib_opts *o)

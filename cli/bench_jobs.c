@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Jobs of iopath bench (see jobs.h): matrix expansion and the profile
+ * Jobs of iopath bench (see bench_jobs.h): matrix expansion and the profile
  * parser. The parser reads through lib/input.c: a regular file only, a
  * bounded line length (fgets() used to split a long line, so the tail of
  * a comment became a setting), and every key checked.
@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "bench_check.h"
+#include "bench_jobs.h"
 #include "cli.h"
 #include "iopath.h"
-#include "jobs.h"
 
 /* Strings jobs point at (expanded axes, profile lines): freed on return. */
 static char **owned;

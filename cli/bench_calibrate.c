@@ -50,9 +50,9 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "calibrate.h"
+#include "bench_calibrate.h"
 #include "iopath.h"
-#include "recset.h"
+#include "shared_recset.h"
 
 #define MAX_KV	96
 

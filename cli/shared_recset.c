@@ -5,6 +5,9 @@
  * JSON Lines and checks the schema; this file checks what a comparison
  * relies on (each metric's name, value, direction and mean), so that a bad
  * record is reported with its file and line before anything is printed.
+ *
+ * Shared by several commands (hence shared_): compare, plot, records and
+ * bench --calibrate (bench_calibrate.c) all load and pair records here.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,8 +21,8 @@
 
 #include "array_size.h"
 #include "input.h"
-#include "recset.h"
 #include "record.h"
+#include "shared_recset.h"
 
 struct load_ctx {
 	struct iop_rs_file *f;

@@ -10,8 +10,8 @@
  * parameter of the benchmark; [global] keys apply to every job whose
  * benchmark has that parameter, and must be a parameter of some benchmark.
  */
-#ifndef IOPATH_CLI_JOBS_H
-#define IOPATH_CLI_JOBS_H
+#ifndef IOPATH_CLI_BENCH_JOBS_H
+#define IOPATH_CLI_BENCH_JOBS_H
 
 #include <limits.h>
 #include <stddef.h>
