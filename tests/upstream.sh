@@ -161,6 +161,18 @@ done
 [ "$np" -ge 1 ] && [ -z "$bad" ]
 check $? "upstream.fstests_tests_follow_fstests_rules${bad:+ (not:$bad)}"
 
+# generic/788 names a fix on each filesystem it fails on with v6.18 (a
+# real fstests run, docs/upstream.md): ext4, and tmpfs, which zeroes the
+# EOF page's tail on no extension (fstests' own generic/363 fails there).
+t788=$(grep -l '^+# FS QA Test No\. 788$' "$tmp"/out/fstests/0*.patch 2>/dev/null | head -n 1)
+missing=""
+for fs in ext4 tmpfs; do
+	grep -Eq "^\+\[ \"\\\$FSTYP\" = \"$fs\" \] && _fixed_by_kernel_commit [0-9a-fx]{12} " "${t788:-/dev/null}" ||
+		missing="$missing $fs"
+done
+[ -n "$t788" ] && [ -z "$missing" ]
+check $? "upstream.fstests_788_names_a_fix_on_each_filesystem_it_fails${missing:+ (none for:$missing)}"
+
 # What must not go out. A copy of the files the generator reads, changed
 # one way at a time.
 copy() {
