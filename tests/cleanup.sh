@@ -17,7 +17,9 @@
 # does not notice its owner died, a command that keeps the mount busy after
 # iopath is gone, cleanup that misses a mount, loop device, zram device,
 # backing file, state file, trace instance or a killed run's temporary
-# file, or that takes a live run's.
+# file, or that takes a live run's; and tests/lib/tap.sh's leftovers()
+# counting another live run's loop device as this one's (make check
+# failed "no-leftovers" beside a concurrent run).
 #
 # usage: tests/cleanup.sh BUILD_DIR   (TAP on stdout; needs root)
 set -u
@@ -37,8 +39,14 @@ fi
 
 tracefs_tmp=
 live=
+lo_pids=()
+lo_devs=()
+lo_files=()
 cleanup_trap() {
 	[ -n "$live" ] && kill -TERM "$live" 2>/dev/null && wait "$live"
+	for d in "${lo_devs[@]}"; do losetup -d "$d" 2> /dev/null; done
+	for p in "${lo_pids[@]}"; do kill -TERM "$p" 2> /dev/null; done
+	rm -f "${lo_files[@]}"
 	# Lazily: another process may be holding it open by now.
 	[ -n "$tracefs_tmp" ] && umount -l "$tracefs_tmp" 2>/dev/null && rmdir "$tracefs_tmp"
 }
@@ -246,5 +254,54 @@ else
 		"after cleanup: ${after_left:-nothing}" "run said: $(head -n 2 "$fake/run.err")"
 fi
 rm -rf "$fake"
+
+# ---- leftovers(): another live run's resources are not ours ----------------
+
+# make check compares leftovers() before and after its run; a loop device
+# made in between by another iopath run, alive at the end (another make
+# check, a benchmark), failed it as "no-leftovers". Three runs' loop
+# devices and temporary files, each named by its pid as scratch names
+# them: a live process of another session (not a descendant of this
+# script), a dead one, and a live child of ours.
+mkdir -p "$run/img" "$run/tmp"
+pidf=$(mktemp /tmp/iopath-cleanup-pid.XXXXXX)
+setsid -f sh -c 'echo $$ > "$1"; exec sleep 29.26' sh "$pidf" < /dev/null > /dev/null 2>&1
+for _ in $(seq 50); do
+	[ -s "$pidf" ] && break
+	sleep 0.1
+done
+theirs=$(cat "$pidf")
+rm -f "$pidf"
+dead=$(sh -c 'echo $$')
+sleep 29.27 &
+ours=$!
+lo_pids=("$theirs" "$ours")
+declare -A lo_dev=()
+for who in theirs dead ours; do
+	f=$run/img/${!who}-leftovers-test.img
+	lo_files+=("$f" "$run/tmp/${!who}-leftovers-test.x")
+	truncate -s 1M "$f" && : > "$run/tmp/${!who}-leftovers-test.x" &&
+		lo_dev[$who]=$(losetup -f --show "$f" 2> /dev/null) && lo_devs+=("${lo_dev[$who]}")
+done
+if [ -z "$theirs" ] || [ ${#lo_dev[@]} != 3 ]; then
+	for t in another_live_runs_are_not_ours dead_runs_are_listed our_live_runs_are_listed; do
+		not_ok "leftovers.$t" "no process or loop device to test with (theirs '$theirs', ${#lo_dev[@]} loops)"
+	done
+else
+	left=$(leftovers)
+	! grep -qx -e "loop ${lo_dev[theirs]}" -e "tmp $theirs-leftovers-test.x" <<< "$left"
+	check $? leftovers.another_live_runs_are_not_ours
+	grep -qx "loop ${lo_dev[dead]}" <<< "$left" && grep -qx "tmp $dead-leftovers-test.x" <<< "$left"
+	check $? leftovers.dead_runs_are_listed
+	grep -qx "loop ${lo_dev[ours]}" <<< "$left" && grep -qx "tmp $ours-leftovers-test.x" <<< "$left"
+	check $? leftovers.our_live_runs_are_listed
+fi
+for d in "${lo_devs[@]}"; do losetup -d "$d" 2> /dev/null; done
+kill -TERM "$theirs" "$ours" 2> /dev/null
+wait "$ours" 2> /dev/null
+rm -f "${lo_files[@]}"
+lo_devs=()
+lo_pids=()
+lo_files=()
 
 finish_tap

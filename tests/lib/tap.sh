@@ -53,19 +53,84 @@ root_test() {
 	trap 'rm -rf "$tmp"' EXIT
 }
 
+# _lo_theirs PID [START]: PID is a live process (started at START, field 22
+# of /proc/PID/stat, when given) that is neither this script ($$) nor one
+# of its descendants: another run's, still at work.
+_lo_theirs() {
+	local p=$1 start=${2:-} s n=0
+	local -a stat
+	[[ $p =~ ^[1-9][0-9]{0,9}$ ]] || return 1
+	{ read -r s < "/proc/$p/stat"; } 2> /dev/null || return 1
+	# comm may hold spaces and parentheses: the fields follow the last ')'
+	read -ra stat <<< "${s##*) }"
+	case ${stat[0]} in Z|X) return 1 ;; esac
+	[ -z "$start" ] || [ "${stat[19]}" = "$start" ] || return 1
+	while [ "$p" -gt 1 ] && [ "$n" -lt 200 ]; do
+		[ "$p" = "$$" ] && return 1
+		{ read -r s < "/proc/$p/stat"; } 2> /dev/null || return 1
+		read -ra stat <<< "${s##*) }"
+		p=${stat[1]}
+		n=$((n + 1))
+	done
+	return 0
+}
+
+# _lo_id_theirs ID: what scratch made under ID ("<pid>-...") is another
+# live run's; the state file of ID, when there is one, gives the owner's
+# start time, so that a reused pid is not taken for the run.
+_lo_id_theirs() {
+	local pid=${1%%-*} start=""
+	[ "$pid" != "$1" ] || return 1
+	[ -f "/run/iopath/state/$1" ] &&
+		start=$(sed -n 's/^owner_start=\([0-9]*\)$/\1/p' "/run/iopath/state/$1" 2> /dev/null | head -n 1)
+	_lo_theirs "$pid" "$start"
+}
+
 # Everything iopath may leave behind, one "kind name" per line: mounts
 # under /run/iopath, loop devices tagged iopath, configured zram devices,
-# iopath trace instances, scratch state files.
+# iopath trace instances, scratch state and temporary files. Each names
+# the run that made it: an id "<pid>-..." (mount point, loop tag or backing
+# file, state file, trace instance, temporary file) or, for a zram device,
+# the owner of the state file that claims it. What a run that is still
+# alive and not ours made is left out: another iopath run at the same time
+# (another make check, a benchmark) is not a leftover of this one. What a
+# dead run made is listed, whoever started it, and so is what nothing
+# names.
 leftovers() {
-	grep -E ' /run/iopath/' /proc/self/mounts | awk '{print "mount " $2}'
-	losetup -a 2>/dev/null | grep iopath | cut -d: -f1 | sed 's/^/loop /'
+	local l m z id owner start k
+	local tagged='(iopath:|/run/iopath/img/)([0-9]+-[^ .)]*)'
+	while read -r _ m _; do
+		case $m in
+		/run/iopath/mnt/*) id=${m#/run/iopath/mnt/} ;;
+		/run/iopath/tracefs-*) id=${m#/run/iopath/tracefs-}- ;;
+		*) id="" ;;
+		esac
+		_lo_id_theirs "$id" || echo "mount $m"
+	done < <(grep -E ' /run/iopath/' /proc/self/mounts)
+	while IFS= read -r l; do
+		id=""
+		[[ $l =~ $tagged ]] && id=${BASH_REMATCH[2]}
+		_lo_id_theirs "$id" || echo "loop ${l%%:*}"
+	done < <(losetup -a 2> /dev/null | grep iopath)
 	for z in /sys/block/zram*; do
-		[ -e "$z/disksize" ] && [ "$(cat "$z/disksize")" != 0 ] && echo "zram ${z##*/}"
+		[ -e "$z/disksize" ] && [ "$(cat "$z/disksize")" != 0 ] || continue
+		owner=""
+		for l in $(grep -lx "zram=${z#/sys/block/zram}" /run/iopath/state/* 2> /dev/null); do
+			owner=$(sed -n 's/^owner=\([0-9]*\)$/\1/p' "$l" | head -n 1)
+			start=$(sed -n 's/^owner_start=\([0-9]*\)$/\1/p' "$l" | head -n 1)
+			_lo_theirs "$owner" "$start" && continue 2
+		done
+		echo "zram ${z##*/}"
 	done
-	for t in /sys/kernel/tracing/instances/iopath-* /sys/kernel/debug/tracing/instances/iopath-*; do
-		[ -d "$t" ] && echo "trace-instance ${t##*/}"
+	for l in /sys/kernel/tracing/instances/iopath-* /sys/kernel/debug/tracing/instances/iopath-*; do
+		[ -d "$l" ] || continue
+		id=${l##*/iopath-}
+		_lo_id_theirs "$id" || echo "trace-instance ${l##*/}"
 	done
-	ls /run/iopath/state 2>/dev/null | sed 's/^/state /'
-	ls /run/iopath/tmp 2>/dev/null | sed 's/^/tmp /'
+	for l in /run/iopath/state/* /run/iopath/tmp/*; do
+		[ -e "$l" ] || continue
+		k=${l%/*}
+		_lo_id_theirs "${l##*/}" || echo "${k##*/} ${l##*/}"
+	done
 	return 0
 }
