@@ -250,8 +250,19 @@ trap on_exit EXIT
 trap 'note interrupted; exit 130' INT
 trap 'note terminated; exit 143' TERM
 
+# Where the time of an A/B goes, phase by phase (OUT/phases.tsv and the
+# last note): what to cut first is what dominates.
+phases=()
+phase_t0=$SECONDS
+run_t0=$SECONDS
+phase() {
+	phases+=("$1"$'\t'"$((SECONDS - phase_t0))")
+	phase_t0=$SECONDS
+}
+
 if [ "$ksrc" = debian ]; then
 	ksrc=$(fetch_source) || exit 1
+	phase fetch
 fi
 if [ -n "$ksrc" ]; then
 	# A killed earlier run's patch goes first; then every patch must apply
@@ -295,8 +306,11 @@ build_side() {
 
 if [ -n "$ksrc" ]; then
 	configure
+	phase configure
 	build_side A "$patch_a"
+	phase "build A"
 	build_side B "$patch_b"
+	phase "build B"
 	ka=$work/kernels/A.bzImage
 	kb=$work/kernels/B.bzImage
 fi
@@ -319,6 +333,7 @@ resolve() {
 }
 resolve A "$ka"
 resolve B "$kb"
+phase kernels
 mkdir "$out" || fail "cannot create $(esc "$out")"
 mkdir "$out/logs" || fail "cannot create $(esc "$out")/logs"
 {
@@ -425,6 +440,7 @@ while [ "$pairs" -lt "$boots" ]; do
 done
 [ -n "$target_ci" ] && [ "$pairs" -lt 2 ] && ci_said="--target-ci: one pair (--boots 1), no interval to judge"
 collect "$pairs"
+phase "boots ($pairs pairs)"
 
 # ---- the comparison and the verdict -------------------------------------------
 
@@ -437,6 +453,17 @@ rc=$?
 [ "$rc" = 0 ] || fail "iopath compare failed (exit $rc): $(esc "$(head -n 1 "$out/logs/compare.err")")"
 cat "$out/report.txt"
 [ -s "$out/verdict.txt" ] || fail "the comparison has no metric in common between A and B"
+phase compare
+{
+	printf 'phase\tseconds\n'
+	printf '%s\n' "${phases[@]}"
+	printf 'total\t%s\n' "$((SECONDS - run_t0))"
+} | write_file "$out/phases.tsv" || exit 1
+said=""
+for p in "${phases[@]}"; do
+	said+="${said:+, }${p%%$'\t'*} ${p##*$'\t'} s"
+done
+note "time: $said; $((SECONDS - run_t0)) s in all"
 [ -z "$ci_said" ] || note "$ci_said"
 echo
 cat "$out/verdict.txt"

@@ -295,6 +295,15 @@ ab ksrc --ksrc "$t/src" --patch "$t/plus5.patch" --boots 2 -- read_vs_readv
 check_cmd ab.ksrc.built_a_then_b test "$(grep '^build' "$FAKE_LOG" | tr '\n' ' ')" = "build 1000 build 1050 "
 check_cmd ab.ksrc.verdict_found grep -q 'regression' "$t/ksrc/verdict.txt"
 check_cmd ab.ksrc.tree_pristine_after_success test "$(tree_sum)" = "$pristine"
+# Where an A/B's time goes: each phase once, in order, and a total that is
+# their sum (phases.tsv) and the same in the last note.
+phases_said() {
+	local f=$t/ksrc/phases.tsv
+	[ "$(cut -f1 "$f" | tr '\n' ',')" = "phase,configure,build A,build B,kernels,boots (2 pairs),compare,total," ] &&
+		[ "$(awk -F'\t' 'NR > 1 && $1 != "total" { s += $2 } $1 == "total" { t = $2 } END { print (s == t) }' "$f")" = 1 ] &&
+		grep -qE '^iopath: ab: time: configure [0-9]+ s, build A [0-9]+ s, build B [0-9]+ s, kernels [0-9]+ s, boots \(2 pairs\) [0-9]+ s, compare [0-9]+ s; [0-9]+ s in all$' "$t/ksrc.err"
+}
+check_cmd ab.ksrc.time_of_each_phase_kept_and_said phases_said
 ab ksrc_a --ksrc "$t/src" --patch-a "$t/plus5.patch" --boots 2 -- read_vs_readv
 check_cmd ab.ksrc.patch_a_is_the_base grep -q 'improvement' "$t/ksrc_a/verdict.txt"
 FAKE_FAIL_BOOT=3 ab ksrc_fail --ksrc "$t/src" --patch "$t/plus5.patch" -- read_vs_readv
