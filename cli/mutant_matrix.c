@@ -328,8 +328,8 @@ static int add_pristine(struct matrix *mx, char *why, size_t len)
 
 static int write_matrix(struct matrix *mx, char *why, size_t len)
 {
-	char path[PATH_MAX], *md = NULL, *js = NULL;
-	size_t mdlen = 0;
+	char path[PATH_MAX], *md = NULL, *js = NULL, *line;
+	size_t mdlen = 0, jslen;
 	int ret = -ENOMEM;
 
 	mx->md = open_memstream(&md, &mdlen);
@@ -364,8 +364,16 @@ static int write_matrix(struct matrix *mx, char *why, size_t len)
 	if (ret)
 		goto out;
 	snprintf(path, sizeof(path), "%s/matrix.json", mx->work);
-	strcat(js, "\n");
-	ret = write_out(path, js, strlen(js), why, len);
+	/* json_dumps() allocates just the string: one byte more for the newline. */
+	jslen = strlen(js);
+	line = realloc(js, jslen + 2);
+	if (!line) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	js = line;
+	memcpy(js + jslen, "\n", 2);
+	ret = write_out(path, js, jslen + 1, why, len);
 out:
 	if (ret == -ENOMEM && !why[0])
 		snprintf(why, len, "%s", strerror(ENOMEM));
