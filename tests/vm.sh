@@ -209,6 +209,46 @@ else
 	skip "vm.sigterm_kills_qemu_and_leaves_nothing" "${kernel_why:-no kernel}"
 fi
 
+# --bench --profile FILE: the file is on the host; the guest reads its copy.
+# A QEMU that only keeps the initramfs it was given shows what the guest
+# would have had (iopath ab --profile PATH failed in the guest without it).
+profile_in_guest() {
+	local form=$1 d=$work/fakeqemu g=$work/guest-$1 want=/iopath/bench/profile.conf
+	mkdir -p "$d" "$work/p" "$g"
+	printf '#!/bin/bash\nwhile [ $# -gt 0 ]; do [ "$1" = -initrd ] && cp "$2" %q; shift; done\nexit 1\n' \
+		"$work/seen-$form.gz" > "$d/qemu-system-x86_64"
+	chmod 0755 "$d/qemu-system-x86_64"
+	cp "$top/configs/bench/ab-read-readv.conf" "$work/p/mine.conf"
+	# The boot header's magic where the boot protocol puts it (0x202).
+	{ head -c 514 /dev/zero; printf HdrS; head -c 510 /dev/zero; } > "$work/fake-bzImage"
+	if [ "$form" = equals ]; then
+		set -- "--profile=$work/p/mine.conf"
+		want=--profile=$want
+	else
+		set -- --profile "$work/p/mine.conf"
+	fi
+	PATH=$d:$PATH "$vm" --build "$build" --kernel "$work/fake-bzImage" --icount --bench \
+		--records "$work/rec-$form.jsonl" -- "$@" > /dev/null 2> "$work/err-$form"
+	[ -s "$work/seen-$form.gz" ] || return 1
+	(cd "$g" && gzip -dc "$work/seen-$form.gz" | cpio -i -d --quiet etc/iopath-vm/args iopath/bench/profile.conf) ||
+		return 1
+	cmp -s "$g/iopath/bench/profile.conf" "$work/p/mine.conf" &&
+		grep -qx -- "$want" "$g/etc/iopath-vm/args" &&
+		! grep -q "$work" "$g/etc/iopath-vm/args"
+}
+if [ -x "$build/iopath" ] && [ -x "$busybox" ] && command -v cpio > /dev/null; then
+	for form in separate equals; do
+		if profile_in_guest "$form"; then
+			ok "vm.bench.profile_path_copied_into_the_guest.$form"
+		else
+			not_ok "vm.bench.profile_path_copied_into_the_guest.$form" \
+				"$(head -n 2 "$work/err-$form")" "args: $(cat "$work/guest-$form/etc/iopath-vm/args" 2>/dev/null)"
+		fi
+	done
+else
+	skip "vm.bench.profile_path_copied_into_the_guest" "busybox, cpio or $build/iopath missing (scripts/deps.sh vm)"
+fi
+
 # The subcommand hands over to the script (same refusal, same exit code).
 if [ -x "$build/iopath" ]; then
 	"$build/iopath" vm --kernel /nonexistent/bzImage > /dev/null 2> "$work/err"

@@ -80,6 +80,7 @@ stage_bench() {
 	copy_with_libs "$build/iopath" "$dst/build/iopath"
 	mkdir -p "$root$dst/configs"
 	cp -r "$top/configs/bench" "$root$dst/configs/"
+	stage_profile_path "$dst/profile.conf"
 	{
 		echo "export IOPATH_KERNEL_IMAGE_SHA256=$(sha256sum < "$vmlinuz" | cut -d' ' -f1)"
 		if [ "$icount" = 1 ]; then
@@ -88,6 +89,28 @@ stage_bench() {
 			echo "export IOPATH_CLOCK_DOMAIN=wall IOPATH_ACCEL=$acc"
 		fi
 	} > "$root/etc/iopath-vm/bench"
+}
+
+# stage_profile_path GUEST: a profile given by path (--profile FILE, with a
+# '/' in it, as iopath bench reads it) is on the host, not in the guest:
+# its copy goes to GUEST and the argument names that instead. A profile
+# given by name is the guest's own configs/bench/NAME.conf.
+stage_profile_path() {
+	local i n=${#ksft_args[@]} a v pre
+	for ((i = 0; i < n; i++)); do
+		a=${ksft_args[i]}
+		case $a in
+		--profile|-p) [ $((i + 1)) -lt "$n" ] || return 0
+			i=$((i + 1)); pre=""; v=${ksft_args[i]} ;;
+		--profile=*) pre=--profile=; v=${a#--profile=} ;;
+		-p?*) pre=-p; v=${a#-p} ;;
+		--) return 0 ;;
+		*) continue ;;
+		esac
+		[[ $v == */* ]] || continue
+		cp -- "$v" "$root$1" || fail "cannot copy the profile $(esc "$v") into the guest"
+		ksft_args[i]=$pre$1
+	done
 }
 
 # The modules of VM_MODULES that exist, with their dependencies, dependencies
