@@ -519,4 +519,26 @@ void iop_path_device(const char *path, char *buf, size_t len);
 /* Fill a file with incompressible data so zram stores real pages. */
 int iop_fill_file(int fd, uint64_t size);
 
+/*
+ * How many extents the filesystem maps @fd's data in (FIEMAP), or -errno.
+ * A record carries it: the cost of a block lookup depends on it, so a
+ * layout that differs from boot to boot shows as a mode in the counts.
+ */
+long iop_file_extents(int fd);
+
+/*
+ * The extent status cache entries ext4 holds for the filesystem on @dev
+ * (/proc/fs/ext4/DEV/es_shrinker_info), or -errno (not ext4): every
+ * block lookup searches that tree, so its size is one more thing a boot
+ * can differ in.
+ */
+long iop_ext4_es_objects(const char *dev);
+
+/*
+ * How much of the mapping holding @addr is in transparent huge pages, in
+ * kB (AnonHugePages in /proc/self/smaps), or -errno: buffers asked for in
+ * huge pages get them only where the kernel has one to give.
+ */
+long iop_anon_huge_kb(const void *addr);
+
 #endif

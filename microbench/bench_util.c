@@ -8,10 +8,14 @@
 #endif
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -81,6 +85,7 @@ int iop_fill_file(int fd, uint64_t size)
 	uint64_t *buf, x = 0x9e3779b97f4a7c15ull;
 	int ret = 0;
 
+
 	buf = malloc(chunk);
 	if (!buf)
 		return -ENOMEM;
@@ -104,4 +109,59 @@ int iop_fill_file(int fd, uint64_t size)
 	if (!ret && fsync(fd))
 		ret = -errno;
 	return ret;
+}
+
+long iop_file_extents(int fd)
+{
+	struct fiemap fm = {
+		.fm_length = FIEMAP_MAX_OFFSET,
+		.fm_flags = FIEMAP_FLAG_SYNC,
+		.fm_extent_count = 0,	/* count only */
+	};
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &fm))
+		return -errno;
+	return fm.fm_mapped_extents;
+}
+
+long iop_ext4_es_objects(const char *dev)
+{
+	const char *base = strrchr(dev, '/');
+	char path[PATH_MAX], line[256];
+	long n = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/fs/ext4/%s/es_shrinker_info", base ? base + 1 : dev);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " %ld objects", &n) == 1 && strstr(line, " objects\n") &&
+		    !strstr(line, "reclaimable"))
+			break;
+	fclose(f);
+	return n;
+}
+
+long iop_anon_huge_kb(const void *addr)
+{
+	unsigned long a = (unsigned long)addr, lo, hi;
+	char line[512];
+	bool in = false;
+	long kb = -ENOENT;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		/* a mapping's first line; no field name parses as "hex-hex" */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			in = a >= lo && a < hi;
+			continue;
+		}
+		if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
 }

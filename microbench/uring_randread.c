@@ -74,6 +74,7 @@ struct ur_job {
 	char dev[PATH_MAX];
 	uint64_t size, bs, nblocks;
 	unsigned int depth, submit, complete;
+	long extents;		/* FIEMAP extents of the file: -errno if unknown */
 	bool fixedbufs, regfiles, regring, direct, random, poll, lat;
 	bool created;
 };
@@ -147,6 +148,7 @@ static int ur_setup(struct iop_run *r, char *why, size_t len)
 			return ret;
 		}
 	}
+	j->extents = iop_file_extents(fd);
 	close(fd);
 	iop_path_device(j->path, j->dev, sizeof(j->dev));
 	r->priv = j;
@@ -276,6 +278,7 @@ static int ur_requires(struct iop_run *r, char *why, size_t len)
 static int ur_setup_all(struct iop_run *r, char *why, size_t len)
 {
 	struct ur_job *j;
+	long es;
 	int ret = ur_setup(r, why, len);
 
 	if (ret)
@@ -304,6 +307,11 @@ static int ur_setup_all(struct iop_run *r, char *why, size_t len)
 	json_object_set_new(r->extra, "file", json_string(j->path));
 	json_object_set_new(r->extra, "device", json_string(j->dev));
 	json_object_set_new(r->extra, "polled", json_boolean(j->poll));
+	if (j->extents >= 0)
+		json_object_set_new(r->extra, "file_extents", json_integer(j->extents));
+	es = iop_ext4_es_objects(j->dev);
+	if (es >= 0)
+		json_object_set_new(r->extra, "ext4_es_objects", json_integer(es));
 	return 0;
 }
 
@@ -376,8 +384,13 @@ static int ur_worker_init(struct iop_worker *w, char *why, size_t len)
 			return ret < 0 ? ret : -EINVAL;
 		}
 	}
-	if (w->idx == 0)
+	if (w->idx == 0) {
+		long kb = iop_anon_huge_kb(t->u.buf);
+
 		json_object_set_new(w->run->extra, "ring_flags", json_integer(t->ring_flags));
+		if (kb >= 0)
+			json_object_set_new(w->run->extra, "buffer_thp_kb", json_integer(kb));
+	}
 	return 0;
 }
 

@@ -137,6 +137,19 @@ fi
 if [ $root = 1 ]; then
 	smoke uring_randread xfs size=64m lat=1 -- iops cpu_usr_ns_per_op cpu_sys_ns_per_op \
 		lat_p50_ns lat_p99_ns
+	# What a boot can differ in, recorded with the run: the file's extents
+	# (every lookup's cost) and how much of the buffers got huge pages.
+	out=$tmp/uring_randread.xfs.jsonl
+	if [ $have_jq = 0 ]; then
+		skip "bench_smoke.uring_randread.layout_and_buffer_pages_recorded" \
+			"jq not installed (scripts/deps.sh check)"
+	elif jq -e '.run.facts.file_extents >= 1 and .run.facts.buffer_thp_kb >= 0' "$out" \
+		> /dev/null 2>&1; then
+		ok "bench_smoke.uring_randread.layout_and_buffer_pages_recorded"
+	else
+		not_ok "bench_smoke.uring_randread.layout_and_buffer_pages_recorded"
+		jq -c '.run.facts' "$out" 2>&1 | diag
+	fi
 	smoke falloc_write ext4 size=64m -- ops lat_p50_ns lat_p99_ns cpu_sys_ns_per_op
 	smoke read_vs_readv ext4 source=file -- readv_read_ratio read_ns readv_ns
 else
