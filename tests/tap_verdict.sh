@@ -364,13 +364,15 @@ one_fail() {
 	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
 }
 # known_618 LABEL WANT PROGRAM TEST FILE LINE...: the verdict under every
-# awk on 6.18.44-fc-v1147 is "known" (WANT=known) or a failure (WANT=fail).
+# awk on 6.18.44-fc-v1147 (or on $release) is "known" (WANT=known) or a
+# failure (WANT=fail).
+release=6.18.44-fc-v1147
 known_618() {
 	local label=$1 want=$2 prog=$3 a res
 	shift 3
 	one_fail "$@" > "$tmp/k618"
 	for a in "${awks[@]}" ${bb:+"$tmp/bbawk"}; do
-		res=$("$a" -v kernel=6.18.44-fc-v1147 -v tag=t -v program="$prog" -v exit_status=1 \
+		res=$("$a" -v kernel="$release" -v tag=t -v program="$prog" -v exit_status=1 \
 			-f "$verdict" "$top/configs/known-failures" /dev/null /dev/null "$tmp/k618" |
 			grep '^# IOPATH-CASE:')
 		if [ "$want" = known ]; then
@@ -378,7 +380,7 @@ known_618() {
 		else
 			grep -q 'result=fail' <<< "$res"
 		fi
-		check $? "known_failures.6_18_44.$label (${a##*/})"
+		check $? "known_failures.$(tr '.+-' '___' <<< "${release%-fc-v*}").$label (${a##*/})"
 	done
 }
 sig=""
@@ -421,6 +423,24 @@ known_618 wrong_byte_is_not fail content_model_test "$ct" content_model_test.c \
 	'seed 1, operation 9201 diverged (replay: IOPATH_SEED=1): op 9201: O_DIRECT pread [246784,+56320): byte 246790 is 0x00, the model 0x41'
 known_618 direct_read_eio_on_another_fs_is_not fail content_model_test \
 	content_model.ext4_1k.seeded_random_operations_keep_every_read_equal_to_the_model content_model_test.c \
+	'Expected 0 (0) == ret (-5)' \
+	'seed 1, operation 9201 diverged (replay: IOPATH_SEED=1): op 9201: O_DIRECT sendfile [246784,+56320): Input/output error'
+
+# 7.2.13 (Debian's source, the small config of iopath mutate and ab: its
+# release is plain "7.2.13") has two of the three: the EIO and the
+# copy_file_range EINVAL, not the single-page alignment gap. Debian's own
+# 7.2.13+deb14-amd64 image was not seen failing them: not excused there.
+release=7.2.13
+known_618 direct_read_eio_is_excused known content_model_test "$ct" content_model_test.c \
+	'Expected 0 (0) == ret (-5)' \
+	'seed 1, operation 9201 diverged (replay: IOPATH_SEED=1): op 9201: O_DIRECT sendfile [246784,+56320): Input/output error'
+known_618 copy_file_range_einval_at_eof_is_excused known dio_align_matrix_test "$et" \
+	dio_align_matrix_test.c 'Expected (ssize_t)(eof - pos) (924) == n (-22)' \
+	'O_DIRECT copy_file_range of 2048 at 261120, EOF 262044: -22 Invalid argument'
+known_618 misaligned_buffer_inside_a_page_is_not fail dio_align_matrix_test "$dt" \
+	dio_align_matrix_test.c 'Expected 0u (0) == bad (14)' "against the rule: $sig"
+release=7.2.13+deb14-amd64
+known_618 direct_read_eio_is_not fail content_model_test "$ct" content_model_test.c \
 	'Expected 0 (0) == ret (-5)' \
 	'seed 1, operation 9201 diverged (replay: IOPATH_SEED=1): op 9201: O_DIRECT sendfile [246784,+56320): Input/output error'
 
