@@ -73,6 +73,7 @@
 #define SECTOR		512
 #define RBUF_LEN	(MAX_REQ + IOP_K(8))
 #define RAND_OPS	10000		/* per variant */
+#define MAX_DIVERGED	8		/* then the model is lost: stop */
 #define RAND_SEQS	4		/* each followed by the three checks */
 #define FIX_BLOCKS	20		/* fixed files: 16 blocks, 18 after an insert */
 #define HISTORY		8
@@ -924,7 +925,7 @@ TEST_F_TIMEOUT(content_model, seeded_random_operations_keep_every_read_equal_to_
 {
 	struct mfile fs[2];
 	uint64_t rs;
-	unsigned int n = 1, seq, i, idx = 0, per = RAND_OPS / RAND_SEQS;
+	unsigned int n = 1, seq, i, h, idx = 0, per = RAND_OPS / RAND_SEQS, diverged = 0;
 	char what[96];
 	int ret;
 
@@ -948,19 +949,27 @@ TEST_F_TIMEOUT(content_model, seeded_random_operations_keep_every_read_equal_to_
 			ret = random_op(self, &fs[0], n > 1 ? &fs[1] : NULL, &rs, idx);
 			if (!ret)
 				continue;
-			TH_LOG("seed %" PRIu64 ": the operations up to %u", self->seed, idx);
-			for (i = self->nhist > HISTORY ? self->nhist - HISTORY : 0; i < self->nhist;
-			     i++)
-				TH_LOG("  %s", self->hist[i % HISTORY]);
+			if (!diverged++) {
+				TH_LOG("seed %" PRIu64 ": the operations up to %u", self->seed, idx);
+				for (h = self->nhist > HISTORY ? self->nhist - HISTORY : 0;
+				     h < self->nhist; h++)
+					TH_LOG("  %s", self->hist[h % HISTORY]);
+			}
 			/*
-			 * The divergence follows the assertion: a known
-			 * failure's diagnostic is matched against the
-			 * "Expected" line and what is logged after it.
+			 * The divergence follows the failed expectation: a
+			 * known failure's diagnostic is matched against the
+			 * "Expected" line and what is logged after it. The
+			 * sequence goes on, and the checks after it run, so
+			 * that a known bug hides nothing else this variant
+			 * would show: every later divergence must match too.
 			 */
-			ASSERT_EQ(0, ret)
+			EXPECT_EQ(0, ret)
 				TH_LOG("seed %" PRIu64 ", operation %u diverged (replay: IOPATH_SEED=%" PRIu64 "): %s",
 				       self->seed, idx, self->seed,
 				       self->why[0] ? self->why : strerror(-ret));
+			ASSERT_LT(diverged, MAX_DIVERGED)
+				TH_LOG("seed %" PRIu64 ": %u divergences, the model is lost", self->seed,
+				       diverged);
 		}
 		snprintf(what, sizeof(what), "seed %" PRIu64 ", after operation %u", self->seed,
 			 idx - 1);
