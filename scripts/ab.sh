@@ -215,6 +215,15 @@ why=$(work_refusal)
 if [ -n "$ksrc" ] && [ "$ksrc" != debian ]; then
 	check_ksrc
 fi
+# A kernel named by a path that is there but is no regular file (a fifo,
+# a directory, a device) is bad input, refused before the packages are
+# asked for; anything else is iopath vm's to resolve (a package name, a
+# .deb, a bzImage).
+for k in --a:"$ka" --b:"$kb"; do
+	v=${k#*:}
+	[ -n "$v" ] && { [ -e "$v" ] || [ -L "$v" ]; } && [ ! -f "$v" ] &&
+		usage_error "${k%%:*} $(esc "$v"): not a regular file"
+done
 # With --ksrc the kernels are patched and built here (the builder of
 # IOPATH_AB_BUILDER replacing make); the guests boot under iopath vm
 # unless IOPATH_AB_VM replaces it. What is missing is named before the

@@ -32,6 +32,12 @@ if [ ! -x "$iop" ]; then
 	exit 0
 fi
 tmp=$(mktemp -d /tmp/iopath-file-args.XXXXXX) || { echo "Bail out! no temporary directory"; exit 1; }
+# Bad input is refused before a command asks for its packages: every case
+# runs as on a machine with none of them (scripts/deps.sh looks under an
+# empty root), so what this machine happens to have installed cannot turn
+# a refusal into a "missing packages" exit 1, or hide that it would.
+mkdir "$tmp/no-packages"
+export IOPATH_DEPS_ROOT=$tmp/no-packages
 trap 'rm -rf "$tmp"' EXIT
 work=$tmp/work
 fx=$tmp/fx
