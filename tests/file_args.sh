@@ -32,12 +32,13 @@ if [ ! -x "$iop" ]; then
 	exit 0
 fi
 tmp=$(mktemp -d /tmp/iopath-file-args.XXXXXX) || { echo "Bail out! no temporary directory"; exit 1; }
-# Bad input is refused before a command asks for its packages: every case
-# runs as on a machine with none of them (scripts/deps.sh looks under an
-# empty root), so what this machine happens to have installed cannot turn
-# a refusal into a "missing packages" exit 1, or hide that it would.
+# Bad input is refused before a subcommand asks for its packages: each
+# iopath case runs as on a machine with none of them (scripts/deps.sh looks
+# under an empty root), so what this machine happens to have installed
+# cannot turn a refusal into a "missing packages" exit 1, or hide that it
+# would. (make's targets install what they need first: they run as they
+# are, or skip where they would install.)
 mkdir "$tmp/no-packages"
-export IOPATH_DEPS_ROOT=$tmp/no-packages
 trap 'rm -rf "$tmp"' EXIT
 work=$tmp/work
 fx=$tmp/fx
@@ -180,7 +181,9 @@ refused() {
 	local name=$1 arg=$2 path=$3 rc made fixtures
 	shift 3
 	fixtures=$(fixtures)
-	timeout -s KILL 20 env -C "$work" TMPDIR="$work" "$@" > "$tmp/out" 2> "$tmp/err.all" < /dev/null
+	local -a nopkg=()
+	[ "$1" = "${mk[0]}" ] || nopkg=(IOPATH_DEPS_ROOT="$tmp/no-packages")
+	timeout -s KILL 20 env -C "$work" TMPDIR="$work" "${nopkg[@]}" "$@" > "$tmp/out" 2> "$tmp/err.all" < /dev/null
 	rc=$?
 	grep -Ev '^make(\[[0-9]+\])?: \*\*\* ' "$tmp/err.all" > "$tmp/err"
 	made=$(find "$work" -mindepth 1 -maxdepth 1 -printf '%f ')
