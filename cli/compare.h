@@ -89,17 +89,13 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 		    double alpha, struct metric_cmp *mc);
 /*
  * The same for @n runs paired by round (rounds 0 .. n - 1 in order, in
- * cycles of @cycle): Yuen's test of the differences of cycles.
+ * cycles of @cycle): Yuen's test of the differences of cycles (exactly
+ * Student's below 5). Boots paired by seed are cycles of 1, @xb[i] and
+ * @xn[i] the medians of pair i's two boots. False where the unpaired
+ * test stands (fewer than two pairs).
  */
-void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, double alpha,
+bool compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, double alpha,
 		    struct metric_cmp *mc);
-/*
- * The same for @n boots paired by seed, @xb[i] and @xn[i] the medians of
- * pair i's two boots: the paired t-test of their differences (Yuen's on
- * difference scores, exactly Student's below 5 pairs).
- */
-void compare_paired_boots(const double *xb, const double *xn, size_t n, double alpha,
-			  struct metric_cmp *mc);
 void metric_mde(struct metric_cmp *mc, double alpha);
 /* Which figure of @mc no verdict can rest on (not finite), or NULL. */
 const char *metric_not_finite(const struct metric_cmp *mc);

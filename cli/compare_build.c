@@ -562,7 +562,8 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 	}
 	cycle = by_seed ? 0 : pair_rounds(g, name, mc->s, vb, vn, nb);
 	if (by_seed)
-		compare_paired_boots(mc->boot_med[0], mc->boot_med[1], mc->nboot[0], alpha, mc);
+		mc->by_seed = compare_paired(mc->boot_med[0], mc->boot_med[1], mc->nboot[0], 1,
+					     alpha, mc);
 	else if (cycle)
 		compare_paired(vb, vn, nb, cycle, alpha, mc);
 	else

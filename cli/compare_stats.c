@@ -177,9 +177,11 @@ static void paired_result(struct metric_cmp *mc, double d, double se2, double ba
  * test is Yuen's of the differences of cycles (lib/stats.h,
  * iop_round_units(), says why cycles; h - 1 degrees of freedom). The
  * means and spreads printed are the sides' own, as compare_metric() gives
- * them.
+ * them. Boots given one seed are the same with cycles of 1: pair i's two
+ * boot medians, whose difference cancels a boot-level mode both sit in,
+ * where the unpaired test counts it as spread of a side.
  */
-void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, double alpha,
+bool compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, double alpha,
 		    struct metric_cmp *mc)
 {
 	double d, se2, base;
@@ -187,33 +189,12 @@ void compare_paired(const double *xb, const double *xn, size_t n, size_t cycle, 
 
 	compare_metric(xb, n, xn, n, alpha, mc);
 	if (mc->why)
-		return;
+		return false;
 	h = iop_paired_rounds(xb, xn, n, cycle, mc->rate, &d, &se2, &base);
 	if (h < 2)
-		return;		/* the unpaired test stands */
+		return false;	/* the unpaired test stands */
 	paired_result(mc, d, se2, base, h, alpha);
-}
-
-/*
- * Boots given one seed share whatever the seed decides in the guest
- * (allocator choices, hash seeds, layout): a boot-level mode that both
- * boots of a pair sit in cancels in their difference, where the unpaired
- * test counts it as spread of a side. The unit is the pair.
- */
-void compare_paired_boots(const double *xb, const double *xn, size_t n, double alpha,
-			  struct metric_cmp *mc)
-{
-	double d, se2, base;
-	size_t h;
-
-	compare_metric(xb, n, xn, n, alpha, mc);
-	if (mc->why)
-		return;
-	h = iop_paired(xb, xn, n, mc->rate, &d, &se2, &base);
-	if (h < 2)
-		return;
-	paired_result(mc, d, se2, base, h, alpha);
-	mc->by_seed = true;
+	return true;
 }
 
 /*
