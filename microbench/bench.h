@@ -516,15 +516,31 @@ void iop_bench_signals(void);
 /* The block device holding @path ("/dev/zram1"), or "" if unknown. */
 void iop_path_device(const char *path, char *buf, size_t len);
 
-/* Fill a file with incompressible data so zram stores real pages. */
-int iop_fill_file(int fd, uint64_t size);
+/*
+ * Fill a file with incompressible data so zram stores real pages, its
+ * blocks preallocated first (*@prealloc: whether the filesystem took the
+ * fallocate()) so that they do not depend on when writeback ran.
+ */
+int iop_fill_file(int fd, uint64_t size, bool *prealloc);
 
 /*
- * How many extents the filesystem maps @fd's data in (FIEMAP), or -errno.
- * A record carries it: the cost of a block lookup depends on it, so a
- * layout that differs from boot to boot shows as a mode in the counts.
+ * Where the filesystem maps @fd's data (FIEMAP, synced): "logical+length@
+ * physical" in bytes for each of the first IOP_LAYOUT_EXTENTS extents,
+ * space-separated, in @buf; returns how many extents there are, or -errno.
+ * A record carries both: the cost of a block lookup depends on the layout,
+ * so a layout that differs from boot to boot shows as a mode in the counts.
  */
-long iop_file_extents(int fd);
+#define IOP_LAYOUT_EXTENTS 16
+long iop_file_layout(int fd, char *buf, size_t len);
+
+/*
+ * Drop ext4's extent status entries of @fd and load them again from the
+ * extent tree, in file order: the entries writeback inserted, in the order
+ * it ran, leave a tree whose shape (and so the cost of each block lookup)
+ * differs from boot to boot. 0, -EOPNOTSUPP if @fd is not on ext4, or
+ * -errno (ENOTTY: a kernel before 5.4, without EXT4_IOC_CLEAR_ES_CACHE).
+ */
+int iop_ext4_reload_extent_cache(int fd);
 
 /*
  * The extent status cache entries ext4 holds for the filesystem on @dev

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -15,12 +16,22 @@
 #include <string.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <sys/ioctl.h>
+#include <sys/vfs.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "bench.h"
+
+/* linux/ext4.h, which Debian 12's linux-libc-dev does not have yet. */
+#ifndef EXT4_IOC_PRECACHE_EXTENTS
+#define EXT4_IOC_PRECACHE_EXTENTS	_IO('f', 18)
+#endif
+#ifndef EXT4_IOC_CLEAR_ES_CACHE
+#define EXT4_IOC_CLEAR_ES_CACHE		_IO('f', 40)
+#endif
 
 void iop_fio_arg(struct iop_fio_job *j, const char *fmt, ...)
 {
@@ -79,13 +90,21 @@ void iop_path_device(const char *path, char *buf, size_t len)
 	snprintf(buf, len, "/dev/%s", base ? base + 1 : target);
 }
 
-int iop_fill_file(int fd, uint64_t size)
+int iop_fill_file(int fd, uint64_t size, bool *prealloc)
 {
 	const size_t chunk = 1 << 20;
 	uint64_t *buf, x = 0x9e3779b97f4a7c15ull;
 	int ret = 0;
 
-
+	/*
+	 * The blocks first, in one call: with delayed allocation the blocks
+	 * a file gets follow from when writeback ran during the fill, and
+	 * under icount that differs from boot to boot. A filesystem without
+	 * fallocate() is filled as it comes, and the record says so.
+	 */
+	*prealloc = !fallocate(fd, 0, 0, (off_t)size);
+	if (!*prealloc && errno != EOPNOTSUPP)
+		return -errno;
 	buf = malloc(chunk);
 	if (!buf)
 		return -ENOMEM;
@@ -111,17 +130,54 @@ int iop_fill_file(int fd, uint64_t size)
 	return ret;
 }
 
-long iop_file_extents(int fd)
+long iop_file_layout(int fd, char *buf, size_t len)
 {
-	struct fiemap fm = {
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe[IOP_LAYOUT_EXTENTS];
+	} m = { .fm = {
 		.fm_length = FIEMAP_MAX_OFFSET,
 		.fm_flags = FIEMAP_FLAG_SYNC,
-		.fm_extent_count = 0,	/* count only */
-	};
+		.fm_extent_count = IOP_LAYOUT_EXTENTS,
+	} };
+	size_t used = 0;
 
-	if (ioctl(fd, FS_IOC_FIEMAP, &fm))
+	buf[0] = '\0';
+	if (ioctl(fd, FS_IOC_FIEMAP, &m.fm))
 		return -errno;
-	return fm.fm_mapped_extents;
+	for (unsigned int i = 0; i < m.fm.fm_mapped_extents; i++) {
+		const struct fiemap_extent *e = &m.fe[i];
+		int n = snprintf(buf + used, len - used, "%s%llu+%llu@%llu", i ? " " : "",
+				 (unsigned long long)e->fe_logical,
+				 (unsigned long long)e->fe_length,
+				 (unsigned long long)e->fe_physical);
+
+		if (n < 0 || (size_t)n >= len - used) {
+			buf[used] = '\0';
+			break;
+		}
+		used += (size_t)n;
+	}
+	if (m.fm.fm_mapped_extents < IOP_LAYOUT_EXTENTS)
+		return m.fm.fm_mapped_extents;
+	/* more than the array holds: count them all */
+	m.fm.fm_extent_count = 0;
+	if (ioctl(fd, FS_IOC_FIEMAP, &m.fm))
+		return -errno;
+	return m.fm.fm_mapped_extents;
+}
+
+int iop_ext4_reload_extent_cache(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf))
+		return -errno;
+	if (sf.f_type != EXT4_SUPER_MAGIC)
+		return -EOPNOTSUPP;
+	if (ioctl(fd, EXT4_IOC_CLEAR_ES_CACHE) || ioctl(fd, EXT4_IOC_PRECACHE_EXTENTS))
+		return -errno;
+	return 0;
 }
 
 long iop_ext4_es_objects(const char *dev)

@@ -157,6 +157,7 @@ static int rv_validate(const struct iop_run *r, char *why, size_t len)
 static int rv_setup(struct iop_run *r, char *why, size_t len)
 {
 	struct rv_job *j = calloc(1, sizeof(*j));
+	bool prealloc = false;
 	int fd, ret;
 
 	if (!j)
@@ -175,7 +176,7 @@ static int rv_setup(struct iop_run *r, char *why, size_t len)
 			return ret;
 		}
 		j->created = true;
-		ret = iop_fill_file(fd, j->size);
+		ret = iop_fill_file(fd, j->size, &prealloc);
 		close(fd);
 		if (ret) {
 			snprintf(why, len, "read_vs_readv: fill %s: %s", j->path, strerror(-ret));
@@ -191,6 +192,8 @@ static int rv_setup(struct iop_run *r, char *why, size_t len)
 	for (int p = 0; p < r->nphases; p++)
 		r->phase_names[p] = rv_phase_names[j->op[p]];
 	r->extra = json_pack("{s:s}", "file", j->path);
+	if (j->is_file && r->extra)
+		json_object_set_new(r->extra, "file_preallocated", json_boolean(prealloc));
 	return 0;
 }
 

@@ -75,6 +75,9 @@ struct ur_job {
 	uint64_t size, bs, nblocks;
 	unsigned int depth, submit, complete;
 	long extents;		/* FIEMAP extents of the file: -errno if unknown */
+	char layout[1024];	/* where they are (iop_file_layout) */
+	int prealloc;		/* 1: the fill's fallocate() was taken; -1: no fill */
+	int es_reload;		/* iop_ext4_reload_extent_cache() */
 	bool fixedbufs, regfiles, regring, direct, random, poll, lat;
 	bool created;
 };
@@ -137,8 +140,12 @@ static int ur_setup(struct iop_run *r, char *why, size_t len)
 	 * scratch filesystem goes at the end anyway.
 	 */
 	j->created = !iop_u64(r, "keep_file");
+	j->prealloc = -1;
 	if (fstat(fd, &st) || (uint64_t)st.st_size != j->size) {
-		ret = ftruncate(fd, 0) ? -errno : iop_fill_file(fd, j->size);
+		bool prealloc = false;
+
+		ret = ftruncate(fd, 0) ? -errno : iop_fill_file(fd, j->size, &prealloc);
+		j->prealloc = prealloc;
 		if (ret) {
 			snprintf(why, len, "uring_randread: filling %s: %s", j->path,
 				 strerror(-ret));
@@ -148,7 +155,8 @@ static int ur_setup(struct iop_run *r, char *why, size_t len)
 			return ret;
 		}
 	}
-	j->extents = iop_file_extents(fd);
+	j->extents = iop_file_layout(fd, j->layout, sizeof(j->layout));
+	j->es_reload = iop_ext4_reload_extent_cache(fd);
 	close(fd);
 	iop_path_device(j->path, j->dev, sizeof(j->dev));
 	r->priv = j;
@@ -307,8 +315,16 @@ static int ur_setup_all(struct iop_run *r, char *why, size_t len)
 	json_object_set_new(r->extra, "file", json_string(j->path));
 	json_object_set_new(r->extra, "device", json_string(j->dev));
 	json_object_set_new(r->extra, "polled", json_boolean(j->poll));
-	if (j->extents >= 0)
+	if (j->extents >= 0) {
 		json_object_set_new(r->extra, "file_extents", json_integer(j->extents));
+		json_object_set_new(r->extra, "file_layout", json_string(j->layout));
+	}
+	if (j->prealloc >= 0)
+		json_object_set_new(r->extra, "file_preallocated", json_boolean(j->prealloc));
+	if (j->es_reload != -EOPNOTSUPP)
+		json_object_set_new(r->extra, "ext4_es_reloaded",
+				    j->es_reload ? json_string(strerror(-j->es_reload)) :
+						   json_true());
 	es = iop_ext4_es_objects(j->dev);
 	if (es >= 0)
 		json_object_set_new(r->extra, "ext4_es_objects", json_integer(es));
