@@ -327,7 +327,7 @@ static size_t metric_vals(json_t *recs, const char *name, bool by_run, double *v
 	json_array_foreach(recs, i, rec) {
 		json_t *m = iop_rs_metric(rec, name);
 		double x = json_number_value(json_object_get(m, "value"));
-		bool rate = !strcmp(json_string_value(json_object_get(m, "agg")) ?: "", "hmean");
+		bool rate = iop_agg_is_rate(json_string_value(json_object_get(m, "agg")));
 
 		if (m && isfinite(x) && (!rate || x > 0) && n < IOP_MAX_REPS) {
 			key[n] = json_string_value(json_object_get(json_object_get(rec, "run"),

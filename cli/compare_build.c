@@ -550,7 +550,7 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 	mc->name = name;
 	mc->unit = json_string_value(json_object_get(mb, "unit"));
 	mc->higher = !strcmp(json_string_value(json_object_get(mb, "better")), "higher");
-	mc->rate = !strcmp(json_string_value(json_object_get(mb, "agg")), "hmean");
+	mc->rate = iop_agg_is_rate(json_string_value(json_object_get(mb, "agg")));
 	if (boot_values(g, 0, name, mc->rate, vb, &nb, &mc->s[0]) ||
 	    boot_values(g, 1, name, mc->rate, vn, &nn, &mc->s[1])) {
 		ret = -ENOMEM;

@@ -59,7 +59,7 @@ static bool rate(json_t *m)
 	const char *unit = json_string_value(json_object_get(m, "unit"));
 	size_t ul = unit ? strlen(unit) : 0;
 
-	return (agg && !strcmp(agg, "hmean")) || (ul > 2 && !strcmp(unit + ul - 2, "/s"));
+	return iop_agg_is_rate(agg) || (ul > 2 && !strcmp(unit + ul - 2, "/s"));
 }
 
 /* A duration: its unit is one of time. */
@@ -122,8 +122,8 @@ static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics
 	if (!is_one_of(json_object_get(m, "better"), "higher", "lower"))
 		return fail(c, "metric \"%s\": \"better\" must be \"higher\" or \"lower\"",
 			    json_string_value(name));
-	if (!is_one_of(json_object_get(m, "agg"), "hmean", "median"))
-		return fail(c, "metric \"%s\": \"agg\" must be \"hmean\" or \"median\"",
+	if (!iop_agg_known(json_string_value(json_object_get(m, "agg"))))
+		return fail(c, "metric \"%s\": \"agg\" must be \"hmean\", \"hmean_inliers\" or \"median\"",
 			    json_string_value(name));
 	if (json_object_get(m, "unit") && !json_is_string(json_object_get(m, "unit")))
 		return fail(c, "metric \"%s\": \"unit\" is not a string", json_string_value(name));

@@ -22,11 +22,21 @@ json_t *iop_record_new(const char *bench, int rep);
 /*
  * Append a metric: name, unit ("ops/s", "ns", "%"...), direction, the raw
  * samples and their summary (median, mean, stddev, cv, min, max, and
- * "agg": the value compare uses: harmonic mean for rates, median otherwise).
+ * "agg": the value compare uses: harmonic mean for rates, median otherwise;
+ * for rates counted in instructions the harmonic mean of the samples
+ * within IOP_INLIER_FRAC of their upper median, "hmean_inliers").
  */
+#define IOP_INLIER_FRAC 0.001
 int iop_record_add_metric(json_t *rec, const char *name, const char *unit,
 			  enum iop_better better, bool is_rate,
 			  const double *samples, size_t n);
+
+/*
+ * The aggregates a metric's "agg" may name (docs/records.md), and which of
+ * them are rates, tested on the scale of 1/x.
+ */
+bool iop_agg_known(const char *agg);
+bool iop_agg_is_rate(const char *agg);
 
 /* Mark untrusted, with a reason ("cv 3.4% > 2%"); reasons accumulate. */
 int iop_record_untrusted(json_t *rec, const char *why);

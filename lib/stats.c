@@ -42,6 +42,35 @@ double iop_hmean(const double *x, size_t n)
 	return n / sum;
 }
 
+double iop_hmean_inliers(const double *x, size_t n, double frac)
+{
+	double *s, centre, sum = 0;
+	size_t i, k = 0;
+
+	if (!n)
+		return NAN;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return NAN;
+	memcpy(s, x, n * sizeof(*s));
+	gsl_sort(s, 1, n);
+	/*
+	 * A sample, not the midpoint of two: with half the slices apart, the
+	 * midpoint of the two groups is near neither, and nothing is kept.
+	 */
+	centre = s[n / 2];
+	free(s);
+	for (i = 0; i < n; i++) {
+		if (!(fabs(x[i] - centre) <= frac * fabs(centre)))
+			continue;
+		if (x[i] == 0)
+			return 0;
+		sum += 1 / x[i];
+		k++;
+	}
+	return k / sum;
+}
+
 double iop_stddev(const double *x, size_t n)
 {
 	if (!n)
