@@ -37,10 +37,11 @@ boot_guest() {
 		# The guest clock counts instructions (1 ns each, shift=0); idle
 		# time jumps to the next timer instead of following the host
 		# (sleep=off), and the RTC follows the guest clock, so nothing of
-		# the host's time reaches the guest. RDRAND and RDSEED would hand
+		# the host's time reaches the guest but the date it starts at
+		# (the host's now, or --rtc-base). RDRAND and RDSEED would hand
 		# the guest the host's entropy; without them its randomness comes
 		# from the seed on the command line (docs/ab.md, "Noise").
-		clock=(-icount shift=0,sleep=off -rtc clock=vm)
+		clock=(-icount shift=0,sleep=off -rtc "${rtc_base:+base=$rtc_base,}clock=vm")
 		cpu=(-cpu max,-rdrand,-rdseed)
 		[ -n "${seed:-}" ] || seed=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 		append="nokaslr $append"

@@ -58,6 +58,11 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
                  randomness of an --icount guest); default: drawn at random
                  with --icount, none without. Boots given one seed are a
                  pair to iopath compare (iopath ab gives boot i of A and of B one)
+  --rtc-base T   with --icount: the guest's clock starts at T (UTC,
+                 YYYY-MM-DDTHH:MM:SS) instead of the host's time now. The
+                 guest's date is input too (file times, journal stamps):
+                 iopath ab gives both boots of a pair one, so that A and
+                 B do not differ in when each happened to start
   after --:      passed to run_kselftest.sh, e.g. -t iopath:folio_batch_test
 
 Packages are fetched from bookworm, bookworm-updates, bookworm-security and
@@ -91,11 +96,12 @@ parse_args() {
 	records_out=""
 	icount=0
 	seed=""
+	rtc_base=""
 	guest_env=()
 	known_failures=$top/configs/known-failures
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures|--lava-out|--records|--seed)
+		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures|--lava-out|--records|--seed|--rtc-base)
 			[ $# -ge 2 ] || usage_error "$1 needs a value"
 			case $1 in
 			--kernel) kernel=$2 ;;
@@ -113,6 +119,7 @@ parse_args() {
 			--log) log_out=$2 ;;
 			--records) records_out=$2 ;;
 			--seed) seed=$2 ;;
+			--rtc-base) rtc_base=$2 ;;
 			--cache) cache=$2 ;;
 			--known-failures) known_failures=$2 ;;
 			--lava-out) lava_out=$2 ;;
@@ -148,6 +155,9 @@ check_args() {
 	case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
 	[ -z "$seed" ] || [[ $seed =~ ^[0-9a-f]{1,64}$ ]] ||
 		usage_error "--seed '$(esc "$seed")': expected 1 to 64 lowercase hex digits"
+	[ -z "$rtc_base" ] || [[ $rtc_base =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$ ]] ||
+		usage_error "--rtc-base '$(esc "$rtc_base")': expected YYYY-MM-DDTHH:MM:SS"
+	[ -z "$rtc_base" ] || [ "$icount" = 1 ] || usage_error "--rtc-base goes with --icount"
 	[ -z "$initrd_in" ] || [ -f "$initrd_in" ] || usage_error "--initrd $initrd_in: no such file"
 	# written by write_file: a link at a name is refused before anything runs
 	for f in ${log_out:+"$log_out"} ${lava_out:+"$lava_out/vmlinuz" "$lava_out/initrd.cpio.gz" "$lava_out/sha256"}; do

@@ -43,12 +43,13 @@ EOF
 	# sees which boots ran at the same time.
 	cat > "$t/vm" <<'EOF'
 #!/bin/bash
-k="" rec="" icount=0 fetch=0 seed="" accel=""
+k="" rec="" icount=0 fetch=0 seed="" accel="" rtc=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) k=$2; shift 2 ;;
 	--records) rec=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
+	--rtc-base) rtc=$2; shift 2 ;;
 	--accel) accel=$2; shift 2 ;;
 	--icount) icount=1; shift ;;
 	--fetch-only) fetch=1; shift ;;
@@ -71,7 +72,7 @@ name=$(basename "$rec" .jsonl)
 i=${name#*.}
 n=$((2 * i - 1))
 [ "${name%%.*}" = B ] && n=$((n + 1))
-echo "boot $cost icount=$icount name=$name seed=$seed" >> "$FAKE_LOG"
+echo "boot $cost icount=$icount name=$name seed=$seed rtc=$rtc" >> "$FAKE_LOG"
 if [ "${FAKE_FAIL_BOOT:-}" = "$n" ]; then
 	echo "iopath: vm: $(basename "$k"): the guest kernel panicked after 3 s: VFS: Unable to mount root fs" >&2
 	echo "iopath: vm: last kernel console lines:" >&2
