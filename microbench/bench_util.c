@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What the benchmarks' setup shares: fio argument vectors, the block
- * device under a path, and a file filled with incompressible data.
+ * device under a path, a file filled with incompressible data in blocks
+ * allocated up front, where those blocks are, and ext4's extent status
+ * entries for it loaded in file order.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,9 +20,9 @@
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <sys/ioctl.h>
-#include <sys/vfs.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "bench.h"
