@@ -48,6 +48,7 @@
 #include <liburing.h>
 #include "uring_helpers.h"
 #include <sys/uio.h>
+#include <linux/fsmap.h>
 
 #include "iopath_test.h"
 #include "iomap_layout.h"
@@ -84,6 +85,7 @@ FIXTURE(dio_zero) {
 	struct iop_test_fs fs;
 	int dev;		/* the scratch device, O_DIRECT */
 	uint64_t planted;	/* bytes of pattern written behind unwritten ranges */
+	uint64_t planted_free;	/* bytes of pattern written into free space */
 	int dirfd;
 	int fd;			/* the test's current file */
 	struct pext *fill;	/* where the fill's data was on the device */
@@ -271,6 +273,90 @@ static int fill_free_space(FIXTURE_DATA(dio_zero) *self, uint64_t fill_file)
 	return ret;
 }
 
+static bool in_pext(const struct pext *x, unsigned int n, uint64_t p, uint64_t *end)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (p >= x[i].start && p < x[i].start + x[i].len) {
+			*end = x[i].start + x[i].len;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The pattern onto the free space the fill did not reach (GETFSMAP's free
+ * records minus the fill's extents), recorded as the fill's: the blocks
+ * the filesystem keeps in reserve are free space, and XFS handed one to a
+ * write into a hole on 1 pristine run in 2 (7.2, the small kernel), so
+ * the control failed and the test could not say anything. The
+ * filesystem reads no free block, and nothing else runs on it now.
+ */
+static int plant_free_space(FIXTURE_DATA(dio_zero) *self)
+{
+	struct {
+		struct fsmap_head h;
+		struct fsmap r[64];
+	} m;
+	uint64_t p, end, next, len;
+	unsigned int i;
+	bool last = false;
+
+	memset(&m, 0, sizeof(m));
+	m.h.fmh_count = 64;
+	m.h.fmh_keys[1].fmr_device = UINT32_MAX;
+	m.h.fmh_keys[1].fmr_physical = UINT64_MAX;
+	m.h.fmh_keys[1].fmr_owner = UINT64_MAX;
+	m.h.fmh_keys[1].fmr_offset = UINT64_MAX;
+	m.h.fmh_keys[1].fmr_flags = UINT32_MAX;
+	while (!last) {
+		if (ioctl(self->dirfd, FS_IOC_GETFSMAP, &m.h)) {
+			snprintf(self->why, sizeof(self->why), "GETFSMAP: %s", strerror(errno));
+			return -errno;
+		}
+		if (!m.h.fmh_entries)
+			break;
+		for (i = 0; i < m.h.fmh_entries; i++) {
+			const struct fsmap *r = &m.r[i];
+
+			last = r->fmr_flags & FMR_OF_LAST;
+			if (r->fmr_owner != FMR_OWN_FREE)
+				continue;
+			end = r->fmr_physical + r->fmr_length;
+			for (p = r->fmr_physical; p < end; p = next) {
+				if (in_pext(self->fill, self->nfill, p, &next))
+					continue;
+				/* up to the next fill extent, if one starts inside */
+				for (next = end, len = 0; len < self->nfill; len++)
+					if (self->fill[len].start > p && self->fill[len].start < next)
+						next = self->fill[len].start;
+				if (self->nfill == MAX_FILL) {
+					snprintf(self->why, sizeof(self->why),
+						 "more than %u extents of pattern to record", MAX_FILL);
+					return -E2BIG;
+				}
+				self->fill[self->nfill].start = p;
+				self->fill[self->nfill++].len = next - p;
+				for (len = p; len < next; len += BUF_LEN) {
+					size_t n = next - len < BUF_LEN ? next - len : BUF_LEN;
+
+					if (plant_fill(self, n, len)) {
+						snprintf(self->why, sizeof(self->why),
+							 "pattern into free space at %llu: %s",
+							 (unsigned long long)len, strerror(errno));
+						return -EIO;
+					}
+					self->planted_free += n;
+				}
+			}
+		}
+		fsmap_advance(&m.h);
+	}
+	return 0;
+}
+
 FIXTURE_SETUP(dio_zero)
 {
 	const struct iop_scratch_opts want = {
@@ -325,6 +411,8 @@ FIXTURE_SETUP(dio_zero)
 	}
 	ret = fill_free_space(self,
 			      strcmp(variant->fstype, "xfs") ? FILL_FILE_EXT4 : FILL_FILE_XFS);
+	if (!ret)
+		ret = plant_free_space(self);
 	if (ret) {
 		snprintf(self->fs.error, sizeof(self->fs.error), "fill: %.240s", self->why);
 		return;
@@ -343,6 +431,9 @@ FIXTURE_TEARDOWN(dio_zero)
 	if (self->planted)
 		TH_LOG("the pattern planted behind unwritten ranges the fill had not reached: %llu bytes",
 		       (unsigned long long)self->planted);
+	if (self->planted_free)
+		TH_LOG("the pattern planted in free space the fill had not reached: %llu bytes",
+		       (unsigned long long)self->planted_free);
 	if (self->ring_up) {
 		io_uring_unregister_buffers(&self->ring);
 		io_uring_queue_exit(&self->ring);
@@ -450,19 +541,6 @@ struct control {
 	bool unwritten;		/* the raw blocks must show the pattern */
 	const struct prange *punched;
 };
-
-static bool in_pext(const struct pext *x, unsigned int n, uint64_t p, uint64_t *end)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		if (p >= x[i].start && p < x[i].start + x[i].len) {
-			*end = x[i].start + x[i].len;
-			return true;
-		}
-	}
-	return false;
-}
 
 /*
  * The positive control for one extent of a range the test writes into or
