@@ -19,10 +19,11 @@
  * through files of a few MiB each (no extent tree blocks to free), checks
  * on the raw device that the pattern is there, and deletes the files. The
  * free space the fill cannot reach (blocks the filesystem keeps in
- * reserve) stays blank, so each test file is first written with the
- * pattern too, and the range under test punched out again (and
- * fallocated, for the unwritten cases): the allocator mostly hands the
- * same blocks back. Where it does not (XFS with 1 KiB blocks, now and
+ * reserve, which XFS does hand to a write into a hole) gets the pattern
+ * written onto the device, from GETFSMAP's free records. Each test file
+ * is first written with the pattern too, and the range under test
+ * punched out again (and fallocated, for the unwritten cases): the
+ * allocator mostly hands the same blocks back. Where it does not (XFS with 1 KiB blocks, now and
  * then), the pattern is written onto the device behind the unwritten
  * range itself: the blocks are the file's and the filesystem reads none
  * of them, so the stale data is planted where it would be found. The
