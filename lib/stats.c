@@ -42,33 +42,40 @@ double iop_hmean(const double *x, size_t n)
 	return n / sum;
 }
 
+/* A sorted copy of @x (n > 0), or NULL without memory. */
+static double *sorted_copy(const double *x, size_t n)
+{
+	double *s = malloc(n * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	memcpy(s, x, n * sizeof(*s));
+	gsl_sort(s, 1, n);
+	return s;
+}
+
 double iop_hmean_inliers(const double *x, size_t n, double frac)
 {
-	double *s, centre, sum = 0;
+	double *s, centre, v;
 	size_t i, k = 0;
 
 	if (!n)
 		return NAN;
-	s = malloc(n * sizeof(*s));
+	s = sorted_copy(x, n);
 	if (!s)
 		return NAN;
-	memcpy(s, x, n * sizeof(*s));
-	gsl_sort(s, 1, n);
 	/*
 	 * A sample, not the midpoint of two: with half the slices apart, the
 	 * midpoint of the two groups is near neither, and nothing is kept.
 	 */
 	centre = s[n / 2];
+	/* the inliers, in their own order, over the copy */
+	for (i = 0; i < n; i++)
+		if (fabs(x[i] - centre) <= frac * fabs(centre))
+			s[k++] = x[i];
+	v = iop_hmean(s, k);
 	free(s);
-	for (i = 0; i < n; i++) {
-		if (!(fabs(x[i] - centre) <= frac * fabs(centre)))
-			continue;
-		if (x[i] == 0)
-			return 0;
-		sum += 1 / x[i];
-		k++;
-	}
-	return k / sum;
+	return v;
 }
 
 double iop_stddev(const double *x, size_t n)
@@ -109,11 +116,9 @@ double iop_percentile(const double *x, size_t n, double p)
 
 	if (!n || isnan(p) || p < 0 || p > 100)
 		return NAN;
-	s = malloc(n * sizeof(*s));
+	s = sorted_copy(x, n);
 	if (!s)
 		return NAN;
-	memcpy(s, x, n * sizeof(*s));
-	gsl_sort(s, 1, n);
 	v = gsl_stats_quantile_from_sorted_data(s, 1, n, p / 100);
 	free(s);
 	return v;
