@@ -183,8 +183,13 @@ static int print_format(FILE *out, int format, struct comparison *cmps, size_t n
 
 			hw = isnan(w) || isnan(hw) ? NAN : fmax(hw, w);
 		}
+		/* comparison_verdicts() refused a verdict metric without an interval */
+		if (isnan(hw)) {
+			fprintf(stderr, "iopath: compare: --format ci: a verdict metric has no interval\n");
+			return -1;
+		}
 		fprintf(out, "# IOPATH-CI: reached=%s halfwidth=%.6g target=%g\n",
-			!isnan(hw) && hw < o->target_ci ? "yes" : "no", hw, o->target_ci);
+			hw < o->target_ci ? "yes" : "no", hw, o->target_ci);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -257,7 +262,7 @@ static int write_out(const char *path, int format, struct comparison *cmps, size
 static int cmd_compare(int argc, char **argv)
 {
 	struct opts o = { .format = F_TEXT, .alpha = 0.05, .target_ci = NAN };
-	bool fail_on_regression = false, regressed = false;
+	bool fail_on_regression = false, regressed = false, verdicts;
 	const char **paths;
 	struct iop_rs_file *files = NULL;
 	struct comparison *cmps = NULL;
@@ -300,6 +305,8 @@ static int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 
+	/* a verdict asked for: every benchmark has one, or none is given */
+	verdicts = o.format == F_VERDICT || o.format == F_CI || o.verdict_out;
 	/* GSL's default handler abort()s; every input is checked before it is used. */
 	gsl_set_error_handler_off();
 
@@ -333,7 +340,12 @@ static int cmd_compare(int argc, char **argv)
 		c->new_path = paths[ncmp + 1];
 		c->base = &files[0];
 		c->new = &files[ncmp + 1];
-		if (comparison_build(c, o.alpha, why, sizeof(why)) < 0) {
+		/*
+		 * No verdict line may be missing or rest on a figure that is no
+		 * number, and no gate pass over a metric it could not test.
+		 */
+		if (comparison_build(c, o.alpha, why, sizeof(why)) < 0 ||
+		    comparison_verdicts(c, verdicts, fail_on_regression, why, sizeof(why))) {
 			fputs("iopath: compare: ", stderr);
 			iop_esc(stderr, why);
 			fputc('\n', stderr);

@@ -54,10 +54,21 @@ struct metric_cmp {
 	const char *why;	/* why not tested */
 };
 
+/* A metric of a group that was not compared, and why. */
+struct metric_skip {
+	const char *name;
+	char *why;		/* malloc */
+	bool both;		/* on both sides ("better" or "agg" differs), not on one */
+};
+
 struct group_cmp {
 	struct iop_rs_group *g;
 	struct metric_cmp *m;
 	size_t nm;
+	struct metric_skip *skip;
+	size_t nskip;
+	const char *main;	/* run.main_metric, named alike by every record, or NULL */
+	bool main_differs;	/* the records name different ones, or some none */
 	bool untrusted;
 	bool env_differs;
 };
@@ -107,6 +118,20 @@ const char *metric_not_finite(const struct metric_cmp *mc);
 int comparison_build(struct comparison *c, double alpha, char *why, size_t len);
 void comparison_free(struct comparison *c);
 
+/* The metric a verdict on @gc is given on: the one its runs chose, else its first; or NULL. */
+const struct metric_cmp *group_verdict_metric(const struct group_cmp *gc);
+/*
+ * With @verdict, whether every group of @c has a verdict (what --format
+ * verdict and ci, and so iopath ab, give): its verdict metric compared
+ * and tested, every figure of its line a finite number (an interval may
+ * be unbounded only around "no significant change"). With @all, whether
+ * every metric both sides have is (--fail-on-regression: a metric left
+ * untested or not compared could have regressed). 0, or -EDOM with the
+ * first that is not, named, in @why.
+ */
+int comparison_verdicts(const struct comparison *c, bool verdict, bool all, char *why,
+			size_t len);
+
 void compare_print_text(FILE *out, struct comparison *c, const struct opts *o);
 void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o);
 json_t *comparison_json(struct comparison *c);
@@ -114,7 +139,8 @@ json_t *comparison_json(struct comparison *c);
 void compare_print_verdict(FILE *out, struct comparison *c, const struct opts *o);
 /*
  * The widest CI of a verdict metric among the groups of @c, as half its
- * width in percent of the base (NAN when a group has no interval).
+ * width in percent of the base (INFINITY when one is unbounded, NAN when
+ * a group has no interval: comparison_verdicts() refuses that first).
  */
 double compare_ci_halfwidth(const struct comparison *c);
 

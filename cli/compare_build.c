@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -513,10 +514,37 @@ static int metric_names(struct iop_rs_group *g, const char ***out, size_t *nout)
 	return 0;
 }
 
+/* Metric @name of @gc was not compared: @why (a new string; NULL: no memory) says why. */
+static int skip(struct group_cmp *gc, const char *name, bool both, char *why)
+{
+	if (!why)
+		return -ENOMEM;
+	gc->skip[gc->nskip].name = name;
+	gc->skip[gc->nskip].why = why;
+	gc->skip[gc->nskip++].both = both;
+	return 0;
+}
+
+/* Why metric @mb of the base and @mn of the new side are not compared (a new string). */
+static char *differs(json_t *mb, json_t *mn)
+{
+	const char *key = json_equal(json_object_get(mb, "better"), json_object_get(mn, "better")) ?
+			  "agg" : "better";
+	const char *b = json_string_value(json_object_get(mb, key));
+	const char *n = json_string_value(json_object_get(mn, key));
+	char *s;
+
+	if (asprintf(&s, "\"%s\" is \"%s\" in the base records, \"%s\" in the new: the sides do not compare",
+		     key, b ? b : "?", n ? n : "?") < 0)
+		return NULL;
+	return s;
+}
+
 /*
  * Metric @name of the group: compared and added to gc->m when both sides
- * have it with the same "better" and "agg", else a note says why not;
- * -ERANGE with @why when its statistics are not finite numbers.
+ * have it with the same "better" and "agg", else a note says why not and
+ * gc->skip keeps it; -ERANGE with @why when its statistics are not finite
+ * numbers.
  */
 static int compare_one(struct comparison *c, struct group_cmp *gc, const char *name,
 		       const char *label, double alpha, char *why, size_t len)
@@ -528,6 +556,7 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 	bool by_seed;
 	json_t *mb, *mn;
 	struct metric_cmp *mc;
+	char *s;
 	int ret = 0;
 
 	if (metric_values(g, 0, name, &vb, &nb, &mb) ||
@@ -538,12 +567,15 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 	if (!nb || !nn) {
 		note(&c->notes, "metric only in %s: %s.%s (%s)",
 		     nb ? c->base_path : c->new_path, g->bench, name, label);
+		ret = skip(gc, name, false, asprintf(&s, "only in %s", nb ? c->base_path :
+						     c->new_path) < 0 ? NULL : s);
 		goto out;
 	}
 	if (!json_equal(json_object_get(mb, "better"), json_object_get(mn, "better")) ||
 	    !json_equal(json_object_get(mb, "agg"), json_object_get(mn, "agg"))) {
 		note(&c->notes, "not compared: %s.%s (%s): \"better\" or \"agg\" differs between the files",
 		     g->bench, name, label);
+		ret = skip(gc, name, true, differs(mb, mn));
 		goto out;
 	}
 	mc = &gc->m[gc->nm++];
@@ -626,6 +658,37 @@ static void note_untrusted(struct comparison *c, struct group_cmp *gc, const cha
 	}
 }
 
+/*
+ * run.main_metric of the records of @g: the one every record of both
+ * sides names; NULL when none names one, or, with *@differs, when they
+ * name different ones or only some name one.
+ */
+static const char *group_main(const struct iop_rs_group *g, bool *differs)
+{
+	const char *main = NULL;
+	bool none = false;
+
+	*differs = false;
+	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < g->n[s]; i++) {
+			json_t *v = json_object_get(json_object_get(g->recs[s][i], "run"),
+						    "main_metric");
+
+			if (!v) {
+				none = true;
+				continue;
+			}
+			if (!json_is_string(v) || (main && strcmp(main, json_string_value(v)))) {
+				*differs = true;
+				return NULL;
+			}
+			main = json_string_value(v);
+		}
+	}
+	*differs = main && none;
+	return *differs ? NULL : main;
+}
+
 static int compare_group(struct comparison *c, struct group_cmp *gc, double alpha,
 			 char *why, size_t len)
 {
@@ -640,8 +703,10 @@ static int compare_group(struct comparison *c, struct group_cmp *gc, double alph
 	if (metric_names(g, &names, &nnames))
 		goto out;
 	gc->m = calloc(nnames ? nnames : 1, sizeof(*gc->m));
-	if (!gc->m)
+	gc->skip = calloc(nnames ? nnames : 1, sizeof(*gc->skip));
+	if (!gc->m || !gc->skip)
 		goto out;
+	gc->main = group_main(g, &gc->main_differs);
 	for (size_t i = 0; i < nnames; i++) {
 		ret = compare_one(c, gc, names[i], label, alpha, why, len);
 		if (ret)
@@ -672,6 +737,9 @@ void comparison_free(struct comparison *c)
 			free(c->gc[i].m[j].boot_med[0]);
 			free(c->gc[i].m[j].boot_med[1]);
 		}
+		for (size_t j = 0; j < c->gc[i].nskip; j++)
+			free(c->gc[i].skip[j].why);
+		free(c->gc[i].skip);
 		free(c->gc[i].m);
 	}
 	free(c->gc);
@@ -796,5 +864,91 @@ int comparison_build(struct comparison *c, double alpha, char *why, size_t len)
 		return -ENODATA;
 	}
 	boot_notes(c);
+	return 0;
+}
+
+const struct metric_cmp *group_verdict_metric(const struct group_cmp *gc)
+{
+	if (gc->main_differs)
+		return NULL;
+	for (size_t j = 0; gc->main && j < gc->nm; j++)
+		if (!strcmp(gc->m[j].name, gc->main))
+			return &gc->m[j];
+	return gc->main || !gc->nm ? NULL : &gc->m[0];
+}
+
+/*
+ * Why @m has no verdict, or NULL: not tested, or a figure of its verdict
+ * line that is no finite number (an interval may be unbounded only
+ * around "no significant change": Fieller's, when the base mean is not
+ * clearly above 0).
+ */
+static const char *no_verdict(const struct metric_cmp *m, char *buf, size_t len)
+{
+	if (m->v == V_UNTESTED) {
+		snprintf(buf, len, "not tested: %s", m->why ? m->why : "no test");
+		return buf;
+	}
+	if (!isfinite(m->change) || !isfinite(m->mde) || isnan(m->ci_lo) || isnan(m->ci_hi))
+		return "a figure of its verdict is not a finite number";
+	if (m->v != V_NONE && !(isfinite(m->ci_lo) && isfinite(m->ci_hi)))
+		return "the interval of its change is unbounded";
+	return NULL;
+}
+
+/* Why the group @gc has no verdict metric to give a verdict on (none is NULL). */
+static const char *no_verdict_metric(const struct group_cmp *gc, const char **name)
+{
+	*name = gc->main;
+	if (gc->main_differs)
+		return "its records do not all name one verdict metric (run.main_metric)";
+	for (size_t j = 0; gc->main && j < gc->nskip; j++)
+		if (!strcmp(gc->skip[j].name, gc->main))
+			return gc->skip[j].why;
+	if (gc->main)
+		return "no record of either side has it";
+	return "no metric of both sides compares";
+}
+
+/* "BASE vs NEW: bench.metric (label): WHAT: END" into @why; -EDOM. */
+static int refuse(const struct comparison *c, const struct group_cmp *gc, const char *name,
+		  const char *what, const char *end, char *why, size_t len)
+{
+	char *label = iop_rs_group_label(c->groups, c->ngroups, gc->g);
+
+	snprintf(why, len, "%s vs %s: %s%s%s (%s): %s: %s", c->base_path, c->new_path,
+		 gc->g->bench, name ? "." : "", name ? name : "", label ? label : gc->g->bench,
+		 what, end);
+	free(label);
+	return -EDOM;
+}
+
+int comparison_verdicts(const struct comparison *c, bool verdict, bool all, char *why,
+			size_t len)
+{
+	static const char gate[] = "--fail-on-regression cannot rule out a regression";
+	const char *name, *bad;
+	char buf[256], what[320];
+
+	for (size_t i = 0; i < c->ngc; i++) {
+		const struct group_cmp *gc = &c->gc[i];
+		const struct metric_cmp *m = group_verdict_metric(gc);
+
+		if (verdict) {
+			bad = m ? no_verdict(m, buf, sizeof(buf)) : no_verdict_metric(gc, &name);
+			name = m ? m->name : name;
+			snprintf(what, sizeof(what), "the verdict metric: %s", bad ? bad : "");
+			if (bad)
+				return refuse(c, gc, name, what, "no verdict", why, len);
+		}
+		for (size_t j = 0; all && j < gc->nm; j++) {
+			bad = no_verdict(&gc->m[j], buf, sizeof(buf));
+			if (bad)
+				return refuse(c, gc, gc->m[j].name, bad, gate, why, len);
+		}
+		for (size_t j = 0; all && j < gc->nskip; j++)
+			if (gc->skip[j].both)
+				return refuse(c, gc, gc->skip[j].name, gc->skip[j].why, gate, why, len);
+	}
 	return 0;
 }

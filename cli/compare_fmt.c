@@ -239,15 +239,6 @@ static void print_machine(FILE *out, json_t *rec)
 		fprintf(out, "clock: instructions (QEMU TCG icount: 1 ns = 1 instruction executed; counts work, not waits, cache misses or device latency)\n");
 }
 
-/* The metric the runs chose for their verdict (run.main_metric), when both sides agree. */
-static const char *main_metric(const struct iop_rs_group *g)
-{
-	json_t *b = json_object_get(json_object_get(g->recs[0][0], "run"), "main_metric");
-	json_t *n = json_object_get(json_object_get(g->recs[1][0], "run"), "main_metric");
-
-	return json_is_string(b) && json_equal(b, n) ? json_string_value(b) : NULL;
-}
-
 /*
  * "; tested over boots: 2 base, 3 new" where a side has several, and the
  * main metric the runs chose for their verdict.
@@ -255,7 +246,7 @@ static const char *main_metric(const struct iop_rs_group *g)
 static void print_boots(FILE *out, const struct group_cmp *gc)
 {
 	const struct side_stats *s = gc->nm ? gc->m[0].s : NULL;
-	const char *main = main_metric(gc->g);
+	const char *main = gc->main;
 
 	if (main)
 		fprintf(out, "; verdict metric %s", esc(main));
@@ -530,7 +521,7 @@ json_t *comparison_json(struct comparison *c)
 						"new", (json_int_t)gc->g->n[1],
 						"untrusted", gc->untrusted,
 						"env_differs", gc->env_differs, "metrics", metrics,
-						"main_metric", main_metric(gc->g)));
+						"main_metric", gc->main));
 	}
 	cmp = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:I}, s:o, s:o}",
 			"base", "file", c->base_path, "kernel", kernel_of(c->base), "records",
@@ -540,27 +531,21 @@ json_t *comparison_json(struct comparison *c)
 	return cmp;
 }
 
-/* The metric of @gc a verdict is given on: the one the runs chose, else the first. */
-static const struct metric_cmp *verdict_metric(const struct group_cmp *gc)
-{
-	const char *main = main_metric(gc->g);
-
-	for (size_t j = 0; main && j < gc->nm; j++)
-		if (!strcmp(gc->m[j].name, main))
-			return &gc->m[j];
-	return main || !gc->nm ? NULL : &gc->m[0];
-}
-
 /*
  * @frac as a percentage to 0.001 (instruction counts resolve far below
  * 0.01%), rounded half away from zero, "+" before a positive one with
- * @sign; "n/a" when not finite.
+ * @sign; "-inf"/"+inf" for the bound of an unbounded interval, "n/a" when
+ * not a number or beyond a double's integers.
  */
 static const char *pct3(char *buf, size_t len, double frac, bool sign)
 {
 	long long h;
 
-	if (!isfinite(frac) || fabs(frac) > 1e9) {
+	if (isinf(frac)) {
+		snprintf(buf, len, "%sinf", frac < 0 ? "-" : "+");
+		return buf;
+	}
+	if (isnan(frac) || fabs(frac) > 1e9) {
 		snprintf(buf, len, "n/a");
 		return buf;
 	}
@@ -595,7 +580,7 @@ void compare_print_verdict(FILE *out, struct comparison *c, const struct opts *o
 	(void)o;
 	for (size_t i = 0; i < c->ngc; i++) {
 		const struct group_cmp *gc = &c->gc[i];
-		const struct metric_cmp *m = verdict_metric(gc);
+		const struct metric_cmp *m = group_verdict_metric(gc);
 		const char *fs = json_string_value(json_object_get(gc->g->params, "fs"));
 		char ch[32], lo[32], hi[32], mde[32], boots[64];
 
@@ -621,7 +606,7 @@ double compare_ci_halfwidth(const struct comparison *c)
 	double widest = NAN;
 
 	for (size_t i = 0; i < c->ngc; i++) {
-		const struct metric_cmp *m = verdict_metric(&c->gc[i]);
+		const struct metric_cmp *m = group_verdict_metric(&c->gc[i]);
 		double hw;
 
 		if (!m)
@@ -629,10 +614,9 @@ double compare_ci_halfwidth(const struct comparison *c)
 		if (isnan(widest))
 			widest = 0;
 		hw = 100 * (m->ci_hi - m->ci_lo) / 2;
-		if (!isfinite(hw))
+		if (isnan(hw))
 			return NAN;
-		if (hw > widest)
-			widest = hw;
+		widest = fmax(widest, hw);	/* INFINITY: unbounded */
 	}
 	return widest;
 }

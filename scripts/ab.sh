@@ -470,6 +470,13 @@ rc=$?
 [ "$rc" = 0 ] || fail "iopath compare failed (exit $rc): $(esc "$(head -n 1 "$out/logs/compare.err")")"
 cat "$out/report.txt"
 [ -s "$out/verdict.txt" ] || fail "the comparison has no metric in common between A and B"
+# Each line a verdict, with the figures it rests on: compare refuses a
+# verdict metric it cannot compare or test, and a line without a verdict
+# is no answer either, whoever wrote it.
+verdict_re='^iopath ab: .+: [-+]?[0-9]+\.[0-9]{3}% \[([-+]?[0-9]+\.[0-9]{3}|-inf)%, ([-+]?[0-9]+\.[0-9]{3}|\+inf)%\], (improvement|regression|no significant change) \(could have seen >= [0-9]+\.[0-9]{3}%; '
+while IFS= read -r l; do
+	[[ $l =~ $verdict_re ]] || fail "iopath compare gave no verdict: $(esc "$l")"
+done < "$out/verdict.txt"
 phase compare
 {
 	printf 'phase\tseconds\n'

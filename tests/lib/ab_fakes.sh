@@ -98,6 +98,11 @@ jq -c --argjson c "$cost" --argjson z "$noise" --arg sha "$sha" --arg id "$id" -
 	| .env.clock = {domain: $dom, accel: $acc}
 	| .metrics |= map(if .name == "readv_ns" then .value = $v | .median = $v | .mean = $v | .samples = [$v, $v, $v] | .min = $v | .max = $v | .stddev = 0 | .cv = 0 else . end)
 	| .run.main_metric = "readv_ns"' "$FIX/base.jsonl" > "$rec"
+# FAKE_AGG_B=AGG: the B side aggregates readv_ns by AGG, the A side does not
+if [ -n "${FAKE_AGG_B:-}" ] && [ "${name%%.*}" = B ]; then
+	jq -c --arg agg "$FAKE_AGG_B" '.metrics |= map(if .name == "readv_ns" then .agg = $agg else . end)' \
+		"$rec" > "$rec.agg" && mv "$rec.agg" "$rec"
+fi
 if [ "${FAKE_NAN_AT:-}" = "$n" ]; then
 	sed -i 's/"value":[0-9.e+]*/"value":1e999/' "$rec"
 fi
