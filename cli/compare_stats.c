@@ -89,6 +89,15 @@ void compare_metric(const double *xb, size_t nb, const double *xn, size_t nn,
 		mc->why = "fewer than 2 repetitions on a side";
 		goto out;
 	}
+	/*
+	 * Every verdict is on the relative change: over a base mean of 0
+	 * (readv_ns 0 in every repetition) it is no number, and neither is
+	 * its interval or what could have been seen. Not tested, and said.
+	 */
+	if (!(mc->s[0].mean > 0)) {
+		mc->why = "the base mean is not above 0: no relative change to test";
+		goto out;
+	}
 
 	a = mc->s[1].tmean;
 	b = mc->s[0].tmean;
@@ -226,9 +235,11 @@ void metric_mde(struct metric_cmp *mc, double alpha)
  * What of @mc is not a finite number though every value it came from is
  * (NULL: nothing). Values near the limits of a double overflow a variance
  * or the interval's products; a verdict, or "no significant change", must
- * not rest on that. Left alone: what is undefined by design (a base mean
- * of zero has no relative change, an untested metric no test) and
- * Fieller's unbounded interval without a verdict (docs/compare.md).
+ * not rest on that, nor on a smallest detectable change that is none (an
+ * --alpha so small that the t quantile is infinite). Left alone: an
+ * untested metric, which says why it has no test (a base mean of zero
+ * has no relative change), and Fieller's unbounded interval without a
+ * verdict (docs/compare.md).
  */
 const char *metric_not_finite(const struct metric_cmp *mc)
 {
@@ -254,5 +265,7 @@ const char *metric_not_finite(const struct metric_cmp *mc)
 	if ((mc->v == V_BETTER || mc->v == V_WORSE) &&
 	    !(isfinite(mc->ci_lo) && isfinite(mc->ci_hi)))
 		return "the interval of the change is unbounded";
+	if (!isfinite(mc->mde))
+		return "the smallest change it could have seen is not a finite number";
 	return NULL;
 }

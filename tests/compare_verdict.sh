@@ -7,8 +7,12 @@
 #    nothing and exited 0, --format ci said halfwidth=nan,
 #    --fail-on-regression exited 0, so iopath ab printed no verdict line
 #    and succeeded;
-# Each is one line naming the metric, exit 2, nothing on stdout, and
-# --fail-on-regression refuses a metric it could not compare.
+#  - both sides 0 (readv_ns 0 in every repetition): "n/a% [n/a%, n/a%],
+#    no significant change", exit 0, and --format ci printed nan; so did
+#    --alpha 1e-300 (an infinite t quantile) on any records.
+# Each is one line naming the metric, exit 2, nothing on stdout; the table
+# says "not tested" and why, and --fail-on-regression refuses a metric it
+# could not test.
 #
 # usage: tests/compare_verdict.sh BUILD_DIR     (prints TAP)
 set -u
@@ -74,6 +78,38 @@ jq -c '.run.main_metric = "nosuch"' new-5pct.jsonl > "$tmp/nosuch-new.jsonl"
 refused compare_verdict.main_metric_absent_refused \
 	'falloc_write\.nosuch \(.*\): the verdict metric: no record of either side has it' \
 	"$tmp/nosuch-base.jsonl" "$tmp/nosuch-new.jsonl" --format verdict
+
+# ---- both sides 0 ---------------------------------------------------------
+for s in base new-5pct; do
+	jq -c '.run.main_metric = (if .bench == "read_vs_readv" then "readv_ns"
+		elif .bench == "uring_randread" then "iops" else "ops" end)
+		| .metrics |= map(if .name == "readv_ns" then .value = 0 | .samples = [0] else . end)' \
+		"$s.jsonl" > "$tmp/zero-$s.jsonl"
+done
+zero_re='read_vs_readv\.readv_ns \(.*\): the verdict metric: not tested: the base mean is not above 0'
+refused compare_verdict.both_zero.verdict_refused "$zero_re" \
+	"$tmp/zero-base.jsonl" "$tmp/zero-new-5pct.jsonl" --format verdict
+refused compare_verdict.both_zero.ci_refused "$zero_re" \
+	"$tmp/zero-base.jsonl" "$tmp/zero-new-5pct.jsonl" --format ci --target-ci 5
+refused compare_verdict.both_zero.fail_on_regression_refused \
+	'read_vs_readv\.readv_ns \(.*\): not tested: .*--fail-on-regression cannot rule out' \
+	"$tmp/zero-base.jsonl" "$tmp/zero-new-5pct.jsonl" --fail-on-regression
+"$iopath" compare "$tmp/zero-base.jsonl" "$tmp/zero-new-5pct.jsonl" --format json > "$tmp/zero.json" 2> "$tmp/err"
+check_cmd compare_verdict.both_zero.json_not_tested \
+	bash -c 'jq -e "$1" "$2" > /dev/null' _ '[.comparisons[0].groups[].metrics[] | select(.name == "readv_ns")][0]
+		| .verdict == "not tested" and (.why_not_tested | test("base mean")) and .change == null' \
+	"$tmp/zero.json"
+"$iopath" compare "$tmp/zero-base.jsonl" "$tmp/zero-new-5pct.jsonl" > "$tmp/zero.txt" 2> "$tmp/err"
+check_cmd compare_verdict.both_zero.table_says_not_tested \
+	bash -c 'grep -qE "n/a +read_vs_readv\.readv_ns$" "$1" &&
+		grep -q "not tested: read_vs_readv.readv_ns .*base mean is not above 0" "$1"' _ "$tmp/zero.txt"
+
+# ---- an alpha whose t quantile is infinite ---------------------------------
+for f in verdict text json; do
+	refused "compare_verdict.alpha_1e-300_refused.$f" \
+		'\.(ops|iops|read_ns) \(.*\): the smallest change it could have seen is not a finite number' \
+		base.jsonl new-5pct.jsonl --format "$f" --alpha 1e-300
+done
 
 # ---- what still gives a verdict ------------------------------------------------
 "$iopath" compare base.jsonl new-5pct.jsonl --format verdict > "$tmp/out" 2> "$tmp/err"
