@@ -48,14 +48,13 @@ void iop_cmd_register(struct iop_cmd *cmd)
 
 /*
  * The message names what was given (an argument, a path, a line of a
- * file). One holding a control character is printed through iop_esc(),
- * so it stays one line and reaches the terminal as text; one already
- * escaped where the text came in (it holds none) is printed as it is.
+ * file): printed by iop_esc_line(), so it stays one line and reaches the
+ * terminal as text, and one already escaped where the text came in is
+ * not escaped twice.
  */
 int iop_usage_error(const char *cmd, const char *fmt, ...)
 {
 	char *msg = NULL;
-	bool raw = true;
 	va_list ap;
 	int n;
 
@@ -63,14 +62,10 @@ int iop_usage_error(const char *cmd, const char *fmt, ...)
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "iopath: %s: ", cmd);
-	for (int i = 0; n > 0 && i < n && raw; i++)
-		raw = !iop_is_control(msg, (size_t)i);
 	if (n < 0)
 		fputs("(no memory for the message)", stderr);
-	else if (raw)
-		fputs(msg, stderr);
 	else
-		iop_esc(stderr, msg);
+		iop_esc_line(stderr, msg);
 	fputc('\n', stderr);
 	free(msg);
 	return 2;

@@ -320,7 +320,7 @@ static int cmd_compare(int argc, char **argv)
 	for (; nloaded < npaths; nloaded++) {
 		if (iop_rs_load(&files[nloaded], paths[nloaded], why, sizeof(why)) < 0) {
 			fputs("iopath: compare: ", stderr);
-			iop_esc(stderr, why);
+			iop_esc_line(stderr, why);
 			fputc('\n', stderr);
 			goto out;
 		}
@@ -347,7 +347,7 @@ static int cmd_compare(int argc, char **argv)
 		if (comparison_build(c, o.alpha, why, sizeof(why)) < 0 ||
 		    comparison_verdicts(c, verdicts, fail_on_regression, why, sizeof(why))) {
 			fputs("iopath: compare: ", stderr);
-			iop_esc(stderr, why);
+			iop_esc_line(stderr, why);
 			fputc('\n', stderr);
 			ncmp++;
 			goto out;

@@ -38,7 +38,7 @@
 int iop_mutant_error(const char *why)
 {
 	fputs("iopath: mutant: ", stderr);
-	iop_esc(stderr, why);
+	iop_esc_line(stderr, why);
 	fputc('\n', stderr);
 	return 2;
 }

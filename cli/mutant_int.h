@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* "iopath: mutant: WHY" (escaped) on stderr; returns 2. */
+/* "iopath: mutant: WHY" (iop_esc_line(): escaped once) on stderr; returns 2. */
 int iop_mutant_error(const char *why);
 
 /*

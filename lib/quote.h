@@ -20,14 +20,32 @@
  */
 void iop_shell_quote(FILE *f, const char *s);
 
-/* Whether byte @i of @s starts a control character: C0, DEL, or C1 in UTF-8. */
+/*
+ * Whether byte @i of @s starts what iop_esc() escapes: a control character
+ * (C0, DEL, C1, the line and paragraph separators, the bidirectional
+ * controls such as U+202E), or a byte that is not part of valid UTF-8. A
+ * byte inside a valid sequence is judged where the sequence starts.
+ */
 bool iop_is_control(const char *s, size_t i);
 
+/* Whether @s holds anything iop_is_control() flags. */
+bool iop_needs_esc(const char *s);
+
 /*
- * @s with each control character (iop_is_control()) as \xHH and a
- * backslash as \\, so that what is printed maps back to one string.
+ * @s with each byte of a control character and each byte that is not
+ * valid UTF-8 (iop_is_control()) as \xHH, and a backslash as \\, so that
+ * what is printed maps back to one string.
  */
 void iop_esc(FILE *f, const char *s);
+
+/*
+ * @msg, a line of a message that may hold text escaped before (a reason
+ * from the library, iop_why(); a line of iopath's own stderr): as it is
+ * when nothing in it needs escaping, else as iop_esc() prints it.
+ * Escaping such a line again changes nothing, so a reason handed from the
+ * library to a command to a script is escaped once.
+ */
+void iop_esc_line(FILE *f, const char *msg);
 
 /* iop_esc() into a new string (malloc); NULL without memory. */
 char *iop_esc_dup(const char *s);

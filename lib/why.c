@@ -6,7 +6,6 @@
 #define _GNU_SOURCE
 #endif
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +13,37 @@
 #include "quote.h"
 #include "why.h"
 
+/*
+ * @text into @why of @len bytes; too long, its middle is cut ("...")
+ * at character boundaries: a reason names something (a path of 4096
+ * bytes) and then says what is wrong with it, and the name is what gives.
+ */
+static void fit(char *why, size_t len, const char *text)
+{
+	size_t n = strlen(text), head, tail;
+
+	if (n < len) {
+		memcpy(why, text, n + 1);
+		return;
+	}
+	if (len < 16) {
+		snprintf(why, len, "%s", text + n - (len - 1));
+		return;
+	}
+	head = len / 8;
+	tail = len - 1 - head - 3;
+	while (head && (text[head] & 0xc0) == 0x80)
+		head--;
+	while (tail && (text[n - tail] & 0xc0) == 0x80)
+		tail--;
+	memcpy(why, text, head);
+	memcpy(why + head, "...", 3);
+	memcpy(why + head + 3, text + n - tail, tail + 1);
+}
+
 void iop_why(char *why, size_t len, const char *fmt, ...)
 {
 	char *msg = NULL, *esc = NULL;
-	bool raw = true;
 	va_list ap;
 	int n;
 
@@ -34,13 +60,15 @@ void iop_why(char *why, size_t len, const char *fmt, ...)
 	 * A reason is printed as one line of a one-line error, and often
 	 * names what came from elsewhere (a path, an environment value, a
 	 * line of a file): a control character in it is escaped, never cut
-	 * at or printed raw, so the reason after it is not lost.
+	 * at or printed raw, so the reason after it is not lost. Escaped
+	 * here, it is printed by iop_esc_line(), which leaves it as it is.
 	 */
-	for (int i = 0; i < n && raw; i++)
-		raw = !iop_is_control(msg, (size_t)i);
-	if (!raw)
+	if (iop_needs_esc(msg))
 		esc = iop_esc_dup(msg);
-	snprintf(why, len, "%s", esc ? esc : raw ? msg : "(no memory for the reason)");
+	if (iop_needs_esc(msg) && !esc)
+		snprintf(why, len, "(no memory for the reason)");
+	else
+		fit(why, len, esc ? esc : msg);
 	free(esc);
 	free(msg);
 }

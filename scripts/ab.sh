@@ -181,7 +181,7 @@ fi
 [ -x "$iopath" ] || fail "no $(esc "$iopath") (run make)"
 # The guest runs this same binary: what it refuses, the guest would.
 err=$("$iopath" bench --dry-run --quiet --out - "${bench_args[@]}" 2>&1 >/dev/null) ||
-	usage_error "the benchmark: $(esc "$(head -n 1 <<< "$err" | sed 's/^iopath: bench: //')")"
+	usage_error "the benchmark: $(esc_line "$(head -n 1 <<< "$err" | sed 's/^iopath: bench: //')")"
 for t in sha256sum flock setsid; do
 	command -v "$t" >/dev/null || fail "$t not found; run 'scripts/deps.sh base'"
 done
@@ -333,8 +333,8 @@ resolve() {
 	path=$("$vm" --kernel "$k" --build "$build" --fetch-only 2>> "$state/$side.fetch.err")
 	case $? in
 	0) ;;
-	2) usage_error "--$(tr 'AB' 'ab' <<< "$side"): $(esc "$(tail -n 1 "$state/$side.fetch.err" | sed 's/^iopath: vm: //')")" ;;
-	*) fail "$side: cannot get the kernel: $(esc "$(tail -n 1 "$state/$side.fetch.err")")" ;;
+	2) usage_error "--$(tr 'AB' 'ab' <<< "$side"): $(esc_line "$(tail -n 1 "$state/$side.fetch.err" | sed 's/^iopath: vm: //')")" ;;
+	*) fail "$side: cannot get the kernel: $(esc_line "$(tail -n 1 "$state/$side.fetch.err")")" ;;
 	esac
 	[ -f "$path" ] || fail "$side: the VM named no kernel image"
 	img[$side]=$path
@@ -387,12 +387,12 @@ finish_boot() {
 	unset "guest_pid[$side.$n]"
 	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$side" "$rc" "$((SECONDS - guest_t0[$side.$n]))" "${seed[$n]}" >> "$out/boots.tsv"
 	if [ "$rc" != 0 ] || [ ! -s "$base.jsonl" ]; then
-		fail "boot $n of $side failed (exit $rc): $(esc "$(grep -v -e '^  ' -e 'last kernel console lines:$' "$base.err" |
+		fail "boot $n of $side failed (exit $rc): $(esc_line "$(grep -v -e '^  ' -e 'last kernel console lines:$' "$base.err" |
 			tail -n 1 | cut -c1-300)")"
 	fi
 	err=$("$iopath" records check --image-sha256 "${sha[$side]}" --domain "$domain" \
 		"${seen[@]}" -- "$base.jsonl" 2>&1 >/dev/null) ||
-		fail "boot $n of $side: $(esc "$(head -n 1 <<< "$err" | sed 's/^iopath: records: //' | cut -c1-300)")"
+		fail "boot $n of $side: $(esc_line "$(head -n 1 <<< "$err" | sed 's/^iopath: records: //' | cut -c1-300)")"
 	seen+=(--seen "$base.jsonl")
 }
 
@@ -445,7 +445,7 @@ while [ "$pairs" -lt "$boots" ]; do
 		collect "$pairs"
 		line=$("$iopath" compare "$out/A.jsonl" "$out/B.jsonl" --format ci --target-ci "$target_ci" \
 			2> "$out/logs/compare-ci.err") ||
-			fail "iopath compare --format ci failed: $(esc "$(head -n 1 "$out/logs/compare-ci.err")")"
+			fail "iopath compare --format ci failed: $(esc_line "$(head -n 1 "$out/logs/compare-ci.err")")"
 		[[ $line =~ ^#\ IOPATH-CI:\ reached=(yes|no)\ halfwidth=([^ ]+) ]] ||
 			fail "iopath compare --format ci: no IOPATH-CI line"
 		if [ "${BASH_REMATCH[1]}" = yes ]; then
@@ -467,7 +467,7 @@ phase "boots ($pairs pairs)"
 "$iopath" compare "$out/A.jsonl" "$out/B.jsonl" --json "$out/compare.json" --verdict "$out/verdict.txt" \
 	> "$out/report.txt" 2> "$out/logs/compare.err"
 rc=$?
-[ "$rc" = 0 ] || fail "iopath compare failed (exit $rc): $(esc "$(head -n 1 "$out/logs/compare.err")")"
+[ "$rc" = 0 ] || fail "iopath compare failed (exit $rc): $(esc_line "$(head -n 1 "$out/logs/compare.err")")"
 cat "$out/report.txt"
 [ -s "$out/verdict.txt" ] || fail "the comparison has no metric in common between A and B"
 # Each line a verdict, with the figures it rests on: compare refuses a

@@ -17,8 +17,9 @@ fail() {
 	exit 1
 }
 
-# esc TEXT: TEXT with each control character (C0, DEL, C1 in UTF-8) as
-# \xHH and a backslash as \\, printed by iopath esc: iop_esc() of
+# esc TEXT: TEXT with each control character (C0, DEL, C1, the line
+# separators and the bidirectional controls) and each byte that is not
+# UTF-8 as \xHH and a backslash as \\, printed by iopath esc: iop_esc() of
 # lib/quote.c, the one escaper for the terminal. A name or value from the
 # command line or a file, put in a message, can neither forge a line nor
 # reach the terminal raw. Without an iopath binary (not built yet) every
@@ -28,6 +29,22 @@ esc() {
 	local bin s
 	bin=$(iopath_bin)
 	if [ -x "$bin" ] && s=$("$bin" esc -- "$1"); then
+		printf '%s' "$s"
+	else
+		local LC_ALL=C
+		printf '%s' "${1//[!\ -~]/?}"
+	fi
+}
+
+# esc_line LINE: LINE, a line of a message that may be escaped already (of
+# iopath's own stderr, which escaped what it names), as iopath esc --line
+# prints it: as it is unless something in it needs escaping, so that a
+# name in it is escaped once, not twice (a\\x0ab). Without an iopath
+# binary, the mask of esc().
+esc_line() {
+	local bin s
+	bin=$(iopath_bin)
+	if [ -x "$bin" ] && s=$("$bin" esc --line -- "$1"); then
 		printf '%s' "$s"
 	else
 		local LC_ALL=C
