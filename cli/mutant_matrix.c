@@ -4,7 +4,9 @@
  * scripts/mutate.sh keeps in WORK/state (NAME.result, pristine.build_s,
  * pristine.runs, pristine.ok) and the mutants' headers, written as
  * WORK/matrix.md and WORK/matrix.json (jansson) through lib/outfile.c.
- * Prints "KILLED NON_EQUIVALENT" on stdout.
+ * Every string from elsewhere (headers, details, --ksrc)
+ * is in both as iop_esc() gives it. Prints "KILLED NON_EQUIVALENT" on
+ * stdout.
  *
  * The state is read as input, not trusted: regular files only, bounded
  * lines, a class of the known ones, counts that are counts. Anything else
@@ -212,6 +214,22 @@ static int write_out(const char *path, const char *text, size_t n, char *why, si
 	return ret;
 }
 
+/*
+ * A string of the matrix in matrix.json: the text matrix.md shows, as
+ * iop_esc() gives it. A header, a result's detail or --ksrc may hold a
+ * control character or bytes that are not UTF-8 (which jansson refuses:
+ * NULL, and the mutant was lost from the list while counted); escaped
+ * once, by the one escaper, both files say the same.
+ */
+static json_t *jtext(const char *s)
+{
+	char *e = iop_esc_dup(s ? s : "");
+	json_t *j = e ? json_string(e) : NULL;
+
+	free(e);
+	return j;
+}
+
 /* A table cell: '|' as '\|', control characters escaped (the table is printed). */
 static void md_cell(FILE *f, const char *s)
 {
@@ -255,16 +273,20 @@ static int add_mutant(struct matrix *mx, const char *name, char *why, size_t len
 	ret = read_result(path, &r, why, len);
 	if (ret < 0)
 		goto free_mutant;
+	/* 1: not run, r all NULL */
 	fprintf(mx->md, "|");
 	md_cell(mx->md, name);
 	md_cell(mx->md, func);
-	o = json_pack("{s:s, s:s}", "name", name, "function", func);
-	if (ret == 1) {
+	ret = -ENOMEM;
+	o = json_object();
+	if (!o || json_object_set_new(o, "name", jtext(name)) ||
+	    json_object_set_new(o, "function", jtext(func)))
+		goto free_result;
+	if (!r.class) {
 		fputs(" not run | | | | |\n", mx->md);
-		json_object_set_new(o, "class", json_string("not run"));
-		json_array_append_new(mx->list, o);
-		ret = 0;
-		goto free_mutant;
+		if (json_object_set_new(o, "class", json_string("not run")))
+			goto free_result;
+		goto append;
 	}
 	if (!strcmp(r.class, "killed") || !strcmp(r.class, "crash"))
 		mx->killed++;
@@ -277,17 +299,23 @@ static int add_mutant(struct matrix *mx, const char *name, char *why, size_t len
 	md_cell(mx->md, r.detail);
 	fputc('\n', mx->md);
 	killers = json_array();
+	if (json_object_set_new(o, "killed_by", killers))
+		goto free_result;
 	for (char *save, *t = strtok_r(r.killers, " ", &save); t;
 	     t = strtok_r(NULL, " ", &save))
-		json_array_append_new(killers, json_string(t));
-	json_object_set_new(o, "class", json_string(r.class));
-	json_object_set_new(o, "killed_by", killers);
-	json_object_set_new(o, "build_s", json_integer(strtoll(r.build_s, NULL, 10)));
-	json_object_set_new(o, "run_s", json_integer(strtoll(r.run_s, NULL, 10)));
-	json_object_set_new(o, "detail", json_string(r.detail));
-	json_array_append_new(mx->list, o);
+		if (json_array_append_new(killers, jtext(t)))
+			goto free_result;
+	if (json_object_set_new(o, "class", jtext(r.class)) ||
+	    json_object_set_new(o, "build_s", json_integer(strtoll(r.build_s, NULL, 10))) ||
+	    json_object_set_new(o, "run_s", json_integer(strtoll(r.run_s, NULL, 10))) ||
+	    json_object_set_new(o, "detail", jtext(r.detail)))
+		goto free_result;
+append:
+	ret = json_array_append_new(mx->list, o) ? -ENOMEM : 0;
+	o = NULL;
+free_result:
+	json_decref(o);
 	result_free(&r);
-	ret = 0;
 free_mutant:
 	iop_mutant_free(&m);
 	return ret;
@@ -320,9 +348,10 @@ static int add_pristine(struct matrix *mx, char *why, size_t len)
 		snprintf(why, len, "%s: not a count of seconds", path);
 		return -EINVAL;
 	}
-	json_object_set_new(mx->json, "pristine",
-			    json_pack("{s:o, s:i, s:i, s:i}", "build_s", b, "runs", (int)runs,
-				      "clean_runs", (int)clean, "tests_passing", (int)ok));
+	if (json_object_set_new(mx->json, "pristine",
+				json_pack("{s:o, s:i, s:i, s:i}", "build_s", b, "runs", (int)runs,
+					  "clean_runs", (int)clean, "tests_passing", (int)ok)))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -335,9 +364,9 @@ static int write_matrix(struct matrix *mx, char *why, size_t len)
 	mx->md = open_memstream(&md, &mdlen);
 	mx->json = json_object();
 	mx->list = json_array();
-	if (!mx->md || !mx->json || !mx->list)
+	if (!mx->md || !mx->json || !mx->list ||
+	    json_object_set_new(mx->json, "kernel_source", jtext(mx->ksrc)))
 		goto out;
-	json_object_set_new(mx->json, "kernel_source", json_string(mx->ksrc));
 	ret = add_pristine(mx, why, len);
 	if (ret)
 		goto out;
@@ -348,11 +377,11 @@ static int write_matrix(struct matrix *mx, char *why, size_t len)
 		if (ret)
 			goto out;
 	}
-	json_object_set_new(mx->json, "mutants", mx->list);
-	mx->list = NULL;
-	json_object_set_new(mx->json, "killed", json_integer(mx->killed));
-	json_object_set_new(mx->json, "non_equivalent", json_integer(mx->non_equivalent));
 	ret = -ENOMEM;
+	if (json_object_set_new(mx->json, "mutants", json_incref(mx->list)) ||
+	    json_object_set_new(mx->json, "killed", json_integer(mx->killed)) ||
+	    json_object_set_new(mx->json, "non_equivalent", json_integer(mx->non_equivalent)))
+		goto out;
 	js = json_dumps(mx->json, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (fclose(mx->md) || !js) {
 		mx->md = NULL;

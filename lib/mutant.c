@@ -132,7 +132,7 @@ static int header_line(struct iop_mutant *m, const char *path, unsigned int line
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (iop_is_control(line, i)) {
-			iop_why(why, len, "%s:%u: a control character (byte 0x%02x) in the header",
+			iop_why(why, len, "%s:%u: a control character or a byte that is not UTF-8 (0x%02x) in the header",
 				path, lineno, (unsigned char)line[i]);
 			return -EINVAL;
 		}

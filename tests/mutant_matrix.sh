@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath mutant matrix on hostile state, without a kernel. Bugs caught:
+#  - a result's detail= or --ksrc holding bytes that are not UTF-8:
+#    jansson returned NULL, the code ignored it, and matrix.json said
+#    "killed":2 while listing one mutant (the other lost), matrix.md
+#    printed the raw bytes; a header with such bytes went the same way.
+#    Now every string is in both files as iop_esc() gives it, and a
+#    header that is not UTF-8 is refused with one line;
+#
+# usage: tests/mutant_matrix.sh BUILD_DIR     (prints TAP)
+set -u
+
+build=${1:?usage: mutant_matrix.sh BUILD_DIR}
+iopath=$build/iopath
+lib=$(cd "$(dirname "$0")/lib" && pwd)
+tmp=$(mktemp -d /tmp/iopath-mutant-matrix.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# shellcheck source=tests/lib/tap.sh
+. "$lib/tap.sh"
+
+# mutant DIR NAME FUNCTION: a mutant patch with the header iopath mutate needs
+mutant() {
+	printf '# Mutant: %s\n# Function: %s\n# Tests: a_test\n# Bug: planted\n--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-a\n+b\n' \
+		"$2" "$3" > "$1/$2.patch"
+}
+# result WORK NAME CLASS DETAIL: a state file as mutate.sh's record() writes it
+result() {
+	printf 'class=%s\nbuild_s=3\nrun_s=7\ndetail=%s\nkillers=a.x.two\n' "$3" "$4" > "$1/state/$2.result"
+}
+# setup NAME: $tmp/NAME with mutants 01-a (killed) and 02-b (crash)
+setup() {
+	w=$tmp/$1
+	mkdir -p "$w/mutants" "$w/state"
+	mutant "$w/mutants" 01-a 'f()'
+	mutant "$w/mutants" 02-b 'g()'
+	result "$w" 01-a killed 'a_test.c:10:two:Expected 4096'
+	result "$w" 02-b crash 'Oops: int3'
+}
+matrix() { # matrix NAME ARGS...: iopath mutant matrix on $tmp/NAME
+	local name=$1
+	shift
+	"$iopath" mutant matrix --work "$tmp/$name" --mutants "$tmp/$name/mutants" "$@" 01-a 02-b \
+		> "$tmp/$name.out" 2> "$tmp/$name.err"
+	rc=$?
+}
+
+# ---- bytes that are not UTF-8 -------------------------------------------------
+setup detail
+result "$w" 02-b crash $'Oops: \xff\xfe int3 \e[2J'
+matrix detail --ksrc $'/src/\xff'
+check_cmd mutant_matrix.not_utf8.json_lists_every_mutant_counted \
+	bash -c 'jq -e "$1" "$2" > /dev/null' _ '.killed == 2 and (.mutants | length) == 2 and
+		.mutants[1].detail == "Oops: \\xff\\xfe int3 \\x1b[2J" and .kernel_source == "/src/\\xff"' \
+	"$tmp/detail/matrix.json"
+check_cmd mutant_matrix.not_utf8.md_escaped_as_json \
+	bash -c '[ "$1" = 0 ] && grep -qF "| Oops: \xff\xfe int3 \x1b[2J |" "$2" && ! LC_ALL=C grep -q "[^ -~]" "$2"' \
+	_ "$rc" "$tmp/detail/matrix.md"
+
+setup header
+mutant "$w/mutants" 02-b $'g\xff()'
+matrix header
+check_cmd mutant_matrix.not_utf8.header_refused_one_line \
+	bash -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] &&
+		grep -q "02-b.patch:2: a control character or a byte that is not UTF-8 (0xff) in the header" "$2" &&
+		[ ! -e "$3/matrix.md" ] && [ ! -e "$3/matrix.json" ]' _ "$rc" "$tmp/header.err" "$w"
+
+setup good
+matrix good
+check_cmd mutant_matrix.both_written \
+	bash -c '[ "$1" = 0 ] && [ "$(cat "$2")" = "2 2" ] && [ "$(grep -c "^| 0" "$3/matrix.md")" = 2 ] &&
+		jq -e ".killed == 2 and (.mutants | length) == 2" "$3/matrix.json" > /dev/null' \
+	_ "$rc" "$tmp/good.out" "$w"
+
+finish_tap
