@@ -3,10 +3,10 @@
  * iopath mutant matrix: the kill matrix of iopath mutate, from the state
  * scripts/mutate.sh keeps in WORK/state (NAME.result, pristine.build_s,
  * pristine.runs, pristine.ok) and the mutants' headers, written as
- * WORK/matrix.md and WORK/matrix.json (jansson) through lib/outfile.c.
- * Every string from elsewhere (headers, details, --ksrc)
- * is in both as iop_esc() gives it. Prints "KILLED NON_EQUIVALENT" on
- * stdout.
+ * WORK/matrix.md and WORK/matrix.json (jansson) through lib/outfile.c,
+ * both or neither. Every string from elsewhere (headers, details,
+ * --ksrc) is in both as iop_esc() gives it. Prints "KILLED
+ * NON_EQUIVALENT" on stdout.
  *
  * The state is read as input, not trusted: regular files only, bounded
  * lines, a class of the known ones, counts that are counts. Anything else
@@ -179,14 +179,17 @@ static int count_lines(const char *path, unsigned int *lines, unsigned int *clea
 	return n == -ENODATA ? 0 : (int)n;
 }
 
-/* @text into @path by a new file renamed into place (lib/outfile.c). */
-static int write_out(const char *path, const char *text, size_t n, char *why, size_t len)
+/*
+ * @text into a new temporary file beside @path (lib/outfile.c), its name
+ * in @tmp: renamed into place with its partner by iop_tmp_commit_set().
+ */
+static int stage(const char *path, const char *text, size_t n, char *tmp, size_t tlen,
+		 char *why, size_t len)
 {
-	char tmp[PATH_MAX];
 	size_t off = 0;
 	int fd, ret = 0;
 
-	fd = iop_tmp_create(path, iop_out_mode(path), tmp, sizeof(tmp));
+	fd = iop_tmp_create(path, iop_out_mode(path), tmp, tlen);
 	if (fd < 0) {
 		snprintf(why, len, "%s: %s", path, strerror(-fd));
 		return fd;
@@ -204,13 +207,7 @@ static int write_out(const char *path, const char *text, size_t n, char *why, si
 	if (ret) {
 		iop_tmp_discard(tmp);
 		snprintf(why, len, "%s: %s", path, strerror(-ret));
-		return ret;
 	}
-	ret = iop_tmp_commit(tmp, path);
-	if (ret)
-		snprintf(why, len, "%s: %s", path, ret == -ELOOP ?
-			 "is a symbolic link (refused: it would be replaced, not followed)" :
-			 strerror(-ret));
 	return ret;
 }
 
@@ -355,12 +352,64 @@ static int add_pristine(struct matrix *mx, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * matrix.md and matrix.json: they belong together, so both are staged as
+ * temporary files and renamed only when both are complete, and neither
+ * when one cannot be (iop_tmp_commit_set()); a matrix.json that is a
+ * directory left a new matrix.md beside the old JSON.
+ */
+static int write_pair(struct matrix *mx, const char *md, size_t mdlen, const char *js,
+		      size_t jslen, char *why, size_t len)
+{
+	char path[2][PATH_MAX], tmp[2][PATH_MAX];
+	const char *finals[2] = { path[0], path[1] }, *tmps[2] = { tmp[0], tmp[1] };
+	size_t failed;
+	int ret;
+
+	snprintf(path[0], sizeof(path[0]), "%s/matrix.md", mx->work);
+	snprintf(path[1], sizeof(path[1]), "%s/matrix.json", mx->work);
+	ret = stage(path[0], md, mdlen, tmp[0], sizeof(tmp[0]), why, len);
+	if (ret)
+		return ret;
+	ret = stage(path[1], js, jslen, tmp[1], sizeof(tmp[1]), why, len);
+	if (ret) {
+		iop_tmp_discard(tmp[0]);
+		return ret;
+	}
+	ret = iop_tmp_commit_set(tmps, finals, 2, &failed);
+	if (ret)
+		snprintf(why, len, "%s: %s (neither file written)", path[failed],
+			 ret == -ELOOP ? "is a symbolic link (refused: it would be replaced, not followed)" :
+			 strerror(-ret));
+	return ret;
+}
+
+/* Both outputs may be written: found before any state is read. */
+static int check_outputs(const char *work, char *why, size_t len)
+{
+	static const char *const names[] = { "matrix.md", "matrix.json" };
+	char path[PATH_MAX];
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", work, names[i]);
+		ret = iop_out_check(path, why, len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int write_matrix(struct matrix *mx, char *why, size_t len)
 {
-	char path[PATH_MAX], *md = NULL, *js = NULL, *line;
+	char *md = NULL, *js = NULL, *line;
 	size_t mdlen = 0, jslen;
-	int ret = -ENOMEM;
+	int ret;
 
+	ret = check_outputs(mx->work, why, len);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
 	mx->md = open_memstream(&md, &mdlen);
 	mx->json = json_object();
 	mx->list = json_array();
@@ -388,21 +437,14 @@ static int write_matrix(struct matrix *mx, char *why, size_t len)
 		goto out;
 	}
 	mx->md = NULL;
-	snprintf(path, sizeof(path), "%s/matrix.md", mx->work);
-	ret = write_out(path, md, mdlen, why, len);
-	if (ret)
-		goto out;
-	snprintf(path, sizeof(path), "%s/matrix.json", mx->work);
 	/* json_dumps() allocates just the string: one byte more for the newline. */
 	jslen = strlen(js);
 	line = realloc(js, jslen + 2);
-	if (!line) {
-		ret = -ENOMEM;
+	if (!line)
 		goto out;
-	}
 	js = line;
 	memcpy(js + jslen, "\n", 2);
-	ret = write_out(path, js, jslen + 1, why, len);
+	ret = write_pair(mx, md, mdlen, js, jslen + 1, why, len);
 out:
 	if (ret == -ENOMEM && !why[0])
 		snprintf(why, len, "%s", strerror(ENOMEM));

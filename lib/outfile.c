@@ -409,3 +409,36 @@ int iop_out_publish(int src_fd, const char *final, mode_t mode)
 	iop_tmp_discard(tmp);
 	return ret;
 }
+
+int iop_tmp_commit_set(const char *const *tmp, const char *const *final, size_t n,
+		       size_t *failed)
+{
+	struct stat st;
+	size_t k, j;
+	int ret = 0;
+
+	/* As iop_tmp_commit() would refuse each, before any is renamed. */
+	for (k = 0; k < n && !ret; k++)
+		if (!lstat(final[k], &st) && !S_ISREG(st.st_mode))
+			ret = S_ISLNK(st.st_mode) ? -ELOOP : S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if (ret) {
+		*failed = k - 1;
+		for (j = 0; j < n; j++)
+			iop_tmp_discard(tmp[j]);
+		return ret;
+	}
+	for (k = 0; k < n; k++) {
+		ret = iop_tmp_commit(tmp[k], final[k]);	/* tmp[k] gone either way */
+		if (ret)
+			break;
+	}
+	if (!ret)
+		return 0;
+	/* The name changed since the check: the ones renamed go, no mixed set stays. */
+	*failed = k;
+	for (j = 0; j < k; j++)
+		unlink(final[j]);
+	for (j = k + 1; j < n; j++)
+		iop_tmp_discard(tmp[j]);
+	return ret;
+}

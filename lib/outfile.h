@@ -90,4 +90,15 @@ int iop_out_unique(const char *dir, const char *prefix, const char *suffix, cons
  */
 int iop_out_publish(int src_fd, const char *final, mode_t mode);
 
+/*
+ * iop_tmp_commit() of @n files that belong together (a table and its
+ * JSON): every @final is checked first as iop_tmp_commit() checks it, and
+ * none is renamed unless all can be; a rename that fails after that (the
+ * name changed in between) removes the ones renamed before it, so that no
+ * mixed set is left. Every @tmp is gone on return. 0, or -errno with the
+ * index of the final name that failed in *@failed.
+ */
+int iop_tmp_commit_set(const char *const *tmp, const char *const *final, size_t n,
+		       size_t *failed);
+
 #endif

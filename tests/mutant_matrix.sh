@@ -8,6 +8,8 @@
 #    printed the raw bytes; a header with such bytes went the same way.
 #    Now every string is in both files as iop_esc() gives it, and a
 #    header that is not UTF-8 is refused with one line;
+#  - work/matrix.json a directory: matrix.md was written, then exit 2 on
+#    matrix.json, an inconsistent pair. Now neither is written.
 #
 # usage: tests/mutant_matrix.sh BUILD_DIR     (prints TAP)
 set -u
@@ -67,6 +69,20 @@ check_cmd mutant_matrix.not_utf8.header_refused_one_line \
 		grep -q "02-b.patch:2: a control character or a byte that is not UTF-8 (0xff) in the header" "$2" &&
 		[ ! -e "$3/matrix.md" ] && [ ! -e "$3/matrix.json" ]' _ "$rc" "$tmp/header.err" "$w"
 
+# ---- the two outputs together or not at all -----------------------------------
+setup jsondir
+mkdir "$w/matrix.json"
+matrix jsondir
+check_cmd mutant_matrix.json_a_directory_writes_neither \
+	bash -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "matrix.json: is a directory" "$2" &&
+		[ ! -e "$3/matrix.md" ] && [ -z "$(find "$3" -maxdepth 1 -name "*.tmp.*")" ]' \
+	_ "$rc" "$tmp/jsondir.err" "$w"
+setup mddir
+mkdir "$w/matrix.md"
+matrix mddir
+check_cmd mutant_matrix.md_a_directory_writes_neither \
+	bash -c '[ "$1" = 2 ] && grep -q "matrix.md: is a directory" "$2" && [ ! -e "$3/matrix.json" ]' \
+	_ "$rc" "$tmp/mddir.err" "$w"
 setup good
 matrix good
 check_cmd mutant_matrix.both_written \
