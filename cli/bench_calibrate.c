@@ -200,8 +200,10 @@ static int run_once(const struct calib *c, int e, json_t *pairing, struct side *
 		if (json_integer_value(workers) > 0)
 			s->workers = (int)json_integer_value(workers);
 		s->inject_measured = json_number_value(json_object_get(inj, "measured_ns"));
-		if (s->recs)
-			json_array_append(s->recs, rec);
+		if (s->recs && json_array_append(s->recs, rec) && !ret) {
+			snprintf(c->why, c->len, "%s", strerror(ENOMEM));
+			ret = -ENOMEM;
+		}
 	}
 	json_decref(recs);
 	if (c->o->runs == 1) {

@@ -194,12 +194,17 @@ int vs_fio_after_rep(struct iop_run *r, int rep, const struct iop_rep *res, json
 		fp->fio_cpu[fp->n] = fio_cpu;
 		fp->n++;
 	}
-	json_object_set_new(json_object_get(rec, "run"), "vs_fio",
-			    json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "phase",
-				      r->nphases > 1 ? r->phase_names[fj.phase] : "main",
-				      "iopath_ops", ours, "fio_ops", fio, "ratio", ours / fio,
-				      "iopath_cpu_ns_per_op", ours_cpu,
-				      "fio_cpu_ns_per_op", fio_cpu));
+	/* json_real() takes no NaN: a figure that is none is no comparison to keep */
+	if (json_object_set_new(json_object_get(rec, "run"), "vs_fio",
+				json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "phase",
+					  r->nphases > 1 ? r->phase_names[fj.phase] : "main",
+					  "iopath_ops", ours, "fio_ops", fio, "ratio", ours / fio,
+					  "iopath_cpu_ns_per_op", ours_cpu,
+					  "fio_cpu_ns_per_op", fio_cpu))) {
+		snprintf(why, len, "%s: pair %d: the comparison with fio cannot be recorded (a figure that is not a finite number)",
+			 r->bench->name, rep + 1);
+		return -EINVAL;
+	}
 	fprintf(stderr,
 		"iopath: bench %s: pair %d: iopath %.0f ops/s, fio %.0f ops/s, ratio %.3f; CPU per op iopath %.0f ns, fio %.0f ns\n",
 		r->bench->name, rep + 1, ours, fio, ours / fio, ours_cpu, fio_cpu);

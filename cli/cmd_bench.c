@@ -241,11 +241,14 @@ static int write_records(struct ctx *c, json_t *recs)
 	if (!n)
 		return 0;
 	if (c->json) {
+		bool bad = false;
+
 		for (size_t i = 0; i < n; i++) {
-			json_dumpf(json_array_get(recs, i), stdout, JSON_COMPACT);
+			bad |= json_dumpf(json_array_get(recs, i), stdout, JSON_COMPACT) != 0;
 			fputc('\n', stdout);
 		}
-		fflush(stdout);
+		if (fflush(stdout) || bad)
+			return -EIO;
 	}
 	if (!c->out[0])
 		return 0;
@@ -420,8 +423,13 @@ static int calib_side(void *arg, char **kv, int nkv, json_t *pairing, json_t *re
 		size_t i;
 		json_t *rec;
 
-		json_array_foreach(recs, i, rec)
-			json_object_set(json_object_get(rec, "run"), "pairing", pairing);
+		json_array_foreach(recs, i, rec) {
+			if (json_object_set(json_object_get(rec, "run"), "pairing", pairing) &&
+			    !ret) {
+				snprintf(why, len, "%s", strerror(ENOMEM));
+				ret = -ENOMEM;
+			}
+		}
 	}
 	if (write_records(a->c, recs) && !ret) {
 		snprintf(why, len, "writing %s failed", a->c->out);

@@ -136,12 +136,17 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regre
 /* The JSON of @n comparisons to @out; -1 when it cannot be encoded. */
 static int print_json(FILE *out, struct comparison *cmps, size_t n, const struct opts *o)
 {
-	json_t *arr = json_array(), *doc;
+	json_t *arr = json_array(), *doc = NULL;
 	char *text = NULL;
+	bool bad = !arr;
 
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, comparison_json(&cmps[i]));
-	doc = json_pack("{s:i, s:f, s:o}", "schema", 1, "alpha", o->alpha, "comparisons", arr);
+	for (size_t i = 0; !bad && i < n; i++)
+		bad = json_array_append_new(arr, comparison_json(&cmps[i]));
+	if (bad)
+		json_decref(arr);
+	else
+		doc = json_pack("{s:i, s:f, s:o}", "schema", 1, "alpha", o->alpha, "comparisons",
+				arr);
 	/* ASCII: a control character of a record's (C1 included) is a \u escape */
 	if (doc)
 		text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);

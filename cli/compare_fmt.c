@@ -457,78 +457,93 @@ static json_t *jnum(double v)
 
 static json_t *side_json(const struct side_stats *s)
 {
-	json_t *o = json_pack("{s:I, s:o, s:o, s:s, s:I}", "n", (json_int_t)s->n,
-			      "mean", jnum(s->mean), "rsd", jnum(s->rsd),
-			      "unit", s->by_boot ? "boots" : s->by_run ? "runs" : "repetitions",
-			      "boots", (json_int_t)s->boots);
-
-	if (o)
-		json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
-	return o;
+	return json_pack("{s:I, s:o, s:o, s:s, s:I, s:I}", "n", (json_int_t)s->n,
+			 "mean", jnum(s->mean), "rsd", jnum(s->rsd),
+			 "unit", s->by_boot ? "boots" : s->by_run ? "runs" : "repetitions",
+			 "boots", (json_int_t)s->boots, "runs", (json_int_t)s->runs);
 }
 
 static json_t *medians_json(const struct metric_cmp *m, int s)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; a && i < m->nboot[s]; i++)
-		json_array_append_new(a, jnum(m->boot_med[s][i]));
+	for (size_t i = 0; a && i < m->nboot[s]; i++) {
+		if (json_array_append_new(a, jnum(m->boot_med[s][i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
 	return a;
 }
 
+/* One metric's object; NULL when it cannot be made. */
+static json_t *metric_json(const struct metric_cmp *m)
+{
+	json_t *o = json_pack("{s:s, s:s?, s:s, s:s, s:o, s:o, s:o, s:[o, o], s:o, s:o, s:o, s:s, s:o, s:b, s:s}",
+			      "name", m->name, "unit", m->unit,
+			      "better", m->higher ? "higher" : "lower",
+			      "mean", m->rate ? "harmonic" : "arithmetic",
+			      "base", side_json(&m->s[0]), "new", side_json(&m->s[1]),
+			      "change", jnum(m->change), "ci", jnum(m->ci_lo), jnum(m->ci_hi),
+			      "t", jnum(m->t), "df", jnum(m->df), "p", jnum(m->p),
+			      "verdict", verdict_json[m->v], "mde", jnum(m->mde),
+			      "paired", m->paired,
+			      "pairing", m->by_seed ? "seed" : m->paired ? "round" : "none");
+
+	if (o && m->boot_med[0] && m->boot_med[1] &&
+	    json_object_set_new(o, "boot_medians",
+				json_pack("{s:o, s:o}", "base", medians_json(m, 0),
+					  "new", medians_json(m, 1))))
+		goto fail;
+	if (o && m->why && json_object_set_new(o, "why_not_tested", json_string(m->why)))
+		goto fail;
+	return o;
+fail:
+	json_decref(o);
+	return NULL;
+}
+
+/*
+ * The JSON of @c; NULL when a part of it cannot be made (a path that is
+ * not UTF-8, no memory): never a document with a part left out.
+ */
 json_t *comparison_json(struct comparison *c)
 {
-	json_t *groups = json_array(), *notes = json_array(), *cmp;
+	json_t *groups = json_array(), *notes = json_array();
+	bool bad = !groups || !notes;
 
-	for (size_t i = 0; i < c->notes.n; i++)
-		json_array_append_new(notes, json_string(c->notes.v[i]));
-	for (size_t i = 0; i < c->ngc; i++) {
+	for (size_t i = 0; !bad && i < c->notes.n; i++)
+		bad = json_array_append_new(notes, json_string(c->notes.v[i]));
+	for (size_t i = 0; !bad && i < c->ngc; i++) {
 		struct group_cmp *gc = &c->gc[i];
 		json_t *metrics = json_array();
 
-		for (size_t j = 0; j < gc->nm; j++) {
-			struct metric_cmp *m = &gc->m[j];
-			json_t *o = json_pack("{s:s, s:s?, s:s, s:s, s:o, s:o, s:o, s:[o, o], s:o, s:o, s:o, s:s}",
-					      "name", m->name, "unit", m->unit,
-					      "better", m->higher ? "higher" : "lower",
-					      "mean", m->rate ? "harmonic" : "arithmetic",
-					      "base", side_json(&m->s[0]), "new",
-					      side_json(&m->s[1]), "change", jnum(m->change),
-					      "ci", jnum(m->ci_lo), jnum(m->ci_hi),
-					      "t", jnum(m->t), "df", jnum(m->df), "p", jnum(m->p),
-					      "verdict", verdict_json[m->v]);
-
-			if (o) {
-				json_object_set_new(o, "mde", jnum(m->mde));
-				json_object_set_new(o, "paired", json_boolean(m->paired));
-				json_object_set_new(o, "pairing",
-						    json_string(m->by_seed ? "seed" :
-								m->paired ? "round" : "none"));
-				if (m->boot_med[0] && m->boot_med[1])
-					json_object_set_new(o, "boot_medians",
-							    json_pack("{s:o, s:o}",
-								      "base", medians_json(m, 0),
-								      "new", medians_json(m, 1)));
-			}
-			if (o && m->why)
-				json_object_set_new(o, "why_not_tested", json_string(m->why));
-			json_array_append_new(metrics, o);
+		bad = !metrics;
+		for (size_t j = 0; !bad && j < gc->nm; j++)
+			bad = json_array_append_new(metrics, metric_json(&gc->m[j]));
+		if (bad) {
+			json_decref(metrics);
+			break;
 		}
-		json_array_append_new(groups,
-				      json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o, s:s?}",
-						"bench", gc->g->bench, "params", gc->g->params,
-						"runs", "base", (json_int_t)gc->g->n[0],
-						"new", (json_int_t)gc->g->n[1],
-						"untrusted", gc->untrusted,
-						"env_differs", gc->env_differs, "metrics", metrics,
-						"main_metric", gc->main));
+		bad = json_array_append_new(groups,
+					    json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o, s:s?}",
+						      "bench", gc->g->bench, "params", gc->g->params,
+						      "runs", "base", (json_int_t)gc->g->n[0],
+						      "new", (json_int_t)gc->g->n[1],
+						      "untrusted", gc->untrusted,
+						      "env_differs", gc->env_differs, "metrics", metrics,
+						      "main_metric", gc->main));
 	}
-	cmp = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:I}, s:o, s:o}",
-			"base", "file", c->base_path, "kernel", kernel_of(c->base), "records",
-			(json_int_t)c->base->n,
-			"new", "file", c->new_path, "kernel", kernel_of(c->new), "records",
-			(json_int_t)c->new->n, "notes", notes, "groups", groups);
-	return cmp;
+	if (bad) {
+		json_decref(groups);
+		json_decref(notes);
+		return NULL;
+	}
+	return json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:I}, s:o, s:o}",
+			 "base", "file", c->base_path, "kernel", kernel_of(c->base), "records",
+			 (json_int_t)c->base->n,
+			 "new", "file", c->new_path, "kernel", kernel_of(c->new), "records",
+			 (json_int_t)c->new->n, "notes", notes, "groups", groups);
 }
 
 /*

@@ -88,7 +88,7 @@ int report_test(struct report *r, const char *build, const char *path, const cha
 		const char *start, json_t *misc, const char *excerpt, json_t *number);
 
 /* Lower a checkout's or build's start_time to @start if earlier. */
-void report_earliest(json_t *obj, const char *start);
+int report_earliest(json_t *obj, const char *start);
 
 /* The whole report, indented, sorted, strict JSON (no NaN); NULL on failure. */
 char *report_dump(struct report *r);

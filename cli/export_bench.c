@@ -122,10 +122,9 @@ static void fs_part(json_t *fs, char *out, size_t len)
 	export_path_part(both, out, len);
 }
 
-static void copy_if(json_t *misc, const char *key, json_t *v)
+static int copy_if(json_t *misc, const char *key, json_t *v)
 {
-	if (v && !json_is_null(v))
-		json_object_set_new(misc, key, json_deep_copy(v));
+	return v && !json_is_null(v) ? json_object_set_new(misc, key, json_deep_copy(v)) : 0;
 }
 
 static int one_metric(struct bench_state *s, json_t *rec, json_t *met, const char *build,
@@ -145,25 +144,32 @@ static int one_metric(struct bench_state *s, json_t *rec, json_t *met, const cha
 	export_path_part(name, part, sizeof(part));
 	snprintf(path, sizeof(path), "%s.%s", prefix, part);
 	num = json_pack("{s:O}", "value", v);
-	if (num && unit && *unit)
-		json_object_set_new(num, "unit", export_text(unit, strlen(unit), 40));
+	if (num && unit && *unit &&
+	    json_object_set_new(num, "unit", export_text(unit, strlen(unit), 40))) {
+		json_decref(num);
+		num = NULL;
+	}
 	misc = json_object();
 	if (!num || !misc) {
 		json_decref(num);
 		json_decref(misc);
 		return -ENOMEM;
 	}
-	copy_if(misc, "rep", json_object_get(rec, "rep"));
-	copy_if(misc, "params", json_object_get(rec, "params"));
-	copy_if(misc, "record_status", json_object_get(rec, "status"));
-	copy_if(misc, "untrusted", json_object_get(rec, "untrusted"));
-	copy_if(misc, "agg", json_object_get(met, "agg"));
-	copy_if(misc, "better", json_object_get(met, "better"));
-	copy_if(misc, "n", json_object_get(met, "n"));
-	copy_if(misc, "cv", json_object_get(met, "cv"));
-	copy_if(misc, "fs", json_object_get(json_object_get(rec, "env"), "fs"));
-	copy_if(misc, "boot_id",
-		json_object_get(json_object_get(json_object_get(rec, "env"), "kernel"), "boot_id"));
+	if (copy_if(misc, "rep", json_object_get(rec, "rep")) ||
+	    copy_if(misc, "params", json_object_get(rec, "params")) ||
+	    copy_if(misc, "record_status", json_object_get(rec, "status")) ||
+	    copy_if(misc, "untrusted", json_object_get(rec, "untrusted")) ||
+	    copy_if(misc, "agg", json_object_get(met, "agg")) ||
+	    copy_if(misc, "better", json_object_get(met, "better")) ||
+	    copy_if(misc, "n", json_object_get(met, "n")) ||
+	    copy_if(misc, "cv", json_object_get(met, "cv")) ||
+	    copy_if(misc, "fs", json_object_get(json_object_get(rec, "env"), "fs")) ||
+	    copy_if(misc, "boot_id", json_object_get(json_object_get(json_object_get(rec, "env"),
+								     "kernel"), "boot_id"))) {
+		json_decref(num);
+		json_decref(misc);
+		return -ENOMEM;
+	}
 	s->metrics++;
 	return report_test(s->r, build, path, "DONE", start, misc, NULL, num);
 }

@@ -104,14 +104,18 @@ static json_t *killed_by(json_t *k)
 	json_array_foreach(k, i, x) {
 		if (i == 100)
 			break;
-		json_array_append_new(out, text_of(x, 300));
+		if (json_array_append_new(out, text_of(x, 300))) {
+			json_decref(out);
+			return NULL;
+		}
 	}
 	return out;
 }
 
-static void set_number(json_t *misc, const char *key, json_t *v)
+static int set_number(json_t *misc, const char *key, json_t *v)
 {
-	json_object_set_new(misc, key, v && json_is_number(v) ? json_deep_copy(v) : json_null());
+	return json_object_set_new(misc, key,
+				   v && json_is_number(v) ? json_deep_copy(v) : json_null());
 }
 
 int export_matrix_json(struct report *r, json_t *m, char *why, size_t len)
@@ -161,9 +165,14 @@ int export_matrix_json(struct report *r, json_t *m, char *why, size_t len)
 			json_decref(tmisc);
 			goto nomem;
 		}
-		json_object_set_new(bmisc, "mutant", text_of(json_object_get(mu, "name"), 200));
-		json_object_set_new(bmisc, "function", text_of(json_object_get(mu, "function"), 200));
-		set_number(bmisc, "build_s", json_object_get(mu, "build_s"));
+		if (json_object_set_new(bmisc, "mutant", text_of(json_object_get(mu, "name"), 200)) ||
+		    json_object_set_new(bmisc, "function",
+					text_of(json_object_get(mu, "function"), 200)) ||
+		    set_number(bmisc, "build_s", json_object_get(mu, "build_s"))) {
+			json_decref(bmisc);
+			json_decref(tmisc);
+			goto nomem;
+		}
 		b.release = release;
 		b.arch = o->arch;
 		b.name = json_string_value(json_object_get(mu, "name"));
@@ -175,10 +184,14 @@ int export_matrix_json(struct report *r, json_t *m, char *why, size_t len)
 			goto nomem;
 		}
 		detail = json_object_get(mu, "detail");
-		json_object_set_new(tmisc, "class", json_string(classes[cls].cls));
-		json_object_set_new(tmisc, "killed_by", killed_by(json_object_get(mu, "killed_by")));
-		json_object_set_new(tmisc, "detail", text_of(detail, 2000));
-		set_number(tmisc, "run_s", json_object_get(mu, "run_s"));
+		if (json_object_set_new(tmisc, "class", json_string(classes[cls].cls)) ||
+		    json_object_set_new(tmisc, "killed_by",
+					killed_by(json_object_get(mu, "killed_by"))) ||
+		    json_object_set_new(tmisc, "detail", text_of(detail, 2000)) ||
+		    set_number(tmisc, "run_s", json_object_get(mu, "run_s"))) {
+			json_decref(tmisc);
+			goto nomem;
+		}
 		export_path_part(b.name, part, sizeof(part));
 		snprintf(path, sizeof(path), "iopath.mutate.%s", part);
 		st = classes[cls].test;

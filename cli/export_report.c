@@ -209,13 +209,14 @@ static json_t *find_id(json_t *arr, const char *id)
 	return NULL;
 }
 
-void report_earliest(json_t *obj, const char *start)
+int report_earliest(json_t *obj, const char *start)
 {
 	const char *cur = json_string_value(json_object_get(obj, "start_time"));
 
 	/* Same format, same zone: string order is time order. */
 	if (start && (!cur || strcmp(start, cur) < 0))
-		json_object_set_new(obj, "start_time", json_string(start));
+		return json_object_set_new(obj, "start_time", json_string(start)) ? -ENOMEM : 0;
+	return 0;
 }
 
 /* When @path was last written, as RFC 3339 UTC, less @before seconds. */
@@ -257,11 +258,14 @@ int report_init(struct report *r, const struct export_opts *o, char *why, size_t
 			 o->lab && o->device ? ", " : "", o->device ? "device " : "",
 			 o->device ? o->device : "");
 		misc = json_object();
-		if (o->lab)
-			json_object_set_new(misc, "lab", json_string(o->lab));
-		if (o->device)
-			json_object_set_new(misc, "device", json_string(o->device));
+		if ((o->lab && json_object_set_new(misc, "lab", json_string(o->lab))) ||
+		    (o->device && json_object_set_new(misc, "device", json_string(o->device)))) {
+			json_decref(misc);
+			return -ENOMEM;
+		}
 		r->environment = json_pack("{s:s, s:o}", "comment", c, "misc", misc);
+		if (!r->environment)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -290,22 +294,21 @@ int report_checkout(struct report *r, const char *release, const char *source,
 	}
 	ident(r, "c", parts, 2, id, len);
 	x = find_id(r->checkouts, id);
-	if (x) {
-		report_earliest(x, start);
-		return 0;
-	}
+	if (x)
+		return report_earliest(x, start);
 	c = json_pack("{s:s, s:s, s:b, s:s, s:{s:o, s:o}}", "id", id, "origin", o->origin,
 		      "valid", 1, "start_time", start, "misc",
 		      "kernel_release", export_text(release, strlen(release), 200),
 		      "source", export_text(source, strlen(source), 1000));
 	if (!c)
 		return -ENOMEM;
-	if (o->tree_name)
-		json_object_set_new(c, "tree_name", json_string(o->tree_name));
-	if (o->git_url)
-		json_object_set_new(c, "git_repository_url", json_string(o->git_url));
-	if (o->git_commit)
-		json_object_set_new(c, "git_commit_hash", json_string(o->git_commit));
+	if ((o->tree_name && json_object_set_new(c, "tree_name", json_string(o->tree_name))) ||
+	    (o->git_url && json_object_set_new(c, "git_repository_url", json_string(o->git_url))) ||
+	    (o->git_commit &&
+	     json_object_set_new(c, "git_commit_hash", json_string(o->git_commit)))) {
+		json_decref(c);
+		return -ENOMEM;
+	}
 	return json_array_append_new(r->checkouts, c) ? -ENOMEM : 0;
 }
 
@@ -338,6 +341,7 @@ int report_build(struct report *r, const char *checkout, const struct build_info
 	const char *image = r->image_sha[0] ? r->image_sha : b->image_sha;
 	const char *parts[3];
 	json_t *x, *misc;
+	int bad = 0;
 
 	if (image && *image) {
 		parts[0] = "image";
@@ -350,39 +354,44 @@ int report_build(struct report *r, const char *checkout, const struct build_info
 	ident(r, "b", parts, 3, id, len);
 	x = find_id(r->builds, id);
 	if (x) {
-		report_earliest(x, b->start);
 		json_decref(b->misc);
-		return 0;
+		return report_earliest(x, b->start);
 	}
 	misc = b->misc ? b->misc : json_object();
 	x = json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", id, "origin", o->origin,
 		      "checkout_id", checkout, "start_time", b->start, "misc", misc);
 	if (!x)
 		return -ENOMEM;
-	json_object_set_new(misc, "kernel_release",
-			    export_text(b->release, strlen(b->release), 200));
+	/* every part or no build: a part left out would pass unseen */
+	bad |= json_object_set_new(misc, "kernel_release",
+				   export_text(b->release, strlen(b->release), 200));
 	if (b->status)
-		json_object_set_new(x, "status", json_string(b->status));
+		bad |= json_object_set_new(x, "status", json_string(b->status));
 	if (b->arch)
-		json_object_set_new(x, "architecture", json_string(b->arch));
+		bad |= json_object_set_new(x, "architecture", json_string(b->arch));
 	if (o->config) {
-		json_object_set_new(x, "config_name",
-				    export_text(base_name(o->config), strlen(base_name(o->config)),
-						255));
-		json_object_set_new(misc, "config_sha256", json_string(r->config_sha));
+		bad |= json_object_set_new(x, "config_name",
+					   export_text(base_name(o->config),
+						       strlen(base_name(o->config)), 255));
+		bad |= json_object_set_new(misc, "config_sha256", json_string(r->config_sha));
 		if (o->artifact_url_base)
-			json_object_set_new(x, "config_url", artifact_url(o->artifact_url_base,
-									  o->config));
+			bad |= json_object_set_new(x, "config_url",
+						   artifact_url(o->artifact_url_base, o->config));
 	}
 	if (image && *image)
-		json_object_set_new(misc, "image_sha256", json_string(image));
+		bad |= json_object_set_new(misc, "image_sha256", json_string(image));
 	/* A URL only where someone else can fetch it: never file://. */
 	if (o->image && o->artifact_url_base)
-		json_object_set_new(x, "output_files",
-				    json_pack("[{s:o, s:o}]", "name",
-					      export_text(base_name(o->image),
-							  strlen(base_name(o->image)), 255),
-					      "url", artifact_url(o->artifact_url_base, o->image)));
+		bad |= json_object_set_new(x, "output_files",
+					   json_pack("[{s:o, s:o}]", "name",
+						     export_text(base_name(o->image),
+								 strlen(base_name(o->image)), 255),
+						     "url", artifact_url(o->artifact_url_base,
+									 o->image)));
+	if (bad) {
+		json_decref(x);
+		return -ENOMEM;
+	}
 	return json_array_append_new(r->builds, x) ? -ENOMEM : 0;
 }
 
@@ -392,6 +401,7 @@ int report_test(struct report *r, const char *build, const char *path, const cha
 	size_t n = json_array_size(r->tests), elen;
 	char id[160];
 	json_t *t;
+	int bad = 0;
 
 	snprintf(id, sizeof(id), "%s:t-%s-%zu", r->o->origin, r->run, n);
 	t = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "id", id, "origin", r->o->origin,
@@ -403,9 +413,9 @@ int report_test(struct report *r, const char *build, const char *path, const cha
 		return -ENOMEM;
 	}
 	if (misc)
-		json_object_set_new(t, "misc", misc);
+		bad |= json_object_set_new(t, "misc", misc);
 	if (number)
-		json_object_set_new(t, "number", number);
+		bad |= json_object_set_new(t, "number", number);
 	if (excerpt && *excerpt) {
 		elen = strlen(excerpt);
 		/* The end of a log says most: keep its last bytes. */
@@ -413,12 +423,17 @@ int report_test(struct report *r, const char *build, const char *path, const cha
 			excerpt += elen - EXPORT_MAX_EXCERPT;
 			elen = EXPORT_MAX_EXCERPT;
 		}
-		json_object_set_new(t, "log_excerpt", export_text(excerpt, elen, 3 * elen + 4));
+		bad |= json_object_set_new(t, "log_excerpt",
+					   export_text(excerpt, elen, 3 * elen + 4));
 	}
 	if (r->o->log_url)
-		json_object_set_new(t, "log_url", json_string(r->o->log_url));
+		bad |= json_object_set_new(t, "log_url", json_string(r->o->log_url));
 	if (r->environment)
-		json_object_set(t, "environment", r->environment);
+		bad |= json_object_set(t, "environment", r->environment);
+	if (bad) {
+		json_decref(t);
+		return -ENOMEM;
+	}
 	return json_array_append_new(r->tests, t) ? -ENOMEM : 0;
 }
 

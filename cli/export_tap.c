@@ -175,8 +175,10 @@ static json_t *result_misc(const struct iop_verdict *v)
 			      "required_missing", (json_int_t)v->required_missing,
 			      "stale_known", (json_int_t)v->stale_known);
 
-	if (m && v->seconds >= 0)
-		json_object_set_new(m, "seconds", json_integer(v->seconds));
+	if (m && v->seconds >= 0 && json_object_set_new(m, "seconds", json_integer(v->seconds))) {
+		json_decref(m);
+		return NULL;
+	}
 	return m;
 }
 

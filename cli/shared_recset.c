@@ -314,7 +314,10 @@ static json_t *effective_params(json_t *rec, bool *fs_from_env)
 	if (p)
 		json_object_del(p, "main_metric");
 	if (p && !json_object_get(p, "fs")) {
-		json_object_set_new(p, "fs", json_string(fs ? fs : "none"));
+		if (json_object_set_new(p, "fs", json_string(fs ? fs : "none"))) {
+			json_decref(p);
+			return NULL;
+		}
 		*fs_from_env = true;
 	}
 	return p;
@@ -327,9 +330,13 @@ static char *group_key(json_t *rec, json_t *params)
 	char *p, *key;
 
 	/* a number is one value whichever way it was written: runtime 1 and 1.0 */
-	json_object_foreach(canon, name, v)
-		if (json_is_integer(v))
-			json_object_set_new(canon, name, json_real((double)json_integer_value(v)));
+	json_object_foreach(canon, name, v) {
+		if (json_is_integer(v) &&
+		    json_object_set_new(canon, name, json_real((double)json_integer_value(v)))) {
+			json_decref(canon);
+			return NULL;
+		}
+	}
 	p = canon ? json_dumps(canon, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(canon);
 	if (!p)
@@ -497,7 +504,11 @@ static int check_units(const struct iop_rs_group *g, const char *const paths[2],
 				first = json_object_get(seen, name);
 				if (!first) {
 					first = json_pack("[s, i, i]", unit, s, g->lines[s][i]);
-					json_object_set_new(seen, name, first);
+					if (json_object_set_new(seen, name, first)) {
+						ret = -ENOMEM;
+						snprintf(why, len, "%s", strerror(ENOMEM));
+						break;
+					}
 					continue;
 				}
 				first_unit = json_string_value(json_array_get(first, 0));
@@ -543,9 +554,12 @@ static int check_boots(const struct iop_rs_group *groups, size_t n, const char *
 					continue;
 				first = json_object_get(seen, boot);
 				if (!first) {
-					json_object_set_new(seen, boot,
-							    json_pack("[s, i, i]", rel, s,
-								      groups[i].lines[s][j]));
+					if (json_object_set_new(seen, boot,
+								json_pack("[s, i, i]", rel, s,
+									  groups[i].lines[s][j]))) {
+						ret = -ENOMEM;
+						snprintf(why, len, "%s", strerror(ENOMEM));
+					}
 					continue;
 				}
 				first_rel = json_string_value(json_array_get(first, 0));
@@ -658,8 +672,10 @@ char *iop_rs_group_label(const struct iop_rs_group *groups, size_t n,
 				continue;
 			varies = !json_equal(json_object_get(groups[i].params, k), v);
 		}
-		if (varies)
-			json_object_set(short_params, k, v);
+		if (varies && json_object_set(short_params, k, v)) {
+			json_decref(short_params);
+			return NULL;
+		}
 	}
 	p = iop_rs_params_str(short_params, " ");
 	if (p && asprintf(&label, "%s%s%s", g->bench, *p ? " " : "", p) < 0)

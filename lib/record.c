@@ -470,13 +470,14 @@ json_t *iop_env_collect(const struct iop_env_info *info)
  * words that follow "<path>:<line>: ".
  */
 /* Older records named a user's device "device": iop_backing_name() says "dev". */
-static void backing_spelling(json_t *rec)
+static int backing_spelling(json_t *rec)
 {
 	json_t *b = json_object_get(json_object_get(json_object_get(rec, "env"), "device"),
 				    "backing");
 
 	if (json_is_string(b) && !strcmp(json_string_value(b), "device"))
-		json_string_set(b, iop_backing_name(IOP_BACKING_DEVICE));
+		return json_string_set(b, iop_backing_name(IOP_BACKING_DEVICE)) ? -ENOMEM : 0;
+	return 0;
 }
 
 /*
@@ -775,7 +776,12 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 			break;
 		}
 		records++;
-		backing_spelling(rec);
+		ret = backing_spelling(rec);
+		if (ret) {
+			iop_why(why, len, "%s:%zu: %s", path, in.lineno, strerror(-ret));
+			json_decref(rec);
+			break;
+		}
 		/* The callback borrows @rec: json_incref() it to keep it. */
 		ret = cb(rec, arg);
 		json_decref(rec);

@@ -505,9 +505,9 @@ struct iop_precision {
  */
 bool iop_precision_more(const struct iop_run *r, const double *main, int done, uint64_t t0,
 			struct iop_precision *p);
-/* With target_ci: run.precision in each of the job's @recs, and a line on stderr. */
-void iop_precision_record(const struct iop_run *r, const struct iop_precision *p, json_t *recs,
-			  bool quiet);
+/* With target_ci: run.precision in each of the job's @recs, and a line on stderr; 0 or -ENOMEM. */
+int iop_precision_record(const struct iop_run *r, const struct iop_precision *p, json_t *recs,
+			 bool quiet);
 
 /* Set from SIGINT/SIGTERM: stop at the next interval and clean up. */
 extern volatile int iop_interrupted;

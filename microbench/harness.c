@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -157,7 +158,10 @@ static int one_rep(struct pool *pool, struct iop_run *r, const struct iop_harnes
 		snprintf(why, len, "%s: building the record: %s", b->name, strerror(-ret));
 		return ret;
 	}
-	json_array_append_new(job_recs, rec);
+	if (json_array_append_new(job_recs, rec)) {
+		snprintf(why, len, "%s: keeping the record: %s", b->name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	main[rep] = iop_record_value(rec, main_name);
 	if (*r->opt.main_metric)
 		primary[rep] = main[rep];
@@ -171,21 +175,23 @@ static int one_rep(struct pool *pool, struct iop_run *r, const struct iop_harnes
 	return 0;
 }
 
-/* The spread of the main metric across the @reps repetitions, in each record. */
-static void note_spread(const struct iop_run *r, const double *primary, int reps,
-			json_t *job_recs)
+/* The spread of the main metric across the @reps repetitions, in each record; 0 or -ENOMEM. */
+static int note_spread(const struct iop_run *r, const double *primary, int reps,
+		       json_t *job_recs)
 {
 	double cv;
 	size_t i;
 	json_t *rec;
 
 	if (reps <= 1)
-		return;
+		return 0;
 	cv = iop_cv(primary, (size_t)reps) * 100.0;
 	json_array_foreach(job_recs, i, rec) {
 		json_t *run = json_object_get(rec, "run");
 
-		json_object_set_new(run, "cv_across_reps_pct", json_real(cv));
+		if (json_object_set_new(run, "cv_across_reps_pct",
+					isfinite(cv) ? json_real(cv) : json_null()))
+			return -ENOMEM;
 		if (cv > r->opt.cv_max) {
 			char w[96];
 
@@ -194,6 +200,7 @@ static void note_spread(const struct iop_run *r, const double *primary, int reps
 			iop_record_untrusted(rec, w);
 		}
 	}
+	return 0;
 }
 
 int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *recs,
@@ -260,16 +267,21 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 		rep_free(&res);
 	}
 
-	iop_precision_record(r, &prec, job_recs, o->quiet);
-	note_spread(r, primary, rep, job_recs);
-	json_array_extend(recs, job_recs);
-	ret = 0;
+	ret = iop_precision_record(r, &prec, job_recs, o->quiet);
+	if (!ret)
+		ret = note_spread(r, primary, rep, job_recs);
+	if (!ret && json_array_extend(recs, job_recs))
+		ret = -ENOMEM;
+	if (ret)
+		snprintf(why, len, "%s: keeping the records: %s", b->name, strerror(-ret));
 	goto out_workers;
 
 out_rep:
 	rep_free(&res);
 	/* the repetitions that finished are valid records: keep them */
-	json_array_extend(recs, job_recs);
+	if (json_array_extend(recs, job_recs))
+		snprintf(why + strlen(why), len - strlen(why),
+			 "; the finished repetitions' records are lost (%s)", strerror(ENOMEM));
 out_workers:
 	pool_release(&pool, r);
 	sched_setaffinity(0, sizeof(old_affinity), &old_affinity);

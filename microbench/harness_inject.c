@@ -424,25 +424,27 @@ bool iop_precision_more(const struct iop_run *r, const double *main, int done, u
 	return !p->stopped;
 }
 
-void iop_precision_record(const struct iop_run *r, const struct iop_precision *p, json_t *recs,
-			  bool quiet)
+int iop_precision_record(const struct iop_run *r, const struct iop_precision *p, json_t *recs,
+			 bool quiet)
 {
 	size_t i;
 	json_t *rec;
 
 	if (!(p->target_pct > 0))
-		return;
+		return 0;
 	json_array_foreach(recs, i, rec)
-		json_object_set_new(json_object_get(rec, "run"), "precision",
-				    json_pack("{s:f, s:o, s:s?, s:i}",
-					      "target_ci_pct", p->target_pct,
-					      "ci_pct", isfinite(p->ci_pct) ? json_real(p->ci_pct) :
-									  json_null(),
-					      "stopped", p->stopped, "reps", p->reps));
+		if (json_object_set_new(json_object_get(rec, "run"), "precision",
+					json_pack("{s:f, s:o, s:s?, s:i}",
+						  "target_ci_pct", p->target_pct,
+						  "ci_pct", isfinite(p->ci_pct) ?
+							    json_real(p->ci_pct) : json_null(),
+						  "stopped", p->stopped, "reps", p->reps)))
+			return -ENOMEM;
 	if (!quiet)
 		fprintf(stderr, "iopath: bench %s: %d reps, 95%% CI of %s +-%.2f%% (target %g%%): %s\n",
 			r->bench->name, p->reps, iop_main_metric(r), p->ci_pct, p->target_pct,
 			!strcmp(p->stopped ?: "", "target") ? "reached" :
 			!strcmp(p->stopped ?: "", "time_budget") ? "time budget ended first" :
 			"repetition limit reached first");
+	return 0;
 }

@@ -397,7 +397,10 @@ json_t *iop_params_json(const struct iop_run *r)
 		default:
 			j = json_string(v->text);
 		}
-		json_object_set_new(o, v->p->name, j);
+		if (json_object_set_new(o, v->p->name, j)) {
+			json_decref(o);
+			return NULL;
+		}
 	}
 	return o;
 }

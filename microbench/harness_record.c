@@ -24,12 +24,16 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 	char cpus[256];
 	json_t *rec, *env, *run;
 	cpu_set_t set;
-	int ret;
+	int ret, bad;
 
 	rec = iop_record_new(r->bench->name, rep);
 	if (!rec)
 		return -ENOMEM;
-	json_object_set_new(rec, "params", iop_params_json(r));
+	/*
+	 * Every part of the record, or no record: a part jansson could not
+	 * make (no memory, a figure that is no number) is never left out.
+	 */
+	bad = json_object_set_new(rec, "params", iop_params_json(r));
 	*primary = NAN;
 	ret = r->bench->report(r, &res->rep, rec, primary);
 	if (!ret && r->nphases == 1) {
@@ -68,8 +72,7 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		env = iop_env_collect(&info);
 		sched_setaffinity(0, sizeof(mine), &mine);
 	}
-	if (env)
-		json_object_set_new(rec, "env", env);
+	bad |= json_object_set_new(rec, "env", env);
 	run = json_pack("{s:i, s:I, s:i, s:f, s:f, s:f, s:I, s:O}",
 			"samples_dropped", 1,
 			"interval_ms", (json_int_t)r->opt.interval_ms,
@@ -82,21 +85,21 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 	if (r->nphases > 1) {
 		json_t *ph = json_array();
 
-		for (int p = 0; p < r->nphases; p++)
-			json_array_append_new(ph, json_string(r->phase_names[p]));
-		json_object_set_new(run, "phases", ph);
+		for (int p = 0; ph && p < r->nphases; p++)
+			bad |= json_array_append_new(ph, json_string(r->phase_names[p]));
+		bad |= json_object_set_new(run, "phases", ph);
 	}
 	if (r->extra)
-		json_object_set(run, "facts", r->extra);
-	json_object_set_new(run, "main_metric", json_string(iop_main_metric(r)));
-	json_object_set_new(run, "invocation", json_string(r->invocation));
+		bad |= json_object_set(run, "facts", r->extra);
+	bad |= json_object_set_new(run, "main_metric", json_string(iop_main_metric(r)));
+	bad |= json_object_set_new(run, "invocation", json_string(r->invocation));
 	if (r->w[0] && r->w[0]->inject_ns && r->w[0]->inject_every) {
 		uint64_t k = r->w[0]->inject_every;
 		json_t *inj = json_pack("{s:I, s:s, s:I, s:f}",
 			"ns", (json_int_t)r->w[0]->inject_ns, "clock", "op",
 			"every", (json_int_t)k, "share", 1.0 / (double)(k - 1));
 
-		json_object_set_new(run, "inject", inj);
+		bad |= json_object_set_new(run, "inject", inj);
 	} else if (r->w[0] && r->w[0]->inject_ns) {
 		json_t *inj = json_pack("{s:I, s:s, s:f, s:o}",
 			"ns", (json_int_t)r->w[0]->inject_ns, "clock", iop_str(r, "inject_clock"),
@@ -107,12 +110,16 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		if (inj && r->w[0]->inject_probe) {
 			double f = iop_inject_probe_take(r->w[0]);
 
-			json_object_set_new(inj, "in_context",
-					    isfinite(f) ? json_real(f) : json_null());
+			bad |= json_object_set_new(inj, "in_context",
+						   isfinite(f) ? json_real(f) : json_null());
 		}
-		json_object_set_new(run, "inject", inj);
+		bad |= json_object_set_new(run, "inject", inj);
 	}
-	json_object_set_new(rec, "run", run);
+	bad |= json_object_set_new(rec, "run", run);
+	if (bad) {
+		json_decref(rec);
+		return -ENOMEM;
+	}
 	if (res->untrusted[0])
 		iop_record_untrusted(rec, res->untrusted);
 	/* its metrics mix operations with the loop and without */

@@ -244,11 +244,16 @@ static void rep_trust(struct iop_run *r, struct rep_result *res, const struct cp
 	for (int i = 0; i < r->nworkers; i++) {
 		struct iop_worker *w = r->w[i];
 
-		json_array_append_new(res->placement,
-				      json_pack("{s:i, s:i, s:i, s:s, s:I}", "worker", i,
-						"cpu", w->cpu, "cpu_seen", w->cpu_seen_end,
-						"affinity", w->affinity,
-						"nivcsw", (json_int_t)w->nivcsw));
+		/* no placement (NULL) fails the record in make_record(), never a worker left out */
+		if (res->placement &&
+		    json_array_append_new(res->placement,
+					  json_pack("{s:i, s:i, s:i, s:s, s:I}", "worker", i,
+						    "cpu", w->cpu, "cpu_seen", w->cpu_seen_end,
+						    "affinity", w->affinity,
+						    "nivcsw", (json_int_t)w->nivcsw))) {
+			json_decref(res->placement);
+			res->placement = NULL;
+		}
 		if (w->cpu_seen_start != w->cpu || w->cpu_seen_end != w->cpu)
 			note_untrusted(res, "worker %d pinned to CPU %d ran on CPU %d/%d", i,
 				       w->cpu, w->cpu_seen_start, w->cpu_seen_end);

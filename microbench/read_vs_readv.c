@@ -192,8 +192,12 @@ static int rv_setup(struct iop_run *r, char *why, size_t len)
 	for (int p = 0; p < r->nphases; p++)
 		r->phase_names[p] = rv_phase_names[j->op[p]];
 	r->extra = json_pack("{s:s}", "file", j->path);
-	if (j->is_file && r->extra)
-		json_object_set_new(r->extra, "file_preallocated", json_boolean(prealloc));
+	if (!r->extra ||
+	    (j->is_file &&
+	     json_object_set_new(r->extra, "file_preallocated", json_boolean(prealloc)))) {
+		snprintf(why, len, "read_vs_readv: recording the run's facts: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -287,7 +287,7 @@ static int ur_setup_all(struct iop_run *r, char *why, size_t len)
 {
 	struct ur_job *j;
 	long es;
-	int ret = ur_setup(r, why, len);
+	int ret = ur_setup(r, why, len), bad = 0;
 
 	if (ret)
 		return ret;
@@ -297,7 +297,7 @@ static int ur_setup_all(struct iop_run *r, char *why, size_t len)
 		if (ret == -EOPNOTSUPP && iop_u64(r, "poll_fallback")) {
 			fprintf(stderr, "iopath: bench: %s: running interrupt-driven, as poll_fallback=1 asks\n",
 				why);
-			json_object_set_new(r->extra, "poll_fallback", json_string(why));
+			bad |= json_object_set_new(r->extra, "poll_fallback", json_string(why));
 			j->poll = false;
 			ret = 0;
 		}
@@ -312,22 +312,29 @@ static int ur_setup_all(struct iop_run *r, char *why, size_t len)
 			return ret == -EOPNOTSUPP ? -EOPNOTSUPP : ret;
 		}
 	}
-	json_object_set_new(r->extra, "file", json_string(j->path));
-	json_object_set_new(r->extra, "device", json_string(j->dev));
-	json_object_set_new(r->extra, "polled", json_boolean(j->poll));
+	bad |= json_object_set_new(r->extra, "file", json_string(j->path));
+	bad |= json_object_set_new(r->extra, "device", json_string(j->dev));
+	bad |= json_object_set_new(r->extra, "polled", json_boolean(j->poll));
 	if (j->extents >= 0) {
-		json_object_set_new(r->extra, "file_extents", json_integer(j->extents));
-		json_object_set_new(r->extra, "file_layout", json_string(j->layout));
+		bad |= json_object_set_new(r->extra, "file_extents", json_integer(j->extents));
+		bad |= json_object_set_new(r->extra, "file_layout", json_string(j->layout));
 	}
 	if (j->prealloc >= 0)
-		json_object_set_new(r->extra, "file_preallocated", json_boolean(j->prealloc));
+		bad |= json_object_set_new(r->extra, "file_preallocated",
+					   json_boolean(j->prealloc));
 	if (j->es_reload != -EOPNOTSUPP)
-		json_object_set_new(r->extra, "ext4_es_reloaded",
-				    j->es_reload ? json_string(strerror(-j->es_reload)) :
-						   json_true());
+		bad |= json_object_set_new(r->extra, "ext4_es_reloaded",
+					   j->es_reload ? json_string(strerror(-j->es_reload)) :
+							  json_true());
 	es = iop_ext4_es_objects(j->dev);
 	if (es >= 0)
-		json_object_set_new(r->extra, "ext4_es_objects", json_integer(es));
+		bad |= json_object_set_new(r->extra, "ext4_es_objects", json_integer(es));
+	if (bad) {
+		/* the facts of the run, all of them or no run */
+		ur_teardown(r);
+		snprintf(why, len, "uring_randread: recording the run's facts: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -403,9 +410,12 @@ static int ur_worker_init(struct iop_worker *w, char *why, size_t len)
 	if (w->idx == 0) {
 		long kb = iop_anon_huge_kb(t->u.buf);
 
-		json_object_set_new(w->run->extra, "ring_flags", json_integer(t->ring_flags));
-		if (kb >= 0)
-			json_object_set_new(w->run->extra, "buffer_thp_kb", json_integer(kb));
+		if (json_object_set_new(w->run->extra, "ring_flags", json_integer(t->ring_flags)) ||
+		    (kb >= 0 &&
+		     json_object_set_new(w->run->extra, "buffer_thp_kb", json_integer(kb)))) {
+			snprintf(why, len, "uring_randread: recording the ring: %s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }

@@ -182,9 +182,9 @@ static json_t *make_record(const char *bench, int rep)
 
 	if (!rec)
 		return NULL;
-	json_object_set_new(json_object_get(rec, "params"), "bs", json_integer(4096));
-	json_object_set_new(json_object_get(rec, "params"), "direct", json_true());
-	if (iop_record_add_metric(rec, "iops", "ops/s", IOP_HIGHER_IS_BETTER, true,
+	if (json_object_set_new(json_object_get(rec, "params"), "bs", json_integer(4096)) ||
+	    json_object_set_new(json_object_get(rec, "params"), "direct", json_true()) ||
+	    iop_record_add_metric(rec, "iops", "ops/s", IOP_HIGHER_IS_BETTER, true,
 				  awkward, ARRAY_SIZE(awkward)) ||
 	    iop_record_add_metric(rec, "ns_per_op", "ns", IOP_LOWER_IS_BETTER, false,
 				  ns, ARRAY_SIZE(ns))) {
