@@ -38,7 +38,7 @@ int lava_fail(int code, const char *fmt, ...)
 		msg = NULL;
 	va_end(ap);
 	fputs("iopath: lava: ", stderr);
-	iop_esc(stderr, msg ? msg : "out of memory");
+	iop_esc_line(stderr, msg ? msg : "out of memory");
 	fputc('\n', stderr);
 	free(msg);
 	return code;

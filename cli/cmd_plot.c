@@ -69,7 +69,7 @@ static void say(const char *fmt, ...)
 		fputs("out of memory\n", stderr);
 		return;
 	}
-	iop_esc(stderr, msg);
+	iop_esc_line(stderr, msg);
 	fputc('\n', stderr);
 	free(msg);
 }

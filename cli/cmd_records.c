@@ -36,7 +36,7 @@ static void usage(FILE *f)
 static void say(const char *why)
 {
 	fputs("iopath: records: ", stderr);
-	iop_esc(stderr, why);
+	iop_esc_line(stderr, why);
 	fputc('\n', stderr);
 }
 

@@ -32,7 +32,7 @@ static void vsay(const char *pre, const char *fmt, va_list ap)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	fprintf(stderr, "iopath: " EXPORT_PROG ": %s", pre);
-	iop_esc(stderr, msg ? msg : "(no memory for the message)");
+	iop_esc_line(stderr, msg ? msg : "(no memory for the message)");
 	fputc('\n', stderr);
 	free(msg);
 }

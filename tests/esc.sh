@@ -6,7 +6,8 @@
 #  - iopath esc passed the bidirectional controls (U+202E shows
 #    "gpj.exe" as "exe.jpg") and bytes that are not UTF-8 raw;
 #  - a missing file's name was escaped twice, "a\\x0ab": the library's
-#    reason came escaped, and mutant and compare escaped it again;
+#    reason came escaped, and mutant, compare, records, plot and lava
+#    escaped it again (and iopath ab escaped their lines once more);
 #  - a 4096-byte path pushed the reason ("File name too long") out of a
 #    mutant error's 512-byte buffer: the name is what gives, never the
 #    reason.
@@ -65,6 +66,20 @@ check_cmd esc.mutant_missing_file_named_once \
 "$iopath" compare $'a\nb' "$top/tests/fixtures/compare/base.jsonl" > /dev/null 2> "$tmp/err"
 check_cmd esc.compare_missing_file_named_once \
 	test "$(cat "$tmp/err")" = 'iopath: compare: a\x0ab: No such file or directory'
+
+# every command's error line: records, plot and lava escaped the library's
+# escaped reason again too
+sha=$(printf 'a%.0s' $(seq 64))
+base=$top/tests/fixtures/compare/base.jsonl
+for cmd in "records check --image-sha256 $sha --domain wall" "plot -o $tmp/p.svg $base" \
+	   "lava validate" "export --kcidb"; do
+	set -f
+	# shellcheck disable=SC2086 # the words of $cmd
+	"$iopath" $cmd $'a\nb' > /dev/null 2> "$tmp/err"
+	set +f
+	check_cmd "esc.${cmd%% *}_missing_file_named_once" \
+		grep -qxE "iopath: ${cmd%% *}: a\\\\x0ab: No such file or directory" "$tmp/err"
+done
 
 # ---- the reason survives a long name -------------------------------------------
 long=/$(printf 'x%.0s' $(seq 4095))
