@@ -45,6 +45,18 @@ static bool state_exists(const char *id)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * A state file with no owner line is an id claim_id() reserved and its run
+ * never filled (killed between the two): nothing was made under it yet. It
+ * is swept once the pid named in the id is gone, or with --all.
+ */
+static bool claim_abandoned(const char *id, bool all)
+{
+	long pid = id_pid(id);
+
+	return pid > 0 && (all || !pid_alive(pid, 0));
+}
+
 static int cleanup_states(bool all, struct undo_ctx *c)
 {
 	struct sstate st;
@@ -67,7 +79,17 @@ static int cleanup_states(bool all, struct undo_ctx *c)
 			}
 			continue;
 		}
-		if (state_read(d->d_name, &st))
+		r = state_read(d->d_name, &st);
+		if (r == -EINVAL && claim_abandoned(d->d_name, all)) {
+			/* Claimed by claim_id(), never written: holds nothing. */
+			char path[PATH_MAX];
+
+			state_path(path, sizeof(path), d->d_name, false);
+			if (unlink(path) == 0)
+				undo_report(c, "state", d->d_name);
+			continue;
+		}
+		if (r)
 			continue;
 		if (!all && (pid_alive(st.owner, st.owner_start) || pid_alive(st.guardian, 0)))
 			continue;
