@@ -157,7 +157,6 @@ fi
 for p in "$patch_a" "$patch_b"; do
 	[ -z "$p" ] && continue
 	[ -f "$p" ] && [ ! -L "$p" ] || usage_error "--patch $(esc "$p"): not a regular file"
-	grep -q '^+++ ' "$p" || usage_error "--patch $(esc "$p"): no unified diff in it"
 done
 [[ $boots =~ ^[1-9][0-9]?$ ]] || usage_error "--boots '$(esc "$boots")': expected 1 to 99"
 [[ $timeout_s =~ ^[1-9][0-9]{0,4}$ ]] || usage_error "--timeout '$(esc "$timeout_s")': expected 1 to 99999 seconds"
@@ -179,6 +178,13 @@ if [ -n "$profile" ]; then
 fi
 [ ${#bench_args[@]} -gt 0 ] || usage_error "no benchmark: --profile NAME or -- BENCH [param=value ...]"
 [ -x "$iopath" ] || fail "no $(esc "$iopath") (run make)"
+# A patch only changes regular files inside the tree: read whole by
+# iopath patch check (lib/patch.c) before anything is made; the tree's
+# side of it (no link on the way to a name) once the tree is there.
+for p in "$patch_a" "$patch_b"; do
+	[ -z "$p" ] && continue
+	err=$("$iopath" patch check -- "$p" 2>&1 >/dev/null) || usage_error "--patch ${err#iopath: patch: }"
+done
 # The guest runs this same binary: what it refuses, the guest would.
 err=$("$iopath" bench --dry-run --quiet --out - "${bench_args[@]}" 2>&1 >/dev/null) ||
 	usage_error "the benchmark: $(esc_line "$(head -n 1 <<< "$err" | sed 's/^iopath: bench: //')")"
@@ -279,11 +285,13 @@ if [ -n "$ksrc" ]; then
 	restore_tree || exit 1
 	for p in "$patch_a" "$patch_b"; do
 		[ -z "$p" ] && continue
-		why=$(patch_refusal "$p")
-		[ -z "$why" ] || usage_error "--patch $(esc "$p: $why")"
+		rm -f -- "$state/check.patch"
+		why=$(patch_refusal "$p" "$state/check.patch")
+		[ -z "$why" ] || usage_error "--patch $why"
 		new_file "$state/patch.log" || exit 1
-		patch -d "$ksrc" -p1 -s -f --dry-run < "$p" >> "$state/patch.log" 2>&1 ||
+		patch -d "$ksrc" -p1 -s -f --dry-run < "$state/check.patch" >> "$state/patch.log" 2>&1 ||
 			usage_error "--patch $(esc "$p does not apply to $ksrc: $(head -n 1 "$state/patch.log")")"
+		rm -f -- "$state/check.patch"
 	done
 	guard_tree
 fi

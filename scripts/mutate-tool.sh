@@ -84,16 +84,14 @@ fi
 # check_mutant FILE: each of Tests is tests/NAME.sh or a unit test
 # tests/NAME_test.c (built into build/tests/), and no path leaves the tree.
 check_mutant() {
-	local t
+	local t err
 	for t in $(patch_header "$1" Tests); do
 		{ [[ $t =~ ^[a-z0-9_]+\.sh$ ]] && [ -f "$top/tests/$t" ]; } ||
 			{ [[ $t =~ ^[a-z0-9_]+_test$ ]] && [ -f "$top/tests/$t.c" ]; } ||
 			usage_error "$1: '# Tests: $t' is neither a tests/*.sh script nor a tests/*_test.c unit test"
 	done
-	grep -q '^+++ b/' "$1" || usage_error "$1: no unified diff after the header"
-	if grep '^+++ b/' "$1" | grep -q -e '\.\./' -e '^+++ b//'; then
-		usage_error "$1: a path in the diff leaves the tree"
-	fi
+	# only changes to regular files inside the tree (lib/patch.c)
+	err=$("$(iopath_bin)" patch check -- "$1" 2>&1 >/dev/null) || usage_error "${err#iopath: patch: }"
 }
 declare -A mfile=()
 mnames=()
@@ -177,9 +175,13 @@ killed=0
 rows=()
 for n in "${mnames[@]}"; do
 	f=${mfile[$n]}
-	files=$(sed -n 's|^+++ b/||p' "$f" | cut -f 1)
+	# What is applied and reverted is the copy of what lib/patch.c read,
+	# and the files compared after the revert are the ones it names.
+	copy=$work/out/$n.patch
+	files=$("$(iopath_bin)" patch check --out "$copy" -- "$f" 2> "$work/out/$n.patch.log") ||
+		fail "$n: $(head -n 1 "$work/out/$n.patch.log")"
 	log "$n"
-	if ! patch -s -p1 -d "$src" --no-backup-if-mismatch < "$f" > "$work/out/$n.patch.log" 2>&1; then
+	if ! patch -s -p1 -d "$src" --no-backup-if-mismatch < "$copy" >> "$work/out/$n.patch.log" 2>&1; then
 		rows+=("| $n | $(patch_header "$f" Function) | no-build | the patch does not apply |")
 		continue
 	fi
@@ -214,7 +216,7 @@ for n in "${mnames[@]}"; do
 			what="every check passed"
 		fi
 	fi
-	patch -s -R -p1 -d "$src" --no-backup-if-mismatch < "$f" > /dev/null 2>&1 ||
+	patch -s -R -p1 -d "$src" --no-backup-if-mismatch < "$copy" > /dev/null 2>&1 ||
 		fail "$n: the revert failed; $src is left as it is"
 	for t in $files; do
 		cmp -s "$src/$t" "$top/$t" || fail "$n: $t differs from the tree after the revert"

@@ -168,9 +168,12 @@ fi
 case $work in /*) ;; *) work=$PWD/$work ;; esac
 
 # The mutants: NAME -> patch file, in file name order.
-# check_mutant FILE: selftest programs in Tests, harness options in Filter.
+# check_mutant FILE: selftest programs in Tests, harness options in Filter,
+# and a patch that only changes regular files inside the tree (iopath
+# patch check, which apply_patch runs again on the file it applies).
 check_mutant() {
-	local t
+	local t err
+	err=$(patch_names "$1" 2>&1 >/dev/null) || usage_error "${err#iopath: patch: }"
 	for t in $(patch_header "$1" Tests); do
 		[[ $t =~ ^[a-z0-9_]+_test$ ]] || usage_error "$1: '# Tests: $t' is not a selftest program name"
 	done

@@ -8,7 +8,10 @@
 # record comes back, each boot with its own boot id; a planted 5% is found
 # with the right sign and an A/A run finds nothing; records from another
 # clock domain or kernel image, a boot that fails, a patch that does not
-# apply or names a file outside the tree, a benchmark the guest does not
+# apply or names a file outside the tree, a patch that is anything but
+# changes to regular files (the git patch making a symbolic link out of
+# the tree, a mode change, a rename, a binary patch ...), each refused
+# before anything is built, a benchmark the guest does not
 # have and bad usage each end with one line naming the problem; a patch
 # may add and delete files; the source tree is pristine after success,
 # failure, SIGTERM and SIGKILL; a work directory with planted links, of
@@ -374,6 +377,78 @@ else
 fi
 ab patch_outside --ksrc "$t/src" --patch "$t/outside.patch" -- read_vs_readv; one_line_2 patch_outside
 check_cmd ab.patch_outside.refused_before_building test ! -s "$FAKE_LOG" -a "$(tree_sum)" = "$pristine"
+
+# ---- a patch only changes regular files inside the tree -------------------------
+
+# The attack: a git patch making fs/link a symbolic link out of the tree,
+# and a normal hunk. The dry run made no link and passed; the real apply
+# left the link and the hunk in the tree, exited 1 with two lines, and
+# every later ab failed with "cannot restore the source tree". Now
+# iopath patch check (lib/patch.c) reads the headers first.
+cat > "$t/symlink.patch" <<'EOF'
+diff --git a/fs/link b/fs/link
+new file mode 120000
+index 0000000..d1ba6c8
+--- /dev/null
++++ b/fs/link
+@@ -0,0 +1 @@
++../../../../../../../../../tmp
+\ No newline at end of file
+diff --git a/fs/iomap/cost b/fs/iomap/cost
+index 83b33d2..a5c1966 100644
+--- a/fs/iomap/cost
++++ b/fs/iomap/cost
+@@ -1 +1 @@
+-1000
++1050
+EOF
+refused_patch() { # NAME TEXT: exit 2, one line saying TEXT, nothing built, the tree as it was
+	one_line_2 "$1"
+	check_cmd "ab.patch.$1.names_the_problem" grep -qF -- "$2" "$t/$1.err"
+	check_cmd "ab.patch.$1.tree_untouched" \
+		bash -c '[ ! -s "$1" ] && [ "$2" = "$3" ] && [ -z "$(find "$4" -type l)" ]' _ "$FAKE_LOG" "$(tree_sum)" "$pristine" "$t/src"
+}
+ab symlink --ksrc "$t/src" --patch "$t/symlink.patch" -- read_vs_readv
+refused_patch symlink 'symlink.patch:2: a symbolic link (mode 120000)'
+ab symlink_a --ksrc "$t/src" --patch-a "$t/symlink.patch" -- read_vs_readv
+refused_patch symlink_a 'a symbolic link'
+ab after_symlink --ksrc "$t/src" --patch "$t/plus5.patch" --boots 1 -- read_vs_readv
+check_cmd ab.patch.symlink.later_runs_pass test "$rc" = 0 -a "$(tree_sum)" = "$pristine"
+# its other forms: each a name for the problem, nothing applied
+hunk=$'--- a/fs/iomap/cost\n+++ b/fs/iomap/cost\n@@ -1 +1 @@\n-1000\n+1050\n'
+git_cost='diff --git a/fs/iomap/cost b/fs/iomap/cost'
+patch_form() { # NAME TEXT PATCH: PATCH refused, naming TEXT
+	printf '%s' "$3" > "$t/$1.patch"
+	ab "$1" --ksrc "$t/src" --patch "$t/$1.patch" -- read_vs_readv
+	refused_patch "$1" "$2"
+}
+patch_form symlink_modified 'a symbolic link' "$git_cost"$'\nindex 1..2 120000\n'"$hunk"
+patch_form submodule 'a submodule' \
+	$'diff --git a/fs/sub b/fs/sub\nnew file mode 160000\n--- /dev/null\n+++ b/fs/sub\n@@ -0,0 +1 @@\n+Subproject commit 1\n'"$hunk"
+patch_form mode_change 'a mode change' "$git_cost"$'\nold mode 100644\nnew mode 100755\n'"$hunk"
+patch_form rename 'a rename' \
+	$'diff --git a/fs/iomap/cost b/fs/cost\nsimilarity index 90%\nrename from fs/iomap/cost\nrename to fs/cost\n'
+patch_form copy 'a rename or a copy' "$git_cost"$'\nsimilarity index 100%\ncopy from fs/iomap/cost\ncopy to fs/iomap/cost\n'
+patch_form dotdot "'..' component" $'--- a/fs/../../escape\n+++ b/fs/../../escape\n@@ -1 +1 @@\n-1000\n+1050\n'
+patch_form absolute 'an absolute path' $'--- /fs/iomap/cost\n+++ /fs/iomap/cost\n@@ -1 +1 @@\n-1000\n+1050\n'
+patch_form git_binary 'a binary patch' "$git_cost"$'\nindex 1..2 100644\nGIT binary patch\nliteral 4\nLcmZ?d00001\n\n'
+patch_form binary_differ 'a binary patch' "$hunk"$'Binary files a/fs/blob and b/fs/blob differ\n'
+patch_form ed_diff 'a normal or ed diff' $'1c\n1050\n.\n'"$hunk"
+patch_form context_diff 'out of place' \
+	$'*** a/fs/iomap/cost\n--- b/fs/iomap/cost\n***************\n*** 1 ****\n! 1000\n--- 1 ----\n! 1050\n'
+patch_form hunk_cut_short 'ends before' $'--- a/fs/iomap/cost\n+++ b/fs/iomap/cost\n@@ -1,2 +1,2 @@\n-1000\n+1050\n'
+patch_form hunk_too_long 'longer than' "$hunk"$'+1100\n'
+patch_form no_diff 'no unified diff' $'just text\n'
+# What is applied is the copy of what was read: names as patch -p1 takes
+# them, sorted, once each; the copy holds no line of the preamble.
+printf 'From: x\nSubject: y\n\n- a bullet\n---\n' | cat - "$t/adddel.patch" > "$t/mail.patch"
+check_cmd ab.patch.check_names_each_file \
+	test "$("$build/iopath" patch check "$t/mail.patch" | tr '\n' ' ')" = "fs/iomap/cost fs/iomap/new/added.c fs/iomap/old.c "
+"$build/iopath" patch check --out "$t/mail.copy" "$t/mail.patch" > /dev/null
+check_cmd ab.patch.copy_is_the_diff_alone \
+	test "$(cat "$t/mail.copy")" = "$(sed -E 's/^@@ -([01]) \+([01]) @@$/@@ -\1,1 +\2,1 @@/; s/^@@ -1 \+0,0 @@$/@@ -1,1 +0,0 @@/; s/^@@ -0,0 \+1 @@$/@@ -0,0 +1,1 @@/' "$t/adddel.patch")"
+ab mail --ksrc "$t/src" --patch "$t/mail.patch" --boots 1 -- read_vs_readv
+check_cmd ab.patch.mail_with_preamble_applies test "$rc" = 0 -a "$(tree_sum)" = "$pristine"
 
 # ---- a work directory someone else prepared -------------------------------------
 

@@ -222,6 +222,8 @@ refused run.operand_refused 'run: takes no operands' "$iop" run x
 refused scratch.unknown_subcommand "scratch: unknown subcommand 'format'" "$iop" scratch format /dev/null
 refused vm.unknown_option "vm: unknown option '--nosuch'" "$iop" vm --nosuch
 refused vm.bad_timeout "vm: --timeout 'x': expected seconds" "$iop" vm --kernel /nonexistent --timeout x
+printf 'diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/etc\n' > "$tmp/l.patch"
+refused patch.symlink_in_the_patch 'patch: .*:2: a symbolic link \(mode 120000\)$' "$iop" patch check "$tmp/l.patch"
 
 # contrib/fstests/vm.sh (the fstests tests in a guest): its temporary
 # directory goes to TMPDIR, the working directory here, so that anything

@@ -67,6 +67,8 @@ mkdir "$work" "$fx"
 table=$(cat << 'EOF'
 cleanup           (none)                none   -      iopath cleanup
 esc               (none)                none   -      iopath esc
+patch             PATCH                 in     .patch iopath patch check @
+patch             --out                 out    .patch iopath patch check --out @ FX/good.patch
 bench             --out                 out    .jsonl iopath bench --fs none --reps 1 --runtime 0.1 --out @ read_vs_readv
 bench             --profile             in     .conf  iopath bench --dry-run --profile @
 run               --profile             in     .conf  iopath run --no-selftests --profile @

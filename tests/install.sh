@@ -212,6 +212,10 @@ for c in "${cmds[@]}"; do
 		what="lists_the_mutants"
 		sub mutate --list && grep -q '^01-iter-fbatch-not-released ' "$tmp/sub.out" &&
 			[ "$(wc -l < "$tmp/sub.out")" = "$(find "$top/configs/mutants" -maxdepth 1 -name '*.patch' | wc -l)" ] ;;
+	patch)
+		what="checks_an_installed_mutant"
+		sub patch check "$share/configs/mutants/01-iter-fbatch-not-released.patch" &&
+			[ "$(cat "$tmp/sub.out")" = fs/iomap/iter.c ] ;;
 	plot)
 		what="draws_two_runs"
 		command -v gnuplot > /dev/null || why="no gnuplot"

@@ -215,6 +215,15 @@ grep -q 'x.patch:5: .# Tests:. given twice (first on line 4)' "$work/err"
 check $? "usage.header_key_given_twice_names_file_and_line"
 sed 's/^# Function: .*/# Function: f()\x1b[2J/' "$mutants/01-killed.patch" > "$work/ctrl/x.patch"
 expect_usage header_control_character_refused --mutants "$work/ctrl"
+# A mutant that makes a symbolic link (git's mode 120000) passed the dry
+# run and left the link in the tree: refused before anything is made.
+mkdir -p "$work/symlink"
+{ cat "$mutants/01-killed.patch"
+  printf 'diff --git a/fs/link b/fs/link\nnew file mode 120000\n--- /dev/null\n+++ b/fs/link\n@@ -0,0 +1 @@\n+/tmp\n'; } \
+	> "$work/symlink/x.patch"
+expect_usage patch_making_a_symlink_refused --mutants "$work/symlink"
+grep -q 'x.patch:[0-9]*: a symbolic link (mode 120000)' "$work/err"
+check $? "usage.patch_making_a_symlink_named"
 
 # ---- missing packages: named before anything is created --------------------
 

@@ -64,42 +64,19 @@ fetch_source() {
 	echo "$dir"
 }
 
-# patch_files FILE: the names of the tree FILE touches, as patch -p1 takes
-# them (the first component stripped), sorted, once each: the old and new
-# names of its ---/+++ lines and of git's rename and copy lines, /dev/null
-# left out. Hunk lines are counted, so that a removed "-- " line is not
-# taken for a name.
-patch_files() {
-	awk '
-	function name(s) {
-		sub(/\t.*/, "", s)
-		if (s == "/dev/null" || s !~ /\//)
-			return
-		sub(/^[^\/]*\//, "", s)
-		print s
-	}
-	old > 0 || new > 0 {
-		c = substr($0, 1, 1)
-		if (c == "-")
-			old--
-		else if (c == "+")
-			new--
-		else if (c == " " || $0 == "") {
-			old--
-			new--
-		} else if (c != "\\")
-			old = new = 0
-		if (old > 0 || new > 0 || c == "-" || c == "+" || c == " " || $0 == "")
-			next
-	}
-	/^@@ -[0-9]/ {
-		old = split(substr($2, 2), a, ",") > 1 ? a[2] + 0 : 1
-		new = split(substr($3, 2), b, ",") > 1 ? b[2] + 0 : 1
-		next
-	}
-	/^(---|\+\+\+) / { name(substr($0, 5)) }
-	/^(rename|copy) (from|to) / { name("x/" substr($0, index($0, $2) + length($2) + 1)) }
-	' "$1" | LC_ALL=C sort -u
+# patch_names FILE [COPY]: the names of the tree FILE touches, as patch
+# -p1 takes them, sorted, once each, from iopath patch check (lib/patch.c,
+# the one reader of the patches applied here: it refuses, in one line on
+# stderr and status 2, a patch that is anything but changes to regular
+# files inside the tree, read whole before anything is applied); with
+# COPY, the text patch(1) is to apply, made only of what was read, is
+# written there. Nothing else reads a patch's names.
+patch_names() {
+	if [ -n "${2:-}" ]; then
+		"$(iopath_bin)" patch check --out "$2" -- "$1"
+	else
+		"$(iopath_bin)" patch check -- "$1"
+	fi
 }
 
 # tree_name_ok NAME: NAME, read from the state or a patch, is a relative
@@ -123,21 +100,27 @@ tree_path_ok() {
 	return 0
 }
 
-# patch_refusal FILE: why FILE may not be applied to the tree, or nothing:
-# every name it touches must be a path inside the tree, and a regular file
-# there or none (a file the patch adds).
+# patch_refusal FILE [COPY]: why FILE may not be applied to the tree, or
+# nothing: what iopath patch check refuses (patch_names: its line, which
+# names FILE, escaped), then every name it touches must be a path inside
+# the tree, and a regular file there or none (a file the patch adds).
+# With COPY, the copy to apply is written there (patch_names).
 patch_refusal() {
-	local f
+	local f out
+	if ! out=$(patch_names "$1" "${2:-}" 2>&1); then
+		echo "${out#iopath: patch: }"
+		return
+	fi
 	while IFS= read -r f; do
 		if ! tree_path_ok "$ksrc" "$f"; then
-			echo "'$f' is not a name inside the tree, or is one through a symbolic link"
+			echo "$(esc "$1"): '$f' is not a name inside the tree, or is one through a symbolic link"
 			return
 		fi
 		if [ -e "$ksrc/$f" ] && [ ! -f "$ksrc/$f" ]; then
-			echo "'$f' is not a regular file in the tree"
+			echo "$(esc "$1"): '$f' is not a regular file in the tree"
 			return
 		fi
-	done < <(patch_files "$1")
+	done <<< "$out"
 }
 
 # The state of the patch in the tree (kbuild_state): applied, its name;
@@ -221,18 +204,21 @@ restore_tree() {
 
 # apply_patch NAME FILE: FILE applied to the tree, recorded as NAME; 1
 # after one line on stderr when the tree cannot be restored first or the
-# state not written, 2 when FILE does not apply (why in the first line of
-# STATE/patch.log).
+# state not written, 2 when FILE is refused or does not apply (why in the
+# first line of STATE/patch.log). What is applied, reverted and recorded
+# is the copy iopath patch check wrote of what it read: FILE is read once,
+# and no later change to it reaches the tree.
 apply_patch() {
-	local n=$1 p=$2 f d why
+	local n=$1 p=$2 f d why copy=$state/applied.patch.new
 	restore_tree || return 1
 	new_file "$state/patch.log" || return 1
-	why=$(patch_refusal "$p")
+	rm -f -- "$copy"
+	why=$(patch_refusal "$p" "$copy")
 	if [ -n "$why" ]; then
 		echo "$why" >> "$state/patch.log"
 		return 2
 	fi
-	patch -d "$ksrc" -p1 -s -f --dry-run < "$p" >> "$state/patch.log" 2>&1 || return 2
+	patch -d "$ksrc" -p1 -s -f --dry-run < "$copy" >> "$state/patch.log" 2>&1 || return 2
 	rm -rf "$backup"
 	new_file "$state/applied.files.new" && new_file "$state/applied.new.new" || return 1
 	while IFS= read -r f; do
@@ -250,17 +236,17 @@ apply_patch() {
 				d=$(dirname "$d")
 			done
 		fi
-	done < <(patch_files "$p")
+	done < <(patch_names "$copy")
 	if ! mv -T "$state/applied.new.new" "$state/applied.new" || ! mv -T "$state/applied.files.new" "$state/applied.files"; then
 		echo "$prog: cannot write the state in $state" >&2
 		return 1
 	fi
-	# A copy reverts it even if FILE changes or goes away meanwhile.
-	write_file "$state/applied.patch" < "$p" || return 1
+	# The copy reverts it too, whatever becomes of FILE meanwhile.
+	mv -T -- "$copy" "$state/applied.patch" || return 1
 	# Recorded before the tree changes: any exit from here on reverts.
 	echo "$n" | write_file "$applied" || return 1
 	new_file "$state/patch.log" || return 1
-	patch -d "$ksrc" -p1 -s -f --no-backup-if-mismatch < "$p" >> "$state/patch.log" 2>&1 || return 2
+	patch -d "$ksrc" -p1 -s -f --no-backup-if-mismatch < "$state/applied.patch" >> "$state/patch.log" 2>&1 || return 2
 }
 
 # work_refusal: why $work may not be used, or nothing. Everything in it
