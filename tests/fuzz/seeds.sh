@@ -116,3 +116,29 @@ printf '%s\n' '- {"dt": "x", "lvl": "target", "msg": "IOPATH-LAVA:kernel: 6.12.1
 	'{"lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "fail", "error_type": "Infrastructure", "error_msg": "Connection\x00closed\e"}}' \
 	'{"lvl": &a "results", "msg": {"case": *a, "definition": *a}}' \
 	'lvl: target' '{"lvl": "target", "msg": "a"} --- {"lvl": "target", "msg": "b"}' > "$out/lava_log/hand"
+# patch_check: every patch of configs/ (mutants, ab seeds), a mail of git
+# format-patch, and each form a patch applied to a tree must not take: a
+# link, a submodule, a mode change, a rename, a binary patch, '..', an
+# absolute path, an ed or a context diff, hunks cut short or too long.
+pc=$out/patch_check
+mkdir -p "$pc"
+for f in "$top"/configs/mutants/*.patch "$top"/configs/mutants/*/*.patch "$top"/configs/ab/*.patch; do
+	cp "$f" "$pc/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+hunk=$'--- a/fs/c\n+++ b/fs/c\n@@ -1,2 +1,2 @@\n a\n-1000\n\\ No newline at end of file\n+1050\n'
+g=$'diff --git a/fs/c b/fs/c\n'
+printf '%s' $'From: a\nSubject: [PATCH] x\n\n- a bullet\n---\n fs/c | 2 +-\n\n'"$g"$'index 83b33d2..a5c1966 100644\n'"$hunk"$'-- \n2.39.5\n' > "$pc/mail"
+printf '%s' $'diff --git a/fs/n b/fs/n\nnew file mode 100755\nindex 0000000..1\n--- /dev/null\n+++ b/fs/n\n@@ -0,0 +1 @@\n+x\ndiff --git a/fs/o b/fs/o\ndeleted file mode 100644\n--- a/fs/o\n+++ /dev/null\n@@ -1 +0,0 @@\n-o\n' > "$pc/add-delete"
+printf '%s' $'diff --git a/fs/l b/fs/l\nnew file mode 120000\nindex 0000000..1\n--- /dev/null\n+++ b/fs/l\n@@ -0,0 +1 @@\n+../../..\n\\ No newline at end of file\n'"$g$hunk" > "$pc/symlink"
+printf '%s' "$g"$'new file mode 160000\n--- /dev/null\n+++ b/fs/c\n@@ -0,0 +1 @@\n+Subproject commit 1\n' > "$pc/submodule"
+printf '%s' "$g"$'old mode 100644\nnew mode 100755\n'"$hunk" > "$pc/mode"
+printf '%s' $'diff --git a/fs/c b/x\nsimilarity index 90%\nrename from fs/c\nrename to x\n' > "$pc/rename"
+printf '%s' "$g"$'index 1..2 100644\nGIT binary patch\nliteral 4\nLcmZ?d00001\n\n' > "$pc/binary"
+printf '%s' "$hunk"$'Binary files a/b and b/b differ\n' > "$pc/binary-differ"
+printf '%s' $'--- a/fs/../../e\n+++ b/fs/../../e\n@@ -1 +1 @@\n-a\n+b\n' > "$pc/dotdot"
+printf '%s' $'--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n' > "$pc/absolute"
+printf '%s' $'1c\n1050\n.\n'"$hunk" > "$pc/ed"
+printf '%s' $'*** a/c\n--- b/c\n***************\n*** 1 ****\n! a\n--- 1 ----\n! b\n' > "$pc/context"
+printf '%s' "$hunk"$'+more\n' > "$pc/too-long"
+printf '%s' "${hunk%$'+1050\n'}" > "$pc/cut-short"
+printf '%s' $'--- a/x y\t2024-01-01\n+++ b/x y\t2024-01-01\n@@ -1 +1 @@\n-a\n\n+b\n' > "$pc/blank-name"
