@@ -134,9 +134,14 @@ int iop_fill_file(int fd, uint64_t size, bool *prealloc)
 
 long iop_file_layout(int fd, char *buf, size_t len)
 {
-	struct {
+	/*
+	 * The extents follow the header as the kernel writes them: a union,
+	 * not a struct with an array after fiemap's flexible member (a GNU
+	 * extension clang refuses, so make fuzz did not build).
+	 */
+	union {
 		struct fiemap fm;
-		struct fiemap_extent fe[IOP_LAYOUT_EXTENTS];
+		char raw[sizeof(struct fiemap) + IOP_LAYOUT_EXTENTS * sizeof(struct fiemap_extent)];
 	} m = { .fm = {
 		.fm_length = FIEMAP_MAX_OFFSET,
 		.fm_flags = FIEMAP_FLAG_SYNC,
@@ -148,7 +153,7 @@ long iop_file_layout(int fd, char *buf, size_t len)
 	if (ioctl(fd, FS_IOC_FIEMAP, &m.fm))
 		return -errno;
 	for (unsigned int i = 0; i < m.fm.fm_mapped_extents; i++) {
-		const struct fiemap_extent *e = &m.fe[i];
+		const struct fiemap_extent *e = &m.fm.fm_extents[i];
 		int n = snprintf(buf + used, len - used, "%s%llu+%llu@%llu", i ? " " : "",
 				 (unsigned long long)e->fe_logical,
 				 (unsigned long long)e->fe_length,
