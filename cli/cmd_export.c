@@ -48,8 +48,9 @@ static void usage(FILE *f)
 		"  --log-url URL            http(s) URL of the run's log\n"
 		"  --lab NAME, --device NAME   the environment every test ran in\n"
 		"  --arch ARCH              the build's architecture, where the input has none\n"
-		"  --start-time TIME        when the run started (YYYY-MM-DDTHH:MM:SSZ), where the\n"
-		"                           input has no time (TAP, matrix: else its mtime)\n"
+		"  --start-time TIME        when the run started (YYYY-MM-DDTHH:MM:SSZ, UTC, a date\n"
+		"                           from 1970-01-01 to 2099-12-31), where the input has no\n"
+		"                           time (TAP, matrix: else its mtime)\n"
 		"  --known-failures FILE    for a TAP (default configs/known-failures)\n"
 		"  --features FILE          iopath_probe output, for a TAP without a verdict\n"
 		"Exit: 0 written, 1 failed, 2 bad usage or input.\n");
@@ -246,7 +247,8 @@ static int check_opts(struct export_opts *o, char *known_default, size_t len)
 		return export_bad("--artifact-url-base '%s': an http:// or https:// URL",
 				  o->artifact_url_base);
 	if (o->start_time && !export_time_ok(o->start_time))
-		return export_bad("--start-time '%s': YYYY-MM-DDTHH:MM:SSZ (UTC)", o->start_time);
+		return export_bad("--start-time '%s': expected YYYY-MM-DDTHH:MM:SSZ (UTC), a date from 1970-01-01 to 2099-12-31, each field in its range",
+				  o->start_time);
 	if (o->arch && !chars_ok(o->arch, LOWER DIGITS "_", 1, 32))
 		return export_bad("--arch '%s': [a-z0-9_], as KCIDB requires", o->arch);
 	if (!o->known) {

@@ -56,7 +56,10 @@ void export_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 json_t *export_text(const char *s, size_t len, size_t limit);
 /* @s as one KCIDB path part: [a-zA-Z0-9_-] (others '_'), or "unnamed". */
 void export_path_part(const char *s, char *out, size_t len);
-/* Whether @s is "YYYY-MM-DDTHH:MM:SS[.frac]Z" (RFC 3339 in UTC). */
+/*
+ * Whether @s is "YYYY-MM-DDTHH:MM:SS[.frac]Z" (RFC 3339 in UTC), a date
+ * that exists, from 1970 to 2099 (lib/date.c).
+ */
 bool export_time_ok(const char *s);
 
 int report_init(struct report *r, const struct export_opts *o, char *why, size_t len);

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "date.h"
 #include "export.h"
 #include "quote.h"
 #include "sha256.h"
@@ -164,22 +165,7 @@ void export_path_part(const char *s, char *out, size_t len)
 
 bool export_time_ok(const char *s)
 {
-	static const char pat[] = "dddd-dd-ddTdd:dd:dd";
-	size_t i;
-
-	if (!s || strlen(s) < sizeof(pat) || strlen(s) > 40)
-		return false;
-	for (i = 0; i < sizeof(pat) - 1; i++)
-		if (pat[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != pat[i])
-			return false;
-	s += i;
-	if (*s == '.') {
-		if (!(s[1] >= '0' && s[1] <= '9'))
-			return false;
-		for (s++; *s >= '0' && *s <= '9'; s++)
-			;
-	}
-	return !strcmp(s, "Z");
+	return !iop_parse_date(s, IOP_DATE_UTC, NULL);
 }
 
 /* "origin:K-" and 16 hex digits of the SHA-256 of @parts (NUL-separated). */

@@ -274,6 +274,18 @@ refused kcidb.metrics_not_a_list_is_one_line 'metrics' -o "$tmp/out.d/x.json" "$
 jq '.mutants[0].killed_by = 5' "$tmp/matrix.json" > "$tmp/killed5.json"
 refused kcidb.matrix_killed_by_not_a_list_is_one_line 'killed_by' -o "$tmp/out.d/x.json" "$tmp/killed5.json"
 refused kcidb.file_url_refused 'log-url' --log-url "file://$tmp/log" -o "$tmp/out.d/x.json" "$tmp/known.tap"
+# --start-time was checked by its form alone: an impossible time was
+# written into the checkout, the build and every test (invalid KCIDB).
+# A time is parsed and range-checked once (lib/date.c): a date that
+# exists, 1970 to 2099.
+for st in 9999-99-99T99:99:99Z 2024-02-30T00:00:00Z 2024-13-40T25:61:61Z 2023-02-29T12:00:00Z \
+	1969-12-31T23:59:59Z 2100-01-01T00:00:00Z; do
+	refused "kcidb.start_time_impossible_refused.$st" "--start-time '$st': expected YYYY-MM-DDTHH:MM:SSZ" \
+		--start-time "$st" -o "$tmp/out.d/x.json" "$tmp/known.tap"
+done
+"$iop" export --kcidb --start-time 2024-02-29T23:59:59.5Z "$tmp/known.tap" > "$tmp/leap.json" 2> "$tmp/err"
+check_cmd kcidb.start_time_leap_day_taken \
+	jq -e '[.checkouts[], .builds[], .tests[]] | all(.start_time == "2024-02-29T23:59:59.5Z")' "$tmp/leap.json"
 
 # One metric whose value is a boolean: that metric is skipped with a note,
 # the rest of the run is exported.
