@@ -118,7 +118,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regre
 			o->verdict_out = optarg;
 			break;
 		case 't':
-			if (iop_parse_real(optarg, 0, 100, &o->target_ci) || !(o->target_ci > 0))
+			if (iop_parse_percent(optarg, &o->target_ci))
 				return iop_usage_error("compare", "--target-ci must be a percentage in (0, 100], not '%s'",
 						       optarg);
 			break;

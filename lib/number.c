@@ -88,3 +88,16 @@ int iop_parse_real(const char *s, double min, double max, double *out)
 	*out = v;
 	return 0;
 }
+
+int iop_parse_percent(const char *s, double *out)
+{
+	double v;
+	int err = iop_parse_real(s, 0, 100, &v);
+
+	if (err)
+		return err;
+	if (!(v > 0))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}

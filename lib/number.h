@@ -21,4 +21,10 @@ int iop_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  */
 int iop_parse_real(const char *s, double min, double max, double *out);
 
+/*
+ * A percentage above 0 and at most 100 (the half-width of an interval:
+ * compare and ab --target-ci). 0 or -EINVAL (-ERANGE outside it).
+ */
+int iop_parse_percent(const char *s, double *out);
+
 #endif

@@ -65,10 +65,11 @@ pairs, and print one verdict line per benchmark.
   --patch-a FILE   with --ksrc: A is the tree with FILE applied (e.g. one
                    that puts the old code back, B being the tree as it is)
   --profile NAME   the benchmarks of configs/bench/NAME.conf (or a path)
-  --boots N        boots per side (default 3): N pairs, A and B of each with
-                   one seed, pair after pair
+  --boots N        boots per side, 1 to 99 (default 3): N pairs, A and B of
+                   each with one seed, pair after pair
   --target-ci P    stop adding pairs once the 95% CI of every verdict metric
-                   is narrower than +-P% (checked from 2 pairs), or at --boots
+                   is narrower than +-P% (checked from 2 pairs), or at --boots;
+                   P above 0 and at most 100
   --accel A        tcg (instructions), kvm (wall time) or auto (default: kvm
                    where a hardware KVM works, else tcg)
   --out DIR        records, logs and the report (a new directory; default
@@ -76,7 +77,7 @@ pairs, and print one verdict line per benchmark.
   --work DIR       the build tree and state (default /var/cache/iopath/ab)
   --build DIR      iopath build directory: the iopath binary the guests run
                    (default build)
-  --timeout S      limit for one boot, seconds (default 900)
+  --timeout S      limit for one boot, 1 to 99999 seconds (default 900)
   --jobs N         host CPUs to use (default: all, nproc): make -j N, and
                    under icount N guests at once (the two boots of a pair
                    side by side); under KVM the boots run one at a time
@@ -143,6 +144,7 @@ vm=${IOPATH_AB_VM:-$top/scripts/vm.sh}
 d=$(cd -- "$build" 2>/dev/null && pwd) || usage_error "--build: no directory $(esc "$build")"
 build=$d
 iopath=$build/iopath
+[ -x "$iopath" ] || fail "no $(esc "$iopath") (run make)"
 child=""
 declare -A guest_pid=()
 last_s=0
@@ -158,14 +160,12 @@ for p in "$patch_a" "$patch_b"; do
 	[ -z "$p" ] && continue
 	[ -f "$p" ] && [ ! -L "$p" ] || usage_error "--patch $(esc "$p"): not a regular file"
 done
-[[ $boots =~ ^[1-9][0-9]?$ ]] || usage_error "--boots '$(esc "$boots")': expected 1 to 99"
-[[ $timeout_s =~ ^[1-9][0-9]{0,4}$ ]] || usage_error "--timeout '$(esc "$timeout_s")': expected 1 to 99999 seconds"
-[[ $jobs =~ ^[1-9][0-9]{0,2}$ ]] && [ "$jobs" -le "$ncpu" ] ||
-	usage_error "--jobs '$(esc "$jobs")': expected 1 to $ncpu (the CPUs there are)"
-if [ -n "$target_ci" ]; then
-	[[ $target_ci =~ ^[0-9]{1,3}(\.[0-9]{1,6})?$|^\.[0-9]{1,6}$ ]] && [[ $target_ci =~ [1-9] ]] ||
-		usage_error "--target-ci '$(esc "$target_ci")': expected a percentage above 0, such as 0.05"
-fi
+# Counts and percentages by the C parsers (iopath value): a pattern took
+# --target-ci 150, and ran two boot pairs before compare refused it.
+check_value --boots count:1:99 "$boots"
+check_value --timeout count:1:99999:seconds "$timeout_s"
+check_value --jobs "count:1:$ncpu:CPUs (the CPUs there are)" "$jobs"
+[ -z "$target_ci" ] || check_value --target-ci percent "$target_ci"
 case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$(esc "$accel")': expected tcg, kvm or auto" ;; esac
 # The guest's bench cuts a name at a control character and says no more.
 [[ $profile != *[[:cntrl:]]* ]] || usage_error "--profile '$(esc "$profile")': a control character in the name"
@@ -177,7 +177,6 @@ if [ -n "$profile" ]; then
 	bench_args=(--profile "$profile")
 fi
 [ ${#bench_args[@]} -gt 0 ] || usage_error "no benchmark: --profile NAME or -- BENCH [param=value ...]"
-[ -x "$iopath" ] || fail "no $(esc "$iopath") (run make)"
 # A patch only changes regular files inside the tree: read whole by
 # iopath patch check (lib/patch.c) before anything is made; the tree's
 # side of it (no link on the way to a name) once the tree is there.

@@ -279,6 +279,16 @@ check_cmd ab.vm_rtc_base_not_a_date_refused \
 check_cmd ab.vm_rtc_base_without_icount_refused \
 	test $? = 2 -a "$(wc -l < "$t/vmrtc2.err")" = 1 -a "$(grep -c -- "--rtc-base goes with --icount" "$t/vmrtc2.err")" = 1
 ab target_ci_bad --a "$t/kA" --b "$t/kB" --target-ci x -- read_vs_readv; one_line_2 target_ci_bad
+# A pattern took 100 to 999: --target-ci 150 ran two boot pairs, then
+# compare refused it (exit 1, five files left). The range is compare's
+# own, checked by the C parser before anything starts.
+for v in 150 100.5 0 0.0 1e3 nan; do
+	ab "target_ci_$v" --a "$t/kA" --b "$t/kB" --target-ci "$v" -- read_vs_readv
+	one_line_2 "target_ci_$v"
+	check_cmd "ab.target_ci.out_of_range_refused_before_any_boot.$v" \
+		bash -c '[ ! -s "$1" ] && grep -qF -- "--target-ci '"'"'$2'"'"': expected a percentage above 0 and at most 100" "$3"' \
+		_ "$FAKE_LOG" "$v" "$t/target_ci_$v.err"
+done
 ab jobs_too_many --a "$t/kA" --b "$t/kB" --jobs 999 -- read_vs_readv; one_line_2 jobs_too_many
 
 ab minus5 --a "$t/kB" --b "$t/kA" -- read_vs_readv

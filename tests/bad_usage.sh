@@ -224,6 +224,8 @@ refused vm.unknown_option "vm: unknown option '--nosuch'" "$iop" vm --nosuch
 refused vm.bad_timeout "vm: --timeout 'x': expected seconds" "$iop" vm --kernel /nonexistent --timeout x
 printf 'diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/etc\n' > "$tmp/l.patch"
 refused patch.symlink_in_the_patch 'patch: .*:2: a symbolic link \(mode 120000\)$' "$iop" patch check "$tmp/l.patch"
+refused value.date_that_does_not_exist "value: --rtc-base '2024-02-30T00:00:00': expected YYYY" \
+	"$iop" value --rtc-base date 2024-02-30T00:00:00
 
 # contrib/fstests/vm.sh (the fstests tests in a guest): its temporary
 # directory goes to TMPDIR, the working directory here, so that anything

@@ -67,6 +67,7 @@ mkdir "$work" "$fx"
 table=$(cat << 'EOF'
 cleanup           (none)                none   -      iopath cleanup
 esc               (none)                none   -      iopath esc
+value             (none)                none   -      iopath value
 patch             PATCH                 in     .patch iopath patch check @
 patch             --out                 out    .patch iopath patch check --out @ FX/good.patch
 bench             --out                 out    .jsonl iopath bench --fs none --reps 1 --runtime 0.1 --out @ read_vs_readv

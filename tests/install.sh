@@ -237,6 +237,10 @@ for c in "${cmds[@]}"; do
 		sub scratch namespace
 		rc=$?
 		[ "$rc" = 0 ] || { [ "$rc" = 1 ] && [ "$(wc -l < "$tmp/sub.err")" = 1 ]; } ;;
+	value)
+		what="takes_a_date_that_exists_and_refuses_one_that_does_not"
+		sub value --rtc-base date 2024-02-29T12:00:00 &&
+			{ sub value --rtc-base date 2024-02-30T12:00:00; [ $? = 2 ]; } ;;
 	vm)
 		what="takes_a_kernel"
 		sub vm --kernel "$w/bzImage" --build "$build" --fetch-only && [ "$(cat "$tmp/sub.out")" = "$w/bzImage" ] ;;

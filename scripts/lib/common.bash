@@ -200,3 +200,12 @@ load_mutants() {
 	done
 	[ $# -eq 0 ] || mnames=("$@")
 }
+
+# check_value OPTION KIND VALUE: usage_error unless iopath value takes
+# VALUE for OPTION as KIND (count:MIN:MAX[:UNIT], percent, date,
+# utc-time): ranges and dates are checked by the C parsers the commands
+# use (lib/number.c, lib/date.c), never by a pattern in a script.
+check_value() {
+	local err
+	err=$("$(iopath_bin)" value "$@" 2>&1 >/dev/null) || usage_error "${err#iopath: value: }"
+}
