@@ -274,6 +274,16 @@ check_cmd ab.vm_seed_not_hex_refused \
 	> /dev/null 2> "$t/vmrtc.err"
 check_cmd ab.vm_rtc_base_not_a_date_refused \
 	test $? = 2 -a "$(wc -l < "$t/vmrtc.err")" = 1 -a "$(grep -c "expected YYYY-MM-DDTHH:MM:SS" "$t/vmrtc.err")" = 1
+# A date checked by its form alone: QEMU turned 9999-99-99T99:99:99 and
+# 1900-01-01 into other dates, and the guest's clock was garbage. One
+# parser (lib/date.c, through iopath value): a date that exists, in the
+# years the guest's RTC holds.
+for d in 9999-99-99T99:99:99 1900-01-01T00:00:00 2024-02-30T12:00:00 2024-13-40T25:61:61 2100-01-01T00:00:00; do
+	"$top/scripts/vm.sh" --kernel "$t/kA" --build "$build" --icount --rtc-base "$d" > /dev/null 2> "$t/vmrtc.err"
+	check_cmd "ab.vm_rtc_base_out_of_range_refused.$d" \
+		bash -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -qF -- "--rtc-base '"'"'$3'"'"': expected YYYY-MM-DDTHH:MM:SS (UTC), a date from 1970-01-01 to 2099-12-31" "$2"' \
+		_ $? "$t/vmrtc.err" "$d"
+done
 "$top/scripts/vm.sh" --kernel "$t/kA" --build "$build" --rtc-base 2026-12-04T12:00:00 \
 	> /dev/null 2> "$t/vmrtc2.err"
 check_cmd ab.vm_rtc_base_without_icount_refused \

@@ -14,7 +14,8 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   --kernel K     a bzImage, a Debian kernel .deb, or a Debian package name
                  (linux-image-6.12.117+deb12-amd64, linux-image-amd64/bookworm,
                  linux-image-7.2.13+deb14-amd64 ...)
-  --timeout S    limit for boot plus run, seconds (default 3600)
+  --timeout S    limit for boot plus run, seconds (default 3600); this and
+                 every limit below: 1 to 999999 seconds
   --boot-timeout S  the guest must reach /init within S seconds (default 180)
   --idle-timeout S  ... and print something at least every S seconds (default 300)
   --test-timeout S  per test program, passed to run_kselftest.sh as -o when
@@ -22,8 +23,8 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
                  settings timeout times 10, for TCG's slowdown)
   --accel A      tcg, kvm or auto (default auto: kvm only on a hardware KVM;
                  stock kernels do not boot under a software one such as PVM)
-  --mem MB       guest memory (default 2048)
-  --smp N        guest CPUs (default 2)
+  --mem MB       guest memory, 100 to 1048576 (default 2048)
+  --smp N        guest CPUs, 1 to 99 (default 2)
   --build DIR    build directory with selftests/ or kselftest/ (default build)
   --cache DIR    where fetched and unpacked kernels are kept (default
                  BUILD/vm-cache)
@@ -59,7 +60,10 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
                  with --icount, none without. Boots given one seed are a
                  pair to iopath compare (iopath ab gives boot i of A and of B one)
   --rtc-base T   with --icount: the guest's clock starts at T (UTC,
-                 YYYY-MM-DDTHH:MM:SS) instead of the host's time now. The
+                 YYYY-MM-DDTHH:MM:SS, a date from 1970-01-01T00:00:00 to
+                 2099-12-31T23:59:59: the years a Linux guest reads from
+                 the PC's RTC; QEMU adjusts a field out of range instead
+                 of refusing it) instead of the host's time now. The
                  guest's date is input too (file times, journal stamps):
                  iopath ab gives both boots of a pair one, so that A and
                  B do not differ in when each happened to start
@@ -146,17 +150,19 @@ parse_args() {
 
 check_args() {
 	[ -n "$kernel" ] || usage_error "--kernel is required (a bzImage, a .deb or a Debian package name)"
+	# Counts and the date by the C parsers (iopath value), never a
+	# pattern: one took --rtc-base 9999-99-99T99:99:99, which QEMU
+	# turns into another date.
 	for v in "--timeout:$timeout_s" "--boot-timeout:$boot_timeout_s" "--idle-timeout:$idle_timeout_s" \
 		 ${prog_timeout:+"--test-timeout:$prog_timeout"}; do
-		[[ ${v#*:} =~ ^[1-9][0-9]{0,5}$ ]] || usage_error "${v%%:*} '${v#*:}': expected seconds, 1 to 999999"
+		check_value "${v%%:*}" count:1:999999:seconds "${v#*:}"
 	done
-	[[ $mem =~ ^[1-9][0-9]{2,6}$ ]] || usage_error "--mem '$mem': expected megabytes, 100 or more"
-	[[ $smp =~ ^[1-9][0-9]?$ ]] || usage_error "--smp '$smp': expected 1 to 99 CPUs"
+	check_value --mem count:100:1048576:megabytes "$mem"
+	check_value --smp count:1:99:CPUs "$smp"
 	case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': expected tcg, kvm or auto" ;; esac
 	[ -z "$seed" ] || [[ $seed =~ ^[0-9a-f]{1,64}$ ]] ||
 		usage_error "--seed '$(esc "$seed")': expected 1 to 64 lowercase hex digits"
-	[ -z "$rtc_base" ] || [[ $rtc_base =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$ ]] ||
-		usage_error "--rtc-base '$(esc "$rtc_base")': expected YYYY-MM-DDTHH:MM:SS"
+	[ -z "$rtc_base" ] || check_value --rtc-base date "$rtc_base"
 	[ -z "$rtc_base" ] || [ "$icount" = 1 ] || usage_error "--rtc-base goes with --icount"
 	[ -z "$initrd_in" ] || [ -f "$initrd_in" ] || usage_error "--initrd $initrd_in: no such file"
 	# written by write_file: a link at a name is refused before anything runs
