@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "input.h"
 #include "lava.h"
+#include "number.h"
 #include "outfile.h"
 #include "quote.h"
 #include "sha256.h"
@@ -57,7 +58,9 @@ static bool all_of_n(const char *s, size_t n)
 
 static bool minutes_ok(const char *v)
 {
-	return v && all_of(v, "0123456789") && v[0] != '0' && strlen(v) <= 4;
+	uint64_t m;
+
+	return !iop_parse_u64(v, 1, 9999, &m);
 }
 
 /* http(s):// or file:// without blanks, quotes or shell syntax. */
@@ -709,6 +712,7 @@ static char *bench_command(struct lava_opts *o, int *rc)
 	char *w[260];
 	size_t n = 0;
 	struct stat st;
+	uint64_t boots;
 	int i;
 
 	*rc = 0;
@@ -723,7 +727,7 @@ static char *bench_command(struct lava_opts *o, int *rc)
 		*rc = BAD("--profile none: name the benchmark after -- (iopath bench arguments)");
 		return NULL;
 	}
-	if (!all_of(o->boots, "0123456789") || o->boots[0] == '0' || strlen(o->boots) > 2) {
+	if (iop_parse_u64(o->boots, 1, 99, &boots)) {
 		*rc = BAD("--boots '%s': 1 to 99", o->boots);
 		return NULL;
 	}

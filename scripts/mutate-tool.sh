@@ -46,7 +46,7 @@ classify. Prints the kill matrix as a Markdown table.
   --work DIR      where the copy is built (must not exist; default a new
                   directory under \$TMPDIR, removed at exit)
   --mutants DIR   the mutant patches (default configs/mutants/tool)
-  --timeout S     limit for one test program (default 900)
+  --timeout S     limit for one test program, 1 to 99999 seconds (default 900)
   --list          list the mutants with their function and tests, and exit
 EOF
 }
@@ -75,7 +75,7 @@ done
 
 # ---- bad input is refused before anything is created -----------------------
 
-[[ $timeout_s =~ ^[1-9][0-9]{0,4}$ ]] || usage_error "--timeout: '$timeout_s' is not a count of seconds from 1 to 99999"
+check_value --timeout count:1:99999:seconds "$timeout_s"
 [ -d "$mutants_dir" ] || usage_error "--mutants: $mutants_dir is not a directory"
 if [ -n "$work" ] && [ -e "$work" ]; then
 	usage_error "--work: $work exists (give a new directory)"

@@ -57,12 +57,12 @@ matrix to WORK/matrix.md and WORK/matrix.json.
                    (default /var/cache/iopath/mutate)
   --mutants DIR    the mutant patches (default configs/mutants)
   --build DIR      iopath build directory holding the selftests (default build)
-  --pristine-runs N  runs of the pristine kernel (default 3)
+  --pristine-runs N  runs of the pristine kernel, 1 to 9999 (default 3)
   --crash-runs N   runs of a mutant that crashed (default 2; at most the
                    pristine runs)
   --all-tests      run every selftest program for every mutant, unfiltered
-  --timeout S      limit for one VM run (default 1500)
-  --jobs N         make -j for the kernel (default 2)
+  --timeout S      limit for one VM run, 1 to 9999 seconds (default 1500)
+  --jobs N         make -j for the kernel, 1 or 2 (default 2)
   --fresh          forget earlier results (default: resume)
   --list           list the mutants with their function and tests, and exit
   --matrix         only (re)write the matrix from the results so far
@@ -88,10 +88,6 @@ EOF
 
 note() {
 	echo "$prog: $*" >&2
-}
-
-is_count() {
-	[[ $1 =~ ^[1-9][0-9]{0,3}$ ]]
 }
 
 ksrc=${KSRC:-}
@@ -146,7 +142,7 @@ done
 
 for v in pristine_runs crash_runs timeout_s jobs; do
 	opt=${v%_s}
-	is_count "${!v}" || usage_error "--${opt//_/-}: '${!v}' is not a count from 1 to 9999"
+	check_value "--${opt//_/-}" count:1:9999 "${!v}"
 done
 [ "$jobs" -le 2 ] || usage_error "--jobs: at most 2 on a shared machine"
 [ "$crash_runs" -le "$pristine_runs" ] ||

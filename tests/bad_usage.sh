@@ -205,7 +205,7 @@ refused mutant.classify_pristine_state_line_checked "bad-tests:1: not a line of 
 	"$iop" mutant classify --pristine-ok "$tmp/empty" --pristine-tests "$tmp/bad-tests" "$tmp/m.patch" "$tmp/empty"
 refused mutant.results_of_a_directory "mutant: $tmp: not a regular file" "$iop" mutant results "$tmp"
 refused mutate.unknown_option 'mutate: unknown option --nosuch' "$iop" mutate --nosuch
-refused mutate.bad_count "mutate: --pristine-runs: 'x' is not a count" "$iop" mutate --pristine-runs x
+refused mutate.bad_count "mutate: --pristine-runs 'x': expected 1 to 9999" "$iop" mutate --pristine-runs x
 refused plot.one_file 'plot: need BASE and NEW record files' "$iop" plot a.jsonl
 refused repro.unknown_option "repro: unknown option '--nosuch'" "$iop" repro --nosuch
 refused repro.unknown_fs "repro: --fs 'btrfs': expected ext4 or xfs" "$iop" repro --fs btrfs

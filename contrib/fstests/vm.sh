@@ -87,9 +87,8 @@ case $fstyp in xfs|ext4) ;; *) usage_error "--fstyp '$fstyp': xfs or ext4" ;; es
 [[ $mkfs =~ ^[-A-Za-z0-9_=,.:^/\ ]*$ ]] ||
 	usage_error "--mkfs '$mkfs': only letters, digits, blanks and -_=,.:^/"
 case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$accel': tcg, kvm or auto" ;; esac
-for v in "$timeout_s" "$idle_timeout_s"; do
-	[[ $v =~ ^[1-9][0-9]{0,5}$ ]] || usage_error "'$v': the time limits are seconds"
-done
+check_value --timeout count:1:999999:seconds "$timeout_s"
+check_value --idle-timeout count:1:999999:seconds "$idle_timeout_s"
 [ -n "$kernel" ] || usage_error "--kernel BZIMAGE is required"
 [ -f "$kernel" ] || usage_error "--kernel: '$kernel' is not a file"
 [ -n "$fstests" ] || usage_error "--fstests DIR (a built fstests checkout) is required"
