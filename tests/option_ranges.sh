@@ -104,6 +104,18 @@ while IFS='|' read -r opt cmd values; do
 	done
 done <<< "$table"
 
+# ---- the ends of each range are taken -----------------------------------------
+
+# What the scripts ask (iopath value): a range refused at an end it should
+# take would show only as a run that never starts.
+for a in "count:1:99 1" "count:1:99 99" "percent 100" "percent 0.000001" "percent 5" \
+	"date 1970-01-01T00:00:00" "date 2099-12-31T23:59:59" "date 2024-02-29T23:59:59" \
+	"date 2000-02-29T00:00:00" "utc-time 2024-02-29T12:00:00.123Z" "utc-time 1970-01-01T00:00:00Z"; do
+	read -r kind v <<< "$a"
+	"$iop" value --x "$kind" "$v" > "$tmp/out" 2> "$tmp/err"
+	check_cmd "option_ranges.value.takes.$kind.$v" test $? = 0 -a ! -s "$tmp/err"
+done
+
 # ---- every option of a number or a date is in the table ------------------------
 
 # The options whose value --help writes as a number, a percentage or a date.
