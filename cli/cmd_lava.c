@@ -27,6 +27,7 @@
 #include "lava.h"
 #include "outfile.h"
 #include "quote.h"
+#include "yaml_bound.h"
 
 int lava_fail(int code, const char *fmt, ...)
 {
@@ -86,56 +87,72 @@ int lava_out_ok(const char *opt, const char *path)
 
 /* ---- validate, run ------------------------------------------------------------ */
 
-int lava_cmd_validate(struct lava_opts *o)
+/*
+ * Job @j's text, checked against the YAML bounds (lib/yaml_bound.c) and,
+ * with @check, against what a job must hold. 0, 1 invalid or 2 bad input
+ * (a file that is not one, a text past the bounds), its line printed.
+ */
+static int job_check(const char *j, bool check)
 {
 	char why[PATH_MAX + 128], buf[512], *text, *line, *nt;
-	const char *err;
+	const char *err = NULL;
 	struct iop_input in;
 	size_t len, cap;
 	ssize_t n;
 	bool term;
-	int i, bad = 0, rc;
+	int rc;
+
+	rc = iop_input_open(&in, j, LAVA_MAX_JOB, why, sizeof(why));
+	if (rc)
+		return lava_fail(2, "%s", why);
+	if (in.left > LAVA_MAX_JOB) {
+		/* Not a job iopath wrote; its first MiB alone could validate. */
+		iop_input_close(&in);
+		return lava_fail(1, "%s: invalid: larger than 1 MiB", j);
+	}
+	cap = in.left + 1;
+	text = malloc(cap);
+	len = 0;
+	while (text && (n = iop_input_line(&in, &line, &term, why, sizeof(why))) >= 0) {
+		if (len + n + 2 > cap) {
+			nt = realloc(text, len + n + 2);
+			if (!nt)
+				break;
+			text = nt;
+			cap = len + n + 2;
+		}
+		memcpy(text + len, line, n);
+		len += n;
+		if (term)
+			text[len++] = '\n';
+	}
+	iop_input_close(&in);
+	if (!text)
+		return lava_fail(1, "out of memory");
+	/* Refused before libyaml's loader (or lava-run's) spends minutes on it. */
+	rc = iop_yaml_bounds(text, len, buf, sizeof(buf));
+	if (rc == -E2BIG || rc == -ENOMEM) {
+		free(text);
+		return lava_fail(rc == -E2BIG ? 2 : 1, "%s: %s", j, buf);
+	}
+	if (check)
+		err = lava_job_check(text, len, buf, sizeof(buf));
+	free(text);
+	if (err)
+		return lava_fail(1, "%s: invalid: %s", j, err);
+	return 0;
+}
+
+int lava_cmd_validate(struct lava_opts *o)
+{
+	int i, rc, worst = 0;
 
 	for (i = 0; i < o->noperands; i++) {
-		const char *j = o->operands[i];
-
-		rc = iop_input_open(&in, j, LAVA_MAX_JOB, why, sizeof(why));
-		if (rc)
-			return lava_fail(2, "%s", why);
-		if (in.left > LAVA_MAX_JOB) {
-			/* Not a job iopath wrote; its first MiB alone could validate. */
-			iop_input_close(&in);
-			lava_fail(1, "%s: invalid: larger than 1 MiB", j);
-			bad = 1;
-			continue;
-		}
-		cap = in.left + 1;
-		text = malloc(cap);
-		len = 0;
-		while (text && (n = iop_input_line(&in, &line, &term, why, sizeof(why))) >= 0) {
-			if (len + n + 2 > cap) {
-				nt = realloc(text, len + n + 2);
-				if (!nt)
-					break;
-				text = nt;
-				cap = len + n + 2;
-			}
-			memcpy(text + len, line, n);
-			len += n;
-			if (term)
-				text[len++] = '\n';
-		}
-		iop_input_close(&in);
-		if (!text)
-			return lava_fail(1, "out of memory");
-		err = lava_job_check(text, len, buf, sizeof(buf));
-		free(text);
-		if (err) {
-			lava_fail(1, "%s: invalid: %s", j, err);
-			bad = 1;
-		}
+		rc = job_check(o->operands[i], true);
+		if (rc > worst)
+			worst = rc;
 	}
-	return bad;
+	return worst;
 }
 
 static bool in_path(const char *prog)
@@ -166,16 +183,20 @@ int lava_cmd_run(struct lava_opts *o)
 	size_t n;
 	pid_t pid;
 
-	if (!in_path("lava-run"))
-		return lava_fail(1, "lava-run not found: scripts/deps.sh lava installs lava-dispatcher (apt-get install --no-install-recommends lava-dispatcher)");
-	if (geteuid())
-		return lava_fail(2, "lava-run needs root");
 	for (i = 0; i < o->noperands; i++) {
 		n = strlen(o->operands[i]);
 		if (stat(o->operands[i], &st) || !S_ISREG(st.st_mode) || n < 6 ||
 		    strcmp(o->operands[i] + n - 5, ".yaml") || n + 16 > PATH_MAX)
 			return lava_fail(2, "%s: not a job file (*.yaml)", o->operands[i]);
+		/* lava-run's loader is libyaml too: a hostile job never reaches it. */
+		rc = job_check(o->operands[i], false);
+		if (rc)
+			return rc;
 	}
+	if (!in_path("lava-run"))
+		return lava_fail(1, "lava-run not found: scripts/deps.sh lava installs lava-dispatcher (apt-get install --no-install-recommends lava-dispatcher)");
+	if (geteuid())
+		return lava_fail(2, "lava-run needs root");
 	if (!*o->device) {
 		snprintf(dev, sizeof(dev), "%s/configs/lava/qemu-local.yaml", iop_src_dir());
 		o->device = dev;

@@ -22,6 +22,7 @@
 #include "lava.h"
 #include "quote.h"
 #include "why.h"
+#include "yaml_bound.h"
 
 /* ---- small containers --------------------------------------------------- */
 
@@ -398,10 +399,9 @@ out:
 int lava_log_line(struct lava_job *job, const char *raw, size_t n, size_t ln,
 		  char *why, size_t len)
 {
-	yaml_parser_t p;
-	yaml_document_t d, more;
+	yaml_document_t d;
 	yaml_node_t *root, *lvl;
-	bool single;
+	char yerr[128];
 	int ret;
 
 	while (n && is_space(raw[0])) {
@@ -416,20 +416,14 @@ int lava_log_line(struct lava_job *job, const char *raw, size_t n, size_t ln,
 	}
 	if (!n || (n == 3 && (!memcmp(raw, "---", 3) || !memcmp(raw, "...", 3))))
 		return 0;
-	if (!yaml_parser_initialize(&p))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&p, (const unsigned char *)raw, n);
-	if (!yaml_parser_load(&p, &d)) {
-		yaml_parser_delete(&p);
-		return BAD("line %zu is not a YAML mapping", ln);
-	}
 	/* One document: "{...} --- {...}" is not one entry. */
-	single = yaml_parser_load(&p, &more) && !yaml_document_get_root_node(&more);
-	if (p.error == YAML_NO_ERROR)
-		yaml_document_delete(&more);
-	yaml_parser_delete(&p);
+	ret = iop_yaml_load(raw, n, &d, yerr, sizeof(yerr));
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		return BAD("line %zu is not a YAML mapping", ln);
 	root = yaml_document_get_root_node(&d);
-	if (!single || !root || root->type != YAML_MAPPING_NODE) {
+	if (!root || root->type != YAML_MAPPING_NODE) {
 		ret = BAD("line %zu is not a YAML mapping", ln);
 		goto out;
 	}

@@ -6,9 +6,10 @@
  * schema a job of ours can get wrong (priority, visibility, timeouts), and
  * the deploy and boot methods of its device type as lava-server's
  * templates offer them (qemu.jinja2: deploy to tmpfs, boot qemu; x86.jinja2:
- * deploy to tftp, boot ipxe with the ramdisk or nfs commands). libyaml's
- * document loader keeps an alias as a reference, never a copy, and only
- * the nodes named here are visited.
+ * deploy to tftp, boot ipxe with the ramdisk or nfs commands). A job is
+ * loaded by iop_yaml_load() (lib/yaml_bound.c: nesting, nodes and anchors
+ * bounded before libyaml's loader runs); the loader keeps an alias as a
+ * reference, never a copy, and only the nodes named here are visited.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -20,6 +21,7 @@
 
 #include "lava.h"
 #include "quote.h"
+#include "yaml_bound.h"
 
 void lava_yaml_quote(FILE *f, const char *s)
 {
@@ -221,25 +223,16 @@ static const char *check_doc(yaml_document_t *d, char *buf, size_t len)
 
 const char *lava_job_check(const char *text, size_t n, char *buf, size_t len)
 {
-	yaml_parser_t p;
 	yaml_document_t d;
 	const char *err;
+	int ret;
 
 	if (memchr(text, '\0', n))
 		return "not YAML: a NUL byte";
-	if (!yaml_parser_initialize(&p))
-		return "out of memory";
-	yaml_parser_set_input_string(&p, (const unsigned char *)text, n);
-	if (!yaml_parser_load(&p, &d)) {
-		char *e = iop_esc_dup(p.problem ? p.problem : "unparsable");
-
-		snprintf(buf, len, "not YAML: line %zu: %s", p.problem_mark.line + 1, e ? e : "?");
-		free(e);
-		yaml_parser_delete(&p);
+	ret = iop_yaml_load(text, n, &d, buf, len);
+	if (ret)
 		return buf;
-	}
 	err = check_doc(&d, buf, len);
 	yaml_document_delete(&d);
-	yaml_parser_delete(&p);
 	return err;
 }
