@@ -19,6 +19,9 @@
 #   mutant_classify  a VM run's output: TAP with the reader's lines and a
 #            result line, cut short with vm.sh's stop line (a panic, a
 #            hang, one with a control character), a hostile test name
+#   yaml_bound  the LAVA job templates and device of configs/lava, and
+#            texts at and past each bound (nesting, anchors, directives),
+#            two documents, an empty stream, a NUL
 # and profiles with a key twice, for the profile target's duplicate check.
 #
 # usage: tests/fuzz/seeds.sh OUTDIR   (makes a directory per target in OUTDIR)
@@ -28,7 +31,8 @@ out=${1:?usage: seeds.sh OUTDIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fix=$top/tests/fixtures
 mkdir -p "$out/records" "$out/profile" "$out/known_failures" "$out/quote" "$out/repro_name" \
-	"$out/verdict_lines" "$out/export" "$out/mutant_header" "$out/lava_log" "$out/mutant_classify"
+	"$out/verdict_lines" "$out/export" "$out/mutant_header" "$out/lava_log" "$out/mutant_classify" \
+	"$out/yaml_bound"
 
 for f in "$fix"/compare/*.jsonl; do
 	name=$(basename "$f" .jsonl)
@@ -142,3 +146,27 @@ printf '%s' $'*** a/c\n--- b/c\n***************\n*** 1 ****\n! a\n--- 1 ----\n! 
 printf '%s' "$hunk"$'+more\n' > "$pc/too-long"
 printf '%s' "${hunk%$'+1050\n'}" > "$pc/cut-short"
 printf '%s' $'--- a/x y\t2024-01-01\n+++ b/x y\t2024-01-01\n@@ -1 +1 @@\n-a\n\n+b\n' > "$pc/blank-name"
+yb=$out/yaml_bound
+for f in "$top"/configs/lava/*.yaml; do
+	cp "$f" "$yb/$(basename "$f")"
+done
+python3 - "$yb" << 'EOF'
+import sys
+d = sys.argv[1]
+seeds = {
+    'deep64': '[' * 64 + ']' * 64,
+    'deep65': '[' * 65 + ']' * 65,
+    'deep_map': '{a: ' * 70 + '}' * 70,
+    'block_deep': ''.join(' ' * i + 'a:\n' for i in range(70)),
+    'anchors': 'x: [' + ', '.join('&a%d v' % i for i in range(128)) + ']\ny: [' +
+               ', '.join('*a%d' % i for i in range(129)) + ']\n',
+    'tags': ''.join('%%TAG !t%d! tag:x,2000:\n' % i for i in range(65)) + '--- !t1!a x\n',
+    'two_docs': '--- {a: 1}\n--- {b: 2}\n',
+    'empty': '',
+    'nul': 'a: b\0c\n',
+    'recursive': '&a [*a]\n',
+    'merge': 'a: &x {k: v}\nb: {<<: *x, j: w}\n',
+}
+for name, text in seeds.items():
+    open(d + '/' + name, 'w').write(text)
+EOF
