@@ -249,7 +249,7 @@ ab: all
 # and, for fstests, the checkout FSTESTS if given. Fails unless every
 # kernel patch is checkpatch --strict clean.
 .PHONY: upstream
-upstream:
+upstream: cli
 	$(Q)KSRC=$(call shq,$(KSRC)) KSFT_SRC=$(call shq,$(KSFT_SRC)) scripts/upstream.sh --out $(O)/upstream \
 		$(if $(FSTESTS),--fstests $(call shq,$(FSTESTS)))
 

@@ -385,7 +385,7 @@ static void usage(FILE *f)
 static int validate_run(const char *profile, const char *results, bool do_bench)
 {
 	struct iop_backing_info bi;
-	char why[512], self[PATH_MAX];
+	char why[PATH_MAX + 128], self[PATH_MAX];
 	const char *known;
 	struct stat st;
 	int status;
@@ -427,12 +427,8 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			return 2;
 	}
-	if (mkdir(results, 0755) && errno != EEXIST)
-		return iop_usage_error("run", "--results %s: %s", results, strerror(errno));
-	if (stat(results, &st) || !S_ISDIR(st.st_mode))
-		return iop_usage_error("run", "--results %s: not a directory", results);
-	if (access(results, W_OK | X_OK))
-		return iop_usage_error("run", "--results %s: %s", results, strerror(errno));
+	if (iop_out_dir_make(results, why, sizeof(why)))
+		return iop_usage_error("run", "--results %s", why);
 	return 0;
 }
 

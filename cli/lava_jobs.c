@@ -403,7 +403,7 @@ int lava_check_job_args(struct lava_opts *o)
 {
 	static const char *const names[] = { "--job-timeout", "--boot-timeout", "--test-timeout" };
 	const char *vals[] = { o->job_timeout, o->boot_timeout, o->test_timeout };
-	char parent[PATH_MAX], *slash;
+	char why[PATH_MAX + 128];
 	struct stat st;
 	size_t i;
 
@@ -451,21 +451,8 @@ int lava_check_job_args(struct lava_opts *o)
 	/* --out is made if missing, but not its parent: a typo is not a tree. */
 	if (!*o->out)
 		return BAD("--out is required (the directory for the jobs and their artefacts)");
-	if (!lstat(o->out, &st)) {
-		if (!S_ISDIR(st.st_mode))
-			return BAD("--out %s: not a directory", o->out);
-	} else {
-		snprintf(parent, sizeof(parent), "%s", o->out);
-		while ((slash = strrchr(parent, '/')) && !slash[1] && slash > parent)
-			*slash = '\0';
-		slash = strrchr(parent, '/');
-		if (slash)
-			*(slash == parent ? slash + 1 : slash) = '\0';
-		else
-			strcpy(parent, ".");
-		if (stat(parent, &st) || !S_ISDIR(st.st_mode))
-			return BAD("--out %s: no such directory, nor its parent %s", o->out, parent);
-	}
+	if (iop_out_dir_check(o->out, why, sizeof(why)))
+		return BAD("--out %s", why);
 	return check_template(o);
 }
 
@@ -473,11 +460,12 @@ int lava_check_job_args(struct lava_opts *o)
 int lava_make_out(struct lava_opts *o)
 {
 	static char out[PATH_MAX], build[PATH_MAX];
+	char why[PATH_MAX + 128];
 
 	if (o->out == out)
 		return 0;
-	if (mkdir(o->out, 0755) && errno != EEXIST)
-		return lava_fail(1, "--out %s: %s", o->out, strerror(errno));
+	if (iop_out_dir_make(o->out, why, sizeof(why)))
+		return lava_fail(1, "--out %s", why);
 	if (!realpath(o->out, out))
 		return lava_fail(1, "--out %s: %s", o->out, strerror(errno));
 	o->out = out;

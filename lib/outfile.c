@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "quote.h"
 #include "why.h"
 
 #define CREATE_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
@@ -39,6 +40,22 @@ static char pending_tmp[PATH_MAX];
 /* iop_out_claim(): the name and the locked fd of its current inode. */
 static char claim_name[PATH_MAX];
 static int claim_fd = -1;
+
+bool iop_out_name_ok(const char *name)
+{
+	for (size_t i = 0; name[i]; i++)
+		if (iop_is_control(name, i))
+			return false;
+	return true;
+}
+
+/* The one reason for a name iop_out_name_ok() refuses; -EINVAL. */
+static int name_refused(const char *name, char *why, size_t len)
+{
+	iop_why(why, len, "%s: a control character in the name (refused: it would be printed raw)",
+		name);
+	return -EINVAL;
+}
 
 static void random_suffix(char *s, size_t n)
 {
@@ -62,6 +79,8 @@ int iop_tmp_create(const char *final, mode_t mode, char *tmp, size_t len)
 	char sfx[8];
 	int fd, err;
 
+	if (!iop_out_name_ok(final))
+		return -EINVAL;
 	/* A SIGTERM between the open and pending_tmp would leave the file behind. */
 	sigemptyset(&stops);
 	sigaddset(&stops, SIGINT);
@@ -152,6 +171,8 @@ int iop_out_claim(const char *final, char *why, size_t len)
 	int fd, created;
 
 	iop_out_release();
+	if (!iop_out_name_ok(final))
+		return name_refused(final, why, len);
 	if (strlen(final) >= sizeof(claim_name)) {
 		iop_why(why, len, "%.64s...: name too long", final);
 		return -ENAMETOOLONG;
@@ -236,6 +257,8 @@ int iop_out_check(const char *final, char *why, size_t len)
 		iop_why(why, len, "empty output file name");
 		return -EINVAL;
 	}
+	if (!iop_out_name_ok(final))
+		return name_refused(final, why, len);
 	/* The temporary name is the longest the file ever has. */
 	base = strrchr(final, '/');
 	base = base ? base + 1 : final;
@@ -303,6 +326,9 @@ int iop_out_unique(const char *dir, const char *prefix, const char *suffix, cons
 	struct tm tm;
 	int fd, ofd, err;
 
+	if (!iop_out_name_ok(dir) || !iop_out_name_ok(prefix) || !iop_out_name_ok(suffix) ||
+	    (also && !iop_out_name_ok(also)))
+		return -EINVAL;
 	if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
 		return -EINVAL;
 	for (int n = 1; n < 1000; n++) {
@@ -375,6 +401,8 @@ int iop_out_publish(int src_fd, const char *final, mode_t mode)
 	const char *slash = strrchr(final, '/');
 	int fd, ret;
 
+	if (!iop_out_name_ok(final))
+		return -EINVAL;
 	if (slash && (size_t)(slash - final) >= sizeof(dir))
 		return -ENAMETOOLONG;
 	if (!slash)
@@ -441,4 +469,87 @@ int iop_tmp_commit_set(const char *const *tmp, const char *const *final, size_t 
 	for (j = k + 1; j < n; j++)
 		iop_tmp_discard(tmp[j]);
 	return ret;
+}
+
+/* @path's parent directory into @parent ("." or "/" where it has none). */
+static void parent_of(const char *path, char *parent, size_t len)
+{
+	char *slash;
+
+	snprintf(parent, len, "%s", path);
+	while ((slash = strrchr(parent, '/')) && !slash[1] && slash > parent)
+		*slash = '\0';
+	slash = strrchr(parent, '/');
+	if (slash)
+		*(slash == parent ? slash + 1 : slash) = '\0';
+	else
+		snprintf(parent, len, ".");
+}
+
+int iop_out_dir_check(const char *dir, char *why, size_t len)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+
+	if (!dir || !*dir) {
+		iop_why(why, len, "empty directory name");
+		return -EINVAL;
+	}
+	if (!iop_out_name_ok(dir))
+		return name_refused(dir, why, len);
+	/* Room for the files written into it: a name of NAME_MAX after it. */
+	if (strlen(dir) + 1 + NAME_MAX >= PATH_MAX) {
+		iop_why(why, len, "%.64s...: path longer than %d bytes", dir, PATH_MAX - 2 - NAME_MAX);
+		return -ENAMETOOLONG;
+	}
+	if (!lstat(dir, &st)) {
+		if (S_ISLNK(st.st_mode)) {
+			iop_why(why, len, "%s: is a symbolic link (refused: it would be followed)", dir);
+			return -ELOOP;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			iop_why(why, len, "%s: not a directory", dir);
+			return -ENOTDIR;
+		}
+		if (access(dir, W_OK | X_OK)) {
+			int err = errno;
+
+			iop_why(why, len, "%s: not writable: %s", dir, strerror(err));
+			return -err;
+		}
+		return 0;
+	}
+	if (errno != ENOENT) {
+		int err = errno;
+
+		iop_why(why, len, "%s: %s", dir, strerror(err));
+		return -err;
+	}
+	parent_of(dir, parent, sizeof(parent));
+	if (stat(parent, &st) || !S_ISDIR(st.st_mode)) {
+		iop_why(why, len, "%s: no such directory, nor its parent %s", dir, parent);
+		return -ENOENT;
+	}
+	if (access(parent, W_OK | X_OK)) {
+		int err = errno;
+
+		iop_why(why, len, "%s: its parent %s is not writable: %s", dir, parent, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+int iop_out_dir_make(const char *dir, char *why, size_t len)
+{
+	int ret = iop_out_dir_check(dir, why, len);
+
+	if (ret)
+		return ret;
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		ret = -errno;
+		iop_why(why, len, "%s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	/* Made by someone else meanwhile: checked again, as it is now. */
+	return iop_out_dir_check(dir, why, len);
 }

@@ -9,8 +9,17 @@
 #ifndef IOPATH_OUTFILE_H
 #define IOPATH_OUTFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/*
+ * Whether @name may name an output: no control character (C0, DEL, C1 in
+ * UTF-8: lib/quote.c's iop_is_control()) in it, which every message and
+ * list of written files would print raw or split over two lines. Each
+ * function below refuses such a name: the one check of output names.
+ */
+bool iop_out_name_ok(const char *name);
 
 /*
  * Create "<final>.tmp.XXXXXX" (random, retried on a collision) with
@@ -61,8 +70,9 @@ int iop_out_claim(const char *final, char *why, size_t len);
 void iop_out_release(void);
 
 /*
- * Whether @final may be written: its directory exists and is writable, and
- * @final is absent or a regular file (not a symlink, not a directory), and
+ * Whether @final may be written: no control character in it
+ * (iop_out_name_ok()), its directory exists and is writable, and @final
+ * is absent or a regular file (not a symlink, not a directory), and
  * its name and its temporary name fit NAME_MAX and PATH_MAX (a name too
  * long would be found only when the records are written, after the run).
  * 0, or -errno with a one-line reason naming @final.
@@ -100,5 +110,18 @@ int iop_out_publish(int src_fd, const char *final, mode_t mode);
  */
 int iop_tmp_commit_set(const char *const *tmp, const char *const *final, size_t n,
 		       size_t *failed);
+
+/*
+ * The rule for a directory iopath writes into (lava jobs --out, run
+ * --results; scripts/lib/common.bash's out_dir through `iopath outdir`):
+ * no control character in its name; a directory, writable, not a
+ * symbolic link; or absent with its parent an existing directory (made
+ * by iop_out_dir_make(), never the parents: a typo is not a tree).
+ * 0, or -errno with a one-line reason naming @dir.
+ */
+int iop_out_dir_check(const char *dir, char *why, size_t len);
+
+/* iop_out_dir_check(), then @dir made (0755 less the umask) if missing. */
+int iop_out_dir_make(const char *dir, char *why, size_t len);
 
 #endif

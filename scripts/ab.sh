@@ -169,6 +169,9 @@ check_value --jobs "count:1:$ncpu:CPUs (the CPUs there are)" "$jobs"
 case $accel in tcg|kvm|auto) ;; *) usage_error "--accel '$(esc "$accel")': expected tcg, kvm or auto" ;; esac
 # The guest's bench cuts a name at a control character and says no more.
 [[ $profile != *[[:cntrl:]]* ]] || usage_error "--profile '$(esc "$profile")': a control character in the name"
+# An output name is printed in every message and list of files: the one
+# check of scripts/lib/common.bash.
+! has_control "$out" || usage_error "--out $(esc "$out"): a control character in the name (refused: it would be printed raw)"
 for a in "${bench_args[@]}"; do
 	[[ $a != *[[:cntrl:]]* ]] || usage_error "the benchmark: '$(esc "$a")': a control character in it"
 done

@@ -96,9 +96,9 @@ fi
 for t in git perl "${CC:-cc}"; do
 	command -v "$t" > /dev/null || fail "$t not found (apt-get install git perl build-essential)"
 done
-[ -L "$out" ] && usage_error "--out: $out is a symbolic link"
-mkdir -p "$out" || fail "cannot create $out"
-out=$(cd "$out" && pwd)
+# The C commands' rule: made if missing, not its parents; no link, no
+# control character (scripts/lib/common.bash, iopath outdir).
+out=$(out_dir --out "$out") || exit
 
 ident=$(git -C "$top" var GIT_AUTHOR_IDENT) || fail "no author identity: set git config user.name and user.email"
 author=${ident% * *}

@@ -134,7 +134,7 @@ if [ "$(id -u)" = 0 ]; then
 		env IOPATH_SCRATCH_DIR=/nonexistent "$iop" run --no-bench
 	refused run.unknown_profile 'nosuch.conf: No such file or directory' \
 		"$iop" run --profile nosuch --no-selftests
-	refused run.results_in_missing_directory '--results /nonexistent/r: No such file' \
+	refused run.results_in_missing_directory '--results /nonexistent/r: no such directory, nor its parent /nonexistent' \
 		"$iop" run --no-bench --results /nonexistent/r
 	refused run.known_failures_not_a_regular_file 'IOPATH_KNOWN_FAILURES=/dev/zero: not a regular file' \
 		env IOPATH_KNOWN_FAILURES=/dev/zero "$iop" run --no-bench
@@ -184,6 +184,8 @@ refused lava.unknown_subcommand "lava: unknown subcommand 'nosuch'" "$iop" lava 
 refused lava.verdict_unknown_option "lava: unknown option '--nosuch'" \
 	"$iop" lava verdict --nosuch /nonexistent
 refused esc.no_text 'esc: no TEXT to escape' "$iop" esc --
+refused outdir.no_dir 'outdir: name one DIR' "$iop" outdir
+refused outdir.newline_in_the_name 'outdir: a\\x0ab: a control character in the name' "$iop" outdir $'a\nb'
 refused records.no_command 'records: no command' "$iop" records
 refused records.check_of_a_device 'records: /dev/zero: ' \
 	"$iop" records check --image-sha256 "$(printf '0%.0s' $(seq 64))" --domain wall /dev/zero

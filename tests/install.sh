@@ -195,6 +195,9 @@ for c in "${cmds[@]}"; do
 		sub lava verdict --build "$build" "$top/tests/fixtures/lava/swapon-6.12.log" &&
 			cp "$tmp/sub.out" "$w/lava.tap" && sub export --kcidb -o "$w/kcidb.json" "$w/lava.tap" &&
 			jq -e '.tests | length > 0' "$w/kcidb.json" > /dev/null ;;
+	outdir)
+		what="makes_a_directory_and_prints_its_path"
+		sub outdir "$w/od" && [ -d "$w/od" ] && [ "$(cat "$tmp/sub.out")" = "$(cd "$w/od" && pwd)" ] ;;
 	kmsg)
 		what="scans_a_console"
 		sub kmsg scan "$w/console" && [ ! -s "$tmp/sub.out" ] ;;

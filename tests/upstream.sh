@@ -19,6 +19,10 @@ set -u
 
 build=${1:?usage: tests/upstream.sh BUILD_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
+# --out is checked and made by iopath outdir (scripts/lib/common.bash),
+# also for the copies of the tree below, which have no build of their own.
+export IOPATH_BIN
+IOPATH_BIN=$(cd "$build" && pwd)/iopath
 . "$top/tests/lib/tap.sh"
 
 ktree=()

@@ -56,10 +56,21 @@ esc_line() {
 # Root writes where a user points (--log, --work): a name must never be
 # opened if someone planted a link there.
 
-# out_refusal FINAL: why FINAL may not be written (a symbolic link, or not a
-# regular file), or nothing.
+# has_control TEXT: TEXT holds a control character: C0, DEL, or C1 in
+# UTF-8 (\xc2\x80 to \xc2\x9f), as iop_is_control() of lib/quote.c says
+# (tests/file_args.sh holds the two to the same answers).
+has_control() {
+	local LC_ALL=C
+	[[ $1 == *[$'\x01'-$'\x1f'$'\x7f']* || $1 == *$'\xc2'[$'\x80'-$'\x9f']* ]]
+}
+
+# out_refusal FINAL: why FINAL may not be written (a control character in
+# its name, which every message would print raw, a symbolic link, or not
+# a regular file), or nothing. The one check of write_file and new_file.
 out_refusal() {
-	if [ -L "$1" ]; then
+	if has_control "$1"; then
+		echo "$(esc "$1"): a control character in the name (refused: it would be printed raw)"
+	elif [ -L "$1" ]; then
 		echo "$1: is a symbolic link (refused: it would be replaced, not followed)"
 	elif [ -e "$1" ] && [ ! -f "$1" ]; then
 		echo "$1: is not a regular file"
@@ -93,6 +104,25 @@ write_file() {
 		echo "$prog: $final: cannot be written" >&2
 		return 1
 	fi
+}
+
+# out_dir OPT DIR: DIR, a directory the script writes into, checked by the
+# rule of the C commands (lib/outfile.c's iop_out_dir_check() through
+# iopath outdir: no control character, no symbolic link, a directory or
+# absent below one) and made if missing, never its parents; its absolute
+# path on stdout. Refused: one line naming OPT, exit 2 (the caller's
+# $(...) || exit passes it on).
+out_dir() {
+	local bin r rc
+	bin=$(iopath_bin)
+	[ -x "$bin" ] || fail "$1: $bin is not built (make cli): it checks output directories"
+	r=$("$bin" outdir -- "$2" 2>&1)
+	rc=$?
+	case $rc in
+	0) printf '%s\n' "$r" ;;
+	2) usage_error "$1 ${r#iopath: outdir: }" ;;
+	*) fail "$1 ${r#iopath: outdir: }" ;;
+	esac
 }
 
 # new_file FILE: FILE a new empty regular file, for the caller's '>>' (a
