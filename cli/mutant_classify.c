@@ -356,6 +356,7 @@ static int mutant_stop(int argc, char **argv)
 
 struct classify {
 	const char *patch, *ok_path, *tests_path, *err_path;
+	struct iop_input err;	/* --err, opened with the other inputs */
 	bool all_tests;
 	uint64_t pristine_runs, pristine_clean, crash_runs;
 	struct run runs[MAX_RUNS];
@@ -397,29 +398,17 @@ static bool unfiltered(const struct classify *c, const char *prog)
 	return false;
 }
 
-/* The last line of @path, at most 200 bytes of it; "" if none. */
-static void last_line(const char *path, char *out, size_t len)
+/* The last line of --err (opened by lib/input.c), at most 200 bytes of it; "" if none. */
+static void last_line(struct iop_input *in, char *out, size_t len)
 {
 	char buf[1024];
-	struct stat st;
 	ssize_t n;
 	char *p;
-	FILE *f;
 
 	out[0] = '\0';
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return;
-	}
-	n = pread(fileno(f), buf, sizeof(buf) - 1,
-		  st.st_size > (off_t)sizeof(buf) - 1 ? st.st_size - (off_t)sizeof(buf) + 1 : 0);
-	fclose(f);
+	n = iop_input_tail(in, buf, sizeof(buf));
 	if (n <= 0)
 		return;
-	buf[n] = '\0';
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		buf[--n] = '\0';
 	p = strrchr(buf, '\n');
@@ -547,7 +536,7 @@ static int decide(struct classify *c, char *why, size_t len)
 	/* Nothing ran: not a survival, an infrastructure failure. */
 	err[0] = '\0';
 	if (c->err_path)
-		last_line(c->err_path, err, sizeof(err));
+		last_line(&c->err, err, sizeof(err));
 	snprintf(c->detail, sizeof(c->detail), "no test passed or failed: %s%s", err, flaky);
 	print_line("unstable", c);
 	return 0;
@@ -572,6 +561,7 @@ static int count_opt(const char *opt, const char *s, uint64_t *v)
 
 static void classify_free(struct classify *c)
 {
+	iop_input_close(&c->err);
 	iop_mutant_free(&c->m);
 	iop_verdict_free(&c->v);
 	names_free(&c->ok);
@@ -603,6 +593,7 @@ static int mutant_classify(int argc, char **argv)
 	if (!c)
 		return iop_mutant_error(strerror(ENOMEM));
 	c->crash_runs = 1;
+	c->err.fd = -1;
 	optind = 0;
 	while ((opt = iop_getopt(argc, argv, "mutant classify", "+", opts)) != -1) {
 		uint64_t *slot = opt == 'r' ? &c->pristine_runs : opt == 'c' ? &c->pristine_clean :
@@ -656,7 +647,9 @@ static int mutant_classify(int argc, char **argv)
 		goto out;
 	}
 	c->patch = argv[optind];
-	if (iop_mutant_read(c->patch, &c->m, why, sizeof(why)) ||
+	/* --err as every input: a regular file, found now (a FIFO would block). */
+	if ((c->err_path && iop_input_open(&c->err, c->err_path, 1, why, sizeof(why))) ||
+	    iop_mutant_read(c->patch, &c->m, why, sizeof(why)) ||
 	    read_list(c->ok_path, &c->ok, NULL, why, sizeof(why)) ||
 	    read_list(c->tests_path, &c->tests, &c->tprogs, why, sizeof(why))) {
 		ret = iop_mutant_error(why);

@@ -135,6 +135,24 @@ ssize_t iop_input_line(struct iop_input *in, char **line, bool *terminated,
 	return n;
 }
 
+ssize_t iop_input_tail(struct iop_input *in, char *buf, size_t n)
+{
+	size_t want = n - 1;
+	ssize_t got;
+
+	if (!n)
+		return -EINVAL;
+	if (want > in->left)
+		want = (size_t)in->left;
+	do
+		got = pread(in->fd, buf, want, (off_t)(in->left - want));
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return -errno;
+	buf[got] = '\0';
+	return got;
+}
+
 void iop_input_close(struct iop_input *in)
 {
 	if (in->fd >= 0)

@@ -41,6 +41,13 @@ int iop_input_open(struct iop_input *in, const char *path, size_t max_line,
 ssize_t iop_input_line(struct iop_input *in, char **line, bool *terminated,
 		       char *why, size_t len);
 
+/*
+ * The last bytes of the file @in opened, before any line is read: at most
+ * @n - 1 of them, as its size said at open, NUL-terminated in @buf (a log
+ * whose end alone matters: its last line). Returns their count or -errno.
+ */
+ssize_t iop_input_tail(struct iop_input *in, char *buf, size_t n);
+
 void iop_input_close(struct iop_input *in);
 
 #endif
