@@ -457,6 +457,7 @@ static int parse(int argc, char **argv, int mask, struct lava_opts *o)
 static int cmd_lava(int argc, char **argv)
 {
 	static char build[PATH_MAX];
+	struct stat st;
 	struct lava_opts o = {
 		.out = "", .url_base = "", .device_type = "qemu", .job_timeout = "90",
 		.boot_timeout = "5", .test_timeout = "75", .known_failures = "", .append = "",
@@ -488,6 +489,11 @@ static int cmd_lava(int argc, char **argv)
 	if (!*o.boots)
 		o.boots = mask == C_AB ? "3" : "1";
 	rc = 2;
+	/* A --build named is the build directory, whether or not used. */
+	if (o.build != build && (stat(o.build, &st) || !S_ISDIR(st.st_mode))) {
+		lava_fail(2, "--build %s: not a directory", o.build);
+		goto out;
+	}
 	if (mask & (C_JOBS | C_BENCH | C_AB) && o.noperands) {
 		iop_usage_error("lava", "%s takes no operands (kernels are --kernel K)", argv[1]);
 		goto out;

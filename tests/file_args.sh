@@ -6,7 +6,11 @@
 # FIFO (never opened: a reader or writer would block; all is killed after
 # 20 s), a directory where a file is expected and a regular file where a
 # directory is, /dev/zero as an input, a symlink at an output name (not
-# followed: its victim unchanged) and an output below a missing directory.
+# followed: its victim unchanged), an output below a missing directory, a
+# missing input, and an output name holding a control character (a
+# newline would split the name over two lines of every list of written
+# files and message: lib/outfile.c's iop_out_name_ok() and the scripts'
+# out_refusal, one check each).
 # Each is one line on stderr naming the argument (the option, variable or
 # the path), exit status 2, found before any scratch filesystem is made
 # (no second line such as "making a scratch"), nothing created in the
@@ -16,7 +20,10 @@
 # refused as the FIFO is.
 #
 # The table below is the one list of file arguments; a subcommand `iopath
-# help` lists without a row fails file_args.every_subcommand_covered.
+# help` lists without a row fails file_args.every_subcommand_covered, and
+# an option whose --help shows a file or directory value (FILE, F, DIR,
+# LOG) without a row fails file_args.every_file_option_covered: an
+# optional file argument added later is tried as these are.
 #
 # usage: tests/file_args.sh BUILD_DIR   (TAP on stdout)
 set -u
@@ -46,21 +53,26 @@ mkdir "$work" "$fx"
 
 # SUBCOMMAND  ARGUMENT  KIND  SUFFIX  COMMAND ('@' is the file argument)
 #
-# KIND: in     an input file: fifo, directory, /dev/zero, symlink to a FIFO
+# KIND: in     an input file: fifo, directory, /dev/zero, symlink to a
+#              FIFO, missing
 #       out    an output file: fifo, directory, symlink to a victim,
-#              below a missing directory
+#              below a missing directory, a newline in its name
 #       indir  an input directory: a regular file, a FIFO
 #       outdir a directory written into: a regular file, a FIFO, a
-#              symlink to a victim file, below a missing directory
+#              symlink to a victim file, below a missing directory, a
+#              newline in its name
 #       workdir  the same, made with its parents (ab, mutate and vm default
 #              to one below /var/cache/iopath or the build directory): a
 #              name below a missing directory is no error
+#       kernel an input file or, where no file has the name, a package
+#              name: as in, but a missing file is no error
 #       dev    a device: a FIFO, a directory, /dev/zero (not a block device)
 #       none   no file argument (the subcommand is covered, nothing to try)
 # SUFFIX: appended to the fixture's name ('-' none), for commands that
 # tell formats by it. COMMAND words: 'iopath' is the binary under test,
 # 'make' make of this tree's targets with BUILD and the build itself
-# taken as done (-o all ...), 'fstests-vm' contrib/fstests/vm.sh, BUILD the
+# taken as done (-o all ...), 'fstests-vm' contrib/fstests/vm.sh,
+# 'upstream.sh' scripts/upstream.sh, BUILD the
 # build directory under test. The other
 # arguments are valid or, where the command would go on to real work
 # (boot, build), harmless (a kernel that is no kernel).
@@ -77,6 +89,8 @@ run               --results             outdir -      iopath run --no-bench --re
 run               IOPATH_KNOWN_FAILURES in     -      env IOPATH_KNOWN_FAILURES=@ iopath run --no-bench
 compare           BASE                  in     .jsonl iopath compare @ FX/good.jsonl
 compare           NEW                   in     .jsonl iopath compare FX/good.jsonl @
+compare           --verdict             out    .txt   iopath compare --verdict @ FX/good.jsonl FX/new.jsonl
+compare           --json                out    .json  iopath compare --json @ FX/good.jsonl FX/new.jsonl
 plot              BASE                  in     .jsonl iopath plot @ FX/good.jsonl -o plot.svg
 plot              NEW                   in     .jsonl iopath plot FX/good.jsonl @ -o plot.svg
 plot              -o                    out    .svg   iopath plot FX/good.jsonl FX/good.jsonl -o @
@@ -92,12 +106,21 @@ kmsg              scan                  in     -      iopath kmsg scan @
 mutant            header                in     .patch iopath mutant header @ Function
 mutant            expects               in     .patch iopath mutant expects @
 mutant            list                  indir  -      iopath mutant list @
+mutant.classify   --err                 in     -      iopath mutant classify --pristine-ok FX/ok.list --pristine-tests FX/tests.list --err @ FX/mutant.patch FX/empty.tap
+mutant.classify   --pristine-ok         in     -      iopath mutant classify --pristine-ok @ --pristine-tests FX/tests.list FX/mutant.patch FX/empty.tap
+mutant.classify   --pristine-tests      in     -      iopath mutant classify --pristine-ok FX/ok.list --pristine-tests @ FX/mutant.patch FX/empty.tap
+mutant.classify   RUN                   in     .tap   iopath mutant classify --pristine-ok FX/ok.list --pristine-tests FX/tests.list FX/mutant.patch @
+mutant.matrix     --mutants             indir  -      iopath mutant matrix --work FX/mwork --mutants @ 01-x
+outdir            DIR                   outdir -      iopath outdir @
+upstream          --out                 outdir -      upstream.sh --ksrc FX/ktree --out @
 lava.verdict      LOG                   in     .log   iopath lava verdict @
+lava.verdict      --build               indir  -      iopath lava verdict --build @ FX/good.log
 lava.verdict      --tap                 out    .tap   iopath lava verdict --tap @ FX/good.log
 lava.verdict      --console             out    .log   iopath lava verdict --console @ FX/good.log
 lava.verdict      --records             out    .jsonl iopath lava verdict --records @ FX/good.log
 lava.verdict      --known-failures      in     -      iopath lava verdict --known-failures @ FX/good.log
 lava.jobs         --out                 outdir -      iopath lava jobs --kernel FX/bzImage --out @
+lava.jobs         --build               indir  -      iopath lava jobs --kernel FX/bzImage --out jobs --build @
 lava.jobs         --template            in     .yaml  iopath lava jobs --kernel FX/bzImage --out jobs --template @
 lava.jobs         --known-failures      in     -      iopath lava jobs --kernel FX/bzImage --out jobs --known-failures @
 lava.validate     JOB                   in     .yaml  iopath lava validate @
@@ -105,7 +128,7 @@ lava.mutate       --work                indir  -      iopath lava mutate --work 
 lava.mutate       --out                 outdir -      iopath lava mutate --work FX/mwork --out @
 lava.bench        --out                 outdir -      iopath lava bench --kernel FX/bzImage --out @
 lava.ab           --out                 outdir -      iopath lava ab --a FX/bzImage --b FX/bzImage --out @
-ab                --a                   in     -      iopath ab --build BUILD --a @ --b FX/bzImage -- read_vs_readv
+ab                --a                   kernel -      iopath ab --build BUILD --a @ --b FX/bzImage -- read_vs_readv
 ab                --patch               in     .patch iopath ab --build BUILD --ksrc FX/ksrc --patch @ -- read_vs_readv
 ab                --patch-a             in     .patch iopath ab --build BUILD --ksrc FX/ksrc --patch-a @ -- read_vs_readv
 ab                --profile             in     .conf  iopath ab --build BUILD --a FX/bzImage --b FX/bzImage --profile @
@@ -158,6 +181,17 @@ cp "$top/tests/fixtures/lava/swapon-6.12.log" "$fx/good.log"
 mkdir -p "$fx/ksrc/fs/iomap" "$fx/mwork" "$fx/fstests/ltp"
 echo 'all:' > "$fx/ksrc/Makefile"
 printf -- '--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-all:\n+all: # b\n' > "$fx/good.patch"
+{ printf -- '# Function: f()\n# Bug: b\n# Tests: a_test\n'; cat "$fx/good.patch"; } > "$fx/mutant.patch"
+sed 's/"value":\([0-9]*\)/"value":1\1/' "$fx/good.jsonl" > "$fx/new.jsonl"
+# A run where no test passed or failed, after a pristine run where none
+# passed: classify reads --err's last line for its detail (where a FIFO
+# hung it).
+: > "$fx/ok.list"
+printf 'a.x.t\ta_test\n' > "$fx/tests.list"
+printf 'TAP version 13\n1..0\n# IOPATH-VM-RESULT: status=fail passed=0 failed=0 known=0 skipped=0 programs=0 programs_failed=0 required_missing=0 stale_known=0\n' > "$fx/empty.tap"
+# what upstream.sh takes for a kernel tree before it looks at --out
+mkdir -p "$fx/ktree/tools/testing/selftests"
+touch "$fx/ktree/MAINTAINERS" "$fx/ktree/tools/testing/selftests/Makefile"
 mkdir -p "$fx/fstests/tests/generic"
 touch "$fx/fstests/tests/generic/001"
 printf '#!/bin/sh\nexit 1\n' > "$fx/fstests/check"
@@ -211,6 +245,7 @@ while read -r sub arg kind sfx words; do
 		case ${cmd[i]} in
 		iopath) cmd[i]=$iop ;;
 		fstests-vm) cmd[i]=$top/contrib/fstests/vm.sh ;;
+		upstream.sh) cmd[i]=$top/scripts/upstream.sh ;;
 		BUILD) cmd[i]=$build ;;
 		esac
 	done
@@ -227,10 +262,11 @@ while read -r sub arg kind sfx words; do
 		;;
 	esac
 	case $kind in
-	in) cases="fifo directory dev_zero symlink_to_fifo" ;;
-	out) cases="fifo directory symlink missing_parent" ;;
+	in) cases="fifo directory dev_zero symlink_to_fifo missing" ;;
+	kernel) cases="fifo directory dev_zero symlink_to_fifo" ;;
+	out) cases="fifo directory symlink missing_parent control_char" ;;
 	indir) cases="regular_file fifo" ;;
-	outdir) cases="regular_file fifo symlink missing_parent" ;;
+	outdir) cases="regular_file fifo symlink missing_parent control_char" ;;
 	workdir) cases="regular_file fifo symlink" ;;
 	dev) cases="fifo directory dev_zero" ;;
 	none) cases="" ;;
@@ -244,6 +280,8 @@ while read -r sub arg kind sfx words; do
 		symlink_to_fifo) mkfifo "$fx/fifo" && ln -s "$fx/fifo" "$p" ;;
 		symlink) ln -s "$fx/victim" "$p" ;;
 		missing_parent) p=$fx/nonexistent/arg$sfx ;;
+		missing) p=$fx/missing$sfx ;;
+		control_char) p=$fx/$'new\nline'$sfx ;;
 		regular_file) cp "$fx/victim" "$p" ;;
 		esac
 		refused "file_args.$sub.${arg#--}.${c}_refused" "$arg" "$p" "${cmd[@]//@/$p}"
@@ -266,5 +304,63 @@ if [ -z "$missing" ] && [ ${#covered[@]} -gt 5 ]; then
 else
 	not_ok file_args.every_subcommand_covered "no file-argument rows for:$missing"
 fi
+
+# Every option a --help shows with a file or directory value has a row:
+# for SUB, a row of SUB or SUB.WHAT naming the option. The subcommands'
+# own subcommands (lava jobs, mutant classify, ...) have their --help.
+# file_options HELP-TEXT: those options, one a line.
+file_options() {
+	grep -oE -- '--[a-z][a-z0-9-]*[ =](FILE|F|DIR|LOG)\b' <<< "$1" | sed 's/[ =].*//' | sort -u
+}
+# uncovered SUB HELP-TEXT: "SUB --option" for each without a row.
+uncovered() {
+	local o
+	for o in $(file_options "$2"); do
+		awk -v sub_="$1" -v o="$o" '($1 == sub_ || index($1, sub_ ".") == 1) && $2 == o { f = 1 }
+			END { exit !f }' <<< "$table" || echo "$1 $o"
+	done
+}
+declare -A subsubs=([lava]="jobs mutate bench ab validate run verdict" [mutant]="classify matrix"
+		    [scratch]="create check" [records]="check")
+missing=""
+for c in $("$iop" help | awk 'NR > 2 && NF { print $1 }'); do
+	missing+=$(uncovered "$c" "$(IOPATH_DEPS_ROOT=$tmp/no-packages timeout 20 "$iop" "$c" --help 2>&1)")
+	for s in ${subsubs[$c]:-}; do
+		missing+=$(uncovered "$c" "$(timeout 20 "$iop" "$c" "$s" --help 2>&1)")
+	done
+done
+# ... and an option planted in a help text would be found.
+planted=$(uncovered bench "  --planted FILE  a file no row tries")
+if [ -z "$missing" ] && [ "$planted" = "bench --planted" ]; then
+	ok file_args.every_file_option_covered
+else
+	not_ok file_args.every_file_option_covered "no rows for: ${missing:-none}" \
+		"a planted --planted FILE found: ${planted:-no}"
+fi
+
+# The scripts' check of output names (has_control of scripts/lib/common.bash)
+# says what lib/outfile.c's does (iop_out_name_ok(), through iopath esc's
+# iop_is_control()): each byte 0x01-0xff in a name, and each C1 character
+# in UTF-8 and its neighbours.
+# shellcheck source=scripts/lib/common.bash
+(prog=file_args; . "$top/scripts/lib/common.bash"
+	LC_ALL=C
+	bad=""
+	for i in $(seq 1 255) c2:7f c2:80 c2:9f c2:a0; do
+		if [[ $i == c2:* ]]; then
+			printf -v b "\\xc2\\x${i#c2:}"
+		else
+			printf -v b "\\x$(printf %02x "$i")"
+		fi
+		name="a${b}b"
+		e=$("$iop" esc -- "$name"; echo .)
+		e=${e%$'\n.'}
+		if [ "$e" != "${name//\\/\\\\}" ]; then c=1; else c=0; fi
+		if has_control "$name"; then h=1; else h=0; fi
+		[ "$c" = "$h" ] || bad="$bad $i"
+	done
+	[ -z "$bad" ] || { echo "# has_control and iop_is_control disagree on:$bad"; exit 1; }
+)
+check $? file_args.scripts_control_check_is_the_c_one
 
 finish_tap
