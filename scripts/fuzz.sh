@@ -25,7 +25,10 @@ for t in "$@"; do
 	echo "fuzz: $t for ${secs}s"
 	# -close_fd_mask=3: the targets' usage errors would drown the log;
 	# libFuzzer keeps its own and the sanitizers' reports.
-	"$dir/bin/$t" "$dir/corpus/$t" "$dir/seeds/$t" -max_total_time="$secs" \
+	# A target's dictionary of tokens (tests/fuzz/TARGET.dict), if it has one.
+	dict=()
+	[ -f "$top/tests/fuzz/$t.dict" ] && dict=(-dict="$top/tests/fuzz/$t.dict")
+	"$dir/bin/$t" "$dir/corpus/$t" "$dir/seeds/$t" "${dict[@]}" -max_total_time="$secs" \
 		-timeout=10 -rss_limit_mb=2048 -max_len=65536 -close_fd_mask=3 \
 		-print_final_stats=1 -artifact_prefix="$dir/artifacts/$t-" \
 		> "$dir/logs/$t.log" 2>&1
