@@ -3,11 +3,14 @@
  * iopath cleanup: remove what a crashed or killed run left behind (mounts,
  * loop and zram devices, backing files, trace instances), found by the
  * iopath tag. Resources of a run that is still alive are left alone unless
- * --all is given.
+ * --all is given. The roots a killed scripts/fresh-root.sh left in
+ * /var/tmp (and their mounts, and the processes in them) go by that
+ * script's own sweep, which knows which runs are dead.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <glob.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +34,7 @@ static int cmd_cleanup(int argc, char **argv)
 	};
 	bool all = false;
 	int n, opt;
+	glob_t g;
 
 	optind = 0;
 	while ((opt = iop_getopt(argc, argv, "cleanup", "h", longopts)) != -1) {
@@ -58,6 +62,13 @@ static int cmd_cleanup(int argc, char **argv)
 		return 1;
 	}
 	fprintf(stderr, "iopath: cleanup: %d leftover%s removed\n", n, n == 1 ? "" : "s");
+	if (!glob("/var/tmp/iopath-fresh.*", GLOB_NOSORT, NULL, &g)) {
+		char *sweep[] = { argv[0], "--sweep", NULL };
+
+		globfree(&g);
+		fflush(NULL);
+		return iop_exec_script("cleanup", "fresh-root.sh", 2, sweep);
+	}
 	return 0;
 }
 

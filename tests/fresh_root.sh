@@ -8,9 +8,9 @@
 # leaves two processes in the root, one in a mount namespace of its own,
 # and waits. What the script must hold:
 #   - killed with SIGKILL, it leaves its root, its rbind mounts of /dev
-#     and /sys, /proc and those processes: --sweep (as every run's start
-#     does) removes them all, and the host's /dev and /proc are intact;
-#     it leaves a live run alone;
+#     and /sys, /proc and those processes: iopath cleanup (the script's
+#     --sweep, which every run's start does too) removes them all, and the
+#     host's /dev and /proc are intact; --sweep leaves a live run alone;
 #   - SIGTERM stops the step at work and cleans up at once (it waited for
 #     the step, minutes of debootstrap or make check);
 #   - a work directory whose root is a symbolic link is removed without
@@ -24,6 +24,7 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: fresh_root.sh BUILD_DIR}" && pwd) || exit 1
 . "$top/tests/lib/tap.sh"
 skip_all_unless_root "chroot and mounts"
 if [ -z "${IOPATH_FRESH_TEST_NS:-}" ]; then
@@ -161,7 +162,8 @@ else
 	wait "$run" 2> /dev/null
 	# What SIGKILL leaves: the mounts and the processes (the bug's state).
 	left=$(findmnt -rn -o TARGET | grep -cF -- "$work")
-	"$script" --sweep > "$tmp/sweep.out" 2>&1
+	# iopath cleanup runs the script's sweep when such a directory is there.
+	"$build/iopath" cleanup > "$tmp/sweep.out" 2>&1
 	rc=$?
 	if [ "$left" -ge 4 ] && [ "$rc" = 0 ] && gone "$work" && host_intact; then
 		ok "fresh_root.killed_run_swept ($left mounts)"
