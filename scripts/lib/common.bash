@@ -56,12 +56,20 @@ esc_line() {
 # Root writes where a user points (--log, --work): a name must never be
 # opened if someone planted a link there.
 
-# has_control TEXT: TEXT holds a control character: C0, DEL, or C1 in
-# UTF-8 (\xc2\x80 to \xc2\x9f), as iop_is_control() of lib/quote.c says
-# (tests/file_args.sh holds the two to the same answers).
+# has_control TEXT: TEXT holds what iop_is_control() of lib/quote.c flags
+# (a control character, C1, a bidirectional control, a byte that is not
+# UTF-8): asked of iopath esc, which escapes exactly those, so that the
+# scripts' check of output names is lib/outfile.c's. Without an iopath
+# binary, anything past printable ASCII counts (esc's own mask).
 has_control() {
-	local LC_ALL=C
-	[[ $1 == *[$'\x01'-$'\x1f'$'\x7f']* || $1 == *$'\xc2'[$'\x80'-$'\x9f']* ]]
+	local bin e
+	bin=$(iopath_bin)
+	if [ -x "$bin" ] && e=$("$bin" esc -- "$1" && echo .); then
+		[ "${e%$'\n.'}" != "${1//\\/\\\\}" ]
+	else
+		local LC_ALL=C
+		[[ $1 == *[!\ -~]* ]]
+	fi
 }
 
 # out_refusal FINAL: why FINAL may not be written (a control character in
