@@ -143,8 +143,9 @@ check $? "option_ranges.every_numeric_option_listed${missing:+ (not listed:${mis
 
 # What is no option's value: a test's name (generic/789), the digits of a
 # file name, a line of compare's output, a mutant's program names, a
-# package name, the environment's names.
-allowed='t =~ \^\[a-z0-9\]\+/\[0-9\]\+\$|f##\*/\} =~ \^\[0-9\]\+\$|IOPATH-CI|_test|\[a-z0-9\]\[a-z0-9\.\+-\]|\[A-Za-z_\]\[A-Za-z0-9_\]\*=|seed =~ \^\[0-9a-f\]|=~ \$filter'
+# package name, the environment's names, a pid read back from a run's own
+# owner file (compared with its start time after).
+allowed='pid =~ \^\[1-9\]\[0-9\]\*\$|t =~ \^\[a-z0-9\]\+/\[0-9\]\+\$|f##\*/\} =~ \^\[0-9\]\+\$|IOPATH-CI|_test|\[a-z0-9\]\[a-z0-9\.\+-\]|\[A-Za-z_\]\[A-Za-z0-9_\]\*=|seed =~ \^\[0-9a-f\]|=~ \$filter'
 pat=$(cd "$top" && grep -nE '=~ .*(\[0-9\]|\\d|\[1-9\])' scripts/*.sh scripts/lib/*.bash scripts/vm/*.bash contrib/*/*.sh |
 	grep -vE "$allowed")
 [ -z "$pat" ]
