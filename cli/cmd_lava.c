@@ -2,7 +2,7 @@
 /*
  * iopath lava: the selftests, iopath mutate's kernels and the benchmarks as
  * LAVA job definitions, and the verdict on a job's log through the same
- * scripts/tap-verdict.awk as iopath vm (docs/fleet.md). This file reads
+ * the verdict engine (lib/tap.c) as iopath vm (docs/fleet.md). This file reads
  * the options and runs the subcommand; lava.h names the parts.
  *
  * Exit: 0 passed or written, 1 failed, 2 bad usage or input, 3 LAVA's

@@ -214,7 +214,7 @@ static int cmd_mutant(int argc, char **argv)
 		       "for iopath mutate and mutate-tool: each value of '# KEY:' a line, the\n"
 		       "globs of '# Expect:' a line, the mutants of DIR a line each; the kill\n"
 		       "matrix from iopath mutate's state (iopath mutant matrix --help); a\n"
-		       "mutant's class from its VM runs, by tap-verdict.awk's machine lines\n"
+		       "mutant's class from its VM runs, by the verdict's machine lines\n"
 		       "(iopath mutant classify --help).\n");
 		return 0;
 	}

@@ -2,10 +2,10 @@
 /*
  * iopath export --kcidb of a selftest run: the TAP of make kselftest or
  * make check, of iopath vm or of iopath lava verdict. The TAP is judged by
- * scripts/tap-verdict.awk through lib/verdict.c (the one TAP reader);
+ * the engine of lib/tap.c through lib/verdict.c (the one TAP reader);
  * this file reads only its machine lines, and the TAP itself only for the
  * kernel line of iopath vm and lava, the run's own result line, and the
- * log lines of a test that did not pass (by the line numbers the awk
+ * log lines of a test that did not pass (by the line numbers the engine
  * gives).
  *
  * Tests: "iopath" for the run, "iopath.PROGRAM" for each program and
@@ -286,8 +286,8 @@ int export_tap(struct report *r, char *why, size_t len)
 	}
 	snprintf(req, sizeof(req), "%s/selftests/requirements", o->top);
 	/*
-	 * The awk reads the file read here, through an fd it inherits: not
-	 * a name that could point elsewhere by then (or at a FIFO).
+	 * The engine reads the file opened here, by its fd: not a name that
+	 * could point elsewhere by then (or at a FIFO).
 	 */
 	fd = open(o->input, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
@@ -296,7 +296,7 @@ int export_tap(struct report *r, char *why, size_t len)
 		goto out;
 	}
 	snprintf(tap, sizeof(tap), "/proc/self/fd/%d", fd);
-	ret = iop_verdict_run(o->top, release, o->known, req, o->features, tap, &v, why, len);
+	ret = iop_verdict_run(release, o->known, req, o->features, tap, &v, why, len);
 	if (ret) {
 		ret = ret == -EINVAL ? EXPORT_BAD : EXPORT_FAILED;
 		goto out;

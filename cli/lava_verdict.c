@@ -2,7 +2,7 @@
 /*
  * iopath lava verdict LOG: the verdict on a job's log, as iopath vm gives
  * it. The log is read by lava_log.c; the TAP the guest wrote is judged by
- * the one TAP reader, scripts/tap-verdict.awk, through lib/verdict.c (the
+ * the one TAP reader, the engine of lib/tap.c, through lib/verdict.c (the
  * same counts, known failures and required coverage); LAVA's test cases
  * must say what the TAP says, one for one; the console is checked for
  * kernel bug reports (lib/kmsg.c's patterns). A benchmark job gives its
@@ -182,7 +182,7 @@ static int write_lines(const char *path, char *const *lines, size_t n)
 	return rc;
 }
 
-/* A scratch file for the awk: the directory is this process's own. */
+/* A scratch file for the engine: the directory is this process's own. */
 static int scratch(const char *dir, const char *name, const struct lava_strv *v, char *path)
 {
 	FILE *f;
@@ -206,8 +206,8 @@ static void counts(const char *s, char *out, size_t len)
 	snprintf(out, len, "%.*s%s", (int)n, s, p ? p + 9 + strcspn(p + 9, " ") : "");
 }
 
-/* The awk's verdict on the TAP: its notes and result line into @out. */
-static int awk_verdict(const struct lava_job *job, const char *known, struct lava_strv *out,
+/* The engine's verdict on the TAP: its notes and result line into @out. */
+static int tap_verdict(const struct lava_job *job, const char *known, struct lava_strv *out,
 		       struct iop_verdict *v)
 {
 	char dir[] = "/tmp/iopath-lava.XXXXXX", feat[PATH_MAX], tap[PATH_MAX], req[PATH_MAX];
@@ -233,32 +233,21 @@ static int awk_verdict(const struct lava_job *job, const char *known, struct lav
 		vo.end = end;
 	}
 	snprintf(req, sizeof(req), "%s/selftests/requirements", iop_src_dir());
-	rc = iop_verdict_run_opts(iop_src_dir(), job->release, known, req, feat, tap, &vo, v, why,
+	rc = iop_verdict_run_opts(job->release, known, req, feat, tap, &vo, v, why,
 				  sizeof(why));
 	if (rc == -EINVAL) {
-		rc = lava_fail(2, "scripts/tap-verdict.awk: %s", why);
+		rc = lava_fail(2, "the verdict: %s", why);
 		goto out;
 	}
 	if (rc) {
-		rc = lava_fail(1, "scripts/tap-verdict.awk: %s", why);
+		rc = lava_fail(1, "the verdict: %s", why);
 		goto out;
 	}
 	for (i = 0; i < v->nnotes && !rc; i++)
 		rc = lava_strv_add(out, strdup(v->notes[i]), 0);
 	if (!rc && v->have_result) {
-		if (asprintf(&line, "# %s: status=%s passed=%u failed=%u known=%u skipped=%u programs=%u programs_failed=%u required_missing=%u stale_known=%u",
-			     v->result_word, v->status, v->passed, v->failed, v->known,
-			     v->skipped, v->programs, v->programs_failed, v->required_missing,
-			     v->stale_known) < 0)
+		if (iop_verdict_fmt_result(&line, v))
 			line = NULL;
-		if (line && v->seconds >= 0) {
-			char *l2;
-
-			if (asprintf(&l2, "%s seconds=%ld", line, v->seconds) < 0)
-				l2 = NULL;
-			free(line);
-			line = l2;
-		}
 		rc = lava_strv_add(out, line, 1);
 	}
 	if (rc < 0)
@@ -373,7 +362,7 @@ int lava_cmd_verdict(struct lava_opts *o, const char *log)
 			 iop_src_dir());
 		known = known_default;
 	}
-	/* The awk reads it: a FIFO or a device would never end. */
+	/* Read whole: a FIFO or a device would never end. */
 	if (strcmp(known, "/dev/null") && stat(known, &st))
 		return lava_fail(2, "--known-failures %s: %s", known, strerror(errno));
 	if (strcmp(known, "/dev/null") && !S_ISREG(st.st_mode))
@@ -416,7 +405,7 @@ int lava_cmd_verdict(struct lava_opts *o, const char *log)
 	if (rc)
 		rc = lava_fail(1, "out of memory");
 	if (!rc && have_job && job.release && job.end)
-		rc = awk_verdict(&job, known, &out, &v);
+		rc = tap_verdict(&job, known, &out, &v);
 	if (rc)
 		goto out;
 	if (!reason && have_job)

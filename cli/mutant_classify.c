@@ -6,7 +6,7 @@
  * guest's result line, or vm.sh's "# IOPATH-STOP: reason=R seconds=N
  * what=TEXT" for a guest that stopped without one.
  *
- * The tests' results come from the one TAP reader, scripts/tap-verdict.awk,
+ * The tests' results come from the one TAP reader, the engine of lib/tap.c,
  * run on the run's file through lib/verdict.c: only its machine lines
  * ("# IOPATH-CASE: result=... program=P name=N lines=A-B") are read, never
  * the TAP's "ok" lines or its prose, and a failed test's diagnostic is
@@ -139,8 +139,8 @@ static int judge(const char *path, struct iop_verdict *v, char *why, size_t len)
 
 	iop_verdict_init(v);
 	/*
-	 * The awk reads the file opened here, through an fd it inherits, not
-	 * a name that may point elsewhere by then (or at a FIFO).
+	 * The engine reads the file opened here, by its fd, not a name that
+	 * may point elsewhere by then (or at a FIFO).
 	 */
 	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
@@ -154,7 +154,7 @@ static int judge(const char *path, struct iop_verdict *v, char *why, size_t len)
 		return -EINVAL;
 	}
 	snprintf(tap, sizeof(tap), "/proc/self/fd/%d", fd);
-	ret = iop_verdict_run(iop_src_dir(), NULL, NULL, NULL, NULL, tap, v, w, sizeof(w));
+	ret = iop_verdict_run(NULL, NULL, NULL, NULL, tap, v, w, sizeof(w));
 	close(fd);
 	if (ret)
 		snprintf(why, len, "%s: %s", path, w);
@@ -624,7 +624,7 @@ static int mutant_classify(int argc, char **argv)
 			       "         [--pristine-runs N --pristine-clean N] [--crash-runs N]\n"
 			       "         [--err FILE] [--all-tests] PATCH RUN...\n"
 			       "A mutant's class from its VM runs (RUN: vm.sh's stdout; each one after\n"
-			       "a run that stopped without a result), judged by tap-verdict.awk's\n"
+			       "a run that stopped without a result), judged by the verdict's\n"
 			       "machine lines against the tests that passed on every pristine run:\n"
 			       "  # IOPATH-MUTANT: class=C killers=T1,T2 detail=TEXT\n"
 			       "iopath mutant results RUN: each test's result; iopath mutant stop RUN:\n"

@@ -1,34 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Running scripts/tap-verdict.awk and reading its machine lines (see
- * verdict.h). The awk is the one reader of TAP and of the known-failures
- * list; a C consumer that parsed TAP or the notes itself would be a second
- * reader, drifting from the first. Only the machine lines are parsed, and
- * strictly: a line that starts like one but does not parse is an error,
- * not a line skipped.
+ * The machine lines of the verdict (see verdict.h): their one writer (the
+ * iop_verdict_fmt_*() the engine, lib/tap.c, prints through) and their one
+ * reader (iop_verdict_parse_line()), and the engine run for C consumers,
+ * linked, never forked. Lines are parsed strictly: a line that starts
+ * like one but does not parse is an error, not a line skipped.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "number.h"
-#include "quote.h"
+#include "tap.h"
 #include "verdict.h"
-#include "why.h"
-
-/* Longest awk output line kept whole; notes are cut there. */
-#define LINE_MAX_BYTES 65536
-#define MAX_NOTES 1000
-#define NOTE_MAX 1000
 
 void iop_verdict_init(struct iop_verdict *v)
 {
@@ -48,7 +38,7 @@ void iop_verdict_free(struct iop_verdict *v)
 	iop_verdict_init(v);
 }
 
-/* The awk's word(): what a machine line's value may hold. */
+/* What a machine line's value may hold ('?' stands for any other byte). */
 static bool word_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -211,7 +201,7 @@ static int parse_program(const char *s, struct iop_verdict *v)
 	    !one_of(p.result, results) ||
 	    copy_val(p.program, sizeof(p.program), get(f, n, "program")))
 		return -EINVAL;
-	/* Another way a later awk says a program ended is no timeout. */
+	/* Another way a later engine says a program ended is no timeout. */
 	ended = get(f, n, "ended");
 	p.timed_out = ended && ended->vlen == 7 && !memcmp(ended->val, "timeout", 7);
 	ret = grow((void **)&v->progs, &v->progs_cap, v->nprogs, sizeof(p));
@@ -288,220 +278,80 @@ int iop_verdict_parse_line(const char *line, struct iop_verdict *v)
 	return parse_result(w, wlen, colon + 2, v);
 }
 
-static int add_note(struct iop_verdict *v, const char *line)
+/* A value as one word of a machine line: [A-Za-z0-9_.:+-], '?' for any other byte. */
+static char *word(const char *s)
 {
-	char *s;
-	int ret;
+	char *w = strdup(s && *s ? s : "?");
+	size_t i;
 
-	if (v->nnotes >= MAX_NOTES)
-		return 0;
-	ret = grow((void **)&v->notes, &v->notes_cap, v->nnotes, sizeof(*v->notes));
-	if (ret)
-		return ret;
-	s = strndup(line, NOTE_MAX);
-	if (!s)
+	for (i = 0; w && w[i]; i++)
+		if (!word_char(w[i]) || w[i] == '?')
+			w[i] = '?';
+	return w;
+}
+
+int iop_verdict_fmt_case(char **line, const char *result, const char *program, const char *name,
+			 unsigned long first, unsigned long last, const char *bug)
+{
+	char *p = word(program), *n = word(name);
+	int ret = -ENOMEM;
+
+	if (p && n && asprintf(line, "# IOPATH-CASE: result=%s program=%s name=%s lines=%lu-%lu%s%s",
+			       result, p, n, first, last, bug ? " bug=" : "", bug ? bug : "") >= 0)
+		ret = 0;
+	free(p);
+	free(n);
+	return ret;
+}
+
+int iop_verdict_fmt_program(char **line, const char *result, const char *program, bool timed_out)
+{
+	char *p = word(program);
+	int ret = -ENOMEM;
+
+	if (p && asprintf(line, "# IOPATH-PROGRAM: result=%s program=%s%s", result, p,
+			  timed_out ? " ended=timeout" : "") >= 0)
+		ret = 0;
+	free(p);
+	return ret;
+}
+
+int iop_verdict_fmt_result(char **line, const struct iop_verdict *v)
+{
+	char secs[32] = "";
+
+	if (v->seconds >= 0)
+		snprintf(secs, sizeof(secs), " seconds=%ld", v->seconds);
+	if (asprintf(line, "# %s: status=%s passed=%u failed=%u known=%u skipped=%u programs=%u programs_failed=%u required_missing=%u stale_known=%u%s",
+		     v->result_word, v->status, v->passed, v->failed, v->known, v->skipped,
+		     v->programs, v->programs_failed, v->required_missing, v->stale_known,
+		     secs) < 0)
 		return -ENOMEM;
-	v->notes[v->nnotes++] = s;
 	return 0;
 }
 
-/* One line of the awk's output: a machine line into @v, a note kept. */
-static int one_line(char *line, size_t lineno, struct iop_verdict *v, char *why, size_t len)
+int iop_verdict_run(const char *kernel, const char *known, const char *req,
+		    const char *features, const char *tap, struct iop_verdict *v, char *why,
+		    size_t len)
 {
-	int ret = iop_verdict_parse_line(line, v);
-
-	if (!ret && !strncmp(line, "# ", 2))
-		ret = add_note(v, line);
-	if (ret == -EINVAL)
-		iop_why(why, len, "tap-verdict.awk line %zu: a malformed machine line", lineno);
-	return ret < 0 ? ret : 0;
+	return iop_verdict_run_opts(kernel, known, req, features, tap, NULL, v, why, len);
 }
 
-/*
- * Each line of @fd (the awk's stdout) into @v. A line over the bound (a
- * note quoting a long TAP line) counts by its head; the rest is dropped.
- */
-static int read_lines(int fd, struct iop_verdict *v, char *why, size_t len)
+int iop_verdict_run_opts(const char *kernel, const char *known, const char *req,
+			 const char *features, const char *tap,
+			 const struct iop_verdict_opts *opts, struct iop_verdict *v, char *why,
+			 size_t len)
 {
-	size_t have = 0, start, lineno = 0;
-	bool skipping = false;
-	char *buf, *nl;
-	ssize_t n;
-	int ret = 0;
+	struct iop_tap_opts o = {
+		.kernel = kernel,
+		.tag = opts ? opts->tag : NULL,
+		.result = opts ? opts->result : NULL,
+		.start = opts ? opts->start : NULL,
+		.end = opts && opts->start ? opts->end : NULL,
+		.coverage = opts && opts->coverage,
+	};
 
-	buf = malloc(LINE_MAX_BYTES + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (!ret) {
-		n = read(fd, buf + have, LINE_MAX_BYTES - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		have += (size_t)n;
-		start = 0;
-		while (!ret && (nl = memchr(buf + start, '\n', have - start))) {
-			*nl = '\0';
-			if (!skipping)
-				ret = one_line(buf + start, ++lineno, v, why, len);
-			skipping = false;
-			start = nl - buf + 1;
-		}
-		if (ret)
-			break;
-		if (!n) {
-			buf[have] = '\0';
-			if (start < have && !skipping)
-				ret = one_line(buf + start, ++lineno, v, why, len);
-			break;
-		}
-		if (!start && have == LINE_MAX_BYTES) {
-			buf[have] = '\0';
-			if (!skipping)
-				ret = one_line(buf, ++lineno, v, why, len);
-			skipping = true;
-			have = 0;
-			continue;
-		}
-		memmove(buf, buf + start, have - start);
-		have -= start;
-	}
-	free(buf);
-	return ret;
-}
-
-/* The first line of @fd from its start, escaped, into @why. */
-static void first_line(int fd, char *why, size_t len)
-{
-	char buf[512], *nl, *e;
-	ssize_t n;
-
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0) {
-		iop_why(why, len, "scripts/tap-verdict.awk failed without a reason");
-		return;
-	}
-	buf[n] = '\0';
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = '\0';
-	e = iop_esc_dup(buf);
-	iop_why(why, len, "scripts/tap-verdict.awk: %s", e ? e : "failed");
-	free(e);
-}
-
-int iop_verdict_run(const char *top, const char *kernel, const char *known,
-		    const char *req, const char *features, const char *tap,
-		    struct iop_verdict *v, char *why, size_t len)
-{
-	return iop_verdict_run_opts(top, kernel, known, req, features, tap, NULL, v, why, len);
-}
-
-int iop_verdict_run_opts(const char *top, const char *kernel, const char *known,
-			 const char *req, const char *features, const char *tap,
-			 const struct iop_verdict_opts *opts,
-			 struct iop_verdict *v, char *why, size_t len)
-{
-	char awk[PATH_MAX], vk[512], vtag[128], vres[128], vstart[64], vend[64];
-	const char *argv[24];
-	int out[2], err_fd, status, ret, argc = 0;
-	pid_t pid;
-
-	if (!top || !tap || !v)
+	if (!tap || !v)
 		return -EINVAL;
-	if ((size_t)snprintf(awk, sizeof(awk), "%s/scripts/tap-verdict.awk", top) >= sizeof(awk) ||
-	    (size_t)snprintf(vk, sizeof(vk), "kernel=%s", kernel ? kernel : "") >= sizeof(vk) ||
-	    (size_t)snprintf(vtag, sizeof(vtag), "tag=%s",
-			     opts && opts->tag ? opts->tag : "iopath") >= sizeof(vtag) ||
-	    (size_t)snprintf(vres, sizeof(vres), "result=%s",
-			     opts && opts->result ? opts->result : "IOPATH-RESULT") >= sizeof(vres)) {
-		iop_why(why, len, "tap-verdict.awk: an argument too long");
-		return -ENAMETOOLONG;
-	}
-	argv[argc++] = "awk";
-	argv[argc++] = "-v";
-	argv[argc++] = vk;
-	argv[argc++] = "-v";
-	argv[argc++] = vtag;
-	argv[argc++] = "-v";
-	argv[argc++] = vres;
-	if (opts && opts->coverage) {
-		argv[argc++] = "-v";
-		argv[argc++] = "coverage=1";
-	}
-	if (opts && opts->start && opts->end) {
-		snprintf(vstart, sizeof(vstart), "start=%s", opts->start);
-		snprintf(vend, sizeof(vend), "end=%s", opts->end);
-		argv[argc++] = "-v";
-		argv[argc++] = vstart;
-		argv[argc++] = "-v";
-		argv[argc++] = vend;
-	}
-	argv[argc++] = "-f";
-	argv[argc++] = awk;
-	argv[argc++] = known ? known : "/dev/null";
-	argv[argc++] = req ? req : "/dev/null";
-	argv[argc++] = features ? features : "/dev/null";
-	argv[argc++] = tap;
-	argv[argc] = NULL;
-
-	/* stderr into an anonymous file: a pipe could fill while stdout is read. */
-	err_fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (err_fd < 0) {
-		ret = -errno;
-		iop_why(why, len, "a temporary file for tap-verdict.awk: %s", strerror(-ret));
-		return ret;
-	}
-	if (pipe2(out, O_CLOEXEC)) {
-		ret = -errno;
-		close(err_fd);
-		iop_why(why, len, "pipe: %s", strerror(-ret));
-		return ret;
-	}
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		iop_why(why, len, "fork: %s", strerror(-ret));
-		goto out_close;
-	}
-	if (!pid) {
-		int null = open("/dev/null", O_RDONLY);
-
-		if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err_fd, 2) < 0)
-			_exit(127);
-		execvp("awk", (char *const *)argv);
-		_exit(127);
-	}
-	close(out[1]);
-	out[1] = -1;
-	ret = read_lines(out[0], v, why, len);
-	close(out[0]);
-	out[0] = -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			status = -1;
-			break;
-		}
-	if (ret)
-		goto out_close;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) > 2 ||
-	    (WEXITSTATUS(status) < 2 && !v->have_result)) {
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-			iop_why(why, len, "awk could not be run (is it installed?)");
-		else
-			first_line(err_fd, why, len);
-		ret = -EIO;
-	} else if (WEXITSTATUS(status) == 2) {
-		first_line(err_fd, why, len);
-		ret = -EINVAL;
-	}
-out_close:
-	if (out[0] >= 0)
-		close(out[0]);
-	if (out[1] >= 0)
-		close(out[1]);
-	close(err_fd);
-	return ret;
+	return iop_tap_judge(known, req, features, tap, &o, v, NULL, why, len);
 }

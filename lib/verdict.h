@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The verdict on selftest TAP, for C consumers (export, lava): the one TAP
- * reader is scripts/tap-verdict.awk (it also runs in busybox guests); this
- * runs it and reads back only its machine lines, never the TAP or the
- * notes' prose:
+ * The verdict on selftest TAP, for C consumers (export, lava, mutant, run):
+ * the one TAP reader is the engine of lib/tap.c (also the guests'
+ * iopath_verdict); consumers read only its machine lines, never the TAP
+ * or the notes' prose:
  *   "# IOPATH-CASE: result=pass|fail|skip|known|unfinished program=P name=N lines=A-B[ bug=B]"
  *   "# IOPATH-PROGRAM: result=pass|fail|excused|skip|unfinished program=P[ ended=timeout]"
  * (unfinished: the TAP ended inside that test or program: cut short;
  * ended=timeout: its time limit ended the program). Keys a line holds
- * beyond these are ignored: the awk may add words.
+ * beyond these are ignored: the engine may add words.
  *   "# <WORD>-RESULT: status=pass|fail passed=N failed=N known=N skipped=N
  *    programs=N programs_failed=N required_missing=N stale_known=N[ seconds=N]"
- * (WORD is IOPATH, IOPATH-VM, ... as the awk's -v result= says).
+ * (WORD is IOPATH, IOPATH-VM, ... as the engine's --result says).
  */
 #ifndef IOPATH_VERDICT_H
 #define IOPATH_VERDICT_H
@@ -23,7 +23,7 @@ struct iop_case {
 	char result[16];	/* pass, fail, skip, known, unfinished */
 	char program[128];
 	char name[256];		/* fixture.variant.test */
-	unsigned int first, last;	/* its lines in the TAP the awk read */
+	unsigned int first, last;	/* its lines in the TAP the engine read */
 	char bug[64];		/* known: the docs/kernel-bugs/ name */
 };
 
@@ -45,7 +45,7 @@ struct iop_verdict {
 	unsigned int passed, failed, known, skipped, programs, programs_failed;
 	unsigned int required_missing, stale_known;
 	long seconds;		/* -1: not given */
-	/* iop_verdict_run(): the awk's other "# TAG: ..." lines, for people. */
+	/* iop_verdict_run(): the engine's "# TAG: ..." notes, for people. */
 	char **notes;
 	size_t nnotes, notes_cap;
 };
@@ -62,21 +62,32 @@ struct iop_verdict_opts {
 void iop_verdict_init(struct iop_verdict *v);
 
 /*
- * Run "awk -f @top/scripts/tap-verdict.awk @known @req @features @tap"
- * with -v kernel=@kernel and fill @v (iop_verdict_init() first) with its
- * machine lines and notes. NULL @known, @req or @features: /dev/null.
- * 0 when the awk judged the TAP (pass or fail: see v->status); -EINVAL
- * with the awk's one-line reason in @why when an input was malformed or a
- * machine line did not parse; other -errno when the awk could not run.
+ * The verdict engine (lib/tap.c) on the TAP file @tap for @kernel, with
+ * the lists @known, @req and @features (NULL: none): @v (init first)
+ * gets its machine lines and notes. 0 when the TAP was judged (pass or
+ * fail: see v->status); -EINVAL with the one-line reason in @why when an
+ * input line was malformed (or a machine line outgrew struct iop_case:
+ * -EPROTO); other -errno when a file could not be read.
  */
-int iop_verdict_run(const char *top, const char *kernel, const char *known,
-		    const char *req, const char *features, const char *tap,
-		    struct iop_verdict *v, char *why, size_t len);
+int iop_verdict_run(const char *kernel, const char *known, const char *req,
+		    const char *features, const char *tap, struct iop_verdict *v, char *why,
+		    size_t len);
 
-int iop_verdict_run_opts(const char *top, const char *kernel, const char *known,
-			 const char *req, const char *features, const char *tap,
-			 const struct iop_verdict_opts *opts,
-			 struct iop_verdict *v, char *why, size_t len);
+int iop_verdict_run_opts(const char *kernel, const char *known, const char *req,
+			 const char *features, const char *tap,
+			 const struct iop_verdict_opts *opts, struct iop_verdict *v, char *why,
+			 size_t len);
+
+/*
+ * The machine lines, written (malloc'ed into *@line; 0 or -ENOMEM): the
+ * one writer of their format. A program or name is written as one word,
+ * '?' for a byte outside [A-Za-z0-9_.:+-]; @bug NULL: no bug= key.
+ */
+int iop_verdict_fmt_case(char **line, const char *result, const char *program, const char *name,
+			 unsigned long first, unsigned long last, const char *bug);
+int iop_verdict_fmt_program(char **line, const char *result, const char *program, bool timed_out);
+/* From v's result_word, status, counts and seconds (-1: none). */
+int iop_verdict_fmt_result(char **line, const struct iop_verdict *v);
 
 /*
  * One line (without its newline): 1 if it was a machine line, now in @v;

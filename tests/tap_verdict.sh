@@ -1,31 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# scripts/tap-verdict.awk, the verdict of `iopath vm` and `make kselftest`,
-# on run_kselftest.sh output made up here: a known failure on the kernel it
-# names is excused, and nothing else is. Each case runs under every awk
-# present (mawk or gawk on the host, busybox awk as in the VM guest),
-# since the guest's busybox awk must give the same verdict.
+# The verdict engine (lib/tap.c), the verdict of `iopath vm`, `make
+# kselftest` and every runner, on run_kselftest.sh output made up here: a
+# known failure on the kernel it names is excused, and nothing else is.
+# Each case runs under both forms of the engine, `iopath verdict` and the
+# collection's static iopath_verdict (what the VM and LAVA guests run),
+# since the guest must give the same verdict as the host.
 #
 # usage: tests/tap_verdict.sh [BUILD_DIR]
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tests/lib/tap.sh"
-verdict=$top/scripts/tap-verdict.awk
+build=$(cd "${1:-$top/build}" && pwd)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-awks=()
-for a in mawk gawk original-awk; do
-	command -v "$a" > /dev/null && awks+=("$a")
-done
-bb=""
-for b in busybox /bin/busybox /usr/bin/busybox; do
-	if command -v "$b" > /dev/null && "$b" awk 'BEGIN { exit 0 }' 2> /dev/null; then
-		bb=$(command -v "$b")
-		break
+# ENGINE [options] KNOWN REQUIREMENTS FEATURES TAP, or --list KNOWN
+printf '#!/bin/sh\nexec %s verdict "$@"\n' "$build/iopath" > "$tmp/iopath-verdict"
+chmod +x "$tmp/iopath-verdict"
+engines=()
+for a in "$tmp/iopath-verdict" "$build/selftests/iopath_verdict"; do
+	if [ -x "$a" ]; then
+		engines+=("$a")
+	else
+		not_ok "the engine ${a##*/} is built (make cli selftests)"
 	fi
 done
 
@@ -111,7 +112,7 @@ tap_begin() { prog_n=1; printf 'TAP version 13\n1..2\n'; }
 # run_case AWK KERNEL TAPFILE [FEATURES]: the result line; $rc the status
 run_case() {
 	local feat=${4:-/dev/null}
-	out=$("${1}" -v kernel="$2" -v tag=t -v coverage=1 -f "$verdict" "$tmp/known" \
+	out=$("${1}" --kernel "$2" --tag t --coverage "$tmp/known" \
 		"$tmp/requirements" "$feat" "$3" 2> "$tmp/err")
 	rc=$?
 	res=$(grep '^# IOPATH-RESULT:' <<< "$out")
@@ -138,24 +139,24 @@ raw ok:fb.xfs.one skipfail:fb.xfs_1k.dio_past_eof > "$tmp/raw-skipfail"
 # TAP for KERNEL exits RC, its result line matches RESULT-RE and, if given,
 # a note matches NOTE-RE.
 expect() {
-	run_case "$awk_cmd" "$3" "$4" "${7:-/dev/null}"
+	run_case "$engine" "$3" "$4" "${7:-/dev/null}"
 	[ "$rc" = "$2" ] && grep -q -- "$5" <<< "$res" && { [ -z "${6:-}" ] || grep -q -- "$6" <<< "$out"; }
-	check $? "$awk_label: $1"
+	check $? "$engine_label: $1"
 }
 
 # expect_raw LABEL RC KERNEL TAP EXIT RESULT-RE [NOTE-RE [FEATURES]]: the
 # same for one binary's output that exited EXIT.
 expect_raw() {
-	out=$("$awk_cmd" -v kernel="$3" -v tag=t -v program=fb_test -v exit_status="$5" \
-		-f "$verdict" "$tmp/known" "$tmp/requirements" "${8:-/dev/null}" "$4" 2> "$tmp/err")
+	out=$("$engine" --kernel "$3" --tag t --program fb_test --exit-status "$5" \
+		"$tmp/known" "$tmp/requirements" "${8:-/dev/null}" "$4" 2> "$tmp/err")
 	rc=$?
 	[ "$rc" = "$2" ] && grep -q -- "$6" <<< "$out" && { [ -z "${7:-}" ] || grep -q -- "$7" <<< "$out"; }
-	check $? "$awk_label: one binary: $1"
+	check $? "$engine_label: one binary: $1"
 }
 
 cases() {
-	awk_cmd=$1
-	awk_label=$2
+	engine=$1
+	engine_label=$2
 	local a=$1 label=$2 k72=7.2.13+deb14-amd64 f
 
 	expect "all passed: pass, counts right" 0 $k72 "$tmp/pass" \
@@ -170,7 +171,7 @@ cases() {
 		grep -q '^# IOPATH-PROGRAM: result=pass program=a_test$' <<< "$out"
 	check $? "$label: a machine line per test and per program, the excused failure with its bug"
 	printf 'TAP version 13\n1..1\nnot ok 1 a.b\033[2J;rm -rf x # y\n' > "$tmp/hostile"
-	out=$("$a" -v kernel=$k72 -v program=x_test -v exit_status=1 -f "$verdict" \
+	out=$("$a" --kernel $k72 --program x_test --exit-status 1 \
 		/dev/null /dev/null /dev/null "$tmp/hostile")
 	grep -qxF '# IOPATH-CASE: result=fail program=x_test name=a.b??2J?rm?-rf?x lines=3-3' <<< "$out" &&
 		! grep -q "$(printf '\033')" <<< "$(grep IOPATH-CASE <<< "$out")"
@@ -250,14 +251,14 @@ cases() {
 		 '^7\.2\.13$  t  diag  bug  reason:must match the whole test name' \
 		 '^7\.2\.13$  ^t$  diag  Bug_Name  reason:BUG-NAME'; do
 		printf '# c\n%s\n' "${f%:*}" > "$tmp/bad"
-		out=$("$a" -v kernel=7.2.13 -f "$verdict" "$tmp/bad" /dev/null /dev/null "$tmp/pass" 2> "$tmp/err")
+		out=$("$a" --kernel 7.2.13 "$tmp/bad" /dev/null /dev/null "$tmp/pass" 2> "$tmp/err")
 		rc=$?
 		[ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "bad:2: .*${f##*:}" "$tmp/err" &&
 			! grep -q 'RESULT' <<< "$out"
 		check $? "$label: malformed known-failures line (${f##*:}): exit 2, one line naming file:line"
 	done
 
-	out=$("$a" -v kernel=7.2.13+deb14-amd64 -f "$verdict" "$top/configs/known-failures" \
+	out=$("$a" --kernel 7.2.13+deb14-amd64 "$top/configs/known-failures" \
 		"$top/selftests/requirements" /dev/null "$tmp/pass" 2>&1)
 	rc=$?
 	[ "$rc" = 0 ]
@@ -265,7 +266,7 @@ cases() {
 
 	# The reader the scripts use: fields split on two blanks or a tab, a
 	# single space kept inside a field, the entries of one kernel.
-	out=$("$a" -v list=1 -f "$verdict" "$tmp/known" 2> "$tmp/err")
+	out=$("$a" --list "$tmp/known" 2> "$tmp/err")
 	rc=$?
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' \
 		'^7\.2\.13\+deb14-amd64$' '^fb\.xfs_1k\.dio_past_eof$' \
@@ -274,53 +275,46 @@ cases() {
 		'^6\.1\.0-57-amd64$' '^fb\.xfs\.other$' anything some-bug 4 'something else on 6.1' > "$tmp/list-want"
 	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && [ "$out" = "$(cat "$tmp/list-want")" ]
 	check $? "$label: list=1: every entry, split as the verdict splits it"
-	out=$("$a" -v list=1 -v kernel=6.1.0-57-amd64 -f "$verdict" "$tmp/known" | cut -f4)
+	out=$("$a" --list --kernel 6.1.0-57-amd64 "$tmp/known" | cut -f4)
 	[ "$out" = some-bug ]
 	check $? "$label: list=1 with kernel: only the entries of that release"
 	printf '# c\n^7\.2\.13$  ^only-two-fields$\n' > "$tmp/bad"
-	out=$("$a" -v list=1 -f "$verdict" "$tmp/bad" 2> "$tmp/err")
+	out=$("$a" --list "$tmp/bad" 2> "$tmp/err")
 	rc=$?
 	[ "$rc" = 2 ] && [ -z "$out" ] && grep -q "bad:2: expected" "$tmp/err"
 	check $? "$label: list=1: a malformed line is exit 2, nothing listed"
 	# An invalid ERE was accepted, and awk failed only when a test failed;
 	# busybox awk accepted one and matched nothing. The reader checks the
-	# syntax itself, in every awk.
+	# syntax itself, as the list is read.
 	printf '^7\\..*$  ^fix(*.var.t$  diag  some-bug  reason\n' > "$tmp/bad-ere"
-	out=$("$a" -v list=1 -f "$verdict" "$tmp/bad-ere" 2> "$tmp/err")
+	out=$("$a" --list "$tmp/bad-ere" 2> "$tmp/err")
 	rc=$?
-	"$a" -v kernel=7.2.13+deb14-amd64 -f "$verdict" "$tmp/bad-ere" /dev/null /dev/null \
+	"$a" --kernel 7.2.13+deb14-amd64 "$tmp/bad-ere" /dev/null /dev/null \
 		"$tmp/pass" > /dev/null 2>&1
 	rc2=$?
 	[ "$rc" = 2 ] && [ -z "$out" ] && [ "$rc2" = 2 ] && [ -s "$tmp/err" ]
 	check $? "$label: an invalid ERE is exit 2 when the list is read, before any test"
-	# mawk's own message did not name the ERE: the reader's does, in every awk
+	# mawk's own message did not name the ERE: the reader's does
 	[ "$(cat "$tmp/err")" = "$tmp/bad-ere:1: ERE '^fix(*.var.t\$': '*' has nothing to repeat" ]
 	check $? "$label: an invalid ERE is named with its reason, in the reader's words"
-	# What the awks read differently is refused in all of them, busybox's too.
+	# What regex readers (gawk, mawk, busybox awk, glibc) read differently
+	# is refused, not read in one reader's own way.
 	for re in 'a{2}' '[a\.]' 'a)' 'a||b'; do
 		printf '^7\\..*$  ^t$  %s  some-bug  reason\n' "$re" > "$tmp/bad-ere"
-		"$a" -v list=1 -f "$verdict" "$tmp/bad-ere" > /dev/null 2> "$tmp/err"
+		"$a" --list "$tmp/bad-ere" > /dev/null 2> "$tmp/err"
 		[ "$?" = 2 ] && grep -qF "ERE '$re': " "$tmp/err"
-		check $? "$label: the ERE '$re' is refused, not read in this awk's own way"
+		check $? "$label: the ERE '$re' is refused, not read in one reader's own way"
 	done
 	# '\.' and 40 '+': gawk's compile time doubled with each, a hang (fuzzing found it)
 	printf '^7\\..*$  ^fb\\.%s$  diag  some-bug  reason\n' "$(printf '+%.0s' $(seq 40))" > "$tmp/bad-ere"
-	timeout 10 "$a" -v list=1 -f "$verdict" "$tmp/bad-ere" > /dev/null 2> "$tmp/err"
+	timeout 10 "$a" --list "$tmp/bad-ere" > /dev/null 2> "$tmp/err"
 	[ "$?" = 2 ] && grep -q 'a quantifier repeats a quantifier' "$tmp/err"
 	check $? "$label: a quantifier on a quantifier is refused, not compiled for ever"
 }
 
-for a in "${awks[@]}"; do
-	cases "$a" "$a"
+for a in "${engines[@]}"; do
+	cases "$a" "${a##*/}"
 done
-if [ -n "$bb" ]; then
-	printf '#!/bin/sh\nexec %s awk "$@"\n' "$bb" > "$tmp/bbawk"
-	chmod +x "$tmp/bbawk"
-	cases "$tmp/bbawk" "busybox awk"
-else
-	skip "busybox awk" "busybox not installed (make deps-vm installs it)"
-fi
-[ "${#awks[@]}" = 0 ] && skip "host awk" "no mawk or gawk"
 
 # Every entry of the real list matches a test that exists in the sources:
 # "fixture.variant.test" for each TEST_F and each variant of its fixture.
@@ -340,7 +334,7 @@ check $? "test names listed from selftests/*_test.c"
 while IFS=$'\t' read -r kre tre _; do
 	grep -qE -- "$tre" "$tmp/names"
 	check $? "known-failures entry $tre ($kre) matches an existing test"
-done < <(awk -v list=1 -f "$verdict" "$top/configs/known-failures")
+done < <("${engines[0]}" --list "$top/configs/known-failures")
 while read -r seed tre _; do
 	case $seed in '#'* | '') continue ;; esac
 	grep -qE -- "$tre" "$tmp/names"
@@ -363,17 +357,17 @@ one_fail() {
 	printf '#          FAIL  %s\nnot ok 1 %s\n' "$t" "$t"
 	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
 }
-# known_618 LABEL WANT PROGRAM TEST FILE LINE...: the verdict under every
-# awk on 6.18.44-fc-v1147 (or on $release) is "known" (WANT=known) or a
+# known_618 LABEL WANT PROGRAM TEST FILE LINE...: the verdict of each
+# engine on 6.18.44-fc-v1147 (or on $release) is "known" (WANT=known) or a
 # failure (WANT=fail).
 release=6.18.44-fc-v1147
 known_618() {
 	local label=$1 want=$2 prog=$3 a res
 	shift 3
 	one_fail "$@" > "$tmp/k618"
-	for a in "${awks[@]}" ${bb:+"$tmp/bbawk"}; do
-		res=$("$a" -v kernel="$release" -v tag=t -v program="$prog" -v exit_status=1 \
-			-f "$verdict" "$top/configs/known-failures" /dev/null /dev/null "$tmp/k618" |
+	for a in "${engines[@]}"; do
+		res=$("$a" --kernel "$release" --tag t --program "$prog" --exit-status 1 \
+			"$top/configs/known-failures" /dev/null /dev/null "$tmp/k618" |
 			grep '^# IOPATH-CASE:')
 		if [ "$want" = known ]; then
 			grep -q 'result=known' <<< "$res"
@@ -448,9 +442,10 @@ known_618 direct_read_eio_is_not fail content_model_test "$ct" content_model_tes
 	'seed 1, operation 9201 diverged (replay: IOPATH_SEED=1): op 9201: O_DIRECT sendfile [246784,+56320): Input/output error'
 
 # One reader: the field split of the known-failures format (two blanks or
-# a tab) is written nowhere but in scripts/tap-verdict.awk.
-readers=$(cd "$top" && git grep -lF '(  +|\t)' -- ':!scripts/tap-verdict.awk' ':!tests/tap_verdict.sh' 2> /dev/null)
+# a tab) is written nowhere but in lib/tap_known.c, no script splits it
+# with an ERE of its own.
+readers=$(cd "$top" && git grep -lE -e '\(  \+\|\\t\)' -e 'split_entry\(' -- ':!lib/tap_known.c' ':!tests/tap_verdict.sh' ':!scripts/tap-verdict.awk' 2> /dev/null)
 [ -z "$readers" ]
-check $? "known-failures read only by scripts/tap-verdict.awk${readers:+ (also: $(echo $readers))}"
+check $? "known-failures read only by lib/tap_known.c${readers:+ (also: $(echo $readers))}"
 
 finish_tap

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * lib/verdict.c: the machine lines of scripts/tap-verdict.awk read back
- * exactly, malformed ones refused rather than skipped, notes and TAP left
- * alone, and the awk run on a real TAP and known-failures list. Catches a
+ * lib/verdict.c: the machine lines of the verdict engine (lib/tap.c) read
+ * back exactly, malformed ones refused rather than skipped, notes and TAP
+ * left alone, and the engine run on a real TAP and known-failures list. Catches a
  * parser that takes a line that merely starts like a machine line, loses
  * the bug of a known failure or the line range of a case, lets a later
  * result line replace the first, or reports a malformed known-failures
@@ -13,7 +13,6 @@
 #endif
 
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,30 +142,6 @@ TEST(other_lines_are_not_machine_lines)
 	iop_verdict_free(&v);
 }
 
-/* The source tree: where scripts/tap-verdict.awk is, from the cwd or the binary. */
-static int find_top(char *top, size_t len)
-{
-	char exe[PATH_MAX], awk[PATH_MAX + 64];
-	ssize_t n;
-	int up;
-
-	if (!access("scripts/tap-verdict.awk", R_OK))
-		return getcwd(top, len) ? 0 : -1;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return -1;
-	exe[n] = '\0';
-	for (up = 0; up < 4; up++) {
-		snprintf(exe, sizeof(exe), "%s", dirname(exe));
-		snprintf(awk, sizeof(awk), "%s/scripts/tap-verdict.awk", exe);
-		if (!access(awk, R_OK)) {
-			snprintf(top, len, "%s", exe);
-			return 0;
-		}
-	}
-	return -1;
-}
-
 static int write_tmp(char *path, const char *text)
 {
 	int fd = mkstemp(path);
@@ -181,14 +156,13 @@ static int write_tmp(char *path, const char *text)
 	return close(fd);
 }
 
-TEST(awk_run_gives_cases_and_known_bug)
+TEST(engine_run_gives_cases_and_known_bug)
 {
-	char top[PATH_MAX], tap[] = "/tmp/iopath-verdict-tap.XXXXXX";
+	char tap[] = "/tmp/iopath-verdict-tap.XXXXXX";
 	char known[] = "/tmp/iopath-verdict-known.XXXXXX", why[256] = "";
 	struct iop_verdict v;
 	int ret;
 
-	ASSERT_EQ(0, find_top(top, sizeof(top)));
 	ASSERT_EQ(0, write_tmp(known, "^6\\.1\\.0-57-amd64$  ^fb\\.xfs_1k\\.dio_past_eof$  "
 				"cached byte [0-9]+ is 0x53  xfs-1k-dio  tail survives\n"));
 	ASSERT_EQ(0, write_tmp(tap, "TAP version 13\n1..1\n# selftests: iopath: fb_test\n"
@@ -204,7 +178,7 @@ TEST(awk_run_gives_cases_and_known_bug)
 			       "# # Totals: pass:1 fail:1 xfail:0 xpass:0 skip:0 error:0\n"
 			       "not ok 1 selftests: iopath: fb_test # exit=1\n"));
 	iop_verdict_init(&v);
-	ret = iop_verdict_run(top, "6.1.0-57-amd64", known, NULL, NULL, tap, &v, why, sizeof(why));
+	ret = iop_verdict_run("6.1.0-57-amd64", known, NULL, NULL, tap, &v, why, sizeof(why));
 	EXPECT_EQ(0, ret) TH_LOG("%s", why);
 	ASSERT_EQ(2, v.ncases);
 	EXPECT_STREQ("known", v.cases[0].result);
@@ -221,17 +195,17 @@ TEST(awk_run_gives_cases_and_known_bug)
 
 	/* Another kernel: the same failure is not excused. */
 	iop_verdict_init(&v);
-	ASSERT_EQ(0, iop_verdict_run(top, "6.12.1", known, NULL, NULL, tap, &v, why, sizeof(why)));
+	ASSERT_EQ(0, iop_verdict_run("6.12.1", known, NULL, NULL, tap, &v, why, sizeof(why)));
 	EXPECT_STREQ("fail", v.cases[0].result);
 	EXPECT_STREQ("fail", v.status);
 	iop_verdict_free(&v);
 
-	/* A malformed list is an error with the awk's reason, not a verdict. */
+	/* A malformed list is an error with the engine's reason, not a verdict. */
 	unlink(known);
 	strcpy(known, "/tmp/iopath-verdict-known.XXXXXX");
 	ASSERT_EQ(0, write_tmp(known, "^6\\.1$ one-field-only\n"));
 	iop_verdict_init(&v);
-	EXPECT_EQ(-EINVAL, iop_verdict_run(top, "6.1", known, NULL, NULL, tap, &v, why,
+	EXPECT_EQ(-EINVAL, iop_verdict_run("6.1", known, NULL, NULL, tap, &v, why,
 					   sizeof(why)));
 	EXPECT_NE(NULL, strstr(why, "KERNEL-ERE")) TH_LOG("%s", why);
 	EXPECT_EQ(NULL, strchr(why, '\n'));
