@@ -33,6 +33,7 @@
 #include "bench_check.h"
 #include "cli.h"
 #include "iopath.h"
+#include "tap.h"
 #include "verdict.h"
 
 struct step {
@@ -134,17 +135,6 @@ static int run_step(struct step *s, char *const argv[], int timeout, FILE *log, 
 	return 0;
 }
 
-/* The value of " NAME=" in a tap-verdict.awk result line, or 0. */
-static int result_field(const char *line, const char *name)
-{
-	char key[32];
-	const char *p;
-
-	snprintf(key, sizeof(key), " %s=", name);
-	p = strstr(line, key);
-	return p ? atoi(p + strlen(key)) : 0;
-}
-
 /* The known-failures list: $IOPATH_KNOWN_FAILURES, else configs/known-failures. */
 static void known_list(char *list, size_t len)
 {
@@ -157,61 +147,31 @@ static void known_list(char *list, size_t len)
 }
 
 /*
- * The list read once before anything runs, by its one reader (awk -v
- * list=1 -f tap-verdict.awk), which also compiles every ERE in it: 0, or
- * 2 after one line saying what is wrong.
+ * The list read once before anything runs, by its one reader
+ * (lib/tap_known.c), which also compiles every ERE in it: 0, or 2 after
+ * one line saying what is wrong.
  */
 static int known_failures_check(void)
 {
-	char script[PATH_MAX + 32], list[PATH_MAX + 32], line[512] = "";
-	int pfd[2], wst, null;
-	FILE *err;
-	pid_t pid;
+	char list[PATH_MAX + 32], why[512] = "";
+	struct iop_kf kf;
+	int ret;
 
-	snprintf(script, sizeof(script), "%s/scripts/tap-verdict.awk", iop_src_dir());
 	known_list(list, sizeof(list));
-	if (pipe2(pfd, O_CLOEXEC))
-		return iop_usage_error("run", "known failures: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return iop_usage_error("run", "known failures: fork: %s", strerror(errno));
-	}
-	if (!pid) {
-		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (null >= 0)
-			dup2(null, STDOUT_FILENO);
-		dup2(pfd[1], STDERR_FILENO);
-		execlp("awk", "awk", "-v", "list=1", "-f", script, list, (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	err = fdopen(pfd[0], "r");
-	if (err) {
-		if (!fgets(line, sizeof(line), err))
-			line[0] = '\0';
-		while (fgetc(err) != EOF)
-			;
-		fclose(err);
-	} else {
-		close(pfd[0]);
-	}
-	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(wst) && WEXITSTATUS(wst) == 0)
+	iop_kf_init(&kf);
+	ret = iop_kf_read(&kf, list, why, sizeof(why));
+	iop_kf_free(&kf);
+	if (!ret)
 		return 0;
-	line[strcspn(line, "\n")] = '\0';
-	return iop_usage_error("run", "known failures %s: %s", list,
-			       line[0] ? line : "cannot be read (awk failed)");
+	return iop_usage_error("run", "known failures %s: %s", list, why);
 }
 
 /*
  * Take the verdict of a runner's output (@tap): the counts of its result
  * line, its notes to stderr (@echo: they were shown already), and whether
  * run_kselftest.sh ended a program at its time limit, as the reader's
- * program line says (ended=timeout): the TAP itself is tap-verdict.awk's
- * to read. A run without a result line fails.
+ * program line says (ended=timeout): the TAP itself is the verdict
+ * engine's to read. A run without a result line fails.
  */
 static void take_verdict(struct step *s, FILE *tap, bool echo)
 {
@@ -225,15 +185,9 @@ static void take_verdict(struct step *s, FILE *tap, bool echo)
 		return;
 	iop_verdict_init(&v);
 	while (fgets(line, sizeof(line), tap)) {
-		if (!strncmp(line, "# IOPATH-RESULT: ", 17)) {
-			have = true;
-			s->pass = result_field(line, "passed");
-			s->fail = result_field(line, "failed");
-			s->skip = result_field(line, "skipped");
-			s->known = result_field(line, "known");
-		} else if (!strncmp(line, "# IOPATH-PROGRAM: ", 18)) {
+		if (!strncmp(line, "# IOPATH-RESULT: ", 17) || !strncmp(line, "# IOPATH-PROGRAM: ", 18)) {
 			line[strcspn(line, "\n")] = '\0';
-			/* A line that does not parse says nothing: the result line decides. */
+			/* A line that does not parse says nothing: no result fails the run. */
 			iop_verdict_parse_line(line, &v);
 		} else if (!echo && !strncmp(line, "# iopath run: ", 14) &&
 			   strncmp(line + 14, "feature ", 8)) {
@@ -243,6 +197,13 @@ static void take_verdict(struct step *s, FILE *tap, bool echo)
 	for (i = 0; i < v.nprogs; i++)
 		if (v.progs[i].timed_out)
 			s->timed_out = true;
+	have = v.have_result && !strcmp(v.result_word, "IOPATH-RESULT");
+	if (have) {
+		s->pass = (int)v.passed;
+		s->fail = (int)v.failed;
+		s->skip = (int)v.skipped;
+		s->known = (int)v.known;
+	}
 	iop_verdict_free(&v);
 	if (!have)
 		fprintf(stderr, "iopath: run: %s: no verdict from the selftest runner (exit %d)\n",
@@ -394,7 +355,7 @@ static int validate_run(const char *profile, const char *results, bool do_bench)
 
 	if (iop_backing_check(NULL, &bi, why, sizeof(why)))
 		return iop_usage_error("run", "%s", why);
-	/* awk would read a FIFO or a device as the list forever */
+	/* a FIFO or a device is refused here with the variable's name */
 	known = getenv("IOPATH_KNOWN_FAILURES");
 	if (known && *known && strcmp(known, "/dev/null")) {
 		if (stat(known, &st))

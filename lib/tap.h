@@ -124,10 +124,11 @@ enum iop_kf_where iop_kf_where(const struct iop_kf_entry *e, const char *kernel,
 void iop_kf_span_text(const struct iop_kf_span *s, char *buf, size_t len);
 
 /*
- * The entries that cover @kernel (every one when it is NULL or ""), one
- * line each: "KERNEL<tab>TEST<tab>DIAGNOSTIC<tab>BUG<tab>LINE<tab>REASON".
+ * The entries that cover @kernel (every one when it is NULL or "") and
+ * whose TEST-ERE matches @test (NULL: any), one line each:
+ * "KERNEL<tab>TEST<tab>DIAGNOSTIC<tab>BUG<tab>LINE<tab>REASON".
  */
-void iop_kf_list(const struct iop_kf *kf, const char *kernel, FILE *out);
+void iop_kf_list(const struct iop_kf *kf, const char *kernel, const char *test, FILE *out);
 
 struct iop_tap_opts {
 	const char *kernel;	/* uname -r, "" by default */

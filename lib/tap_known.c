@@ -521,7 +521,7 @@ int iop_kf_read(struct iop_kf *kf, const char *path, char *why, size_t len)
 	return ret;
 }
 
-void iop_kf_list(const struct iop_kf *kf, const char *kernel, FILE *out)
+void iop_kf_list(const struct iop_kf *kf, const char *kernel, const char *test, FILE *out)
 {
 	const struct iop_kf_entry *e;
 	enum iop_kf_where w;
@@ -531,6 +531,8 @@ void iop_kf_list(const struct iop_kf *kf, const char *kernel, FILE *out)
 		e = &kf->e[i];
 		w = iop_kf_where(e, kernel, NULL);
 		if (kernel && *kernel && w != IOP_KF_OBSERVED && w != IOP_KF_INSIDE)
+			continue;
+		if (test && regexec(&e->test_re, test, 0, NULL, 0))
 			continue;
 		fprintf(out, "%s\t%s\t%s\t%s\t%lu\t%s\n", e->kernel, e->test, e->diag, e->bug,
 			e->line, e->reason);

@@ -21,7 +21,8 @@
 
 static const char usage_text[] =
 	"usage: %s [options] KNOWN-FAILURES REQUIREMENTS FEATURES TAP\n"
-	"       %s --list [--kernel RELEASE] KNOWN-FAILURES\n"
+	"       %s --list [--kernel RELEASE] [--test NAME] KNOWN-FAILURES\n"
+	"       %s --result-line [--result WORD] KEY=VALUE...\n"
 	"The verdict on selftest TAP (run_kselftest.sh's output, or with --program\n"
 	"one harness binary's): notes, a machine line per test and per program and\n"
 	"the result line on stdout; exit 0 pass, 1 fail, 2 a malformed input line\n"
@@ -34,7 +35,13 @@ static const char usage_text[] =
 	"  --coverage         the coverage block of REQUIREMENTS among the notes\n"
 	"  --list             check KNOWN-FAILURES and print the entries that\n"
 	"                     cover RELEASE (all without --kernel), tab-separated:\n"
-	"                     KERNEL TEST DIAGNOSTIC BUG LINE REASON\n";
+	"                     KERNEL TEST DIAGNOSTIC BUG LINE REASON; with --test,\n"
+	"                     only those whose TEST-ERE matches NAME\n"
+	"  --result-line      write the result line of counts a script made\n"
+	"                     (status= passed= failed= known= skipped= programs=\n"
+	"                     programs_failed= required_missing= stale_known=\n"
+	"                     [seconds=], or --start and --end), checked, in the\n"
+	"                     one format\n";
 
 static int bad_usage(const char *prog, const char *msg, const char *arg)
 {
@@ -42,7 +49,7 @@ static int bad_usage(const char *prog, const char *msg, const char *arg)
 	return 2;
 }
 
-static int list(const char *prog, const char *kernel, const char *known)
+static int list(const char *prog, const char *kernel, const char *test, const char *known)
 {
 	char why[1024] = "";
 	struct iop_kf kf;
@@ -54,8 +61,49 @@ static int list(const char *prog, const char *kernel, const char *known)
 		fprintf(stderr, "%s\n", why[0] ? why : prog);
 		return 2;
 	}
-	iop_kf_list(&kf, kernel, stdout);
+	iop_kf_list(&kf, kernel, test, stdout);
 	iop_kf_free(&kf);
+	return fflush(stdout) ? 1 : 0;
+}
+
+/* "# WORD: KEY=VALUE..." of a script's counts, checked and written. */
+static int result_line(const char *prog, const struct iop_tap_opts *o, int argc, char **argv)
+{
+	const char *word = o->result;
+	struct iop_verdict v;
+	char *in = NULL, *s, *out;
+	double secs;
+	int i, ret;
+
+	if (asprintf(&in, "# %s:", word ? word : "IOPATH-RESULT") < 0)
+		return 1;
+	for (i = 0; i < argc; i++) {
+		if (asprintf(&s, "%s %s", in, argv[i]) < 0) {
+			free(in);
+			return 1;
+		}
+		free(in);
+		in = s;
+	}
+	iop_verdict_init(&v);
+	ret = iop_verdict_parse_line(in, &v);
+	free(in);
+	if (ret != 1 || !v.have_result) {
+		iop_verdict_free(&v);
+		return bad_usage(prog, "--result-line: not a result line's WORD and KEY=VALUE words",
+				 NULL);
+	}
+	/* --start and --end as the engine takes them: whole seconds between */
+	if (o->end) {
+		secs = strtod(o->end, NULL) - strtod(o->start ? o->start : "0", NULL);
+		v.seconds = secs > 0 && secs < 1e15 ? (long)secs : 0;
+	}
+	ret = iop_verdict_fmt_result(&out, &v);
+	iop_verdict_free(&v);
+	if (ret)
+		return 1;
+	printf("%s\n", out);
+	free(out);
 	return fflush(stdout) ? 1 : 0;
 }
 
@@ -71,14 +119,16 @@ int iop_tap_main(int argc, char **argv, const char *prog)
 		{ "exit-status", required_argument, NULL, 'x' },
 		{ "coverage", no_argument, NULL, 'c' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "test", required_argument, NULL, 'T' },
+		{ "result-line", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct iop_tap_opts o = { 0 };
-	const char *exit_status = NULL;
+	const char *exit_status = NULL, *test = NULL;
 	char why[1024] = "";
 	struct iop_verdict v;
-	bool do_list = false;
+	bool do_list = false, do_result = false;
 	uint64_t x;
 	int c, ret;
 
@@ -113,16 +163,24 @@ int iop_tap_main(int argc, char **argv, const char *prog)
 		case 'l':
 			do_list = true;
 			break;
+		case 'T':
+			test = optarg;
+			break;
+		case 'R':
+			do_result = true;
+			break;
 		case 'h':
-			printf(usage_text, prog, prog);
+			printf(usage_text, prog, prog, prog);
 			return 0;
 		default:
 			return bad_usage(prog, optopt ? "an option needs a value or is unknown:" :
 					 "unknown option", argv[optind - 1]);
 		}
 	}
+	if (do_result)
+		return result_line(prog, &o, argc - optind, argv + optind);
 	if (do_list)
-		return argc - optind == 1 ? list(prog, o.kernel, argv[optind]) :
+		return argc - optind == 1 ? list(prog, o.kernel, test, argv[optind]) :
 		       bad_usage(prog, "--list takes one KNOWN-FAILURES file", NULL);
 	if (argc - optind != 4)
 		return bad_usage(prog, "expected KNOWN-FAILURES REQUIREMENTS FEATURES TAP (--help)",

@@ -85,7 +85,7 @@ alive() { [[ " $(jobs -rp | tr '\n' ' ') " == *" $1 "* ]]; }
 # make check interrupted: what started early ends too.
 trap 'for p in $(jobs -rp); do kill "$p" 2> /dev/null; done' EXIT
 
-# field NAME RESULT-LINE: one field of tap-verdict.awk's result line
+# field NAME RESULT-LINE: one field of the verdict's result line
 field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<< "$2"; }
 
 # A chroot into a plain directory (sbuild, pbuilder): no selftest can
@@ -100,7 +100,7 @@ if ! ns_out=$("$build/iopath" scratch namespace 2>&1); then
 fi
 
 # run NAME TIMEOUT CMD...: run one TAP program (a unit test or a tests/
-# script); scripts/tap-verdict.awk counts its results.
+# script); the verdict engine (iopath verdict) counts its results.
 run() {
 	local name=$1 tmo=$2 log rc t0=$SECONDS took
 	shift 2
@@ -126,8 +126,8 @@ run() {
 	sed 's/^/  /' "$log" >&2
 	[ "$rc" = 137 ] && rc=124
 	[ "$rc" = 124 ] && echo "# $name: timed out after ${tmo}s" >&2
-	count "$name" "$t0" "$(awk -v kernel="$(uname -r)" -v tag="$name" -v program="$name" \
-		-v exit_status="$rc" -f "$top/scripts/tap-verdict.awk" /dev/null /dev/null /dev/null "$log")"
+	count "$name" "$t0" "$("$build/iopath" verdict --kernel "$(uname -r)" --tag "$name" \
+		--program "$name" --exit-status "$rc" /dev/null /dev/null /dev/null "$log")"
 }
 
 # run_selftest PROGRAM: one selftest program through the selftest runner,

@@ -141,7 +141,7 @@ run_prog() {
 # (its TAP in OUT, its exit status RC) that passed (STATUS ok) or failed
 # (not_ok), as the one TAP reader says them: its IOPATH-CASE lines.
 checks() {
-	awk -v program="$3" -v exit_status="$4" -f "$top/scripts/tap-verdict.awk" \
+	"${IOPATH_BIN:-$top/build/iopath}" verdict --program "$3" --exit-status "$4" \
 		/dev/null /dev/null /dev/null "$1" 2> /dev/null |
 		awk -v want="$2" '$1 == "#" && $2 == "IOPATH-CASE:" {
 			r = ""; name = ""

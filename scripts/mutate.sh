@@ -297,7 +297,7 @@ crash_of() {
 
 # save_results LOGBASE: LOGBASE.results, "name<TAB>ok|fail|skip<TAB>program"
 # per test of the run, from the machine lines of the one TAP reader
-# (scripts/tap-verdict.awk, run by iopath mutant results), never the TAP.
+# (the verdict engine, run by iopath mutant results), never the TAP.
 save_results() {
 	local r
 	r=$(mutant_cmd results "$1.tap") || exit

@@ -144,7 +144,7 @@ fi
 	usage_error "must run as root (each reproducer runs on a scratch filesystem it makes; --kernel runs them in a VM)"
 [ -x "$iopath" ] || { echo "$prog: $iopath not found (run make)" >&2; exit 1; }
 # A malformed list is refused before any reproducer runs.
-kf_err=$(awk -v list=1 -f "$top/scripts/tap-verdict.awk" "$known" 2>&1 >/dev/null) ||
+kf_err=$("$iopath" verdict --list "$known" 2>&1 >/dev/null) ||
 	usage_error "${kf_err:-$known: cannot read the known-failures list}"
 
 # header FILE KEY: the value of "# repro-KEY: VALUE" in FILE.
@@ -161,10 +161,9 @@ fs_supported() {
 
 # expected TEST: "reproduced" when configs/known-failures lists TEST as
 # failing on this kernel, else "not reproduced". The entries come from
-# the list's one reader, scripts/tap-verdict.awk.
+# the list's one reader, iopath verdict --list.
 expected() {
-	if awk -v list=1 -v kernel="$(uname -r)" -f "$top/scripts/tap-verdict.awk" "$known" |
-	   awk -F '\t' -v t="$1" 't ~ $2 { found = 1 } END { exit !found }'; then
+	if [ -n "$("$iopath" verdict --list --kernel "$(uname -r)" --test "$1" "$known")" ]; then
 		echo reproduced
 	else
 		echo "not reproduced"
@@ -268,6 +267,8 @@ status=pass
 echo "$prog: $n_run run, $n_repro reproduced, $n_skip skipped, $n_bad differing from configs/known-failures or failed ($(uname -r))" >&2
 if [ "$result_line" = 1 ]; then
 	# The result line iopath vm waits for (scripts/vm.sh).
-	echo "# IOPATH-VM-RESULT: status=$status passed=$((n_run - n_bad)) failed=$n_bad known=$n_known skipped=$n_skip programs=$n_run programs_failed=$n_bad required_missing=0 stale_known=0 seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%d", b - a }')"
+	"$iopath" verdict --result-line --result IOPATH-VM-RESULT --start "$start" --end "$end" \
+		status=$status passed=$((n_run - n_bad)) failed=$n_bad known=$n_known skipped=$n_skip \
+		programs=$n_run programs_failed=$n_bad required_missing=0 stale_known=0
 fi
 [ "$status" = pass ]

@@ -11,8 +11,9 @@
 #     as a fleet does: each under GNU timeout, for the collection's
 #     `settings` timeout= or the -o given; without GNU timeout the
 #     kselftest runner would run them with no limit at all, so it refuses;
-#   - it judges their TAP with tap-verdict.awk: the kernel bugs the
-#     known-failures list names for this kernel are excused, and the
+#   - it judges their TAP with the collection's iopath_verdict (the
+#     verdict engine of lib/tap.c, a static program): the kernel bugs the
+#     known-failures list places on this kernel are excused, and the
 #     required-coverage rule holds: a test `requirements` lists that
 #     skipped on a kernel with every feature it needs fails the run, and
 #     so does a probe that failed (the coverage cannot be judged).
@@ -21,7 +22,8 @@
 # then the verdict (notes, with --coverage the coverage block, the result
 # line "# RESULT: status=... seconds=N"). Exit status: the verdict's (0
 # pass, 1 fail); 2 after one line on stderr when it cannot run at all.
-# busybox sh runs it in the VM guest: POSIX sh and awk only.
+# busybox sh runs it in the VM guest: POSIX sh, and the collection's
+# own programs for the probe and the verdict.
 #
 # usage: selftest-runner.sh [options] INSTALL_DIR [run_kselftest.sh options]
 #   --known FILE   the known-failures list (default $IOPATH_KNOWN_FAILURES,
@@ -68,12 +70,14 @@ inst=$1
 shift
 [ -x "$inst/run_kselftest.sh" ] || die "$inst: no run_kselftest.sh (make kselftest-install)"
 [ -r "$inst/iopath/requirements" ] || die "$inst/iopath/requirements: cannot read it"
+verdict=$inst/iopath/iopath_verdict
+[ -x "$verdict" ] || die "$verdict: no verdict program in the collection (make kselftest-install)"
 # /dev/null: no failure is excused; anything else but a file would be
 # read for ever.
 [ "$known" = /dev/null ] || { [ -f "$known" ] && [ -r "$known" ]; } ||
 	die "$known: cannot read the known-failures list"
 # A malformed list stops here, before anything runs, with its line.
-err=$(awk -v list=1 -f "$here/tap-verdict.awk" "$known" 2>&1 > /dev/null) ||
+err=$("$verdict" --list "$known" 2>&1 > /dev/null) ||
 	die "$(echo "$err" | head -n 1)"
 [ -z "$judge" ] || [ -r "$judge" ] || die "--judge $judge: cannot read it"
 # run_kselftest.sh calls /usr/bin/timeout --foreground, or nothing at all.
@@ -87,7 +91,7 @@ trap 'rm -rf "$tmp"; trap - INT; kill -INT $$' INT
 trap 'rm -rf "$tmp"; trap - TERM; kill -TERM $$' TERM
 
 # The kernel's features, probed for this run: what `requirements` is
-# judged by. A probe that fails leaves a line tap-verdict.awk fails on.
+# judged by. A probe that fails leaves a line the verdict fails on.
 /usr/bin/timeout 60 "$inst/iopath/iopath_probe" > "$tmp/features" 2> "$tmp/probe.err"
 rc=$?
 if [ "$rc" != 0 ]; then
@@ -109,6 +113,9 @@ else
 fi
 end=$(uptime)
 
-awk -v kernel="$(uname -r)" -v tag="$tag" -v result="$result" -v coverage="$coverage" \
-	-v start="$start" -v end="$end" -f "$here/tap-verdict.awk" \
+cov=""
+[ "$coverage" = 1 ] && cov=--coverage
+# shellcheck disable=SC2086 # $cov: the option, or no word at all
+"$verdict" --kernel "$(uname -r)" --tag "$tag" --result "$result" $cov \
+	--start "$start" --end "$end" \
 	"$known" "$inst/iopath/requirements" "$tmp/features" "$tmp/tap"

@@ -29,7 +29,7 @@
 #
 # The guest runs the selftests through scripts/selftest-runner.sh, the
 # runner of every path: it probes the kernel (iopath_probe) and judges the
-# run with scripts/tap-verdict.awk against selftests/requirements: a test that skips
+# judged by the verdict engine against selftests/requirements: a test that skips
 # on a guest kernel that has every feature it needs fails the run (the
 # folio-batch path test included: it decides from its trace whether the
 # batch ran). The whole console log is checked for the kernel-log patterns

@@ -3,7 +3,7 @@
  * iopath_probe: which of the features selftests/requirements names the
  * running kernel has, one line each: "FEATURE yes" or "FEATURE no REASON".
  * The runners (make check, make kselftest, iopath run, iopath vm) run it
- * once per kernel and hand its output to scripts/tap-verdict.awk, which
+ * once per kernel and hand its output to iopath_verdict (lib/tap.c), which
  * fails a run in which a test skipped although every feature it needs is
  * here. Installed with the collection; not a test itself.
  */

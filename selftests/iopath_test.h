@@ -13,7 +13,7 @@
  * The harness is used as it is: SKIP() is the harness's own. It reports a
  * test that failed an EXPECT and then skipped as skipped
  * (docs/harness-bugs/skip-after-failed-check.md); the runners'
- * scripts/tap-verdict.awk counts that as a failure.
+ * the verdict engine (lib/tap.c) counts that as a failure.
  */
 #ifndef IOPATH_TEST_H
 #define IOPATH_TEST_H
@@ -216,7 +216,7 @@ static inline void iop_test_fs_setup(struct iop_test_fs *fs, const char *fstype,
  * unreadable; a checker not installed is a SKIP before the test, see
  * iop_test_fs_setup()); only an existing directory (IOPATH_SCRATCH_DIR)
  * is not checked, and the line after says so.
- * "after-test checks: ..." is what tap-verdict.awk counts for the
+ * "after-test checks: ..." is what the verdict engine counts for the
  * coverage block; "post-test ...:" marks failures no known bug excuses.
  */
 static inline void iop_test_fs_teardown(struct __test_metadata *_metadata,

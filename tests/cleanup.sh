@@ -219,12 +219,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 fake=$(mktemp -d /tmp/iopath-cleanup-src.XXXXXX)
 k=$fake/build/kselftest
 mkdir -p "$k/iopath" "$fake/configs" "$fake/scripts"
-cp "$top/scripts/tap-verdict.awk" "$top/scripts/selftest-runner.sh" "$fake/scripts/"
+cp "$top/scripts/selftest-runner.sh" "$fake/scripts/"
 cp "$build/kselftest/run_kselftest.sh" "$k/"
 cp -r "$build/kselftest/kselftest" "$k/"
 echo iopath:wait_test > "$k/kselftest-list.txt"
 : > "$k/iopath/requirements"
 printf '#!/bin/sh\necho feature_none\n' > "$k/iopath/iopath_probe"
+cp "$build/selftests/iopath_verdict" "$k/iopath/"
 printf '#!/bin/sh\necho "TAP version 13"\nexec sleep %s\n' "$marker" > "$k/iopath/wait_test"
 chmod +x "$k/iopath/iopath_probe" "$k/iopath/wait_test"
 IOPATH_SRC=$fake IOPATH_KNOWN_FAILURES=$top/configs/known-failures \

@@ -45,8 +45,8 @@ kill -- -"$copier"
 wait "$copier" 2> /dev/null
 copier=""
 
-out=$(awk -v kernel="$(uname -r)" -v tag=t -v program=folio_batch_test -v exit_status="$rc" \
-	-f "$top/scripts/tap-verdict.awk" "$top/configs/known-failures" /dev/null /dev/null "$tmp/log")
+out=$("$build/iopath" verdict --kernel "$(uname -r)" --tag t --program folio_batch_test \
+	--exit-status "$rc" "$top/configs/known-failures" /dev/null /dev/null "$tmp/log")
 bad=$(grep -c 'post-test fsck:' "$tmp/log")
 ran=$(grep -c 'after-test checks: fsck ran' "$tmp/log")
 if grep -q 'status=pass ' <<< "$out" && [ "$bad" = 0 ] && [ "$ran" -gt 0 ]; then

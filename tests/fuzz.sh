@@ -18,12 +18,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 tmp=$(mktemp -d /tmp/iopath-fuzz-regress.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$top/tests/fuzz/seeds.sh" "$tmp" > "$tmp/err" 2>&1; then
+if ! IOPATH_BIN=$build/iopath "$top/tests/fuzz/seeds.sh" "$tmp" > "$tmp/err" 2>&1; then
 	not_ok fuzz.seeds_made "$(head -3 "$tmp/err")"
 	finish_tap
 fi
-for t in records profile known_failures quote repro_name verdict_lines mutant_header lava_log export mutant_classify \
-	patch_check yaml_bound; do
+for t in records profile known_failures tap quote repro_name verdict_lines mutant_header lava_log export \
+	mutant_classify patch_check yaml_bound; do
 	bin=$build/fuzz-regress/$t
 	if [ ! -x "$bin" ]; then
 		not_ok "fuzz.$t.corpus_replayed" "$bin not built (make fuzz-regress)"

@@ -18,9 +18,9 @@ cd "$(dirname "$0")/.." || exit 1
 kf=configs/known-failures
 
 # entries: "KERNEL-ERE<tab>TEST-ERE<tab>BUG-NAME" for each entry, from
-# the list's one reader (scripts/tap-verdict.awk).
+# the list's one reader (iopath verdict --list).
 entries() {
-	awk -v list=1 -f scripts/tap-verdict.awk "$kf" | cut -f1,2,4
+	"$build/iopath" verdict --list "$kf" | cut -f1,2,4
 }
 
 names=""

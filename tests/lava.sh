@@ -143,14 +143,14 @@ sed 's/\(IOPATH-LAVA:guest-verdict: .*\) passed=14 /\1 passed=13 /' "$fixture" >
 verdict lava.verdict.guest_verdict_other_counts_noted "$tmp/gv.log" 0 \
 	"note: the guest's own verdict differs: .* passed=13 "
 
-# The guest's test cases (scripts/vm/lava-guest.sh: the reader, then an
-# awk over its machine lines, busybox) are the host's (the same reader's
+# The guest's test cases (scripts/vm/lava-guest.sh: the verdict engine,
+# then an awk over its machine lines, busybox) are the host's (the same reader's
 # machine lines) for every kind of TAP line: a pass, a fail, a skip, a
 # failed program, a passed one and one skipped whole.
-guest_awk=$(sed -n "/tap-verdict.awk .* | awk '\$/,/^	}' > \/tmp\/cases\$/p" "$top/scripts/vm/lava-guest.sh" |
+guest_awk=$(sed -n "/iopath_verdict .* | awk '\$/,/^	}' > \/tmp\/cases\$/p" "$top/scripts/vm/lava-guest.sh" |
 	sed "1d; \$s/' > \/tmp\/cases\$//")
 guest_cases() {
-	awk -f "$top/scripts/tap-verdict.awk" /dev/null /dev/null /dev/null "$1" 2> /dev/null |
+	"$build/selftests/iopath_verdict" /dev/null /dev/null /dev/null "$1" 2> /dev/null |
 		awk "$guest_awk" | sort
 }
 printf '%s\n' 'TAP version 13' '1..3' '# selftests: iopath: a_test' '# ok 1 a.xfs.one' '# not ok 2 a.xfs.two' \
@@ -184,7 +184,7 @@ if [ "$(wc -l < "$tmp/guest.cases")" = 6 ] && grep -qx 'program.c_test skip' "$t
 else
 	not_ok lava.guest_and_host_read_the_same_test_cases "$(cat "$tmp/guest.cases" "$tmp/err" "$tmp/err2" | head -c 800)"
 fi
-# The guest's and the host's test cases are the reader's (tap-verdict.awk's
+# The guest's and the host's test cases are the reader's (the engine's
 # IOPATH-CASE lines), not the TAP's prose: a SKIP after a failed check
 # reads "ok ... # SKIP" and is a failure, in the guest and on the host.
 sed 's/^\(# ok 3 a.ext4.three # SKIP no reflink\)$/# # a.c:12:three:Expected 0 (0) == r (-1)\n\1/' \

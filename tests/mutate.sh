@@ -60,7 +60,7 @@ EOF
 # passes, HOSTILE fails c_test's test with an escape in its name and its
 # diagnostic. Programs a_test and b_test (c_test only when asked for), as
 # filtered by -t iopath:PROG. Like the guest, it ends with the TAP
-# reader's machine lines and result line (scripts/tap-verdict.awk).
+# reader's machine lines and result line (iopath verdict).
 cat > "$work/vm" <<'EOF'
 #!/bin/bash
 kernel="" log="" progs=() envs=()
@@ -124,12 +124,12 @@ for p in "${progs[@]}"; do
 	echo "ok 1 selftests: iopath: $p"
 done > "$tap"
 cat "$tap"
-awk -v result=IOPATH-VM-RESULT -f "$IOPATH_TEST_TOP/scripts/tap-verdict.awk" \
-	/dev/null /dev/null /dev/null "$tap"
+"$IOPATH_TEST_BUILD/iopath" verdict --result IOPATH-VM-RESULT /dev/null /dev/null /dev/null "$tap"
 rm -f "$tap"
 EOF
 chmod +x "$work/builder" "$work/vm"
 export IOPATH_MUTATE_BUILDER=$work/builder IOPATH_MUTATE_VM=$work/vm IOPATH_TEST_TOP=$top
+export IOPATH_TEST_BUILD=$build
 
 mutants=$work/mutants
 mkdir -p "$mutants"
@@ -498,7 +498,7 @@ fi
 
 # ---- classified by the TAP reader's machine lines -------------------------
 
-# The class comes from what scripts/tap-verdict.awk says of each test
+# The class comes from what the verdict engine says of each test
 # (iopath mutant classify), never from the TAP's prose: a test that
 # skipped after a failed check failed (mutate's own reading of the TAP
 # called it a skip, and the mutant survived); output that says a test

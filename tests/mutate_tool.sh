@@ -70,7 +70,7 @@ fi
 # ---- the checks a program reports: the one TAP reader's --------------------
 
 # checks() of the tool: a failed check the harness then SKIPs reads
-# "ok ... # SKIP" and is a failure, as tap-verdict.awk's IOPATH-CASE says.
+# "ok ... # SKIP" and is a failure, as the engine's IOPATH-CASE says.
 eval "$(sed -n '/^checks() {$/,/^}$/p' "$run")"
 printf '%s\n' 'TAP version 13' '1..3' '#  RUN           stats.a ...' 'ok 1 stats.a' \
 	'#  RUN           stats.b ...' '# stats_test.c:12:b:Expected 0 (0) == r (-1)' \

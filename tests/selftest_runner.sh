@@ -52,6 +52,7 @@ ln -s "$build/iopath" "$fake/iopath"
 printf 'timeout=2\n' > "$inst/iopath/settings"
 printf 'fake-seed  ^fake\\.v\\.needed$  fakefeat\n' > "$inst/iopath/requirements"
 printf '#!/bin/sh\necho "fakefeat yes"\n' > "$inst/iopath/iopath_probe"
+cp "$build/selftests/iopath_verdict" "$inst/iopath/"
 cat > "$inst/iopath/sleep_test" <<'EOF'
 #!/bin/sh
 echo "TAP version 13"
@@ -204,7 +205,6 @@ else
 	mkdir -p "$tmp/src2/scripts"
 	ln -s "$fake" "$tmp/src2/build"
 	ln -s "$top/configs" "$tmp/src2/configs"
-	ln -s "$top/scripts/tap-verdict.awk" "$tmp/src2/scripts/tap-verdict.awk"
 	cat > "$tmp/src2/scripts/selftest-runner.sh" <<'EOF'
 #!/bin/sh
 res='status=fail passed=0 failed=1 known=0 skipped=0 programs=1 programs_failed=1 required_missing=0 stale_known=0'
@@ -247,7 +247,7 @@ else
 		cp -L "$lib" "$r$lib"
 	done
 	cp -r "$inst" "$r/iopath/kselftest"
-	cp "$top/scripts/tap-verdict.awk" "$top/scripts/selftest-runner.sh" "$r/etc/iopath-vm/"
+	cp "$top/scripts/selftest-runner.sh" "$r/etc/iopath-vm/"
 	cp "$top/scripts/vm/lava-guest.sh" "$r/iopath/lava/run"
 	: > "$r/etc/iopath-vm/known-failures"
 	: > "$r/etc/iopath-vm/env"

@@ -3,7 +3,7 @@
 # iopath-check: needs=mount-namespace
 #
 # Verdicts that cannot lie, on real harness binaries and the verdict every
-# runner uses (scripts/tap-verdict.awk with selftests/requirements and
+# runner uses (the verdict engine, iopath verdict, with selftests/requirements and
 # the kernel's iopath_probe output):
 #   - a test that records a failure and then skips is failed, although the
 #     harness reports it skipped (docs/harness-bugs/);
@@ -30,8 +30,8 @@ kernel=$(uname -r)
 
 # verdict TAPFILE EXIT: the shared verdict on one binary's output
 verdict() {
-	awk -v kernel="$kernel" -v tag=t -v program=p -v exit_status="$2" -v coverage=1 \
-		-f "$top/scripts/tap-verdict.awk" "$top/configs/known-failures" \
+	"$build/iopath" verdict --kernel "$kernel" --tag t --program p --exit-status "$2" --coverage \
+		"$top/configs/known-failures" \
 		"$top/selftests/requirements" "$tmp/features" "$1"
 }
 

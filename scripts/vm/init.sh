@@ -95,8 +95,8 @@ if [ -f /etc/iopath-vm/bench ]; then
 	echo o > /proc/sysrq-trigger
 fi
 
-# The selftests, by the one runner (scripts/selftest-runner.sh, beside
-# tap-verdict.awk): the features it probed, the TAP, and the verdict with
+# The selftests, by the one runner (scripts/selftest-runner.sh, which
+# judges with the collection's iopath_verdict): the features it probed, the TAP, and the verdict with
 # the known kernel bugs of configs/known-failures, the tests this kernel
 # must not skip, the coverage block and the result line.
 . /etc/iopath-vm/env

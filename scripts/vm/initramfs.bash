@@ -42,8 +42,8 @@ stage_selftests() {
 			cp "$t" "$dst/iopath/"
 			echo "iopath:$(basename "$t")"
 		done > "$dst/kselftest-list.txt"
-		cp "$build/selftests/iopath_probe" "$dst/iopath/" ||
-			fail "no $build/selftests/iopath_probe (run 'make selftests')"
+		cp "$build/selftests/iopath_probe" "$build/selftests/iopath_verdict" "$dst/iopath/" ||
+			fail "no $build/selftests/iopath_probe or iopath_verdict (run 'make selftests')"
 		cp "$top/selftests/config" "$top/selftests/settings" "$top/selftests/requirements" "$dst/iopath/"
 	fi
 	for t in "$dst"/iopath/*; do
@@ -65,7 +65,7 @@ stage_repro() {
 	[ -x "$build/iopath" ] || fail "no $build/iopath (run make)"
 	copy_with_libs "$build/iopath" "$dst/build/iopath"
 	mkdir -p "$root$dst/scripts" "$root$dst/reproducers/lib"
-	cp "$top/scripts/repro.sh" "$top/scripts/tap-verdict.awk" "$root$dst/scripts/"
+	cp "$top/scripts/repro.sh" "$root$dst/scripts/"
 	cp "$top"/reproducers/*.sh "$root$dst/reproducers/"
 	cp "$top"/reproducers/lib/*.sh "$root$dst/reproducers/lib/"
 	touch "$root/etc/iopath-vm/repro"
@@ -203,7 +203,6 @@ build_initramfs() {
 		# export NAME='VALUE', single quotes escaped
 		printf "export %s='%s'\n" "${e%%=*}" "$(printf '%s' "${e#*=}" | sed "s/'/'\\\\''/g")"
 	done > "$root/etc/iopath-vm/env"
-	cp "$top/scripts/tap-verdict.awk" "$root/etc/iopath-vm/tap-verdict.awk" || return 1
 	install -m 0755 "$top/scripts/selftest-runner.sh" "$root/etc/iopath-vm/selftest-runner.sh" || return 1
 	cp "$known_failures" "$root/etc/iopath-vm/known-failures" || return 1
 	if [ -n "$lava_out" ]; then

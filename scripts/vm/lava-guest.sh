@@ -22,7 +22,7 @@
 #     own verdict by the runner.
 #
 # The host does not trust either: it judges the TAP itself, with the same
-# awk script, and checks the test cases against it. A test's output cannot
+# verdict engine, and checks the test cases against it. A test's output cannot
 # forge a LAVA signal: "<LAVA_" in it is written as "<lava_" and control
 # characters as '?'.
 #
@@ -137,7 +137,7 @@ mark end "$start $end"
 # test, "# IOPATH-PROGRAM: result=R program=P" per program): harness tests
 # by name, then "program.NAME"; a known failure or an excused program is
 # still a failure, an unfinished one no test case.
-awk -f /etc/iopath-vm/tap-verdict.awk /dev/null /dev/null /dev/null /tmp/tap 2> /dev/null | awk '
+/iopath/kselftest/iopath/iopath_verdict /dev/null /dev/null /dev/null /tmp/tap 2> /dev/null | awk '
 	function val(k,	i) {
 		for (i = 3; i <= NF; i++)
 			if (index($i, k "=") == 1)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Fuzz target: iopath export --kcidb on one input, whatever it is (TAP
- * judged through scripts/tap-verdict.awk, a mutation matrix, benchmark
+ * judged through the verdict engine (lib/tap.c), a mutation matrix, benchmark
  * records: the command decides by its first bytes, as in real use). Any
  * exit status is fine; a crash, a leak, a sanitizer report, or a report
  * written on exit 0 that is not strict JSON (a NaN, an infinity), holds a

@@ -6,9 +6,11 @@
 #            base.jsonl and the "=====" separator (a BASE/NEW pair)
 #   profile  configs/bench/*.conf and tests/fixtures/profile/*.conf
 #   known_failures  configs/known-failures and tests/fixtures/known-failures/*
+#   tap      a mode byte, the known-failures list, "=====", then each TAP
+#            of the fixtures (one binary's, run_kselftest.sh's, cut)
 #   quote    strings with quotes, blanks, control characters, C1 in UTF-8
 #   repro_name  every bug name, and names with a newline, a slash, '..'
-#   verdict_lines  tap-verdict.awk's output on the TAP fixtures, and
+#   verdict_lines  the verdict engine's output on the TAP fixtures, and
 #            machine lines cut, doubled or with a control character
 #   export   TAP (a known failure, a cut run), records and a matrix
 #   mutant_header  every mutant of configs/mutants (kernel, tool, perf),
@@ -29,8 +31,9 @@ set -eu
 
 out=${1:?usage: seeds.sh OUTDIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
+iop=${IOPATH_BIN:-$top/build/iopath}
 fix=$top/tests/fixtures
-mkdir -p "$out/records" "$out/profile" "$out/known_failures" "$out/quote" "$out/repro_name" \
+mkdir -p "$out/records" "$out/profile" "$out/known_failures" "$out/tap" "$out/quote" "$out/repro_name" \
 	"$out/verdict_lines" "$out/export" "$out/mutant_header" "$out/lava_log" "$out/mutant_classify" \
 	"$out/yaml_bound"
 
@@ -74,12 +77,21 @@ printf '%s\n' '{"mutants": [{"name": "01-a", "class": "killed", "killed_by": ["a
 	'{"name": "02-b\u001b", "class": "not run", "detail": "x"}], "kernel_source": "/src"}' > "$out/export/matrix.json"
 i=0
 for f in "$out/fb.tap" "$fix"/lava/*.log; do
-	awk -v kernel=6.1.0-57-amd64 -f "$top/scripts/tap-verdict.awk" "$top/configs/known-failures" \
-		/dev/null /dev/null "$f" > "$out/verdict_lines/awk-$i" 2> /dev/null || :
+	"$iop" verdict --kernel 6.1.0-57-amd64 "$top/configs/known-failures" \
+		/dev/null /dev/null "$f" > "$out/verdict_lines/engine-$i" 2> /dev/null || :
 	i=$((i + 1))
 done
+# tap: a mode byte (run_kselftest.sh's TAP, kernel 7.2.13+deb14-amd64,
+# the coverage block; or one binary's, exit 1), the list, then each TAP.
+i=0
+for f in "$out/fb.tap" "$fix"/lava/*.log; do
+	for m in '\010' '\121'; do
+		{ printf "$m"; cat "$top/configs/known-failures"; echo =====; cat "$f"; } > "$out/tap/$i"
+		i=$((i + 1))
+	done
+done
 mc=$out/mutant_classify
-{ cat "$out/fb.tap"; awk -v result=IOPATH-VM-RESULT -f "$top/scripts/tap-verdict.awk" \
+{ cat "$out/fb.tap"; "$iop" verdict --result IOPATH-VM-RESULT \
 	/dev/null /dev/null /dev/null "$out/fb.tap" 2> /dev/null || :; } > "$mc/run"
 { head -n 6 "$out/fb.tap"; echo '# IOPATH-STOP: reason=panic seconds=3 what=Oops: int3'; } > "$mc/panic"
 { head -n 6 "$out/fb.tap"; echo '# IOPATH-STOP: reason=hang seconds=9 what=no output for 9 s'; } > "$mc/hang"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Fuzz target: lib/verdict.c's reader of scripts/tap-verdict.awk's
+ * Fuzz target: lib/verdict.c's reader of the verdict engine's
  * machine lines (IOPATH-CASE, IOPATH-PROGRAM, *-RESULT), each line of the
  * input in turn. A finding is a crash, or a parsed case or program that
- * holds what the awk's word() never prints (a control character could
+ * holds what the machine lines' writer never prints (a control character could
  * then reach a report or a terminal), a known case without its bug or a
  * bug on another case, a line range that runs backwards, or a result whose
  * status is neither pass nor fail.

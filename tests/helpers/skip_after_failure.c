@@ -3,7 +3,7 @@
  * A harness binary for tests/verdict.sh, not a test of its own: one test
  * records a failure and then skips, one only skips. The harness reports
  * the first "ok ... # SKIP" (docs/harness-bugs/skip-after-failed-check.md);
- * scripts/tap-verdict.awk, the verdict of every iopath runner, must count
+ * the verdict engine (lib/tap.c), the verdict of every iopath runner, must count
  * it as failed and the second as skipped. A third fails an ASSERT, after
  * which the shared teardown runs inside the ASSERT's handler loop: its
  * checks pass and must print no "post-test" line.
