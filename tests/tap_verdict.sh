@@ -444,7 +444,7 @@ known_618 direct_read_eio_is_not fail content_model_test "$ct" content_model_tes
 # One reader: the field split of the known-failures format (two blanks or
 # a tab) is written nowhere but in lib/tap_known.c, no script splits it
 # with an ERE of its own.
-readers=$(cd "$top" && git grep -lE -e '\(  \+\|\\t\)' -e 'split_entry\(' -- ':!lib/tap_known.c' ':!tests/tap_verdict.sh' ':!scripts/tap-verdict.awk' 2> /dev/null)
+readers=$(cd "$top" && git grep -lE -e '\(  \+\|\\t\)' -e 'split_entry\(' -- ':!lib/tap_known.c' ':!tests/tap_verdict.sh' 2> /dev/null)
 [ -z "$readers" ]
 check $? "known-failures read only by lib/tap_known.c${readers:+ (also: $(echo $readers))}"
 
