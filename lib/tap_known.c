@@ -188,7 +188,7 @@ static int parse_kver(const char *s, const char **end, struct iop_kver *v)
 			x = x * 10 + (unsigned long)(*q - '0');
 		if (q == p || (*q >= '0' && *q <= '9'))
 			break;
-		if (v->n == 3 && *q && !strchr("-+.", *q))
+		if (v->n == 3 && *q && !strchr("-+.,", *q))
 			break;
 		v->c[v->n++] = (unsigned int)x;
 		*end = q;

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 kf=configs/known-failures
 
-# entries: "KERNEL-ERE<tab>TEST-ERE<tab>BUG-NAME" for each entry, from
+# entries: "KERNEL<tab>TEST-ERE<tab>BUG-NAME" for each entry, from
 # the list's one reader (iopath verdict --list).
 entries() {
 	"$build/iopath" verdict --list "$kf" | cut -f1,2,4
@@ -36,6 +36,10 @@ while IFS=$'\t' read -r kre tre bug; do
 	e_names+=("$bug")
 	e_tests+=("$tre")
 	[ -f "docs/kernel-bugs/$bug.md" ] || bad+=("$bug: no docs/kernel-bugs/$bug.md")
+	# The report says where the bug lives, as the entry does: its KERNEL
+	# releases and ranges, quoted in its "Where it lives" section.
+	sed -n '/^## Where it lives$/,/^## /p' "docs/kernel-bugs/$bug.md" 2> /dev/null | grep -qF -- "\`$kre\`" ||
+		bad+=("docs/kernel-bugs/$bug.md: its 'Where it lives' section does not quote '$kre'")
 	[ -x "reproducers/$bug.sh" ] || bad+=("$bug: no executable reproducers/$bug.sh")
 done < <(entries)
 # A reproducer names its filesystem and the selftest it mirrors, which an

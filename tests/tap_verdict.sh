@@ -154,6 +154,62 @@ expect_raw() {
 	check $? "$engine_label: one binary: $1"
 }
 
+# ranges ENGINE LABEL: an entry says where its bug lives as releases and
+# ranges per stable line, compared as versions of the uname -r (its
+# leading numbers), so that the next point release of a distribution is
+# covered without an edit, and a release past the fix is not. Before,
+# only exact releases were named: 6.12.118 failed where 6.12.117 was
+# listed, and such a list was refused.
+ranges() {
+	local a=$1 label=$2 k
+	printf '%s\n' '# the fix in 6.12.130; 7.2.y from 7.2.13 until the fix; Debian 6.1 ABI 50 on' \
+		'6.12.117..6.12.130,6.12.118,7.2.13..,6.1.0-50..  ^fb\.xfs_1k\.dio_past_eof$  cached byte [0-9]+ is 0x53, expected 0x00  xfs-1k-dio  xfs 1k: mmap tail' \
+		> "$tmp/known-ranges"
+	# range_case LABEL RC KERNEL TAP RESULT-RE [NOTE-RE]
+	range_case() {
+		out=$("$a" --kernel "$3" --tag t "$tmp/known-ranges" /dev/null /dev/null "$4" 2> "$tmp/err")
+		rc=$?
+		[ "$rc" = "$2" ] && grep -q -- "$5" <<< "$out" && { [ -z "${6:-}" ] || grep -q -- "$6" <<< "$out"; }
+		check $? "$label: known_failures.ranges.$1"
+	}
+	range_case release_observed_is_excused_without_a_note 0 6.12.117+deb12-amd64 "$tmp/known1" \
+		'status=pass .*known=1 '
+	! grep -q 'not itself observed' <<< "$out"
+	check $? "$label: known_failures.ranges.release_observed_has_no_not_observed_note"
+	range_case release_listed_alone_is_observed 0 6.12.118+deb12-amd64 "$tmp/known1" 'status=pass .*known=1 '
+	! grep -q 'not itself observed' <<< "$out"
+	check $? "$label: known_failures.ranges.release_listed_alone_has_no_note"
+	range_case release_inside_a_range_is_excused_with_a_note 0 6.12.125+deb12-amd64 "$tmp/known1" \
+		'status=pass .*known=1 ' \
+		'^# t: 6.12.125+deb12-amd64 not itself observed with xfs-1k-dio: excused as inside 6.12.y from 6.12.117, fixed in 6.12.130 (known-failures line 2)$'
+	grep -q '^# IOPATH-CASE: result=known .* bug=xfs-1k-dio$' <<< "$out"
+	check $? "$label: known_failures.ranges.inside_a_range_the_case_is_known"
+	range_case open_range_covers_a_later_release_of_its_line 0 7.2.20-1-amd64 "$tmp/known1" \
+		'status=pass .*known=1 ' 'excused as inside 7.2.y from 7.2.13 until the fix'
+	range_case debian_abi_number_is_compared_as_a_version 0 6.1.0-57-amd64 "$tmp/known1" \
+		'status=pass .*known=1 ' 'excused as inside 6.1.y from 6.1.0-50 until the fix'
+	range_case release_past_the_fix_that_fails_is_a_regression 1 6.12.130+deb12-amd64 "$tmp/known1" \
+		'status=fail .*failed=1 known=0 ' \
+		'^# t: regression: fb.xfs_1k.dio_past_eof fails on 6.12.130+deb12-amd64, past the fix of xfs-1k-dio (6.12.y from 6.12.117, fixed in 6.12.130; known-failures line 2)$'
+	range_case release_long_past_the_fix_fails 1 6.12.200 "$tmp/known1" 'status=fail .*known=0 ' 'regression: '
+	range_case release_before_the_first_seen_is_not_excused 1 6.12.116+deb12-amd64 "$tmp/known1" \
+		'status=fail .*known=0 ' 'is before the first release xfs-1k-dio was seen on'
+	range_case another_stable_line_is_not_excused 1 6.18.44-fc-v1147 "$tmp/known1" \
+		'status=fail .*known=0 '
+	range_case entry_whose_test_passes_inside_its_range_fails 1 6.12.125+deb12-amd64 "$tmp/stale" \
+		'status=fail .*stale_known=1' 'known failure did not reproduce: fb.xfs_1k.dio_past_eof passed on 6.12.125'
+	range_case test_passing_past_the_fix_passes 0 6.12.131+deb12-amd64 "$tmp/stale" 'status=pass .*stale_known=0'
+	k=$("$a" --list --kernel 6.12.125+deb12-amd64 "$tmp/known-ranges" | cut -f4)
+	[ "$k" = xfs-1k-dio ] && [ -z "$("$a" --list --kernel 6.12.130 "$tmp/known-ranges")" ]
+	check $? "$label: known_failures.ranges.list_takes_the_releases_a_range_covers"
+	for k in '6.12.130..6.12.117' '6.12..' '6.12.117..7.2.1' '6.12.117...' 'x' '6.12.117,,7.2.13'; do
+		printf '%s  ^t$  d  some-bug  reason\n' "$k" > "$tmp/bad-range"
+		"$a" --list "$tmp/bad-range" > /dev/null 2> "$tmp/err"
+		[ "$?" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -qF "KERNEL" "$tmp/err"
+		check $? "$label: known_failures.ranges.malformed_range_refused ($k)"
+	done
+}
+
 cases() {
 	engine=$1
 	engine_label=$2
@@ -305,6 +361,8 @@ cases() {
 		[ "$?" = 2 ] && grep -qF "ERE '$re': " "$tmp/err"
 		check $? "$label: the ERE '$re' is refused, not read in one reader's own way"
 	done
+	ranges "$a" "$label"
+
 	# '\.' and 40 '+': gawk's compile time doubled with each, a hang (fuzzing found it)
 	printf '^7\\..*$  ^fb\\.%s$  diag  some-bug  reason\n' "$(printf '+%.0s' $(seq 40))" > "$tmp/bad-ere"
 	timeout 10 "$a" --list "$tmp/bad-ere" > /dev/null 2> "$tmp/err"
