@@ -43,9 +43,16 @@ static const char usage_text[] =
 	"                     [seconds=], or --start and --end), checked, in the\n"
 	"                     one format\n";
 
+/* "iopath: verdict: MSG" (the subcommand's form) or "iopath_verdict: MSG" */
 static int bad_usage(const char *prog, const char *msg, const char *arg)
 {
-	fprintf(stderr, "%s: %s%s%s\n", prog, msg, arg ? " " : "", arg ? arg : "");
+	const char *sp = strchr(prog, ' ');
+
+	if (sp)
+		fprintf(stderr, "%.*s: %s: ", (int)(sp - prog), prog, sp + 1);
+	else
+		fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, "%s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
 	return 2;
 }
 

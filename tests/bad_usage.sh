@@ -176,6 +176,13 @@ refused iopath.unknown_command "iopath: unknown command 'nosuch'" "$iop" nosuch
 refused cleanup.operand_refused "cleanup: takes no operands" "$iop" cleanup x
 refused compare.unknown_option "compare: unknown option '--nosuch'" "$iop" compare --nosuch a b
 refused export.no_input 'export: one INPUT expected, got 0' "$iop" export
+refused verdict.no_tap 'verdict: expected KNOWN-FAILURES REQUIREMENTS FEATURES TAP' "$iop" verdict /dev/null
+refused verdict.program_without_exit_status 'verdict: --program and --exit-status go together' \
+	"$iop" verdict --program p /dev/null /dev/null /dev/null /dev/null
+refused verdict.exit_status_not_a_status "verdict: --exit-status: not a status 0..255: 256" \
+	"$iop" verdict --program p --exit-status 256 /dev/null /dev/null /dev/null /dev/null
+refused verdict.unknown_option "verdict: .*--nosuch" "$iop" verdict --nosuch /dev/null
+refused verdict.list_of_two "verdict: --list takes one KNOWN-FAILURES file" "$iop" verdict --list a b
 refused export.unknown_option "export: unknown option '--nosuch'" \
 	"$iop" export --kcidb /nonexistent --nosuch
 refused kmsg.unknown_subcommand "kmsg: expected 'mark'" "$iop" kmsg nosuch

@@ -99,6 +99,11 @@ export            --output              out    .json  iopath export --kcidb -o @
 export            --config              in     -      iopath export --kcidb --config @ FX/good.jsonl
 export            --image               in     -      iopath export --kcidb --image @ FX/good.jsonl
 export            --known-failures      in     -      iopath export --kcidb --known-failures @ FX/good.tap
+verdict           KNOWN-FAILURES        in     -      iopath verdict @ /dev/null /dev/null FX/good.tap
+verdict           REQUIREMENTS          in     -      iopath verdict /dev/null @ /dev/null FX/good.tap
+verdict           FEATURES              in     -      iopath verdict /dev/null /dev/null @ FX/good.tap
+verdict           TAP                   in     -      iopath verdict /dev/null /dev/null /dev/null @
+verdict           --list                in     -      iopath verdict --list @
 export            --features            in     -      iopath export --kcidb --features @ FX/good.tap
 records           FILE                  in     .jsonl iopath records check --image-sha256 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef --domain wall @
 records           --seen                in     .jsonl iopath records check --image-sha256 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef --domain wall --seen @ FX/good.jsonl
