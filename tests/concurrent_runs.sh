@@ -40,7 +40,7 @@ mkdir -p "$k/iopath"
 cp "$build/kselftest/run_kselftest.sh" "$k/"
 cp -r "$build/kselftest/kselftest" "$k/"
 echo "iopath:$test_bin" > "$k/kselftest-list.txt"
-for f in "$test_bin" iopath_probe settings requirements; do
+for f in "$test_bin" iopath_probe iopath_verdict settings requirements; do
 	ln -s "$build/kselftest/iopath/$f" "$k/iopath/$f"
 done
 # Its ext4 variants only, as run_kselftest.sh passes a program its

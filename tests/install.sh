@@ -198,6 +198,12 @@ for c in "${cmds[@]}"; do
 	outdir)
 		what="makes_a_directory_and_prints_its_path"
 		sub outdir "$w/od" && [ -d "$w/od" ] && [ "$(cat "$tmp/sub.out")" = "$(cd "$w/od" && pwd)" ] ;;
+	verdict)
+		what="judges_a_tap"
+		printf '%s\n' 'TAP version 13' '1..1' '# selftests: iopath: a_test' '# ok 1 a.x.one' \
+			'ok 1 selftests: iopath: a_test' > "$w/verdict.tap" &&
+			sub verdict /dev/null /dev/null /dev/null "$w/verdict.tap" &&
+			grep -q '^# IOPATH-RESULT: status=pass passed=1 failed=0 ' "$tmp/sub.out" ;;
 	kmsg)
 		what="scans_a_console"
 		sub kmsg scan "$w/console" && [ ! -s "$tmp/sub.out" ] ;;

@@ -59,15 +59,16 @@ ran_one() {
 	grep -q "^ok 1 selftests: iopath: $prog\$" "$1" && ! grep -q '^not ok ' "$1"
 }
 
-# installed_collection DIR: every program, the probe and the files the
-# runners read, and the list of tests.
+# installed_collection DIR: every program, the probe, the verdict and the
+# files the runners read, and the list of tests.
 installed_collection() {
 	local t bad=""
-	for t in "$top"/selftests/*_test.c iopath_probe; do
+	for t in "$top"/selftests/*_test.c iopath_probe iopath_verdict; do
 		t=${t##*/}
 		t=${t%.c}
 		[ -x "$1/iopath/$t" ] || bad="$bad $t"
-		[ "$t" = iopath_probe ] || grep -qx "iopath:$t" "$1/kselftest-list.txt" || bad="$bad list:$t"
+		case $t in iopath_probe | iopath_verdict) continue ;; esac
+		grep -qx "iopath:$t" "$1/kselftest-list.txt" || bad="$bad list:$t"
 	done
 	for t in requirements config settings; do
 		cmp -s "$top/selftests/$t" "$1/iopath/$t" || bad="$bad $t"

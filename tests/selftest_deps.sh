@@ -26,7 +26,12 @@ for t in "$build"/selftests/*; do
 	found=1
 	name=selftest_deps.$(basename "$t")
 	if ! libs=$(ldd "$t" 2>&1); then
-		not_ok "$name" "ldd: $libs"
+		# iopath_verdict is static: a board without our libraries runs it
+		if grep -q 'not a dynamic executable' <<< "$libs"; then
+			ok "$name.static_no_library"
+		else
+			not_ok "$name" "ldd: $libs"
+		fi
 		continue
 	fi
 	bad=$(grep -E 'jansson|numa|gsl' <<< "$libs" | awk '{print $1}' | tr '\n' ' ')

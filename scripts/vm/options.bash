@@ -180,13 +180,13 @@ check_args() {
 	[ -z "$modules_dir" ] || [ -d "$modules_dir" ] || usage_error "--modules $modules_dir: no such directory"
 	[ -f "$known_failures" ] || [ "$known_failures" = /dev/null ] ||
 		usage_error "--known-failures $known_failures: no such file"
+	# The guest reads it with the same engine; a bad line or ERE is refused here.
+	kf_err=$(known_failures_list "$known_failures" 2>&1 >/dev/null)
+	[ $? != 0 ] && usage_error "--known-failures $known_failures: ${kf_err%%$'\n'*}"
 	check_tcg_thread
 	check_kernel_arg "$kernel"
 	usable_dir --build "$build"
 	build=$(cd "$build" && pwd)
-	# The guest reads it with the same engine; a bad line or ERE is refused here.
-	kf_err=$(known_failures_list "$known_failures" 2>&1 >/dev/null)
-	[ $? != 0 ] && usage_error "--known-failures $known_failures: ${kf_err%%$'\n'*}"
 	check_bench_args
 	cache=${cache:-$build/vm-cache}
 	usable_dir --cache "$cache" debs kernels
@@ -209,18 +209,20 @@ check_args() {
 # with its parents; a name that is not a directory, or one that cannot
 # be made, is one line naming OPTION, not mkdir's lines and then ours.
 # known_failures_list FILE: the list checked by the verdict engine the
-# guest judges with (iopath verdict, or the collection's static helper).
+# guest judges with (iopath verdict: the binary that runs this, else the
+# build's, else the collection's static helper).
 known_failures_list() {
 	local v
-	for v in "$build/iopath" "$build/selftests/iopath_verdict" "$build/kselftest/iopath/iopath_verdict"; do
-		[ -x "$v" ] || continue
+	for v in "${IOPATH_BIN:-}" "$build/iopath" "$top/build/iopath" \
+		"$build/selftests/iopath_verdict" "$build/kselftest/iopath/iopath_verdict"; do
+		[ -n "$v" ] && [ -x "$v" ] || continue
 		case $v in
-		*/iopath) "$v" verdict --list "$1" ;;
-		*) "$v" --list "$1" ;;
+		*/iopath_verdict) "$v" --list "$1" ;;
+		*) "$v" verdict --list "$1" ;;
 		esac
 		return
 	done
-	echo "no verdict engine in $build (run make)"
+	echo "no verdict engine (iopath verdict) to check it with: run make" >&2
 	return 2
 }
 
