@@ -68,11 +68,11 @@ struct wctx {
 	uint8_t *wbuf;		/* MAX_REQ */
 	uint8_t *rbuf;		/* MAX_REQ */
 	uint8_t *fixed;		/* FIXED_LEN, registered with the ring */
-	unsigned int dio;	/* direct I/O offset, length and memory alignment */
+	unsigned int dio;	/* direct I/O offset, length and memory alignment (STATX_DIOALIGN) */
 	bool noappend;		/* the kernel has RWF_NOAPPEND */
 	bool nowait_buffered;	/* the filesystem takes buffered RWF_NOWAIT writes */
 	bool ring_up;
-	unsigned int fallbacks;	/* RWF_NOWAIT writes that said EAGAIN, then went plain */
+	unsigned int fallbacks;	/* RWF_NOWAIT writes refused or cut short, then finished plain */
 	unsigned int exdev;	/* cross-filesystem copies refused with EXDEV */
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
@@ -237,10 +237,17 @@ static inline ssize_t wm_call(struct wctx *c, enum wmethod m, int fd, const uint
 		n = pwritev2(fd, iov, 1, (off_t)off, m == W_RWF_SYNC ? RWF_SYNC : RWF_DSYNC);
 		break;
 	case W_RWF_NOWAIT:
+		/*
+		 * What would block is refused (EAGAIN) or cut short: the rest
+		 * goes as a plain write, as a caller of RWF_NOWAIT does.
+		 */
 		n = pwritev2(fd, iov, 1, (off_t)off, RWF_NOWAIT);
-		if (n < 0 && errno == EAGAIN) {
+		if (n < 0 && errno == EAGAIN)
+			n = 0;
+		if (n >= 0 && (uint64_t)n < len) {
 			c->fallbacks++;
-			n = pwrite(fd, buf, len, (off_t)off);
+			so = pwrite(fd, buf + n, len - (uint64_t)n, (off_t)(off + (uint64_t)n));
+			n = so < 0 ? -1 : n + so;
 		}
 		break;
 	case W_SPLICE:
@@ -506,6 +513,7 @@ static inline int wm_sources(struct wctx *c)
 /* Everything of @c but the directory: 0 or -errno. */
 static inline int wm_setup(struct wctx *c, char *ring_why, size_t rlen)
 {
+	struct statx stx;
 	int ret;
 
 	c->wbuf = iop_alloc_aligned(MAX_REQ);
@@ -521,6 +529,16 @@ static inline int wm_setup(struct wctx *c, char *ring_why, size_t rlen)
 		ret = wm_probe(c, "probe");
 	if (ret)
 		return ret;
+	/*
+	 * The direct I/O alignment: STATX_DIOALIGN of a regular file (6.1 on;
+	 * XFS answers for regular files only), else a page, which every
+	 * device of a logical block size up to 4 KiB takes.
+	 */
+	c->dio = 4096;
+	if (!statx(c->src, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) &&
+	    (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align)
+		c->dio = stx.stx_dio_offset_align > stx.stx_dio_mem_align ?
+			 stx.stx_dio_offset_align : stx.stx_dio_mem_align;
 #ifdef HAVE_LIBURING
 	if (iop_probe("io_uring", ring_why, rlen) > 0) {
 		ret = t_ring_with_buffer(&c->ring, 4, c->fixed, FIXED_LEN);

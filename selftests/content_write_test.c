@@ -146,7 +146,6 @@ static void cw_setup(struct cw *self, const char *fstype, const char *mkfs_opts,
 		.sector_size = SECTOR,
 		.size = strcmp(fstype, "xfs") ? (64ull << 20) : (300ull << 20),
 	};
-	struct statx stx;
 	char bad[160];
 	int ret;
 
@@ -176,11 +175,6 @@ static void cw_setup(struct cw *self, const char *fstype, const char *mkfs_opts,
 		snprintf(self->fs.error, sizeof(self->fs.error), "%.200s", self->c.why);
 		return;
 	}
-	self->c.dio = SECTOR;
-	if (!statx(self->c.dirfd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) &&
-	    (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align)
-		self->c.dio = stx.stx_dio_offset_align > stx.stx_dio_mem_align ?
-			      stx.stx_dio_offset_align : stx.stx_dio_mem_align;
 	ret = wm_setup(&self->c, self->ring_why, sizeof(self->ring_why));
 	if (ret)
 		snprintf(self->fs.error, sizeof(self->fs.error), "setup: %s", strerror(-ret));
