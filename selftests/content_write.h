@@ -68,7 +68,7 @@ struct wctx {
 	uint8_t *wbuf;		/* MAX_REQ */
 	uint8_t *rbuf;		/* MAX_REQ */
 	uint8_t *fixed;		/* FIXED_LEN, registered with the ring */
-	unsigned int dio;	/* direct I/O offset, length and memory alignment (STATX_DIOALIGN) */
+	unsigned int dio;	/* direct I/O offset, length and memory alignment */
 	bool noappend;		/* the kernel has RWF_NOAPPEND */
 	bool nowait_buffered;	/* the filesystem takes buffered RWF_NOWAIT writes */
 	bool ring_up;
@@ -381,7 +381,7 @@ static inline int wm_write(struct wctx *c, struct mfile *f, enum wmethod m, bool
 		}
 	}
 	n = wm_call(c, m, fd, data, len, off, soff, direct, seed);
-	if (n == -EXDEV && (m == W_COPY_X)) {
+	if (n == -EXDEV && m == W_COPY_X) {
 		/* copy_file_range between filesystems: refused since 5.19. */
 		c->exdev++;
 		n = 0;

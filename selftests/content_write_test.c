@@ -828,8 +828,8 @@ static void short_copy_run(struct __test_metadata *_metadata, struct cw *self)
 			snprintf(name, sizeof(name), "short%u%c", s, d ? 'd' : 'b');
 			ASSERT_EQ(0, mfile_new(self, &f, name, (uint64_t)combos * SC_REGION))
 				TH_LOG("%s: %s", name, strerror(errno));
-			ASSERT_EQ(0, sc_build(self, &f, s)) TH_LOG("state %s: %s", scname[s],
-								     self->c.why);
+			ASSERT_EQ(0, sc_build(self, &f, s))
+				TH_LOG("state %s: %s", scname[s], self->c.why);
 			for (k = 0; k < combos; k++) {
 				sc_geometry(self->bs, k, &delta, &mapped);
 				off = (uint64_t)k * SC_REGION + delta;

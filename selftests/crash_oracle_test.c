@@ -497,7 +497,7 @@ TEST_F_TIMEOUT(crash_oracle, every_sync_promise_survives_a_crash_right_after_it,
 	}
 	for (k = 0; k < K_NR; k++)
 		for (d = 0; d < 2; d++) {
-			if (d && (k == K_MSYNC))
+			if (d && k == K_MSYNC)
 				continue;
 			group = &cfs[(k * 2 + d) * S_NR];
 			for (s = 0; s < S_NR; s++) {
