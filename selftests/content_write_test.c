@@ -341,9 +341,13 @@ static int build_step(struct cw *self, struct mfile *f, enum state s, unsigned i
 }
 
 /*
- * The write of method @m into @s: buffered from 50 bytes into block 4 on,
- * across partial blocks at both ends; direct on the DIO alignment; mmap
- * inside EOF. Appends are asked for at the same offset and land at EOF.
+ * The write of method @m into @s: buffered from 50 bytes into block 5 on,
+ * across partial blocks at both ends and inside the state at both ends
+ * (a write into an unwritten extent that starts at the extent's first
+ * block is merged into the written extent before it, and one that ends
+ * at its last into the one after: neither splits it); direct on the DIO
+ * alignment; mmap inside EOF. Appends are asked for at the same offset
+ * and land at EOF.
  */
 static void target(struct cw *self, const struct mfile *f, enum wmethod m,
 		   bool direct, uint64_t *off, uint64_t *len)
@@ -354,8 +358,8 @@ static void target(struct cw *self, const struct mfile *f, enum wmethod m,
 		*off = 4 * B + (m % 4) * self->c.dio;
 		*len = 4 * B;
 	} else {
-		*off = 4 * B + 50 + (m * 97) % B;
-		*len = 5 * B + (m * 31) % B;
+		*off = 5 * B + 50 + (m * 97) % B;
+		*len = 4 * B + (m * 31) % B;
 	}
 	if (m == W_MMAP && *off + *len > f->size) {
 		*off = 4 * B;
