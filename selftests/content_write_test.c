@@ -26,10 +26,10 @@
  * The free space of each fresh filesystem holds a pattern first
  * (fill_free_space()), and the blocks under each state held it, so stale
  * data is recognised as such. Variants: ext4 and XFS with 4 KiB and 1 KiB
- * blocks on a loop device with 512-byte sectors, and ext4 mounted
- * nodioread_nolock, where writeback converts unwritten extents by
- * splitting and zeroing them out (ext4_ext_convert_to_initialized())
- * instead of at I/O completion.
+ * blocks on a loop device with 512-byte sectors; the fixed sequence also
+ * on ext4 mounted nodioread_nolock (content_write_zeroout), where
+ * writeback converts unwritten extents by splitting and zeroing them out
+ * (ext4_ext_convert_to_initialized()) instead of at I/O completion.
  *
  * Three tests:
  *   - fixed: one file per (write method x extent state), buffered and
