@@ -419,15 +419,17 @@ fail:
 }
 
 /*
- * Compare @f (read through @fd, whole, MAX_REQ at a time) and its size
- * with the model. 0, or -errno / -EBADMSG with c->why filled (prefixed
- * with @ctx).
+ * Compare [@off, @off+@len) of @f (read through @fd, MAX_REQ at a time,
+ * from a MAX_REQ boundary so direct reads stay aligned) and its size with
+ * the model. 0, or -errno / -EBADMSG with c->why filled (prefixed with
+ * @ctx).
  */
-static inline int wm_compare(struct wctx *c, const struct mfile *f, int fd, const char *ctx)
+static inline int wm_compare_range(struct wctx *c, const struct mfile *f, int fd, uint64_t off,
+				   uint64_t len, const char *ctx)
 {
-	uint64_t off, len, o;
+	uint64_t end = off + len < f->size ? off + len : f->size, o, n;
 	struct stat st;
-	ssize_t n;
+	ssize_t r;
 
 	if (fstat(fd, &st))
 		return -errno;
@@ -436,25 +438,31 @@ static inline int wm_compare(struct wctx *c, const struct mfile *f, int fd, cons
 			 f->name, (long long)st.st_size, f->size);
 		return -EBADMSG;
 	}
-	for (off = 0; off < f->size; off += len) {
-		len = f->size - off < MAX_REQ ? f->size - off : MAX_REQ;
-		n = pread(fd, c->rbuf, MAX_REQ, (off_t)off);
-		if (n != (ssize_t)len) {
+	for (off = off / MAX_REQ * MAX_REQ; off < end; off += n) {
+		n = f->size - off < MAX_REQ ? f->size - off : MAX_REQ;
+		r = pread(fd, c->rbuf, MAX_REQ, (off_t)off);
+		if (r != (ssize_t)n) {
 			snprintf(c->why, sizeof(c->why), "%s %s: pread at %" PRIu64 ": %zd of %" PRIu64 " (%s)",
-				 ctx, f->name, off, n, len, n < 0 ? strerror(errno) : "short");
+				 ctx, f->name, off, r, n, r < 0 ? strerror(errno) : "short");
 			return -EIO;
 		}
-		if (!memcmp(c->rbuf, f->m + off, len))
+		if (!memcmp(c->rbuf, f->m + off, n))
 			continue;
 		for (o = off; c->rbuf[o - off] == f->m[o]; o++)
 			;
 		snprintf(c->why, sizeof(c->why), "%s %s: file byte %" PRIu64 " is 0x%02x, the model says 0x%02x%s",
 			 ctx, f->name, o, c->rbuf[o - off], f->m[o],
-			 looks_stale(c->rbuf, off, len, o) ?
+			 looks_stale(c->rbuf, off, n, o) ?
 			 " (the fill pattern: stale data from freed blocks)" : "");
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+/* The whole file. */
+static inline int wm_compare(struct wctx *c, const struct mfile *f, int fd, const char *ctx)
+{
+	return wm_compare_range(c, f, fd, 0, f->size, ctx);
 }
 
 /*

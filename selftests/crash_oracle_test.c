@@ -55,7 +55,7 @@
 #include "iomap_layout.h"
 #include "content_write.h"
 
-#define RAND_OPS	400		/* per variant */
+#define RAND_OPS	300		/* per variant */
 #define RAND_CAP	IOP_K(256)
 #define CRASH_ONE_IN	5		/* a crash after one sync operation in this many */
 #define MAX_CRASHES	64
@@ -463,7 +463,7 @@ static int build_step(FIXTURE_DATA(crash_oracle) *self, struct cfile *cf, enum s
  * the crash; each file checked against what the promises covered.
  * Catches 41, 47, 48, 49 and 50.
  */
-TEST_F_TIMEOUT(crash_oracle, every_sync_promise_survives_a_crash_right_after_it, 150)
+TEST_F_TIMEOUT(crash_oracle, every_sync_promise_survives_a_crash_right_after_it, 300)
 {
 	const uint64_t B = self->bs;
 	struct cfile cfs[K_NR * 2 * S_NR], *group;
@@ -669,7 +669,7 @@ static void log_run(struct __test_metadata *_metadata, const struct rrun *r, uin
  * ranges other operations moved, zeroed or extended in an order nobody
  * wrote down.
  */
-TEST_F_TIMEOUT(crash_oracle, seeded_crash_points_keep_every_synced_byte, 150)
+TEST_F_TIMEOUT(crash_oracle, seeded_crash_points_keep_every_synced_byte, 300)
 {
 	struct rrun r = { 0 };
 	struct cfile cf;
