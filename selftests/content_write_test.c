@@ -599,7 +599,7 @@ static int random_op(struct cw *self, struct mfile *f, uint64_t *rs,
 			return -EIO;
 		break;
 	}
-	/* The range the operation touched (the size only after a truncate), the whole file often. */
+	/* What the operation touched (after a truncate: the size), and often the whole file. */
 	if (idx % FULL_EVERY == 0)
 		return wm_compare(&self->c, f, f->fd, "");
 	return wm_compare_range(&self->c, f, f->fd, off, op == OP_TRUNC ? 0 : len, "");
