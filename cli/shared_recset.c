@@ -123,7 +123,11 @@ static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics
 		return fail(c, "metric \"%s\": \"better\" must be \"higher\" or \"lower\"",
 			    json_string_value(name));
 	if (!iop_agg_known(json_string_value(json_object_get(m, "agg"))))
-		return fail(c, "metric \"%s\": \"agg\" must be \"hmean\", \"hmean_inliers\" or \"median\"",
+		return fail(c, "metric \"%s\": \"agg\" must be \"hmean\", \"median\", \"ops_over_time\", \"time_over_ops\" or \"hmean_inliers\"",
+			    json_string_value(name));
+	v = json_object_get(m, "quantum");
+	if (v && !(json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) < 1))
+		return fail(c, "metric \"%s\": \"quantum\" must be a fraction in [0, 1)",
 			    json_string_value(name));
 	if (json_object_get(m, "unit") && !json_is_string(json_object_get(m, "unit")))
 		return fail(c, "metric \"%s\": \"unit\" is not a string", json_string_value(name));
@@ -725,6 +729,29 @@ static bool boot_id_ok(const char *id)
 	return id && strlen(id) == 36 && strspn(id, "0123456789abcdef-") == 36;
 }
 
+/*
+ * Under icount (the "instructions" domain) a record's main metric must be
+ * the whole repetition's ("agg" "ops_over_time" or "time_over_ops"): a
+ * summary of slices counted in units of completion is quantized, and one
+ * that leaves slices out is blind to the change it is to find (docs/ab.md,
+ * "One figure per repetition"). Else @why stays empty.
+ */
+static void why_not_whole(const struct iop_rs_file *f, size_t i, const char *domain, char *why,
+			  size_t len)
+{
+	json_t *run = json_object_get(f->recs[i], "run");
+	const char *main = json_string_value(json_object_get(run, "main_metric"));
+	json_t *m = main ? iop_rs_metric(f->recs[i], main) : NULL;
+	const char *agg = json_string_value(json_object_get(m, "agg"));
+
+	why[0] = '\0';
+	if (strcmp(domain, "instructions") || iop_agg_is_whole(agg))
+		return;
+	snprintf(why, len, "%s:%d: main metric %s is %s, not the whole repetition's (ops_over_time or time_over_ops): counted in instructions, a summary of slices is quantized",
+		 f->path, f->lines[i], main ? main : "(none: no run.main_metric)",
+		 agg ? agg : m ? "without \"agg\"" : "not in the record");
+}
+
 int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const char *domain,
 		      const struct iop_rs_file *seen, size_t nseen, char *why, size_t len)
 {
@@ -755,6 +782,9 @@ int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const cha
 			return -EINVAL;
 		}
 		id = b;
+		why_not_whole(f, i, domain, why, len);
+		if (*why)
+			return -EINVAL;
 	}
 	for (size_t s = 0; s < nseen; s++) {
 		for (size_t i = 0; i < seen[s].n; i++) {

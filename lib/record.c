@@ -117,23 +117,12 @@ int iop_record_add_metric(json_t *rec, const char *name, const char *unit,
 	 * sits below the throughput (total ops / total time, the arithmetic
 	 * mean, which "mean" holds) by about mean * cv^2: 0.1% at a cv of 3%.
 	 * Everything else compares by median, which one noisy sample cannot
-	 * drag.
-	 *
-	 * Counted in instructions, a slice's count is exact and slices agree
-	 * to a few parts in 10^5; one that sits more than IOP_INLIER_FRAC from
-	 * the (upper) median is a slice another kernel job ran in (a journal commit,
-	 * a timer's work: 0.27% and more), whose instructions the operations
-	 * did not execute. Those are left out, the rest averaged as above
-	 * (docs/ab.md, "Modes").
+	 * drag. Where the clock counts instructions the harness replaces the
+	 * value with the whole repetition's (iop_record_metric_whole).
 	 */
 	median = iop_median(samples, n);
-	if (is_rate && !strcmp(iop_clock_domain() ?: "", "instructions")) {
-		agg_name = "hmean_inliers";
-		agg = iop_hmean_inliers(samples, n, IOP_INLIER_FRAC);
-	} else {
-		agg_name = is_rate ? "hmean" : "median";
-		agg = is_rate ? iop_hmean(samples, n) : median;
-	}
+	agg_name = is_rate ? "hmean" : "median";
+	agg = is_rate ? iop_hmean(samples, n) : median;
 	metric = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}",
 			   "name", name,
 			   "unit", unit,
@@ -158,12 +147,60 @@ int iop_record_add_metric(json_t *rec, const char *name, const char *unit,
 
 bool iop_agg_known(const char *agg)
 {
-	return agg && (iop_agg_is_rate(agg) || !strcmp(agg, "median"));
+	return agg && (iop_agg_is_rate(agg) || !strcmp(agg, "median") ||
+		       !strcmp(agg, "time_over_ops"));
 }
 
 bool iop_agg_is_rate(const char *agg)
 {
-	return agg && (!strcmp(agg, "hmean") || !strcmp(agg, "hmean_inliers"));
+	return agg && (!strcmp(agg, "hmean") || !strcmp(agg, "hmean_inliers") ||
+		       !strcmp(agg, "ops_over_time"));
+}
+
+bool iop_agg_is_whole(const char *agg)
+{
+	return agg && (!strcmp(agg, "ops_over_time") || !strcmp(agg, "time_over_ops"));
+}
+
+/* The last metric of @rec named @name, or NULL. */
+static json_t *metric_named(json_t *rec, const char *name)
+{
+	json_t *metrics = json_object_get(rec, "metrics"), *m, *found = NULL;
+	size_t i;
+
+	if (!name)
+		return NULL;
+	json_array_foreach(metrics, i, m) {
+		const char *s = json_string_value(json_object_get(m, "name"));
+
+		if (s && !strcmp(s, name))
+			found = m;
+	}
+	return found;
+}
+
+int iop_record_metric_whole(json_t *rec, const char *name, double value)
+{
+	json_t *m = metric_named(rec, name);
+	const char *agg;
+
+	if (!m || !isfinite(value) || value < 0)
+		return -EINVAL;
+	agg = iop_agg_is_rate(json_string_value(json_object_get(m, "agg"))) ?
+	      "ops_over_time" : "time_over_ops";
+	if (json_object_set_new(m, "agg", json_string(agg)) ||
+	    json_object_set_new(m, "value", json_real(value)))
+		return -ENOMEM;
+	return 0;
+}
+
+int iop_record_metric_quantum(json_t *rec, const char *name, double quantum)
+{
+	json_t *m = metric_named(rec, name);
+
+	if (!m || !isfinite(quantum) || quantum < 0)
+		return -EINVAL;
+	return json_object_set_new(m, "quantum", json_real(quantum)) ? -ENOMEM : 0;
 }
 
 int iop_record_untrusted(json_t *rec, const char *why)

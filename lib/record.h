@@ -22,21 +22,40 @@ json_t *iop_record_new(const char *bench, int rep);
 /*
  * Append a metric: name, unit ("ops/s", "ns", "%"...), direction, the raw
  * samples and their summary (median, mean, stddev, cv, min, max, and
- * "agg": the value compare uses: harmonic mean for rates, median otherwise;
- * for rates counted in instructions the harmonic mean of the samples
- * within IOP_INLIER_FRAC of their upper median, "hmean_inliers").
+ * "agg": the value compare uses: harmonic mean for rates, median otherwise).
  */
-#define IOP_INLIER_FRAC 0.001
 int iop_record_add_metric(json_t *rec, const char *name, const char *unit,
 			  enum iop_better better, bool is_rate,
 			  const double *samples, size_t n);
 
 /*
- * The aggregates a metric's "agg" may name (docs/records.md), and which of
- * them are rates, tested on the scale of 1/x.
+ * Make the value of metric @name of @rec (the last one of that name) the
+ * whole repetition's: its operations over its time for a rate ("agg":
+ * "ops_over_time"), its time over its operations otherwise
+ * ("time_over_ops"). What a clock that counts instructions calls for: no
+ * slice of the run is left out or quantized. -EINVAL for no such metric
+ * or a value no measurement has.
+ */
+int iop_record_metric_whole(json_t *rec, const char *name, double value);
+
+/*
+ * Say what one quantum of metric @name's slices is, as a fraction of its
+ * value ("quantum"): the change of a slice's figure when one unit of
+ * completion (an io_uring batch) lands in the next slice instead. No
+ * comparison of slice figures resolves less (iopath compare never states
+ * an MDE below it). -EINVAL for no such metric or a quantum below 0.
+ */
+int iop_record_metric_quantum(json_t *rec, const char *name, double quantum);
+
+/*
+ * The aggregates a metric's "agg" may name (docs/records.md), which of
+ * them are rates, tested on the scale of 1/x, and which are the whole
+ * repetition's (iop_record_metric_whole). "hmean_inliers" is read, in
+ * records of older runs, and never written.
  */
 bool iop_agg_known(const char *agg);
 bool iop_agg_is_rate(const char *agg);
+bool iop_agg_is_whole(const char *agg);
 
 /* Mark untrusted, with a reason ("cv 3.4% > 2%"); reasons accumulate. */
 int iop_record_untrusted(json_t *rec, const char *why);

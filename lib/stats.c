@@ -54,30 +54,6 @@ static double *sorted_copy(const double *x, size_t n)
 	return s;
 }
 
-double iop_hmean_inliers(const double *x, size_t n, double frac)
-{
-	double *s, centre, v;
-	size_t i, k = 0;
-
-	if (!n)
-		return NAN;
-	s = sorted_copy(x, n);
-	if (!s)
-		return NAN;
-	/*
-	 * A sample, not the midpoint of two: with half the slices apart, the
-	 * midpoint of the two groups is near neither, and nothing is kept.
-	 */
-	centre = s[n / 2];
-	/* the inliers, in their own order, over the copy */
-	for (i = 0; i < n; i++)
-		if (fabs(x[i] - centre) <= frac * fabs(centre))
-			s[k++] = x[i];
-	v = iop_hmean(s, k);
-	free(s);
-	return v;
-}
-
 double iop_stddev(const double *x, size_t n)
 {
 	if (!n)

@@ -12,12 +12,6 @@
 double iop_mean(const double *x, size_t n);
 /* Harmonic mean: the right mean for rates (ops/s) over equal amounts of work. */
 double iop_hmean(const double *x, size_t n);
-/*
- * The harmonic mean of the @x within @frac of their upper median (the
- * sample at sorted position n/2, so at least that one is in): the slices
- * that sit apart are left out. NAN for n = 0.
- */
-double iop_hmean_inliers(const double *x, size_t n, double frac);
 /* Sample standard deviation (n - 1 denominator); 0 for n == 1. */
 double iop_stddev(const double *x, size_t n);
 /* Coefficient of variation, stddev / mean, as a fraction (0.02 == 2%). */

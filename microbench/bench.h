@@ -302,6 +302,8 @@ struct iop_run {
 	int nphases;		/* default 1 */
 	const char *phase_names[IOP_MAX_PHASES];
 	bool keeps_hist;	/* workers fill w->hist */
+	/* operations a worker counts at once (an io_uring completion batch); default 1 */
+	unsigned int count_unit;
 	void *priv;
 	json_t *extra;		/* benchmark-specific facts for the record ("result") */
 	/* harness-owned */
@@ -329,6 +331,24 @@ struct iop_rep {
 	/* the workers' own CPU time: robust to preemption */
 	double *cpu_ns_per_op[IOP_MAX_PHASES];
 	uint64_t ops[IOP_MAX_PHASES];	/* over the whole repetition */
+	/*
+	 * The whole repetition, its first interval included, as the workers
+	 * timed it (from the start of their loop to its end, a drain of what
+	 * was in flight included): time per operation per worker, CPU time
+	 * per operation, and operations per second. Every operation counted
+	 * in its own time: nothing quantized, nothing left out. NAN when
+	 * nothing completed.
+	 */
+	double whole_ns_per_op[IOP_MAX_PHASES];
+	double whole_cpu_ns_per_op[IOP_MAX_PHASES];
+	double whole_rate[IOP_MAX_PHASES];
+	/*
+	 * What one unit of completion (count_unit operations) is of a slice
+	 * the sampler counted, as a fraction of the slice's median count: the
+	 * step a slice's rate moves in. 0 where the workers timed each slice
+	 * themselves (phases), which counts every operation in its own time.
+	 */
+	double quantum[IOP_MAX_PHASES];
 	double usr_ns_per_op, sys_ns_per_op;
 	double on_cpu_pct;			/* worker CPU time / wall time */
 	struct iop_hist *hist;		/* all workers merged, or NULL */
@@ -337,6 +357,19 @@ struct iop_rep {
 /* Add a metric declared in the benchmark's table (an undeclared one is a bug). */
 int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
 		   const double *samples, size_t n);
+/*
+ * The same, for a metric of operations and time with @whole, the whole
+ * repetition's figure (iop_rep.whole_*), and @quantum, what one unit of
+ * completion is of a slice (iop_rep.quantum). Where the clock counts
+ * instructions (docs/ab.md) the value is @whole: under icount time is
+ * exact, so the repetition's operations over its time carry every
+ * operation, where slices counted in units of completion are quantized
+ * and a summary of them leaves some out. Elsewhere the value stays the
+ * slices' (hmean or median, robust to a host that stalls a slice) and
+ * the record says what one quantum of them is.
+ */
+int iop_metric_add_whole(const struct iop_run *r, json_t *rec, const char *name,
+			 const double *samples, size_t n, double whole, double quantum);
 /* lat_p50_ns, lat_p99_ns and lat_p999_ns from the repetition's histogram, if it has one. */
 /*
  * Add @name as the floor of @samples: the least time per operation over

@@ -215,7 +215,8 @@ static int fw_run(struct iop_worker *w)
 
 static int fw_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, double *primary)
 {
-	int ret = iop_metric_add(r, rec, "ops", rep->rate[0], (size_t)rep->nsamples);
+	int ret = iop_metric_add_whole(r, rec, "ops", rep->rate[0], (size_t)rep->nsamples,
+				       rep->whole_rate[0], rep->quantum[0]);
 
 	*primary = iop_median(rep->rate[0], (size_t)rep->nsamples);
 	if (!ret)

@@ -229,6 +229,7 @@ int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *r
 		nsamples = 1;
 	r->nworkers = 1;
 	r->nphases = 1;
+	r->count_unit = 1;
 	sched_getaffinity(0, sizeof(old_affinity), &old_affinity);
 	resolve_cpus(r);
 

@@ -76,6 +76,24 @@ int iop_metric_add(const struct iop_run *r, json_t *rec, const char *name,
 	abort();
 }
 
+int iop_metric_add_whole(const struct iop_run *r, json_t *rec, const char *name,
+			 const double *samples, size_t n, double whole, double quantum)
+{
+	const char *domain = iop_clock_domain();
+	int ret = iop_metric_add(r, rec, name, samples, n);
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += isfinite(samples[i]) != 0;
+	if (ret || !k)	/* no slice gave a number: iop_metric_add added nothing */
+		return ret;
+	if (domain && !strcmp(domain, "instructions")) {
+		/* nothing completed: no figure, as iop_metric_add leaves such a slice out */
+		return isfinite(whole) ? iop_record_metric_whole(rec, name, whole) : 0;
+	}
+	return quantum > 0 && isfinite(quantum) ? iop_record_metric_quantum(rec, name, quantum) : 0;
+}
+
 int iop_metric_add_floor(const struct iop_run *r, json_t *rec, const char *name,
 			 const double *samples, size_t n)
 {

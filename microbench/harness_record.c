@@ -43,8 +43,9 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		iop_metric_add(r, rec, "cpu_usr_ns_per_op", &usr, 1);
 		iop_metric_add(r, rec, "cpu_sys_ns_per_op", &sys, 1);
 		iop_metric_add(r, rec, "cpu_usr_share", &share, 1);
-		iop_metric_add(r, rec, "cpu_ns_per_op", res->rep.cpu_ns_per_op[0],
-			       (size_t)res->rep.nsamples);
+		iop_metric_add_whole(r, rec, "cpu_ns_per_op", res->rep.cpu_ns_per_op[0],
+				     (size_t)res->rep.nsamples, res->rep.whole_cpu_ns_per_op[0],
+				     res->rep.quantum[0]);
 		iop_metric_add_floor(r, rec, "cpu_ns_floor", res->rep.cpu_ns_per_op[0],
 				     (size_t)res->rep.nsamples);
 	}

@@ -111,6 +111,8 @@ static void note_untrusted(struct rep_result *res, const char *fmt, ...)
 struct rep_sums {
 	double utime, stime;
 	uint64_t all_ops, cpu_ns, wall_ns;
+	/* per phase: the slices' time (the longest worker's) and CPU time */
+	uint64_t phase_ns[IOP_MAX_PHASES], phase_cpu_ns[IOP_MAX_PHASES];
 };
 
 /*
@@ -165,6 +167,12 @@ static int sample_one_phase(struct pool *pool, struct iop_run *r, int nsamples, 
 		res->migrations += r->w[i]->migrations;
 	}
 	res->rep.ops[0] = sum->all_ops;
+	/* the workers' own spans, each from its loop's start to its end */
+	sum->phase_ns[0] = sum->wall_ns / (uint64_t)r->nworkers;
+	sum->phase_cpu_ns[0] = sum->cpu_ns;
+	/* the sampler counts what the workers counted so far: in units of count_unit */
+	res->rep.quantum[0] = sum->all_ops ?
+		(double)r->count_unit * nsamples / (double)sum->all_ops : 0;
 	return ret;
 }
 
@@ -200,6 +208,8 @@ static int sample_phases(struct pool *pool, struct iop_run *r, int nsamples,
 				res->migrations += w->migrations;
 			}
 			sum->cpu_ns += cpu;
+			sum->phase_ns[p] += dt;
+			sum->phase_cpu_ns[p] += cpu;
 			res->rep.cpu_ns_per_op[p][s] = ops ? (double)cpu / (double)ops : NAN;
 			if (!ops)
 				res->empty++;
@@ -296,6 +306,13 @@ int run_rep(struct pool *pool, struct iop_run *r, int nsamples, bool progress,
 	if (ret)
 		return ret;
 
+	for (int p = 0; p < r->nphases; p++) {
+		double ops = (double)res->rep.ops[p], ns = (double)sum.phase_ns[p];
+
+		res->rep.whole_ns_per_op[p] = ops > 0 ? ns * r->nworkers / ops : NAN;
+		res->rep.whole_cpu_ns_per_op[p] = ops > 0 ? (double)sum.phase_cpu_ns[p] / ops : NAN;
+		res->rep.whole_rate[p] = ops > 0 && ns > 0 ? ops * 1e9 / ns : NAN;
+	}
 	res->rep.on_cpu_pct = sum.wall_ns ? (double)sum.cpu_ns * 100.0 / (double)sum.wall_ns : NAN;
 	res->rep.usr_ns_per_op = sum.all_ops ? sum.utime * 1e9 / (double)sum.all_ops : NAN;
 	res->rep.sys_ns_per_op = sum.all_ops ? sum.stime * 1e9 / (double)sum.all_ops : NAN;

@@ -413,7 +413,9 @@ static void ratio(const double *a, const double *b, double *out, int n)
 static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, double *primary)
 {
 	const struct rv_job *j = r->priv;
-	double *const *ns = iop_is(r, "clock", "cpu") ? rep->cpu_ns_per_op : rep->ns_per_op;
+	bool cpu = iop_is(r, "clock", "cpu");
+	double *const *ns = cpu ? rep->cpu_ns_per_op : rep->ns_per_op;
+	const double *whole = cpu ? rep->whole_cpu_ns_per_op : rep->whole_ns_per_op;
 	size_t n = (size_t)rep->nsamples;
 	double *tmp = calloc(n * 2, sizeof(double));
 	int ret = 0;
@@ -430,7 +432,8 @@ static int rv_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 		*primary = iop_median(ns[0], n);
 	}
 	for (int p = 0; p < r->nphases; p++)
-		ret |= iop_metric_add(r, rec, rv_ns_names[j->op[p]], ns[p], n);
+		ret |= iop_metric_add_whole(r, rec, rv_ns_names[j->op[p]], ns[p], n, whole[p],
+					    rep->quantum[p]);
 	for (int p = 0; p < r->nphases && j->op[p] < PH_BARE_READ; p++)
 		ret |= iop_metric_add_floor(r, rec, rv_floor_names[j->op[p]], ns[p], n);
 	if (rv_reports(r, "preadv2_read_ratio")) {

@@ -162,6 +162,8 @@ static int ur_setup(struct iop_run *r, char *why, size_t len)
 	r->priv = j;
 	r->nworkers = (int)iop_u64(r, "threads");
 	r->keeps_hist = j->lat;
+	/* reads are counted as they are reaped: a completion batch at a time */
+	r->count_unit = j->complete;
 	r->extra = json_object();
 	return 0;
 }
@@ -621,7 +623,8 @@ static int ur_report(struct iop_run *r, const struct iop_rep *rep, json_t *rec, 
 	double per_call;
 	int ret;
 
-	ret = iop_metric_add(r, rec, "iops", rep->rate[0], (size_t)rep->nsamples);
+	ret = iop_metric_add_whole(r, rec, "iops", rep->rate[0], (size_t)rep->nsamples,
+				   rep->whole_rate[0], rep->quantum[0]);
 	if (ret)
 		return ret;
 	*primary = iop_median(rep->rate[0], (size_t)rep->nsamples);
