@@ -181,6 +181,25 @@ static int metric_values(struct iop_rs_group *g, int side, const char *name, dou
 	return 0;
 }
 
+/*
+ * The largest quantum the records of @side give metric @name (the step
+ * its slices move in, as a fraction of its value: docs/records.md), 0
+ * for none.
+ */
+static double metric_quantum(struct iop_rs_group *g, int side, const char *name)
+{
+	double q = 0;
+
+	for (size_t i = 0; i < g->n[side]; i++) {
+		json_t *m = iop_rs_metric(g->recs[side][i], name);
+		double v = json_number_value(json_object_get(m, "quantum"));
+
+		if (isfinite(v) && v > q)
+			q = v;
+	}
+	return q;
+}
+
 static const char *rec_boot(json_t *rec)
 {
 	return iop_rs_env_str(rec, "kernel.boot_id");
@@ -551,7 +570,7 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 {
 	const char *bad;
 	struct iop_rs_group *g = gc->g;
-	double *vb = NULL, *vn = NULL;
+	double *vb = NULL, *vn = NULL, quantum;
 	size_t nb, nn, cycle;
 	bool by_seed;
 	json_t *mb, *mn;
@@ -601,6 +620,10 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 	else
 		compare_metric(vb, nb, vn, nn, alpha, mc);
 	metric_mde(mc, alpha);
+	/* slices counted in units resolve no change below one unit */
+	quantum = fmax(metric_quantum(g, 0, name), metric_quantum(g, 1, name));
+	if (mc->mde < quantum)
+		mc->mde = quantum;
 	bad = metric_not_finite(mc);
 	if (bad) {
 		snprintf(why, len, "%s vs %s: %s.%s (%s): %s: no verdict can rest on it",
