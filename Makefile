@@ -238,10 +238,21 @@ mutate: kselftest-install
 # Kernel A/B (docs/ab.md): two kernels booted interleaved under QEMU, the
 # benchmark in each boot, one verdict. AB_ARGS go to scripts/ab.sh, e.g.
 # AB_ARGS="--ksrc debian --patch my.patch --profile ab-read-readv".
-.PHONY: ab
+.PHONY: ab plants ab-calibrate
 ab: all
 	$(Q)scripts/deps.sh vm mutate
 	$(Q)scripts/ab.sh --build $(O) $(call shq_words,$(AB_ARGS))
+
+# The planted changes of iopath ab --calibrate, generated from the one
+# template in scripts/plant.sh (tests/plant.sh checks that they are).
+plants:
+	$(Q)scripts/plant.sh configs/mutants/perf
+
+# iopath ab --calibrate: the planted kernels against the tree as it is,
+# for the profile of AB_ARGS (docs/ab.md, "Planted changes").
+ab-calibrate: all
+	$(Q)scripts/deps.sh vm mutate
+	$(Q)scripts/ab.sh --build $(O) --calibrate $(call shq_words,$(AB_ARGS))
 
 # Patch series for kernel and fstests maintainers (docs/upstream.md), made
 # from this tree into build/upstream/{kselftest,fstests}: against KSRC (a
@@ -312,6 +323,7 @@ help:
 	@echo "sudo make mutate-tool  the tool's own mutants: what the checks of its statistics catch"
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
 	@echo "make lava-jobs KERNEL=...  LAVA job definitions for a lab (docs/fleet.md); sudo make lava-run: run them here"
+	@echo "sudo make ab-calibrate AB_ARGS='--ksrc debian --profile P'  planted +1..+30 instructions: what ab detects"
 	@echo "make fuzz          FUZZ_SECONDS=60: each libFuzzer target (tests/fuzz) for that long"
 	@echo "make upstream [KSRC=dir] [FSTESTS=dir]  the kselftest and fstests patch series, in build/upstream"
 	@echo "make install       PREFIX="$(call shq,$(PREFIX))" DESTDIR=..."
