@@ -46,7 +46,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: iopath compare BASE NEW [NEW...] [--format text|commit|json|verdict|ci]\n"
+	fprintf(f, "usage: iopath compare BASE NEW [NEW...] [--format text|commit|json|verdict|ci|planted]\n"
 		   "                      [--alpha A] [--json FILE] [--verdict FILE] [--target-ci P]\n"
 		   "                      [--fail-on-regression]\n"
 		   "Compare benchmark records (JSON Lines from iopath bench) of a base and new runs:\n"
@@ -60,6 +60,8 @@ static void usage(FILE *f)
 		   "                   prints it (changes to 0.001%%)\n"
 		   "  --format ci      one machine line: whether the widest CI of a verdict\n"
 		   "                   metric is narrower than --target-ci P (%% each side)\n"
+		   "  --format planted one machine line per verdict metric: the change per\n"
+		   "                   operation and its CI (iopath ab --calibrate)\n"
 		   "  --json FILE, --verdict FILE  that format written to FILE as well (a new\n"
 		   "                   file, or one replaced; never through a symbolic link)\n"
 		   "  --alpha A        significance level, 0 < A < 0.5 (default 0.05: 95%% CI)\n"
@@ -98,8 +100,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool *fail_on_regre
 				o->format = F_VERDICT;
 			else if (!strcmp(optarg, "ci"))
 				o->format = F_CI;
+			else if (!strcmp(optarg, "planted"))
+				o->format = F_PLANTED;
 			else
-				return iop_usage_error("compare", "--format must be text, commit, json, verdict or ci, not '%s'",
+				return iop_usage_error("compare", "--format must be text, commit, json, verdict, ci or planted, not '%s'",
 						       optarg);
 			break;
 		case 'a':
@@ -179,6 +183,10 @@ static int print_format(FILE *out, int format, struct comparison *cmps, size_t n
 	case F_VERDICT:
 		for (size_t i = 0; i < n; i++)
 			compare_print_verdict(out, &cmps[i], o);
+		return 0;
+	case F_PLANTED:
+		for (size_t i = 0; i < n; i++)
+			compare_print_planted(out, &cmps[i]);
 		return 0;
 	case F_CI:
 		/* the widest of every comparison: the run is as sure as its least sure */

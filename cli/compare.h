@@ -89,7 +89,7 @@ struct comparison {
 };
 
 struct opts {
-	enum { F_TEXT, F_COMMIT, F_JSON, F_VERDICT, F_CI } format;
+	enum { F_TEXT, F_COMMIT, F_JSON, F_VERDICT, F_CI, F_PLANTED } format;
 	double alpha;
 	double target_ci;	/* --target-ci, percent; NAN when not given */
 	const char *json_out;	/* --json FILE: the JSON as well, or NULL */
@@ -143,5 +143,7 @@ void compare_print_verdict(FILE *out, struct comparison *c, const struct opts *o
  * a group has no interval: comparison_verdicts() refuses that first).
  */
 double compare_ci_halfwidth(const struct comparison *c);
+/* --format planted: one machine line per verdict metric (iopath ab --calibrate) */
+void compare_print_planted(FILE *out, struct comparison *c);
 
 #endif

@@ -616,6 +616,38 @@ void compare_print_verdict(FILE *out, struct comparison *c, const struct opts *o
 	}
 }
 
+/*
+ * A machine line per verdict metric, for iopath ab --calibrate: the base's
+ * cost per operation (1e9 / the rate for a rate, so instructions per
+ * operation under icount), the change and its interval in that unit, the
+ * change and the MDE as fractions, and the verdict (none: no significant
+ * change, or not tested).
+ */
+void compare_print_planted(FILE *out, struct comparison *c)
+{
+	for (size_t i = 0; i < c->ngc; i++) {
+		const struct group_cmp *gc = &c->gc[i];
+		const struct metric_cmp *m = group_verdict_metric(gc);
+		const char *fs = json_string_value(json_object_get(gc->g->params, "fs"));
+		double per_op, d[3], ch[3];
+
+		if (!m)
+			continue;
+		per_op = m->rate ? 1e9 / m->s[0].mean : m->s[0].mean;
+		ch[0] = m->change;
+		ch[1] = m->ci_lo;
+		ch[2] = m->ci_hi;
+		for (int k = 0; k < 3; k++)
+			d[k] = m->rate ? per_op * (1 / (1 + ch[k]) - 1) : per_op * ch[k];
+		/* a rate's interval turns round: its low end is the most work */
+		fprintf(out, "# IOPATH-PLANTED: bench=%s fs=%s metric=%s per_op=%.4f delta=%.4f lo=%.4f hi=%.4f change=%.10g mde=%.10g verdict=%s\n",
+			esc(gc->g->bench), fs ? esc(fs) : "none", esc(m->name), per_op, d[0],
+			m->rate ? d[2] : d[1], m->rate ? d[1] : d[2], m->change, m->mde,
+			m->v == V_BETTER ? "improvement" : m->v == V_WORSE ? "regression" :
+			"none");
+	}
+}
+
 double compare_ci_halfwidth(const struct comparison *c)
 {
 	double widest = NAN;

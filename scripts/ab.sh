@@ -49,7 +49,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
 	cat <<EOF
-usage: iopath ab (--a KERNEL --b KERNEL | --ksrc DIR [--patch-a FILE] [--patch FILE])
+usage: iopath ab (--a KERNEL --b KERNEL | --ksrc DIR [--patch-a FILE] [--patch FILE]
+                  | --ksrc DIR --calibrate)
                  [options] (--profile NAME | -- BENCH [param=value ...])
 
 Boot kernels A and B in pairs under QEMU (boot i of each with one seed), run
@@ -64,6 +65,13 @@ pairs, and print one verdict line per benchmark.
   --patch FILE     with --ksrc: B is the tree with FILE applied
   --patch-a FILE   with --ksrc: A is the tree with FILE applied (e.g. one
                    that puts the old code back, B being the tree as it is)
+  --calibrate      with --ksrc: A is the tree as it is, and B in turn each
+                   planted change of configs/mutants/perf/plant-*-N.patch
+                   (N = 1, 3, 10, 30 instructions per operation on every
+                   A/B profile's measured path, scripts/plant.sh), each
+                   checked in its vmlinux to add N instructions; one A/B
+                   per size, then the table: planted, measured, CI,
+                   detected (OUT/calibrate.tsv)
   --profile NAME   the benchmarks of configs/bench/NAME.conf (or a path)
   --boots N        boots per side, 1 to 99 (default 3): N pairs, A and B of
                    each with one seed, pair after pair
@@ -108,6 +116,7 @@ work=/var/cache/iopath/ab
 timeout_s=900
 jobs=$ncpu
 target_ci=""
+calibrate=0
 build=$top/build
 bench_args=()
 while [ $# -gt 0 ]; do
@@ -131,6 +140,7 @@ while [ $# -gt 0 ]; do
 		--target-ci) target_ci=$2 ;;
 		esac
 		shift 2 ;;
+	--calibrate) calibrate=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; bench_args=("$@"); break ;;
 	*) usage_error "unknown argument '$(esc "$1")' (--help lists the options)" ;;
@@ -149,9 +159,14 @@ child=""
 declare -A guest_pid=()
 last_s=0
 
+if [ "$calibrate" = 1 ]; then
+	[ -n "$ksrc" ] || usage_error "--calibrate builds the planted kernels: give --ksrc"
+	[ -z "$patch_a$patch_b" ] || usage_error "--calibrate plants its own changes: no --patch or --patch-a"
+fi
 if [ -n "$ksrc" ]; then
 	[ -z "$ka$kb" ] || usage_error "--ksrc builds both sides: no --a or --b with it"
-	[ -n "$patch_a$patch_b" ] || usage_error "--ksrc needs --patch or --patch-a: the sides would be the same kernel"
+	[ -n "$patch_a$patch_b" ] || [ "$calibrate" = 1 ] ||
+		usage_error "--ksrc needs --patch or --patch-a: the sides would be the same kernel"
 else
 	[ -n "$ka" ] && [ -n "$kb" ] || usage_error "give --a and --b, or --ksrc with --patch (--help)"
 	[ -z "$patch_a$patch_b" ] || usage_error "--patch and --patch-a go with --ksrc"
@@ -281,11 +296,25 @@ if [ "$ksrc" = debian ]; then
 	ksrc=$(fetch_source) || exit 1
 	phase fetch
 fi
+plants=()
+plant_files=()
+if [ "$calibrate" = 1 ]; then
+	# One kernel per size, every site planted: each profile's measured
+	# path calls its own site once per operation and no other site.
+	for n in $("$top/scripts/plant.sh" --sizes); do
+		new_file "$state/plant-$n.patch" || exit 1
+		cat "$top"/configs/mutants/perf/plant-*-"$n".patch > "$state/plant-$n.patch" ||
+			fail "cannot gather the plants of size $n"
+		plants+=("$n")
+		plant_files+=("$state/plant-$n.patch")
+	done
+	[ ${#plants[@]} -gt 0 ] || fail "scripts/plant.sh named no sizes"
+fi
 if [ -n "$ksrc" ]; then
 	# A killed earlier run's patch goes first; then every patch must apply
 	# to the pristine tree before anything is built.
 	restore_tree || exit 1
-	for p in "$patch_a" "$patch_b"; do
+	for p in "$patch_a" "$patch_b" "${plant_files[@]}"; do
 		[ -z "$p" ] && continue
 		rm -f -- "$state/check.patch"
 		why=$(patch_refusal "$p" "$state/check.patch")
@@ -323,6 +352,12 @@ build_side() {
 	note "$side: built in ${last_s} s"
 }
 
+if [ "$calibrate" = 1 ]; then
+	# shellcheck source=scripts/lib/ab_calibrate.bash
+	. "$top/scripts/lib/ab_calibrate.bash"
+	calibrate_run
+	exit $?
+fi
 if [ -n "$ksrc" ]; then
 	configure
 	phase configure

@@ -316,6 +316,11 @@ check_cmd ab.kvm_is_wall_time \
 FAKE_DOMAIN_AT=4 ab mixed_domains --a "$t/kA" --b "$t/kB" -- read_vs_readv
 check_cmd ab.mixed_clock_domains_fail \
 	test "$rc" = 1 -a "$(grep -c 'boot 2 of B: .*B\.2\.jsonl:1: records in the "wall" clock domain, the run is in "instructions"' "$t/mixed_domains.err")" = 1
+# Issue 50: under icount a repetition's value is the whole repetition's;
+# a summary of slices (quantized, or leaving slices out) is refused.
+FAKE_SLICE_AGG_AT=3 ab slice_agg --a "$t/kA" --b "$t/kB" -- read_vs_readv
+check_cmd ab.instructions_slice_summary_refused \
+	test "$rc" = 1 -a "$(grep -c 'boot 2 of A: .*A\.2\.jsonl:1: main metric readv_ns is median, not the whole repetition' "$t/slice_agg.err")" = 1
 FAKE_SHA_AT=3 ab other_image --a "$t/kA" --b "$t/kB" -- read_vs_readv
 check_cmd ab.record_of_another_image_fails \
 	test "$rc" = 1 -a "$(grep -c 'boot 2 of A: .*A\.2\.jsonl:1: a record from another kernel image' "$t/other_image.err")" = 1
@@ -469,6 +474,28 @@ check_cmd ab.patch.copy_is_the_diff_alone \
 	test "$(cat "$t/mail.copy")" = "$(sed -E 's/^@@ -([01]) \+([01]) @@$/@@ -\1,1 +\2,1 @@/; s/^@@ -1 \+0,0 @@$/@@ -1,1 +0,0 @@/; s/^@@ -0,0 \+1 @@$/@@ -0,0 +1,1 @@/' "$t/adddel.patch")"
 ab mail --ksrc "$t/src" --patch "$t/mail.patch" --boots 1 -- read_vs_readv
 check_cmd ab.patch.mail_with_preamble_applies test "$rc" = 0 -a "$(tree_sum)" = "$pristine"
+# ---- --calibrate: planted kernels of known size, checked, then one A/B each ----
+
+ab cal_no_ksrc --a "$t/kA" --b "$t/kB" --calibrate -- read_vs_readv; one_line_2 cal_no_ksrc
+ab cal_patch --ksrc "$t/src" --patch "$t/plus5.patch" --calibrate -- read_vs_readv; one_line_2 cal_patch
+ab calibrate --ksrc "$t/src" --calibrate --boots 3 -- read_vs_readv
+check_cmd ab.calibrate.runs test "$rc" = 0
+check_cmd ab.calibrate.tree_pristine test "$(tree_sum)" = "$pristine"
+# each plant adds its nops and nothing else, in every site's function
+check_cmd ab.calibrate.plants_checked_in_vmlinux \
+	test "$(awk -F'\t' 'NR > 1 && $1 == $3 && $4 == 0' "$t/calibrate/plants.tsv" | wc -l)" = 12
+# one row per size; the fake VM's readv costs 1000 + the plant per call,
+# each boot off by up to 0.05%: +30 is measured within 10%, detected
+check_cmd ab.calibrate.table_rows \
+	test "$(awk -F'\t' 'NR > 1 && $2 == "read_vs_readv" && $4 == "readv_ns"' "$t/calibrate/calibrate.tsv" | cut -f1 | tr '\n' ' ')" = "1 3 10 30 "
+check_cmd ab.calibrate.plus30_detected_within_tolerance \
+	test "$(awk -F'\t' '$1 == 30 && $12 == "yes" && $13 == "yes"' "$t/calibrate/calibrate.tsv" | wc -l)" = 1
+check_cmd ab.calibrate.says_what_held grep -q '^iopath ab: calibration: 4 rows; ' "$t/calibrate.out"
+# a plant that adds more than its nops is refused before any boot
+FAKE_PLANT_EXTRA=1 ab calibrate_extra --ksrc "$t/src" --calibrate --boots 2 -- read_vs_readv
+check_cmd ab.calibrate.plant_adding_more_refused \
+	test "$rc" = 1 -a "$(grep -c 'P1: import_ubuf has 1 nops and 1 other instructions more than A.s, not 1 and 0' "$t/calibrate_extra.err")" = 1 \
+	-a "$(grep -c '^boot' "$FAKE_LOG")" = 0 -a "$(tree_sum)" = "$pristine"
 
 # ---- a work directory someone else prepared -------------------------------------
 

@@ -25,13 +25,38 @@ ab_fakes() {
 +1050
 EOF
 
+	# The sites of the planted changes (scripts/plant.sh), each with the
+	# lines around it that the plants' hunks carry.
+	mkdir -p "$t/src/lib" "$t/src/fs/ext4"
+	printf '%s\n' x x x $'\t\tlen = MAX_RW_COUNT;' $'\tif (unlikely(!access_ok(buf, len)))' \
+		$'\t\treturn -EFAULT;' '' $'\tiov_iter_ubuf(i, rw, buf, len);' $'\treturn 0;' > "$t/src/lib/iov_iter.c"
+	printf '%s\n' x x x '' $'\tif (!iomi.len)' $'\t\treturn NULL;' '' $'\tdio = kmalloc_obj(*dio);' \
+		$'\tif (!dio)' > "$t/src/fs/iomap/direct-io.c"
+	printf '%s\n' x x x $'\t\t     FALLOC_FL_INSERT_RANGE | FALLOC_FL_WRITE_ZEROES))' $'\t\treturn -EOPNOTSUPP;' '' \
+		$'\tinode_lock(inode);' $'\tret = ext4_convert_inline_data(inode);' $'\tif (ret)' > "$t/src/fs/ext4/extents.c"
+
+	# The builder: the bzImage says the cost per operation, fs/iomap/cost
+	# plus what is planted in import_ubuf (the readv the fake VM reports);
+	# the vmlinux has each site's function, with its plant if the tree has
+	# one (FAKE_PLANT_EXTRA=1: and one more instruction than it says).
 	cat > "$t/builder" <<'EOF'
 #!/bin/bash
 # BUILDER SRC OBJ JOBS
 echo "build $(cat "$1/fs/iomap/cost")" >> "$FAKE_LOG"
 [ -n "${FAKE_BUILD_SLEEP:-}" ] && sleep "$FAKE_BUILD_SLEEP"
 mkdir -p "$2/arch/x86/boot"
-echo "cost=$(cat "$1/fs/iomap/cost")" > "$2/arch/x86/boot/bzImage"
+plant() { grep -h 'asm volatile' "$1/$2" 2> /dev/null; }
+n=$(plant "$1" lib/iov_iter.c | sed -n 's/.*\.rept \([0-9]*\).*/\1/p')
+echo "cost=$(($(cat "$1/fs/iomap/cost") + ${n:-0}))" > "$2/arch/x86/boot/bzImage"
+extra=""
+[ -n "${FAKE_PLANT_EXTRA:-}" ] && extra='x ^= 5;'
+{
+	for f in import_ubuf:lib/iov_iter.c __iomap_dio_rw:fs/iomap/direct-io.c ext4_fallocate:fs/ext4/extents.c; do
+		p=$(plant "$1" "${f#*:}")
+		echo "int ${f%%:*}(int x) { if (x > 3) return 1; $p ${p:+$extra} return x * 7; }"
+	done
+} > "$2/vmlinux.c"
+cc -O2 -c "$2/vmlinux.c" -o "$2/vmlinux"
 EOF
 	# The VM: --fetch-only names the image; a boot logs the image's cost, its
 	# name (SIDE.N, from --records) and seed, and writes the read_vs_readv
@@ -96,7 +121,8 @@ jq -c --argjson c "$cost" --argjson z "$noise" --arg sha "$sha" --arg id "$id" -
 	| .env.kernel.image_sha256 = $sha | .env.kernel.boot_id = $id
 	| .env.kernel.cmdline += (if $seed == "" then "" else " iopath.seed=" + $seed end)
 	| .env.clock = {domain: $dom, accel: $acc}
-	| .metrics |= map(if .name == "readv_ns" then .value = $v | .median = $v | .mean = $v | .samples = [$v, $v, $v] | .min = $v | .max = $v | .stddev = 0 | .cv = 0 else . end)
+	| .metrics |= map(if .name == "readv_ns" then .value = $v | .median = $v | .mean = $v | .samples = [$v, $v, $v] | .min = $v | .max = $v | .stddev = 0 | .cv = 0
+		| (if $dom == "instructions" and $n != env.FAKE_SLICE_AGG_AT then .agg = "time_over_ops" else . end) else . end)
 	| .run.main_metric = "readv_ns"' "$FIX/base.jsonl" > "$rec"
 # FAKE_AGG_B=AGG: the B side aggregates readv_ns by AGG, the A side does not
 if [ -n "${FAKE_AGG_B:-}" ] && [ "${name%%.*}" = B ]; then
