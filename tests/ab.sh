@@ -491,6 +491,9 @@ check_cmd ab.calibrate.table_rows \
 check_cmd ab.calibrate.plus30_detected_within_tolerance \
 	test "$(awk -F'\t' '$1 == 30 && $12 == "yes" && $13 == "yes"' "$t/calibrate/calibrate.tsv" | wc -l)" = 1
 check_cmd ab.calibrate.says_what_held grep -q '^iopath ab: calibration: 4 rows; ' "$t/calibrate.out"
+# what attributes an address to a function, beside each kernel (--explain)
+check_cmd ab.calibrate.system_map_beside_each_kernel \
+	test "$(grep -l ' import_ubuf$' "$t"/calibrate/kernels/{A,plant-1,plant-3,plant-10,plant-30}.System.map | wc -l)" = 5
 # a plant that adds more than its nops is refused before any boot
 FAKE_PLANT_EXTRA=1 ab calibrate_extra --ksrc "$t/src" --calibrate --boots 2 -- read_vs_readv
 check_cmd ab.calibrate.plant_adding_more_refused \

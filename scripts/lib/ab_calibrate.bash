@@ -88,11 +88,15 @@ calibrate_run() {
 	phase "build A"
 	mkdir "$out" "$out/kernels" "$out/logs" || fail "cannot create $(esc "$out")"
 	printf 'planted\tfunction\tnops_added\tothers_added\tbench\n' | write_file "$out/plants.tsv" || exit 1
-	write_file "$out/kernels/A.bzImage" < "$work/kernels/A.bzImage" || exit 1
+	# Each kernel's System.map beside it: what attributes a guest address
+	# to a function (iopath ab --explain), the planted one for each plant
+	write_file "$out/kernels/A.bzImage" < "$work/kernels/A.bzImage" &&
+		write_file "$out/kernels/A.System.map" < "$obj/System.map" || exit 1
 	for n in "${plants[@]}"; do
 		build_side "P$n" "$state/plant-$n.patch"
 		plant_check "P$n" "$n"
-		write_file "$out/kernels/plant-$n.bzImage" < "$work/kernels/P$n.bzImage" || exit 1
+		write_file "$out/kernels/plant-$n.bzImage" < "$work/kernels/P$n.bzImage" &&
+			write_file "$out/kernels/plant-$n.System.map" < "$obj/System.map" || exit 1
 		phase "build +$n"
 	done
 	# The kernels are the run's now: the tree is pristine and the work

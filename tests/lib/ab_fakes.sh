@@ -56,7 +56,7 @@ extra=""
 		echo "int ${f%%:*}(int x) { if (x > 3) return 1; $p ${p:+$extra} return x * 7; }"
 	done
 } > "$2/vmlinux.c"
-cc -O2 -c "$2/vmlinux.c" -o "$2/vmlinux"
+cc -O2 -c "$2/vmlinux.c" -o "$2/vmlinux" && nm "$2/vmlinux" > "$2/System.map"
 EOF
 	# The VM: --fetch-only names the image; a boot logs the image's cost, its
 	# name (SIDE.N, from --records) and seed, and writes the read_vs_readv
