@@ -164,7 +164,7 @@ done
 whole_check read_vs_readv.instructions_phases_whole_repetition "$tmp/instr.read_readv.jsonl" "$metric
 	.env.clock.domain == \"instructions\"
 	and ([m(\"read_ns\"), m(\"readv_ns\")] | length == 2 and all(.agg == \"time_over_ops\"
-		and .quantum == null and .value >= .min * 0.999 and .value <= .max * 1.001))"
+		and .quantum == null and .value >= .median / 2 and .value <= .median * 2))"
 whole_check read_vs_readv.instructions_one_phase_whole_repetition "$tmp/instr.readv.jsonl" "$metric
 	[m(\"readv_ns\"), m(\"cpu_ns_per_op\")] | length == 2 and all(.agg == \"time_over_ops\"
 		and .quantum == null and .value > 0)"
@@ -193,10 +193,11 @@ if [ $root = 1 ]; then
 	smoke uring_randread ext4 size=16m -- iops
 	out=$tmp/uring_randread.ext4.jsonl
 	# reads counted as reaped, 32 at a time: a slice's iops moves in steps
-	# of 32 reads, which the record says
+	# of 32 reads, which the record says (over all the slices, the first
+	# and the drain included, so against the kept slices' mean: roughly)
 	whole_check uring_randread.wall_slices_say_their_quantum "$out" "$metric
-		m(\"iops\") | .agg == \"hmean\" and .quantum > 0
-		and (.quantum - 32 / (.value * 0.05) | fabs) < 0.5 * .quantum"
+		m(\"iops\") | (.quantum * .mean * 0.05 / 32) as \$r
+		| .agg == \"hmean\" and .quantum > 0 and \$r > 1 / 3 and \$r < 3"
 	IOPATH_CLOCK_DOMAIN=instructions "$iopath" bench --quiet --json --out - --fs ext4 uring_randread \
 		size=16m reps=1 runtime=0.2 interval_ms=50 warmup=0 > "$tmp/instr.uring.jsonl" 2> "$tmp/err" ||
 		diag "$tmp/err"
