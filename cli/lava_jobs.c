@@ -476,15 +476,17 @@ int lava_make_out(struct lava_opts *o)
 
 static char *url_of(struct lava_opts *o, const char *rel)
 {
-	char *u;
 	size_t n = strlen(o->url_base);
+	char *u;
+	int r;
 
 	while (n && o->url_base[n - 1] == '/')
 		n--;
-	if (*o->url_base ? asprintf(&u, "%.*s/%s", (int)n, o->url_base, rel) :
-	    asprintf(&u, "file://%s/%s", o->out, rel) < 0)
-		return NULL;
-	return u;
+	if (*o->url_base)
+		r = asprintf(&u, "%.*s/%s", (int)n, o->url_base, rel);
+	else
+		r = asprintf(&u, "file://%s/%s", o->out, rel);
+	return r < 0 ? NULL : u;
 }
 
 /* scripts/vm.sh --lava-out: the kernel and its initramfs into @dest. */
