@@ -2,6 +2,7 @@
 /*
  * iopath lava: the parts of the command (cmd_lava.c: options and
  * dispatch; lava_jobs.c: job files; lava_yaml.c: what a job must hold;
+ * lava_schema.c: LAVA's schema;
  * lava_log.c: the job log reader; lava_verdict.c: the verdict on it).
  *
  * Exit status: 0 passed or written, 1 failed (a test, a kernel bug, a
@@ -98,6 +99,12 @@ yaml_node_t *lava_yaml_get(yaml_document_t *d, yaml_node_t *map, const char *key
  * type offers: NULL if fine, else the problem (a static or @buf).
  */
 const char *lava_job_check(const char *text, size_t n, char *buf, size_t len);
+
+/*
+ * LAVA's schema (lava_common.schemas.validate, strict) on a job of the
+ * shape iopath writes: NULL if valid, else the problem in @buf.
+ */
+const char *lava_schema_check(yaml_document_t *d, char *buf, size_t len);
 
 /* The device types whose deploy and boot the jobs use, for messages. */
 #define LAVA_DEVICE_TYPES "qemu (deploy to tmpfs, boot qemu) or x86 (deploy to tftp, boot ipxe ramdisk)"

@@ -2,14 +2,14 @@
 /*
  * iopath lava's job files as YAML: the one quoting of a value written
  * into a job, and the checks of a job (a file iopath wrote, or one given
- * to `iopath lava validate`): what iopath needs of it, the parts of LAVA's
- * schema a job of ours can get wrong (priority, visibility, timeouts), and
- * the deploy and boot methods of its device type as lava-server's
- * templates offer them (qemu.jinja2: deploy to tmpfs, boot qemu; x86.jinja2:
- * deploy to tftp, boot ipxe with the ramdisk or nfs commands). A job is
- * loaded by iop_yaml_load() (lib/yaml_bound.c: nesting, nodes and anchors
- * bounded before libyaml's loader runs); the loader keeps an alias as a
- * reference, never a copy, and only the nodes named here are visited.
+ * to `iopath lava validate`): what iopath needs of it, the deploy and boot
+ * methods of its device type as lava-server's templates offer them
+ * (qemu.jinja2: deploy to tmpfs, boot qemu; x86.jinja2: deploy to tftp,
+ * boot ipxe with the ramdisk or nfs commands), then LAVA's own schema
+ * (lava_schema.c). A job is loaded by iop_yaml_load() (lib/yaml_bound.c:
+ * nesting, nodes and anchors bounded before libyaml's loader runs); the
+ * loader keeps an alias as a reference, never a copy, and only the nodes
+ * named here are visited.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -69,58 +69,6 @@ static bool is(yaml_node_t *n, const char *s)
 	       !memcmp(n->data.scalar.value, s, n->data.scalar.length);
 }
 
-/* A plain scalar of digits only, at most @max; -1 if not. */
-static long number(yaml_node_t *n, long max)
-{
-	long v = 0;
-	size_t i;
-
-	if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-	    !n->data.scalar.length || n->data.scalar.length > 9)
-		return -1;
-	for (i = 0; i < n->data.scalar.length; i++) {
-		if (n->data.scalar.value[i] < '0' || n->data.scalar.value[i] > '9')
-			return -1;
-		v = v * 10 + n->data.scalar.value[i] - '0';
-	}
-	return v <= max ? v : -1;
-}
-
-/* A LAVA timeout: a mapping of days, hours, minutes, seconds to numbers. */
-static const char *timeout(yaml_document_t *d, yaml_node_t *t, const char *what,
-			   char *buf, size_t len)
-{
-	static const char *const units[] = { "days", "hours", "minutes", "seconds" };
-	yaml_node_pair_t *p;
-	size_t i;
-	bool any = false;
-
-	if (!t || t->type != YAML_MAPPING_NODE) {
-		snprintf(buf, len, "%s: not a timeout (days, hours, minutes, seconds)", what);
-		return buf;
-	}
-	for (p = t->data.mapping.pairs.start; p < t->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(d, p->key);
-
-		for (i = 0; i < 4 && !is(k, units[i]); i++)
-			;
-		if (i == 4) {
-			snprintf(buf, len, "%s: not a timeout (days, hours, minutes, seconds)", what);
-			return buf;
-		}
-		if (number(yaml_document_get_node(d, p->value), 999999) < 0) {
-			snprintf(buf, len, "%s: %s is not a whole number", what, units[i]);
-			return buf;
-		}
-		any = true;
-	}
-	if (!any) {
-		snprintf(buf, len, "%s: an empty timeout", what);
-		return buf;
-	}
-	return NULL;
-}
-
 /* The first key of each action, as "deploy, boot, test". */
 static void kinds(yaml_document_t *d, yaml_node_t *actions, char *buf, size_t len)
 {
@@ -145,7 +93,6 @@ static const char *check_doc(yaml_document_t *d, char *buf, size_t len)
 	static const char *const need[] = { "device_type", "job_name", "timeouts", "actions" };
 	yaml_node_t *root = yaml_document_get_root_node(d), *n, *actions, *deploy, *boot;
 	yaml_node_item_t *it;
-	const char *err;
 	char k[200], *e;
 	size_t i;
 
@@ -176,35 +123,6 @@ static const char *check_doc(yaml_document_t *d, char *buf, size_t len)
 		free(e);
 		return buf;
 	}
-	n = lava_yaml_get(d, root, "priority");
-	if (n && !is(n, "high") && !is(n, "medium") && !is(n, "low") && number(n, 100) < 0)
-		return "priority: not high, medium, low or 0 to 100";
-	n = lava_yaml_get(d, root, "visibility");
-	if (n && !is(n, "public") && !is(n, "personal") && n->type != YAML_MAPPING_NODE)
-		return "visibility: not public, personal or a group";
-	n = lava_yaml_get(d, root, "timeouts");
-	err = timeout(d, lava_yaml_get(d, n, "job"), "timeouts.job", buf, len);
-	if (!err && lava_yaml_get(d, n, "action"))
-		err = timeout(d, lava_yaml_get(d, n, "action"), "timeouts.action", buf, len);
-	if (!err && lava_yaml_get(d, n, "connection"))
-		err = timeout(d, lava_yaml_get(d, n, "connection"), "timeouts.connection", buf, len);
-	for (it = actions->data.sequence.items.start; !err && it < actions->data.sequence.items.top;
-	     it++) {
-		yaml_node_t *a = yaml_document_get_node(d, *it), *body, *key;
-
-		key = yaml_document_get_node(d, a->data.mapping.pairs.start->key);
-		body = yaml_document_get_node(d, a->data.mapping.pairs.start->value);
-		if (lava_yaml_get(d, body, "timeout")) {
-			snprintf(k, sizeof(k), "%.*s timeout", (int)key->data.scalar.length,
-				 key->data.scalar.value);
-			err = timeout(d, lava_yaml_get(d, body, "timeout"), k, buf, len);
-		}
-	}
-	if (err)
-		return err;
-	n = lava_yaml_get(d, root, "context");
-	if (n && n->type != YAML_MAPPING_NODE)
-		return "context: not a mapping";
 	deploy = lava_yaml_get(d, yaml_document_get_node(d, actions->data.sequence.items.start[0]), "deploy");
 	boot = lava_yaml_get(d, yaml_document_get_node(d, actions->data.sequence.items.start[1]), "boot");
 	n = lava_yaml_get(d, root, "device_type");
@@ -218,7 +136,7 @@ static const char *check_doc(yaml_document_t *d, char *buf, size_t len)
 	} else {
 		return "device_type: not " LAVA_DEVICE_TYPES;
 	}
-	return NULL;
+	return lava_schema_check(d, buf, len);
 }
 
 const char *lava_job_check(const char *text, size_t n, char *buf, size_t len)

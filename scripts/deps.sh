@@ -68,9 +68,11 @@ libclang-rt-dev:/usr/share/doc/libclang-rt-dev/copyright
 # make check: the lint and reproducer tests run shellcheck, which must not
 # quietly skip on a fresh machine; the statistics are recomputed in python3;
 # tests/lava.sh renders the LAVA jobs through lava-server's own Jinja2
-# device-type templates (python3-yaml, python3-jinja2) and KCIDB reports
-# are validated with jsonschema (all Debian's, nothing from LAVA:
-# lava-common stays optional). iopath itself runs no Python. jq reads the
+# device-type templates (python3-yaml, python3-jinja2), tests/lava_lab.sh
+# validates them with LAVA's own schema (lava-common: python3-voluptuous
+# and python3-yaml only; not lava-dispatcher, which pulls in gawk and
+# libguestfs) and KCIDB reports are validated with jsonschema. iopath
+# itself runs no Python. jq reads the
 # records and JSON reports in the tests; iopath reads them itself (iopath
 # records check, compare --format verdict) and runs no jq.
 pkgs_check="
@@ -80,6 +82,7 @@ python3:/usr/bin/python3
 python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py
 python3-jinja2:/usr/lib/python3/dist-packages/jinja2/__init__.py
 python3-jsonschema:/usr/lib/python3/dist-packages/jsonschema/__init__.py
+lava-common:/usr/lib/python3/dist-packages/lava_common/schemas/__init__.py
 "
 # Running LAVA jobs locally (make lava-run): lava-run and lava_common.
 pkgs_lava="

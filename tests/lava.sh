@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # iopath lava without a lab: the jobs it writes are valid LAVA jobs
-# (lava_common's schema where lava-common is installed, else a SKIP that
-# says so: make check installs nothing from LAVA), and the verdict on a
+# (lava_common's schema: scripts/deps.sh check installs lava-common, a
+# SKIP says so where it is missing; tests/lava_lab.sh checks every kind of
+# job and iopath lava validate against it), and the verdict on a
 # job's log is iopath vm's, or a named failure. The log of
 # tests/fixtures/lava/swapon-6.12.log is a real one (lava-run, Debian's
 # 6.12 kernel, swapon_test), with LAVA's own action results left out but
@@ -484,8 +485,8 @@ else
 	sed 's/^      minutes: 5$/      minutes: five/' "${jobs[0]}" > "$tmp/five.yaml"
 	lava validate "$tmp/priority.yaml" "$tmp/five.yaml" 2> "$tmp/err"
 	rc=$?
-	if [ "$rc" = 1 ] && grep -q "priority.yaml: invalid: priority: not high, medium, low" "$tmp/err" &&
-	   grep -q 'five.yaml: invalid: boot timeout: minutes is not a whole number' "$tmp/err"; then
+	if [ "$rc" = 1 ] && grep -q "priority.yaml: invalid: priority: not high, medium, low or 0 to 100 (LAVA's schema)" "$tmp/err" &&
+	   grep -q "five.yaml: invalid: actions\[1\].boot.timeout.minutes: not a number of at least 1 (LAVA's schema)" "$tmp/err"; then
 		ok lava.jobs.validation_rejects_what_lavas_schema_rejects
 	else
 		not_ok lava.jobs.validation_rejects_what_lavas_schema_rejects "exit $rc: $(head -c 300 "$tmp/err")"
@@ -502,7 +503,7 @@ for j in sys.argv[1:]:
 		fi
 	else
 		skip lava.jobs.valid_by_lava_common_schema \
-			"lava-common not installed (make check installs nothing from LAVA; apt-get install lava-common)"
+			"lava-common not installed (scripts/deps.sh check installs it)"
 	fi
 	# The job files: 0644 less the umask, a symlink at a job's name refused.
 	if [ "$(stat -c %a "${jobs[@]}" | sort -u)" = 644 ]; then
