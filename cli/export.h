@@ -39,7 +39,7 @@ struct report {
 	json_t *checkouts, *builds, *tests;
 	char run[17];		/* the input's digest, for test ids */
 	char config_sha[65], image_sha[65];
-	char fallback_time[32];	/* --start-time, or when the input was written */
+	char fallback_time[32];	/* the run's own start (or --start-time), "" if unknown */
 	json_t *environment;	/* from --lab and --device, or NULL */
 };
 
@@ -66,11 +66,18 @@ int report_init(struct report *r, const struct export_opts *o, char *why, size_t
 void report_free(struct report *r);
 
 /*
- * The checkout of @release and @source (or of --tree-name/--git-url and
- * --git-commit when given): added once per id. Its id into @id.
+ * The checkout of @release, @source and @image (or of --tree-name/--git-url
+ * and --git-commit when given): added once per id. Its id into @id.
  */
 int report_checkout(struct report *r, const char *release, const char *source,
-		    const char *start, char *id, size_t len);
+		    const char *image, const char *start, char *id, size_t len);
+
+/*
+ * The kernel image of a run: --image's SHA-256, else @image (the input's
+ * own, NULL if none) where it is one. --image and an input that names
+ * another kernel: EXPORT_BAD with @why.
+ */
+int report_image(struct report *r, const char *image, const char **out, char *why, size_t len);
 
 struct build_info {
 	const char *release;

@@ -6,11 +6,13 @@
  * with one line. Each metric whose value is a finite number becomes a
  * test "iopath.bench.BENCH.FS.VARIANT.METRIC", status DONE, its value in
  * number, its start_time the record's time; FS is the filesystem and its
- * mkfs options, VARIANT the benchmark's parameters (not the run length),
+ * mkfs options, VARIANT the parameters that define the workload (the
+ * benchmark's own and the harness's workload ones, such as inject_ns),
  * so the same benchmark on ext4 and XFS, or with another block size,
- * gives tests a dashboard tells apart. A metric whose value is not a
- * number (true, a string) is skipped with a note: the other metrics of
- * the run still count.
+ * gives tests a dashboard tells apart, and a harness setting (reps,
+ * cv_max, interval_ms, cpus, ...) is in misc.params only. A metric whose
+ * value is not a number (true, a string) is skipped with a note: the
+ * other metrics of the run still count.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include "array_size.h"
+#include "bench.h"
 #include "export.h"
 #include "record.h"
 
@@ -30,6 +33,8 @@ struct bench_state {
 	struct report *r;
 	size_t records, metrics, skipped;
 	int err;
+	char *why;
+	size_t len;
 };
 
 static const char *str(json_t *o, const char *key)
@@ -70,10 +75,9 @@ static void param_text(json_t *v, char *out, size_t len)
 		snprintf(out, len, "x");
 }
 
-/* "k-v_k-v" of the parameters in key order, but the run length; "default" if none. */
+/* "k-v_k-v" of the workload's parameters in key order; "default" if none. */
 static void variant(json_t *params, char *out, size_t len)
 {
-	static const char *const length[] = { "reps", "runtime", "warmup" };
 	const char **keys;
 	char k[64], v[64], val[256];
 	size_t n = 0, i, j, o = 0;
@@ -83,12 +87,10 @@ static void variant(json_t *params, char *out, size_t len)
 	out[0] = '\0';
 	keys = calloc(json_object_size(params) + 1, sizeof(*keys));
 	if (keys) {
-		json_object_foreach(params, key, x) {
-			for (j = 0; j < 3 && strcmp(key, length[j]); j++)
-				;
-			if (j == 3)
+		json_object_foreach(params, key, x)
+			/* a default changed must not start a new series */
+			if (!iop_param_is_setting(key))
 				keys[n++] = key;
-		}
 		/* Insertion sort: a record has a handful of parameters. */
 		for (i = 1; i < n; i++)
 			for (j = i; j && strcmp(keys[j - 1], keys[j]) > 0; j--) {
@@ -198,12 +200,12 @@ static int one_record(json_t *rec, void *arg)
 	time = str(rec, "time");
 	if (!export_time_ok(time))
 		time = r->fallback_time;
-	image = str(kern, "image_sha256");
-	if (image && (strlen(image) != 64 || strspn(image, "0123456789abcdef") != 64))
-		image = NULL;
+	ret = report_image(r, str(kern, "image_sha256"), &image, s->why, s->len);
+	if (ret)
+		return -EINVAL;
 	snprintf(src, sizeof(src), "%s%s", r->o->source ? "" : "kernel ",
 		 r->o->source ? r->o->source : rel);
-	ret = report_checkout(r, rel, src, time, cid, sizeof(cid));
+	ret = report_checkout(r, rel, src, image, time, cid, sizeof(cid));
 	if (ret)
 		return ret;
 	bi.release = rel;
@@ -230,7 +232,7 @@ static int one_record(json_t *rec, void *arg)
 
 int export_records(struct report *r, char *why, size_t len)
 {
-	struct bench_state s = { .r = r };
+	struct bench_state s = { .r = r, .why = why, .len = len };
 	int ret;
 
 	ret = iop_records_read(r->o->input, one_record, &s, why, len);

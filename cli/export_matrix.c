@@ -125,7 +125,7 @@ int export_matrix_json(struct report *r, json_t *m, char *why, size_t len)
 	json_t *bmisc, *tmisc, *detail;
 	char cid[200], bid[200], part[200], path[300];
 	struct build_info b = { 0 };
-	const char *release = o->kernel_release ? o->kernel_release : "mutate", *st;
+	const char *release = o->kernel_release ? o->kernel_release : "mutate", *st, *image;
 	char *source;
 	size_t i, cls;
 	int ret;
@@ -151,7 +151,8 @@ int export_matrix_json(struct report *r, json_t *m, char *why, size_t len)
 	}
 	source = strdup(json_is_string(src) && json_string_length(src) ? json_string_value(src) :
 			o->source ? o->source : "iopath mutate");
-	if (!source || report_checkout(r, release, source, r->fallback_time, cid, sizeof(cid))) {
+	image = r->image_sha[0] ? r->image_sha : NULL;
+	if (!source || report_checkout(r, release, source, image, r->fallback_time, cid, sizeof(cid))) {
 		free(source);
 		goto nomem;
 	}

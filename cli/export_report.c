@@ -2,12 +2,21 @@
 /*
  * The KCIDB v5.3 object of iopath export --kcidb (see export.h).
  *
- * Ids name what was tested, so that a dashboard groups every run of one
- * kernel together: the checkout by tree and commit (--tree-name or
- * --git-url, --git-commit) or else by kernel release and source, the
- * build by the image's SHA-256 (--image, or the records' own) or else by
+ * Ids name what was booted, so that a dashboard groups every run of one
+ * kernel together and never two kernels: the checkout by tree and commit
+ * (--tree-name or --git-url, --git-commit) or else by kernel release,
+ * source and the image's SHA-256, the build by the image's SHA-256 and
+ * release (the input's own: the records' env.kernel.image_sha256, the
+ * TAP's "# iopath-vm: image-sha256" line; --image where the input has
+ * none, and it must be the same kernel where it has one) or else by
  * release and config. A selftest run and a benchmark run of one kernel
- * share both. Tests are ids of the run: the input's digest and an index.
+ * share both, with or without --image. Tests are ids of the run: the
+ * input's digest and an index.
+ *
+ * start_time is the run's own: the TAP's "# iopath-vm: start-time" line
+ * (iopath vm, iopath lava verdict: LAVA's own time of the job), each
+ * record's time, or --start-time. An input with none of them has no
+ * start_time (a note says so): a file's mtime says when it was copied.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,8 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include "date.h"
 #include "export.h"
@@ -205,15 +212,24 @@ int report_earliest(json_t *obj, const char *start)
 	return 0;
 }
 
-/* When @path was last written, as RFC 3339 UTC, less @before seconds. */
-static int file_time(const char *path, char *out, size_t len)
+/* @obj's start_time, when the run has one; 0 or -ENOMEM. */
+static int set_start(json_t *obj, const char *start)
 {
-	struct stat st;
-	struct tm tm;
+	if (start && *start && json_object_set_new(obj, "start_time", json_string(start)))
+		return -ENOMEM;
+	return 0;
+}
 
-	if (stat(path, &st) || !gmtime_r(&st.st_mtime, &tm) ||
-	    !strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		return -1;
+int report_image(struct report *r, const char *image, const char **out, char *why, size_t len)
+{
+	bool ok = image && strlen(image) == 64 && strspn(image, "0123456789abcdef") == 64;
+
+	*out = r->image_sha[0] ? r->image_sha : ok ? image : NULL;
+	if (ok && r->image_sha[0] && strcmp(image, r->image_sha)) {
+		snprintf(why, len, "--image %s is not the kernel the run booted (sha256 %.64s, the "
+			 "input says %.64s)", r->o->image, r->image_sha, image);
+		return EXPORT_BAD;
+	}
 	return 0;
 }
 
@@ -237,8 +253,6 @@ int report_init(struct report *r, const struct export_opts *o, char *why, size_t
 		return EXPORT_BAD;
 	if (o->start_time)
 		snprintf(r->fallback_time, sizeof(r->fallback_time), "%s", o->start_time);
-	else if (file_time(o->input, r->fallback_time, sizeof(r->fallback_time)))
-		snprintf(r->fallback_time, sizeof(r->fallback_time), "1970-01-01T00:00:00Z");
 	if (o->lab || o->device) {
 		snprintf(c, sizeof(c), "%s%s%s%s%s", o->lab ? "lab " : "", o->lab ? o->lab : "",
 			 o->lab && o->device ? ", " : "", o->device ? "device " : "",
@@ -265,30 +279,29 @@ void report_free(struct report *r)
 }
 
 int report_checkout(struct report *r, const char *release, const char *source,
-		    const char *start, char *id, size_t len)
+		    const char *image, const char *start, char *id, size_t len)
 {
 	const struct export_opts *o = r->o;
-	const char *parts[2];
+	const char *parts[3] = { release, source, image };
 	json_t *c, *x;
 
 	if (o->git_commit) {
 		parts[0] = o->git_url ? o->git_url : (o->tree_name ? o->tree_name : "");
 		parts[1] = o->git_commit;
-	} else {
-		parts[0] = release;
-		parts[1] = source;
+		parts[2] = NULL;
 	}
-	ident(r, "c", parts, 2, id, len);
+	ident(r, "c", parts, 3, id, len);
 	x = find_id(r->checkouts, id);
 	if (x)
 		return report_earliest(x, start);
-	c = json_pack("{s:s, s:s, s:b, s:s, s:{s:o, s:o}}", "id", id, "origin", o->origin,
-		      "valid", 1, "start_time", start, "misc",
+	c = json_pack("{s:s, s:s, s:b, s:{s:o, s:o}}", "id", id, "origin", o->origin,
+		      "valid", 1, "misc",
 		      "kernel_release", export_text(release, strlen(release), 200),
 		      "source", export_text(source, strlen(source), 1000));
 	if (!c)
 		return -ENOMEM;
-	if ((o->tree_name && json_object_set_new(c, "tree_name", json_string(o->tree_name))) ||
+	if (set_start(c, start) ||
+	    (o->tree_name && json_object_set_new(c, "tree_name", json_string(o->tree_name))) ||
 	    (o->git_url && json_object_set_new(c, "git_repository_url", json_string(o->git_url))) ||
 	    (o->git_commit &&
 	     json_object_set_new(c, "git_commit_hash", json_string(o->git_commit)))) {
@@ -325,7 +338,7 @@ int report_build(struct report *r, const char *checkout, const struct build_info
 {
 	const struct export_opts *o = r->o;
 	const char *image = r->image_sha[0] ? r->image_sha : b->image_sha;
-	const char *parts[3];
+	const char *parts[4];
 	json_t *x, *misc;
 	int bad = 0;
 
@@ -333,22 +346,24 @@ int report_build(struct report *r, const char *checkout, const struct build_info
 		parts[0] = "image";
 		parts[1] = image;
 	} else {
-		parts[0] = b->release;
+		parts[0] = "config";
 		parts[1] = r->config_sha;
 	}
-	parts[2] = b->name;
-	ident(r, "b", parts, 3, id, len);
+	parts[2] = b->release;
+	parts[3] = b->name;
+	ident(r, "b", parts, 4, id, len);
 	x = find_id(r->builds, id);
 	if (x) {
 		json_decref(b->misc);
 		return report_earliest(x, b->start);
 	}
 	misc = b->misc ? b->misc : json_object();
-	x = json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", id, "origin", o->origin,
-		      "checkout_id", checkout, "start_time", b->start, "misc", misc);
+	x = json_pack("{s:s, s:s, s:s, s:o}", "id", id, "origin", o->origin,
+		      "checkout_id", checkout, "misc", misc);
 	if (!x)
 		return -ENOMEM;
 	/* every part or no build: a part left out would pass unseen */
+	bad |= set_start(x, b->start);
 	bad |= json_object_set_new(misc, "kernel_release",
 				   export_text(b->release, strlen(b->release), 200));
 	if (b->status)
@@ -390,14 +405,14 @@ int report_test(struct report *r, const char *build, const char *path, const cha
 	int bad = 0;
 
 	snprintf(id, sizeof(id), "%s:t-%s-%zu", r->o->origin, r->run, n);
-	t = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "id", id, "origin", r->o->origin,
-		      "build_id", build, "path", path, "status", status, "start_time",
-		      start ? start : r->fallback_time);
+	t = json_pack("{s:s, s:s, s:s, s:s, s:s}", "id", id, "origin", r->o->origin,
+		      "build_id", build, "path", path, "status", status);
 	if (!t) {
 		json_decref(misc);
 		json_decref(number);
 		return -ENOMEM;
 	}
+	bad |= set_start(t, start ? start : r->fallback_time);
 	if (misc)
 		bad |= json_object_set_new(t, "misc", misc);
 	if (number)

@@ -150,18 +150,37 @@ static const char *case_status(const char *result)
 	return "FAIL";		/* fail, known, excused */
 }
 
-/* The start of the run: --start-time, or the TAP's mtime less the run's seconds. */
-static void run_start(struct report *r, long seconds)
-{
-	struct stat st;
-	struct tm tm;
-	time_t t;
+/* What iopath vm and iopath lava verdict say of the run, as machine lines. */
+struct run_lines {
+	char release[128];
+	char image[65];		/* "# iopath-vm: image-sha256 H" */
+	char start[32];		/* "# iopath-vm: start-time T", the first */
+	char stop[16];		/* "# IOPATH-STOP: reason=R ...", the last */
+	char stop_what[512];
+	bool vm;		/* any "# iopath-vm: " line: the run of a guest */
+};
 
-	if (r->o->start_time || seconds <= 0 || stat(r->o->input, &st))
-		return;
-	t = st.st_mtime - seconds;
-	if (gmtime_r(&t, &tm))
-		strftime(r->fallback_time, sizeof(r->fallback_time), "%Y-%m-%dT%H:%M:%SZ", &tm);
+static void run_line(const char *l, struct run_lines *rl)
+{
+	static const char vm[] = "# iopath-vm: ", stop[] = "# IOPATH-STOP: reason=";
+	const char *what;
+
+	if (!strncmp(l, vm, sizeof(vm) - 1)) {
+		rl->vm = true;
+		l += sizeof(vm) - 1;
+		if (!rl->release[0] && !strncmp(l, "kernel ", 7))
+			sscanf(l + 7, "%127s", rl->release);
+		else if (!strncmp(l, "image-sha256 ", 13) && strlen(l + 13) == 64 &&
+			 strspn(l + 13, "0123456789abcdef") == 64)
+			snprintf(rl->image, sizeof(rl->image), "%s", l + 13);
+		else if (!rl->start[0] && !strncmp(l, "start-time ", 11) && export_time_ok(l + 11))
+			snprintf(rl->start, sizeof(rl->start), "%s", l + 11);
+	} else if (!strncmp(l, stop, sizeof(stop) - 1)) {
+		l += sizeof(stop) - 1;
+		snprintf(rl->stop, sizeof(rl->stop), "%.*s", (int)strcspn(l, " "), l);
+		what = strstr(l, " what=");
+		snprintf(rl->stop_what, sizeof(rl->stop_what), "%s", what ? what + 6 : rl->stop);
+	}
 }
 
 static json_t *result_misc(const struct iop_verdict *v)
@@ -197,6 +216,37 @@ static char *notes_text(const struct iop_verdict *v)
 		return NULL;
 	}
 	return buf;
+}
+
+/*
+ * The run's kernel release (--kernel-release, the run's kernel line, else
+ * this machine's: a TAP of make kselftest), start (its start-time line,
+ * unless --start-time) and image. EXPORT_BAD with @why for a guest that
+ * never reached its kernel, a release that is no uname -r, or --image of
+ * another kernel.
+ */
+static int run_identity(struct report *r, const struct run_lines *rl, char *release,
+			size_t rlen, const char **image, char *why, size_t len)
+{
+	const struct export_opts *o = r->o;
+	struct utsname u;
+
+	snprintf(release, rlen, "%s", o->kernel_release ? o->kernel_release : rl->release);
+	if (!release[0] && (rl->vm || rl->stop[0])) {
+		/* A guest that never reached its kernel: this machine's is not it. */
+		snprintf(why, len, "the run never reached its kernel (no \"# iopath-vm: kernel\" line): "
+			 "name it with --kernel-release");
+		return EXPORT_BAD;
+	}
+	if (!release[0] && !uname(&u))
+		snprintf(release, rlen, "%s", u.release);
+	if (!release_ok(release)) {
+		snprintf(why, len, "kernel release '%.100s' is not a uname -r", release);
+		return EXPORT_BAD;
+	}
+	if (!o->start_time && rl->start[0])
+		snprintf(r->fallback_time, sizeof(r->fallback_time), "%s", rl->start);
+	return report_image(r, rl->image[0] ? rl->image : NULL, image, why, len);
 }
 
 static int add_tests(struct report *r, const struct tap *t, const struct iop_verdict *v,
@@ -242,14 +292,13 @@ static int add_tests(struct report *r, const struct tap *t, const struct iop_ver
 
 int export_tap(struct report *r, char *why, size_t len)
 {
-	static const char vm[] = "# iopath-vm: kernel ";
 	const struct export_opts *o = r->o;
-	char release[128] = "", req[4096], cid[200], bid[200], source[300], reason[512] = "";
+	char release[128] = "", req[4096], cid[200], bid[200], source[300], reason[1024] = "";
+	struct run_lines rl = { 0 };
 	struct iop_verdict own, v;
 	const struct iop_verdict *res;
+	const char *image;
 	struct tap t = { 0 };
-	bool vm_run = false;
-	struct utsname u;
 	struct build_info b = { 0 };
 	struct stat st;
 	char tap[64];
@@ -267,23 +316,13 @@ int export_tap(struct report *r, char *why, size_t len)
 		goto out;
 	}
 	for (i = 0; i < t.n; i++) {
-		if (!strncmp(t.lines[i], vm, sizeof(vm) - 1)) {
-			vm_run = true;
-			if (!release[0])
-				sscanf(t.lines[i] + sizeof(vm) - 1, "%127s", release);
-		}
+		run_line(t.lines[i], &rl);
 		/* The run's own verdict, if it was judged: only its result line counts. */
 		iop_verdict_parse_line(t.lines[i], &own);
 	}
-	if (o->kernel_release)
-		snprintf(release, sizeof(release), "%s", o->kernel_release);
-	else if (!release[0] && !uname(&u))
-		snprintf(release, sizeof(release), "%s", u.release);
-	if (!release_ok(release)) {
-		snprintf(why, len, "kernel release '%.100s' is not a uname -r", release);
-		ret = EXPORT_BAD;
+	ret = run_identity(r, &rl, release, sizeof(release), &image, why, len);
+	if (ret)
 		goto out;
-	}
 	snprintf(req, sizeof(req), "%s/selftests/requirements", o->top);
 	/*
 	 * The engine reads the file opened here, by its fd: not a name that
@@ -301,7 +340,7 @@ int export_tap(struct report *r, char *why, size_t len)
 		ret = ret == -EINVAL ? EXPORT_BAD : EXPORT_FAILED;
 		goto out;
 	}
-	if (!v.ncases) {
+	if (!v.ncases && !rl.stop[0]) {
 		/*
 		 * A program that ran no test (its plan 1..0, or skipped whole)
 		 * passes in run_kselftest.sh's TAP: counted, it would make a
@@ -318,9 +357,13 @@ int export_tap(struct report *r, char *why, size_t len)
 		goto out;
 	}
 	res = own.have_result ? &own : &v;
-	if (!own.have_result && vm_run)
+	if (!strcmp(rl.stop, "infrastructure"))
+		/* LAVA's own error: the kernel was not judged. */
+		snprintf(reason, sizeof(reason), "%s", rl.stop_what);
+	else if (!own.have_result && (rl.vm || rl.stop[0]))
 		snprintf(reason, sizeof(reason), "the run has no result line: it did not finish, "
-			 "or iopath lava verdict refused it (its stderr says why)");
+			 "or iopath lava verdict refused it (its stderr says why)%s%s",
+			 rl.stop[0] ? ": " : "", rl.stop_what);
 	for (i = 0; i < v.ncases && !reason[0]; i++)
 		if (!strcmp(v.cases[i].result, "unfinished"))
 			snprintf(reason, sizeof(reason), "the TAP ends inside test %s of %s: the run "
@@ -329,13 +372,16 @@ int export_tap(struct report *r, char *why, size_t len)
 		if (!strcmp(v.progs[i].result, "unfinished"))
 			snprintf(reason, sizeof(reason), "the TAP ends inside program %s: the run was "
 				 "cut short", v.progs[i].program);
-	run_start(r, res->seconds);
+	if (!r->fallback_time[0])
+		export_note("the input has no start time of its own (no \"# iopath-vm: start-time\" "
+			    "line): no start_time in the report; --start-time gives one");
 
 	snprintf(source, sizeof(source), "%s%s", o->source ? "" : "kernel ",
 		 o->source ? o->source : release);
-	if (report_checkout(r, release, source, r->fallback_time, cid, sizeof(cid)))
+	if (report_checkout(r, release, source, image, r->fallback_time, cid, sizeof(cid)))
 		goto nomem;
 	b.release = release;
+	b.image_sha = image;
 	b.arch = o->arch;
 	b.start = r->fallback_time;
 	if (report_build(r, cid, &b, bid, sizeof(bid)) || add_tests(r, &t, &v, bid))
@@ -343,6 +389,10 @@ int export_tap(struct report *r, char *why, size_t len)
 	if (reason[0]) {
 		export_note("%s", reason);
 		misc = json_pack("{s:s, s:s}", "status", "error", "reason", reason);
+		if (misc && rl.stop[0] && json_object_set_new(misc, "stop", json_string(rl.stop))) {
+			json_decref(misc);
+			goto nomem;
+		}
 		ret = report_test(r, bid, "iopath", "ERROR", NULL, misc, reason, NULL);
 	} else if (!strcmp(res->status, "pass")) {
 		ret = report_test(r, bid, "iopath", "PASS", NULL, result_misc(res), NULL, NULL);

@@ -55,6 +55,8 @@ void lava_map_free(struct lava_map *m);
 struct lava_job {
 	size_t entries;
 	char *release;		/* "kernel" line, NULL without one */
+	char *image_sha;	/* "image-sha256" line: the kernel the job booted */
+	char start[32];		/* LAVA's time of the first entry, RFC 3339 UTC, or "" */
 	char *end;		/* "end" line */
 	char *guest_verdict;
 	char *bench_exit;

@@ -161,6 +161,7 @@ void lava_map_free(struct lava_map *m)
 void lava_job_free(struct lava_job *job)
 {
 	free(job->release);
+	free(job->image_sha);
 	free(job->end);
 	free(job->guest_verdict);
 	free(job->bench_exit);
@@ -302,6 +303,13 @@ static int target_line(struct lava_job *job, yaml_node_t *msgn, size_t ln, char 
 		}
 		ret = set_str(&job->release, text);
 		text = NULL;
+	} else if (!strcmp(rest, "image-sha256")) {
+		if (strlen(text) != 64 || strspn(text, "0123456789abcdef") != 64) {
+			ret = BAD("line %zu: image sha256 '%s'", ln, text);
+			goto out;
+		}
+		ret = set_str(&job->image_sha, text);
+		text = NULL;
 	} else if (!strcmp(rest, "end")) {
 		ret = set_str(&job->end, text);
 		text = NULL;
@@ -396,6 +404,24 @@ out:
 	return ret;
 }
 
+/*
+ * The job's start, as LAVA recorded it: the first entry's "dt" (UTC, ISO
+ * 8601 without a zone, as lava-run writes it), to the second.
+ */
+static void log_start(struct lava_job *job, yaml_node_t *dt)
+{
+	static const char pat[] = "dddd-dd-ddTdd:dd:dd";
+	size_t i;
+
+	if (!dt || dt->type != YAML_SCALAR_NODE || dt->data.scalar.length < sizeof(pat) - 1)
+		return;
+	for (i = 0; i < sizeof(pat) - 1; i++)
+		if (pat[i] == 'd' ? !(dt->data.scalar.value[i] >= '0' && dt->data.scalar.value[i] <= '9') :
+		    dt->data.scalar.value[i] != pat[i])
+			return;
+	snprintf(job->start, sizeof(job->start), "%.19sZ", (const char *)dt->data.scalar.value);
+}
+
 int lava_log_line(struct lava_job *job, const char *raw, size_t n, size_t ln,
 		  char *why, size_t len)
 {
@@ -433,6 +459,8 @@ int lava_log_line(struct lava_job *job, const char *raw, size_t n, size_t ln,
 		goto out;
 	}
 	job->entries++;
+	if (!job->start[0])
+		log_start(job, lava_yaml_get(&d, root, "dt"));
 	ret = 0;
 	if (lvl->type != YAML_SCALAR_NODE)
 		goto out;

@@ -343,6 +343,32 @@ static int finish(struct lava_opts *o, struct lava_job *job, struct lava_strv *o
 		  struct iop_verdict *v, const char *log);
 static int stop_line(struct lava_strv *out, const char *why, const char *what);
 
+/*
+ * The run's own time, kernel image and kernel, as the machine lines
+ * scripts/vm.sh writes: LAVA's time of the job, the image the job
+ * deployed, the release the guest booted. 0 or -ENOMEM.
+ */
+static int run_lines(const struct lava_job *job, const char *log, struct lava_strv *out)
+{
+	const char *b = strrchr(log, '/') ? strrchr(log, '/') + 1 : log;
+	char *line = NULL, *eb;
+	int rc = 0;
+
+	if (job->start[0])
+		rc = lava_strv_add(out, asprintf(&line, "# iopath-vm: start-time %s", job->start) < 0 ?
+				   NULL : line, 0);
+	if (!rc && job->image_sha)
+		rc = lava_strv_add(out, asprintf(&line, "# iopath-vm: image-sha256 %s",
+						 job->image_sha) < 0 ? NULL : line, 0);
+	if (!rc && job->release) {
+		eb = lava_text(b, 200);
+		rc = lava_strv_add(out, asprintf(&line, "# iopath-vm: kernel %s (LAVA job log %s)",
+						 job->release, eb ? eb : "?") < 0 ? NULL : line, 0);
+		free(eb);
+	}
+	return rc;
+}
+
 int lava_cmd_verdict(struct lava_opts *o, const char *log)
 {
 	static char known_default[PATH_MAX];
@@ -350,7 +376,7 @@ int lava_cmd_verdict(struct lava_opts *o, const char *log)
 	struct lava_job job = { 0 };
 	struct iop_verdict v;
 	const char *known = o->known_failures;
-	char why[600], *reason = NULL, *inf, *line;
+	char why[600], *reason = NULL, *inf = NULL;
 	bool have_job = true;
 	struct stat st;
 	size_t i;
@@ -391,15 +417,7 @@ int lava_cmd_verdict(struct lava_opts *o, const char *log)
 	} else {
 		reason = judge(&job);
 	}
-	rc = 0;
-	if (have_job && job.release) {
-		const char *b = strrchr(log, '/') ? strrchr(log, '/') + 1 : log;
-		char *eb = lava_text(b, 200);
-
-		rc = lava_strv_add(&out, asprintf(&line, "# iopath-vm: kernel %s (LAVA job log %s)",
-						  job.release, eb ? eb : "?") < 0 ? NULL : line, 0);
-		free(eb);
-	}
+	rc = have_job ? run_lines(&job, log, &out) : 0;
 	for (i = 0; have_job && i < job.tap.n && !rc; i++)
 		rc = lava_strv_add(&out, strdup(job.tap.s[i]), 0);
 	if (rc)
@@ -421,6 +439,8 @@ int lava_cmd_verdict(struct lava_opts *o, const char *log)
 		/* Like a guest that stopped without a result: the result line goes. */
 		size_t k = 0;
 
+		inf = have_job ? infra(&job) : NULL;
+
 		for (i = 0; i < out.n; i++) {
 			if (out.line[i] == 1) {
 				free(out.s[i]);
@@ -430,8 +450,13 @@ int lava_cmd_verdict(struct lava_opts *o, const char *log)
 			out.s[k++] = out.s[i];
 		}
 		out.n = k;
-		/* and, as scripts/vm.sh says it, why: one machine line */
-		rc = stop_line(&out, have_job && timed_out(&job) ? "hang" : "no-result", reason);
+		/*
+		 * and, as scripts/vm.sh says it, why: one machine line, LAVA's
+		 * own error where its infrastructure failed (iopath export
+		 * reports that run as an ERROR with it).
+		 */
+		rc = stop_line(&out, have_job && timed_out(&job) ? "hang" :
+			       inf ? "infrastructure" : "no-result", inf ? inf : reason);
 		if (rc)
 			goto out;
 	}
@@ -446,13 +471,12 @@ int lava_cmd_verdict(struct lava_opts *o, const char *log)
 		}
 	}
 	if (reason) {
-		inf = have_job ? infra(&job) : NULL;
 		rc = lava_fail(inf ? LAVA_EXIT_INFRA : 1, "%s", inf ? inf : reason);
-		free(inf);
 		goto out;
 	}
 	rc = finish(o, &job, &out, &v, log);
 out:
+	free(inf);
 	free(reason);
 	iop_verdict_free(&v);
 	lava_strv_free(&out);

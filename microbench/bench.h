@@ -464,6 +464,12 @@ const struct iop_bench *iop_bench_find(const char *name);
 
 /* Parameters every benchmark takes (cpus, reps, runtime, ...). */
 extern const struct iop_param iop_common_params[];
+/*
+ * Whether @name is a setting of the harness (IOP_COMMON_SETTING in
+ * common_params.h: how it runs and judges, not what the workload is):
+ * iopath export leaves it out of a benchmark's test path.
+ */
+bool iop_param_is_setting(const char *name);
 /* Metrics the harness adds to every single-phase benchmark (CPU per op). */
 extern const struct iop_metric iop_common_metrics[];
 /* The percentiles iop_metric_add_latency() fills, where .latency_metrics. */

@@ -28,19 +28,40 @@
  */
 #define IOP_COMMON_PARAM(field, type, def, min, max, choices, help) \
 	{ #field, type, def, min, max, choices, help },
+#define IOP_COMMON_SETTING IOP_COMMON_PARAM
 const struct iop_param iop_common_params[] = {
 #include "common_params.h"
 	{ .name = NULL }
 };
 
 #undef IOP_COMMON_PARAM
+#undef IOP_COMMON_SETTING
 
 #define IOP_COMMON_PARAM(field, ...) offsetof(struct iop_common_opts, field),
+#define IOP_COMMON_SETTING IOP_COMMON_PARAM
 static const size_t common_off[] = {
 #include "common_params.h"
 };
 
 #undef IOP_COMMON_PARAM
+#undef IOP_COMMON_SETTING
+
+#define IOP_COMMON_PARAM(field, ...) false,
+#define IOP_COMMON_SETTING(field, ...) true,
+static const bool common_setting[] = {
+#include "common_params.h"
+};
+
+#undef IOP_COMMON_PARAM
+#undef IOP_COMMON_SETTING
+
+bool iop_param_is_setting(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(common_setting); i++)
+		if (!strcmp(iop_common_params[i].name, name))
+			return common_setting[i];
+	return false;
+}
 
 static const struct iop_param *param_find(const struct iop_bench *b, const char *name, size_t nlen)
 {

@@ -10,6 +10,15 @@
 # numbers they should have. A run with zero tests is a named failure, and
 # the validator is shown to reject a report that breaks the schema.
 #
+# The run's own record (issue 52): start_time is LAVA's time of the job or
+# the record's, never the file's mtime (a moved TAP keeps it); the build
+# and checkout are named by the kernel image the run booted, so a TAP and
+# records of one kernel share them with or without --image, and two
+# kernels with one uname -r never do; LAVA's infrastructure error is an
+# ERROR run with LAVA's reason (it was refused as "no test results");
+# benchmark paths name the workload, not the harness's settings (a
+# changed cv_max started a new series).
+#
 # Checked by meaning, as a dashboard reads it: every checkout, build and
 # test has a start_time; ext4 and XFS records give distinct tests; two
 # exports of one kernel share checkout and build ids; a run cut mid-test
@@ -201,7 +210,7 @@ jq_check kcidb.matrix_killed_passes_survived_fails "$tmp/m.json" \
 exp kcidb.records_validate "$tmp/r.json" "$top/tests/fixtures/compare/base.jsonl"
 jq_check kcidb.records_are_done_with_numbers "$tmp/r.json" \
 	'(.tests | length) > 0 and all(.tests[]; .status == "DONE" and (.number.value | type) == "number")
-	 and any(.tests[]; .path == "iopath.bench.falloc_write.ext4.bs-4096_cpus-1_mode-alloc_prealloc-posix.ops"
+	 and any(.tests[]; .path == "iopath.bench.falloc_write.ext4.bs-4096_mode-alloc_prealloc-posix.ops"
 	         and .number.unit == "ops/s")'
 
 # ---- what must not pass -------------------------------------------------------
@@ -293,7 +302,7 @@ head -n 1 "$top/tests/fixtures/compare/base.jsonl" | sed 's/"value":648,/"value"
 "$iop" export --kcidb -o "$tmp/bool.json" "$tmp/bool.jsonl" 2> "$tmp/err"
 rc=$?
 if [ "$rc" = 0 ] && grep -q 'note: .*lat_p99_ns: value is not a number; metric skipped' "$tmp/err" &&
-   jq -e '[.tests[].path] == ["iopath.bench.falloc_write.ext4.bs-4096_cpus-1_mode-alloc_prealloc-posix.ops"]' \
+   jq -e '[.tests[].path] == ["iopath.bench.falloc_write.ext4.bs-4096_mode-alloc_prealloc-posix.ops"]' \
 	"$tmp/bool.json" > /dev/null 2>&1 && validate "$tmp/bool.json"; then
 	ok kcidb.boolean_metric_skipped_with_a_note
 else
@@ -359,19 +368,21 @@ jq_check kcidb.mid_test_infrastructure_error_is_error "$tmp/cut-mid.json" \
 	'(.tests | map({(.path): .status}) | add) == {"iopath.a_test.a.xfs.one": "PASS",
 	  "iopath.a_test.a.xfs.two": "ERROR", "iopath.a_test": "ERROR", "iopath": "ERROR"}'
 
-# Every checkout, build and test of every report has a start_time; records
-# give each test its record's time.
+# Every checkout, build and test of a report whose input has a time of
+# its own (a LAVA job's log, records) has a start_time: LAVA's time of the
+# job, each record's time. An input without one (a TAP written by hand, a
+# matrix) has none, rather than the time the file was copied.
 missing=
-for f in "$tmp"/*.json; do
-	case $f in *.json.in | */bad-status.json | */killed5.json | */matrix.json | */link.json) continue ;; esac
-	[ -s "$f" ] || continue
-	jq -e '[.checkouts[], .builds[], .tests[]] | all(has("start_time"))' "$f" > /dev/null 2>&1 ||
-		missing="$missing ${f##*/}"
+for f in lava timeout cut r fs bool; do
+	jq -e '[.checkouts[], .builds[], .tests[]] | all(has("start_time"))' "$tmp/$f.json" > /dev/null 2>&1 ||
+		missing="$missing $f"
 done
-if [ -z "$missing" ] && jq -e '.tests[0].start_time == "2026-11-29T20:01:00Z"' "$tmp/r.json" > /dev/null; then
-	ok kcidb.no_test_lacks_start_time
+if [ -z "$missing" ] && jq -e '.tests[0].start_time == "2026-11-29T20:01:00Z"' "$tmp/r.json" > /dev/null &&
+   jq -e 'all(.tests[]; .start_time == "2026-12-02T15:39:46Z")' "$tmp/lava.json" > /dev/null &&
+   jq -e '[.checkouts[], .builds[], .tests[]] | all(has("start_time") | not)' "$tmp/known.json" > /dev/null; then
+	ok kcidb.start_time_is_the_runs_own
 else
-	not_ok kcidb.no_test_lacks_start_time "without:$missing"
+	not_ok kcidb.start_time_is_the_runs_own "without:$missing"
 fi
 
 # URLs are http(s), never file://; environment from --lab and --device;
@@ -393,5 +404,113 @@ head -n 1 "$top/tests/fixtures/compare/base.jsonl" | sed 's/"machine":{/"machine
 exp kcidb.record_of_an_arm64_machine_validates "$tmp/arm.json" "$tmp/arm.jsonl"
 jq_check kcidb.architecture_is_the_records "$tmp/arm.json" '.builds[0].architecture == "arm64"'
 jq_check kcidb.no_architecture_guessed "$tmp/lava.json" '.builds[0] | has("architecture") | not'
+
+# ---- the run's own record: time, kernel, infrastructure (issue 52) ----------
+
+lavalog=$top/tests/fixtures/lava/swapon-6.12.log
+# The TAP moved and touched: its start_time is still LAVA's time of the job.
+cp "$tmp/lava.tap" "$tmp/moved.tap"
+touch -d '2001-01-01 00:00:00 UTC' "$tmp/moved.tap"
+exp kcidb.moved_tap_validates "$tmp/moved.json" "$tmp/moved.tap"
+jq_check kcidb.start_time_is_lavas_not_the_files "$tmp/moved.json" \
+	'all(.checkouts[], .builds[], .tests[]; .start_time == "2026-12-02T15:39:46Z")'
+
+# Two kernels with one uname -r: the job's kernel image (the guest's
+# image-sha256 line, from the job's test step) names the build.
+img_a=$tmp/vmlinuz-a img_b=$tmp/vmlinuz-b
+printf 'kernel a\n' > "$img_a"
+printf 'kernel b\n' > "$img_b"
+sha_a=$(sha256sum < "$img_a" | cut -c1-64) sha_b=$(sha256sum < "$img_b" | cut -c1-64)
+for k in a b; do
+	sha=$sha_a
+	[ "$k" = a ] || sha=$sha_b
+	awk -v s="$sha" '/IOPATH-LAVA:kernel: / && !done { l = $0
+		sub(/IOPATH-LAVA:kernel: [^"]*/, "IOPATH-LAVA:image-sha256: " s, l); print l; done = 1 } 1' \
+		"$lavalog" > "$tmp/img-$k.log"
+	"$iop" lava verdict --build "$build" "$tmp/img-$k.log" > "$tmp/img-$k.tap" 2> /dev/null
+done
+# The records of kernel a (its image_sha256, its release).
+sed "s/\"release\":\"6.18.0-base\"/\"release\":\"6.12.117+deb12-amd64\",\"image_sha256\":\"$sha_a\"/" \
+	"$top/tests/fixtures/compare/base.jsonl" > "$tmp/img-a.jsonl"
+exp kcidb.tap_of_kernel_a_validates "$tmp/ia.json" "$tmp/img-a.tap"
+exp kcidb.tap_of_kernel_a_with_its_image_validates "$tmp/ia-image.json" "$tmp/img-a.tap" --image "$img_a"
+exp kcidb.records_of_kernel_a_validate "$tmp/ia-rec.json" "$tmp/img-a.jsonl"
+exp kcidb.tap_of_kernel_b_validates "$tmp/ib.json" "$tmp/img-b.tap"
+ids() { jq -c '[.checkouts[0].id, .builds[0].id]' "$1" 2> /dev/null; }
+if grep -q "^# iopath-vm: image-sha256 $sha_a\$" "$tmp/img-a.tap" && [ -n "$(ids "$tmp/ia.json")" ] &&
+   [ "$(ids "$tmp/ia.json")" = "$(ids "$tmp/ia-image.json")" ] &&
+   [ "$(ids "$tmp/ia.json")" = "$(ids "$tmp/ia-rec.json")" ] &&
+   jq -e --arg s "$sha_a" '.builds[0].misc.image_sha256 == $s' "$tmp/ia.json" > /dev/null; then
+	ok kcidb.one_kernel_one_build_tap_and_records_with_and_without_image
+else
+	not_ok kcidb.one_kernel_one_build_tap_and_records_with_and_without_image \
+		"$(ids "$tmp/ia.json") $(ids "$tmp/ia-image.json") $(ids "$tmp/ia-rec.json")"
+fi
+if [ -n "$(ids "$tmp/ib.json")" ] &&
+   [ "$(jq -r '.builds[0].id' "$tmp/ia.json")" != "$(jq -r '.builds[0].id' "$tmp/ib.json")" ] &&
+   [ "$(jq -r '.checkouts[0].id' "$tmp/ia.json")" != "$(jq -r '.checkouts[0].id' "$tmp/ib.json")" ] &&
+   [ "$(jq -r '.builds[0].misc.kernel_release' "$tmp/ia.json")" = "$(jq -r '.builds[0].misc.kernel_release' "$tmp/ib.json")" ]; then
+	ok kcidb.two_kernels_one_release_never_merge
+else
+	not_ok kcidb.two_kernels_one_release_never_merge "$(ids "$tmp/ia.json") $(ids "$tmp/ib.json")"
+fi
+refused kcidb.image_of_another_kernel_refused 'not the kernel the run booted' \
+	--image "$img_b" -o "$tmp/out.d/x.json" "$tmp/img-a.tap"
+
+# LAVA's infrastructure failed: mid-test (the connection closed), and
+# before the tests, the guest booted (the shell never answered): iopath
+# lava verdict exits 3, and the export is an ERROR run with LAVA's reason,
+# not a refusal ("no test results") the dashboard would never see.
+{ sed -n '1,/"case": "swapon.ext4.file_with_a_hole_is_refused"/p' "$lavalog"
+  echo '{"dt": "x", "lvl": "results", "msg": {"case": "job", "definition": "lava", "error_msg": "Connection closed", "error_type": "Infrastructure", "result": "fail"}}'
+} > "$tmp/infra-mid.log"
+{ sed -n '1,/IOPATH-LAVA:kernel: /p' "$lavalog"
+  echo '{"dt": "x", "lvl": "results", "msg": {"case": "job", "definition": "lava", "error_msg": "Connection closed", "error_type": "Infrastructure", "result": "fail"}}'
+} > "$tmp/infra-early.log"
+for t in mid early; do
+	"$iop" lava verdict --build "$build" "$tmp/infra-$t.log" --tap "$tmp/infra-$t.tap" > /dev/null 2>&1
+	rc=$?
+	exp "kcidb.infrastructure_failure_${t}_validates" "$tmp/infra-$t.json" "$tmp/infra-$t.tap"
+	if [ "$rc" = 3 ] && jq -e '(.tests[] | select(.path == "iopath") | .status == "ERROR" and .misc.stop == "infrastructure"
+		and (.misc.reason | test("error_type Infrastructure: ")) and (.log_excerpt | test("Infrastructure")))
+		and (.builds | length) == 1 and .builds[0].misc.kernel_release == "6.12.117+deb12-amd64"' \
+		"$tmp/infra-$t.json" > /dev/null 2>&1; then
+		ok "kcidb.infrastructure_failure_${t}_is_an_error_with_lavas_reason"
+	else
+		not_ok "kcidb.infrastructure_failure_${t}_is_an_error_with_lavas_reason" "lava verdict exit $rc" \
+			"$(jq -c '.tests[] | select(.path == "iopath")' "$tmp/infra-$t.json" 2>&1 | head -c 400)"
+	fi
+done
+# Before the kernel (the deploy failed): which kernel is the exporter's
+# to say; this machine's release is not it.
+printf '%s\n' '{"dt": "2026-12-02T15:39:40.1", "lvl": "info", "msg": "start: 1.1 download-retry"}' \
+	'{"dt": "2026-12-02T15:39:41.1", "lvl": "results", "msg": {"case": "job", "definition": "lava", "error_msg": "Unable to fetch http://127.0.0.1:1/k/vmlinuz", "error_type": "Infrastructure", "result": "fail"}}' \
+	> "$tmp/infra-deploy.log"
+"$iop" lava verdict --build "$build" "$tmp/infra-deploy.log" --tap "$tmp/infra-deploy.tap" > /dev/null 2>&1
+refused kcidb.infrastructure_failure_before_the_kernel_needs_its_release 'never reached its kernel.*--kernel-release' \
+	-o "$tmp/out.d/x.json" "$tmp/infra-deploy.tap"
+exp kcidb.infrastructure_failure_before_the_kernel_validates "$tmp/infra-deploy.json" "$tmp/infra-deploy.tap" \
+	--kernel-release 6.12.117+deb12-amd64
+jq_check kcidb.infrastructure_failure_before_the_kernel_is_an_error "$tmp/infra-deploy.json" \
+	'(.tests | length) == 1 and .tests[0].status == "ERROR" and (.tests[0].misc.reason | test("Unable to fetch"))
+	 and .tests[0].start_time == "2026-12-02T15:39:40Z"'
+
+# Benchmark paths name the workload: a harness setting (cv_max,
+# foreign_max, interval_ms, cpus, reps, ...) is in misc.params, and
+# changing its value keeps the test's path.
+head -n 1 "$top/tests/fixtures/compare/base.jsonl" |
+	sed 's/"params":{/"params":{"cv_max":2,"foreign_max":10,"interval_ms":1000,"inject_ns":0,/' > "$tmp/set1.jsonl"
+sed 's/"cv_max":2,"foreign_max":10,"interval_ms":1000/"cv_max":5,"foreign_max":20,"interval_ms":50/; s/"cpus":"1"/"cpus":"0-1"/' \
+	"$tmp/set1.jsonl" > "$tmp/set2.jsonl"
+exp kcidb.records_with_harness_settings_validate "$tmp/set1.json" "$tmp/set1.jsonl"
+exp kcidb.records_with_other_settings_validate "$tmp/set2.json" "$tmp/set2.jsonl"
+if [ "$(jq -c '[.tests[].path]' "$tmp/set1.json")" = "$(jq -c '[.tests[].path]' "$tmp/set2.json")" ] &&
+   jq -e '.tests[0].path == "iopath.bench.falloc_write.ext4.bs-4096_inject_ns-0_mode-alloc_prealloc-posix.ops"
+	  and .tests[0].misc.params.cv_max == 2 and .tests[0].misc.params.cpus == "1"' "$tmp/set1.json" > /dev/null; then
+	ok kcidb.bench_path_names_the_workload_not_the_harness_settings
+else
+	not_ok kcidb.bench_path_names_the_workload_not_the_harness_settings \
+		"$(jq -c '[.tests[].path]' "$tmp/set1.json" "$tmp/set2.json" 2>&1)"
+fi
 
 finish_tap

@@ -62,6 +62,11 @@ boot_guest() {
 	# at a tracepoint site (__schedule, trace_sched_wakeup) when tracing is
 	# switched on, then a panic. docs/efficacy.md has the measurements.
 	[ "$acc" = tcg ] && accel_opt=tcg,thread=${IOPATH_VM_TCG_THREAD:-single}
+	# What was booted, and when, as the run's own record (iopath export
+	# names the KCIDB build by the image and dates the run by this, not by
+	# the file it was saved to).
+	printf '# iopath-vm: start-time %s\n# iopath-vm: image-sha256 %s\n' \
+		"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(sha256sum < "$vmlinuz" | cut -d' ' -f1)"
 	qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" "${clock[@]}" -m "$mem" -smp "$smp" \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-serial "file:$console" -serial "file:$tap" \

@@ -10,7 +10,8 @@
 # environment, then the verdict) and writes two things on the console:
 #
 #   - lines "IOPATH-LAVA:CHANNEL: TEXT" the host reads back from the job's
-#     log (iopath lava verdict): "kernel" (uname -r), "feature" (one
+#     log (iopath lava verdict): "kernel" (uname -r), "image-sha256" (the
+#     job's kernel, IOPATH_KERNEL_SHA256 of its test step), "feature" (one
 #     iopath_probe line), "tap" (one line of run_kselftest.sh's output),
 #     "guest-note" and "guest-verdict" (the runner's own verdict: its
 #     notes, its result line), "end" (start and end uptime, seconds: the
@@ -45,6 +46,12 @@ else
 fi
 
 mark kernel "$(uname -r)"
+# The kernel image the job deployed (its sha256, from the job's test
+# definition: the initramfs may be shared by several kernels).
+case ${IOPATH_KERNEL_SHA256:-} in
+*[!0-9a-f]*|"") ;;
+*) [ ${#IOPATH_KERNEL_SHA256} = 64 ] && mark image-sha256 "$IOPATH_KERNEL_SHA256" ;;
+esac
 
 # --bench ARGS: iopath bench with those arguments instead of the selftests.
 # Each record goes back as a "record" line (one JSON object), each metric
