@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -149,6 +150,24 @@ const char *iop_src_dir(void)
 		}
 	}
 	return ".";
+}
+
+const char *iop_build_dir(void)
+{
+	static char dir[PATH_MAX + 64];
+	char probe[PATH_MAX + 96];
+	struct stat st;
+
+	if (dir[0])
+		return dir;
+	snprintf(dir, sizeof(dir), "%s/build", iop_src_dir());
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+		return dir;
+	snprintf(probe, sizeof(probe), "%s/../../libexec/iopath/kselftest/kselftest-list.txt",
+		 iop_src_dir());
+	if (!access(probe, R_OK))
+		snprintf(dir, sizeof(dir), "%s/../../libexec/iopath", iop_src_dir());
+	return dir;
 }
 
 int iop_exec_script(const char *cmd, const char *script, int argc, char **argv)

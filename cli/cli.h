@@ -54,6 +54,12 @@ int iop_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
 
 /* Directory of the running binary's project (for configs/, scripts/). */
 const char *iop_src_dir(void);
+/*
+ * The build directory: the checkout's build/, or in a `make install` tree
+ * (no build/ beside share/iopath) PREFIX/libexec/iopath, which holds the
+ * installed collection as kselftest/, as a build does.
+ */
+const char *iop_build_dir(void);
 
 /*
  * For a subcommand that is a script: exec scripts/@script of iop_src_dir()

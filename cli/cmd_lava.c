@@ -479,7 +479,7 @@ static int cmd_lava(int argc, char **argv)
 			mask = subs[i].mask;
 	if (!mask)
 		return iop_usage_error("lava", "unknown subcommand '%s' (iopath lava --help)", argv[1]);
-	snprintf(build, sizeof(build), "%s/build", iop_src_dir());
+	snprintf(build, sizeof(build), "%s", iop_build_dir());
 	o.build = build;
 	rc = parse(argc - 1, argv + 1, mask, &o);
 	if (rc >= 0)

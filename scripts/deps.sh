@@ -8,7 +8,9 @@
 # usage: deps.sh [--check] [GROUP...]
 #   GROUP: build (compile everything: make, make install), run (what the
 #   tests and benchmarks run: mkfs, fio, gnuplot; make run, check, bench,
-#   kselftest, repro), base (both, the default), vm (iopath vm), mutate
+#   kselftest, repro), base (both, the default), vm (iopath vm),
+#   initramfs (what vm needs but QEMU: iopath lava jobs only stages a
+#   kernel and an initramfs), mutate
 #   (kernel builds for iopath mutate), patch (applying a patch to a kernel
 #   tree), clang (fuzzing), check (what make check's own tests run), lava
 #   (lava-run for make lava-run; never by make check), fresh (debootstrap,
@@ -55,12 +57,14 @@ util-linux:/sbin/losetup
 gnuplot-nox:/usr/bin/gnuplot
 fio:/usr/bin/fio
 "
-pkgs_vm="
-qemu-system-x86:/usr/bin/qemu-system-x86_64
+pkgs_initramfs="
 busybox-static:/bin/busybox
 cpio:/usr/bin/cpio
 kmod:/sbin/depmod
 "
+pkgs_vm="
+qemu-system-x86:/usr/bin/qemu-system-x86_64
+$pkgs_initramfs"
 pkgs_clang="
 clang:/usr/bin/clang
 libclang-rt-dev:/usr/share/doc/libclang-rt-dev/copyright
@@ -114,13 +118,14 @@ for g in $groups; do
 	run) list=$pkgs_run ;;
 	base) list="$pkgs_build $pkgs_run" ;;
 	vm) list=$pkgs_vm ;;
+	initramfs) list=$pkgs_initramfs ;;
 	clang) list=$pkgs_clang ;;
 	mutate) list="$pkgs_mutate $pkgs_patch" ;;
 	patch) list=$pkgs_patch ;;
 	fresh) list=$pkgs_fresh ;;
 	check) list=$pkgs_check ;;
 	lava) list=$pkgs_lava ;;
-	*) echo "deps: unknown group '$g' (build, run, base, vm, clang, mutate, patch, check, lava, fresh)" >&2; exit 2 ;;
+	*) echo "deps: unknown group '$g' (build, run, base, vm, initramfs, clang, mutate, patch, check, lava, fresh)" >&2; exit 2 ;;
 	esac
 	for e in $list; do
 		pkg=${e%%:*}

@@ -210,9 +210,10 @@ build_initramfs() {
 		mkdir -p "$root/iopath/lava"
 		install -m 0755 "$top/scripts/vm/lava-guest.sh" "$root/iopath/lava/run" || return 1
 		# The benchmarks too, for a job whose test shell runs them
-		# (/iopath/lava/run --bench): iopath in a tree like the checkout's.
-		if [ -x "$build/iopath" ]; then
-			copy_with_libs "$build/iopath" /iopath/bench/build/iopath
+		# (/iopath/lava/run --bench): iopath in a tree like the checkout's
+		# (the build's, or an installed tree's bin/iopath: IOPATH_BIN).
+		if [ -x "$(iopath_bin)" ]; then
+			copy_with_libs "$(iopath_bin)" /iopath/bench/build/iopath
 			mkdir -p "$root/iopath/bench/configs"
 			cp -r "$top/configs/bench" "$root/iopath/bench/configs/" || return 1
 		fi

@@ -25,9 +25,10 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
                  stock kernels do not boot under a software one such as PVM)
   --mem MB       guest memory, 100 to 1048576 (default 2048)
   --smp N        guest CPUs, 1 to 99 (default 2)
-  --build DIR    build directory with selftests/ or kselftest/ (default build)
+  --build DIR    build directory with selftests/ or kselftest/ (default build,
+                 or an installed tree's PREFIX/libexec/iopath)
   --cache DIR    where fetched and unpacked kernels are kept (default
-                 BUILD/vm-cache)
+                 BUILD/vm-cache; installed: /var/cache/iopath/vm as root)
   --modules DIR  with a bzImage: a lib/modules/VERSION tree to take modules from
   --initrd FILE  boot this initramfs instead of building one
   --append ARGS  more kernel command line
@@ -86,7 +87,7 @@ parse_args() {
 	accel=auto
 	mem=2048
 	smp=2
-	build=$top/build
+	build=$(default_build)
 	cache=""
 	modules_dir=""
 	initrd_in=""
@@ -148,6 +149,30 @@ parse_args() {
 	ksft_args=("$@")
 }
 
+# default_build: the checkout's build/, or in a `make install` tree (no
+# build/ beside scripts/) PREFIX/libexec/iopath, where the collection is
+# (its kselftest/, as BUILD/kselftest in a checkout).
+default_build() {
+	if [ ! -d "$top/build" ] && [ -f "$top/../../libexec/iopath/kselftest/kselftest-list.txt" ]; then
+		(cd "$top/../../libexec/iopath" && pwd)
+	else
+		echo "$top/build"
+	fi
+}
+
+# default_cache: BUILD/vm-cache in a checkout; an installed tree's
+# libexec is not for downloads: /var/cache/iopath/vm as root, else the
+# user's cache directory.
+default_cache() {
+	if [ "$build" != "$(cd "$top/../../libexec/iopath" 2>/dev/null && pwd)" ]; then
+		echo "$build/vm-cache"
+	elif [ "$(id -u)" = 0 ]; then
+		echo /var/cache/iopath/vm
+	else
+		echo "${XDG_CACHE_HOME:-$HOME/.cache}/iopath/vm"
+	fi
+}
+
 check_args() {
 	[ -n "$kernel" ] || usage_error "--kernel is required (a bzImage, a .deb or a Debian package name)"
 	# Counts and the date by the C parsers (iopath value), never a
@@ -188,16 +213,19 @@ check_args() {
 	usable_dir --build "$build"
 	build=$(cd "$build" && pwd)
 	check_bench_args
-	cache=${cache:-$build/vm-cache}
+	cache=${cache:-$(default_cache)}
 	usable_dir --cache "$cache" debs kernels
 
 	# What is missing, with the command that installs it: what boots the
-	# guest is not needed to fetch and unpack a kernel (apt and dpkg-deb).
+	# guest is not needed to fetch and unpack a kernel (apt and dpkg-deb),
+	# nor to stage a kernel and an initramfs for LAVA (--lava-out).
 	if [ "$fetch_only" = 0 ]; then
-		"$top/scripts/deps.sh" --check vm || exit 1
-		for t in qemu-system-x86_64 cpio gzip dpkg-deb depmod busybox ldd flock; do
+		local group=vm boot=qemu-system-x86_64
+		[ -z "$lava_out" ] || group=initramfs boot=""
+		"$top/scripts/deps.sh" --check "$group" || exit 1
+		for t in $boot cpio gzip dpkg-deb depmod busybox ldd flock; do
 			command -v "$t" >/dev/null 2>&1 || [ -x "/bin/$t" ] ||
-				fail "$t not found; run 'scripts/deps.sh vm' (as root it installs what is missing)"
+				fail "$t not found; run 'scripts/deps.sh $group' (as root it installs what is missing)"
 		done
 	fi
 	busybox_bin=$(command -v busybox || echo /bin/busybox)
