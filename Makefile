@@ -254,6 +254,21 @@ ab-calibrate: all
 	$(Q)scripts/deps.sh vm mutate
 	$(Q)scripts/ab.sh --build $(O) --calibrate $(call shq_words,$(AB_ARGS))
 
+# The block-counting QEMU TCG plugin (contrib/qemu-plugin/tbcount.c), built
+# against the installed QEMU's qemu-plugin.h from its Debian source package
+# (iopath ab --explain, iopath coverage).
+.PHONY: qemu-plugin
+qemu-plugin:
+	@mkdir -p $(O)
+	$(Q)scripts/qemu-plugin.sh --build $(O) >/dev/null
+
+# Which fast-path basic blocks the selftests execute (docs/efficacy.md), on
+# the kernel built in COVERAGE_ARGS="--obj DIR ...".
+.PHONY: coverage
+coverage: all kselftest-install qemu-plugin
+	$(Q)scripts/deps.sh vm
+	$(Q)scripts/coverage.sh --build $(O) $(call shq_words,$(COVERAGE_ARGS))
+
 # Patch series for kernel and fstests maintainers (docs/upstream.md), made
 # from this tree into build/upstream/{kselftest,fstests}: against KSRC (a
 # kernel tree; else KSFT_SRC or the newest /usr/src/linux-source-*.tar.xz)
@@ -299,7 +314,7 @@ DEST = $(call shq,$(DESTDIR)$(PREFIX))
 # subcommands' scripts are found by directory, never listed: a script
 # added, or replaced by C and removed, needs no change here
 # (tests/install.sh runs every subcommand from the installed tree).
-INSTALL_SHARE := scripts configs reproducers selftests/requirements
+INSTALL_SHARE := scripts configs reproducers selftests/requirements contrib/qemu-plugin
 install: all kselftest-install
 	install -d $(DEST)/bin $(DEST)/libexec/iopath $(DEST)/share/iopath
 	install -m 0755 $(O)/iopath $(DEST)/bin/iopath
@@ -320,6 +335,8 @@ help:
 	@echo "sudo make bench    benchmarks of a profile (PROFILE=quick, see configs/bench)"
 	@echo "sudo make vm-check KERNEL=<bzImage|.deb|package>  the selftests on another kernel under QEMU"
 	@echo "sudo make mutate [KSRC=dir]   kernel mutation campaign: the kill matrix (docs/efficacy.md)"
+	@echo "make qemu-plugin   the block-counting QEMU plugin for the installed QEMU (ab --explain, coverage)"
+	@echo "sudo make coverage COVERAGE_ARGS='--obj DIR'  fast-path basic blocks the selftests execute"
 	@echo "sudo make mutate-tool  the tool's own mutants: what the checks of its statistics catch"
 	@echo "make kselftest-gen_tar  build/kselftest.tar.gz, the installed collection for fleet runners"
 	@echo "make lava-jobs KERNEL=...  LAVA job definitions for a lab (docs/fleet.md); sudo make lava-run: run them here"
