@@ -115,4 +115,5 @@ if [ -n "$lava_out" ]; then
 	exit 0
 fi
 boot_guest
+save_tb_counts
 report_result

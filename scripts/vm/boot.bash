@@ -67,6 +67,10 @@ boot_guest() {
 	# the file it was saved to).
 	printf '# iopath-vm: start-time %s\n# iopath-vm: image-sha256 %s\n' \
 		"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(sha256sum < "$vmlinuz" | cut -d' ' -f1)"
+	# --tb-counts: the kernel's blocks only (the upper half), counted
+	# inline; the plugin writes them when QEMU exits.
+	[ -z "${tb_counts:-}" ] ||
+		qemu_extra+=(-plugin "$tb_plugin,out=$tmp/tbcounts,min=ffff800000000000")
 	qemu-system-x86_64 -accel "$accel_opt" "${cpu[@]}" "${clock[@]}" -m "$mem" -smp "$smp" \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-serial "file:$console" -serial "file:$tap" \
@@ -141,4 +145,15 @@ boot_guest() {
 	elapsed=$((SECONDS - boot_start))
 	[ -n "$log_out" ] && write_file "$log_out" < "$console"
 
+}
+
+# save_tb_counts: with --tb-counts, the plugin's counts to that file. A
+# guest that gave no result is report_result's to explain; one that did
+# and left no complete counts is a failure of its own.
+save_tb_counts() {
+	[ -n "${tb_counts:-}" ] || return 0
+	grep -q '^# IOPATH-VM-RESULT:' "$tap" || return 0
+	[ -f "$tmp/tbcounts" ] && [ "$(tail -n 1 "$tmp/tbcounts" | cut -d' ' -f1-2)" = "# total-insns" ] ||
+		fail "the block-counting plugin wrote no complete counts: $(esc "$(grep -m1 tbcount "$tmp/qemu.out")")"
+	write_file "$tb_counts" < "$tmp/tbcounts" || exit 1
 }

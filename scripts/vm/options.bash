@@ -60,6 +60,11 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
                  randomness of an --icount guest); default: drawn at random
                  with --icount, none without. Boots given one seed are a
                  pair to iopath compare (iopath ab gives boot i of A and of B one)
+  --tb-counts FILE  under TCG: load the block-counting plugin
+                 (BUILD/qemu-plugin/tbcount.so, make qemu-plugin) and write
+                 each kernel translation block's address range and
+                 execution count there (iopath tbprof reads it); inline
+                 counters, so an --icount guest's count is unchanged
   --rtc-base T   with --icount: the guest's clock starts at T (UTC,
                  YYYY-MM-DDTHH:MM:SS, a date from 1970-01-01T00:00:00 to
                  2099-12-31T23:59:59: the years a Linux guest reads from
@@ -102,11 +107,12 @@ parse_args() {
 	icount=0
 	seed=""
 	rtc_base=""
+	tb_counts=""
 	guest_env=()
 	known_failures=$top/configs/known-failures
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures|--lava-out|--records|--seed|--rtc-base)
+		--kernel|--timeout|--boot-timeout|--idle-timeout|--test-timeout|--accel|--mem|--smp|--build|--modules|--initrd|--append|--log|--env|--cache|--known-failures|--lava-out|--records|--seed|--rtc-base|--tb-counts)
 			[ $# -ge 2 ] || usage_error "$1 needs a value"
 			case $1 in
 			--kernel) kernel=$2 ;;
@@ -125,6 +131,7 @@ parse_args() {
 			--records) records_out=$2 ;;
 			--seed) seed=$2 ;;
 			--rtc-base) rtc_base=$2 ;;
+			--tb-counts) tb_counts=$2 ;;
 			--cache) cache=$2 ;;
 			--known-failures) known_failures=$2 ;;
 			--lava-out) lava_out=$2 ;;
@@ -213,6 +220,7 @@ check_args() {
 	usable_dir --build "$build"
 	build=$(cd "$build" && pwd)
 	check_bench_args
+	check_tb_counts
 	cache=${cache:-$(default_cache)}
 	usable_dir --cache "$cache" debs kernels
 
@@ -290,6 +298,23 @@ check_bench_args() {
 	err=$(env -u IOPATH_SCRATCH_DIR -u IOPATH_SCRATCH_DEV IOPATH_BACKING=zram \
 		"$build/iopath" bench --dry-run --quiet --out - "${ksft_args[@]}" 2>&1 >/dev/null) ||
 		usage_error "--bench: $(head -n 1 <<< "$err" | sed 's/^iopath: bench: //')"
+}
+
+# --tb-counts: the plugin is TCG's, built (make qemu-plugin), and its
+# path and the output's name are ones QEMU's option syntax and
+# write_file take as they are.
+check_tb_counts() {
+	local why
+	[ -n "$tb_counts" ] || return 0
+	[ "$accel" != kvm ] || usage_error "--tb-counts needs TCG: under KVM no translation block is seen"
+	accel=tcg
+	[ -z "$lava_out" ] || usage_error "--tb-counts boots the guest here: not with --lava-out"
+	why=$(out_refusal "$tb_counts")
+	[ -z "$why" ] || usage_error "--tb-counts $(esc "$why")"
+	[ -d "$(dirname -- "$tb_counts")" ] || usage_error "--tb-counts $(esc "$tb_counts"): no such directory"
+	tb_plugin=$build/qemu-plugin/tbcount.so
+	[[ $tb_plugin != *,* ]] || usage_error "--build $(esc "$build"): a comma in the path (QEMU's -plugin option splits there)"
+	[ -f "$tb_plugin" ] || fail "no $(esc "$tb_plugin") (run make qemu-plugin)"
 }
 
 # Bad input is refused before anything is created or fetched.
