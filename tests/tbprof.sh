@@ -1,0 +1,192 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath tbprof and the parts of iopath ab --explain and iopath coverage
+# that run without a boot, on synthetic System.maps and block counts
+# (tests/fixtures/tbprof: per operation, A has planted 4, shrunk 10,
+# steady 20; B planted 7, shrunk 5, steady 20 with noise, and B's map puts
+# steady and shrunk at other addresses):
+# - blocks are attributed to the function they start in, by name across
+#   two maps, and divided by the entries into the --per function;
+# - the rows are the changed functions only, largest change first, with
+#   the paired 95% interval (t quantile for 2 df, computed here);
+# - a block that runs past its function's end is counted and said;
+# - coverage: a static block ran when an executed block overlaps it, the
+#   functions never reached are listed;
+# - bad input (a count file cut short, a line out of format, a FIFO, a
+#   --per that is no function, a bad map) is one line and exit 2;
+# - the plugin header's fetch refuses a source package of another QEMU
+#   version than the installed one, and a tarball the .dsc does not name
+#   by its SHA-256, before anything is compiled;
+# - iopath ab refuses --explain under KVM, and its options without it.
+#
+# usage: tests/tbprof.sh BUILD_DIR     (prints TAP)
+set -u
+
+build=${1:?usage: tbprof.sh BUILD_DIR}
+build=$(cd "$build" && pwd)
+iopath=$build/iopath
+top=$(cd "$(dirname "$0")/.." && pwd)
+fix=$top/tests/fixtures/tbprof
+tmp=$(mktemp -d /tmp/iopath-tbprof-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+
+explain() {
+	"$iopath" tbprof explain --map-a "$fix/a.map" --map-b "$fix/b.map" --per op_entry \
+		--a "$fix/A.1.tb" --a "$fix/A.2.tb" --a "$fix/A.3.tb" \
+		--b "$fix/B.1.tb" --b "$fix/B.2.tb" --b "$fix/B.3.tb" "$@"
+}
+
+# ---- explain ------------------------------------------------------------------
+
+explain --tsv > "$tmp/x.tsv" 2> "$tmp/x.err"
+rc=$?
+check "$rc" tbprof.explain.synthetic.runs
+rows=$(cut -f1 "$tmp/x.tsv" | tail -n +2 | tr '\n' ' ')
+if [ "$rows" = "shrunk planted (all kernel code) " ]; then
+	ok tbprof.explain.order.largest_change_first_unchanged_left_out
+else
+	not_ok tbprof.explain.order.largest_change_first_unchanged_left_out "rows: $rows"
+fi
+planted=$(awk -F'\t' '$1 == "planted" { print $2, $5, $8 }' "$tmp/x.tsv")
+if [ "$planted" = "4.0000 7.0000 3.0000" ]; then
+	ok tbprof.explain.attribution.per_operation_by_name_across_maps
+else
+	not_ok tbprof.explain.attribution.per_operation_by_name_across_maps "planted A B delta: $planted"
+fi
+# steady per boot: A 2000/1000 2002/1000 1999/1000 *10 ... the whole
+# kernel's total: the paired interval of its per-boot differences.
+want=$(python3 - <<'EOF'
+import statistics
+a = [(5000 + 4000 + 10 * s + 10000) / 1000 for s in (2000, 2002, 1999)]
+b = [(5 * 800 + 7 * 800 + 10 * s + 5 * 800) / 800 for s in (1601, 1600, 1598)]
+d = [y - x for x, y in zip(a, b)]
+m = statistics.mean(d)
+h = 4.302652729911275 * statistics.stdev(d) / 3 ** 0.5
+print("%.4f %.4f %.4f" % (m, m - h, m + h))
+EOF
+)
+got=$(awk -F'\t' '$1 == "(all kernel code)" { print $8, $9, $10 }' "$tmp/x.tsv")
+if [ -n "$want" ] && [ "$got" = "$want" ]; then
+	ok tbprof.explain.ci.paired_t_interval_of_the_boots
+else
+	not_ok tbprof.explain.ci.paired_t_interval_of_the_boots "got '$got', want '$want'"
+fi
+explain > "$tmp/x.txt" 2>&1
+if grep -q '^planted  *4.00 \[4.00, 4.00\]  *7.00 \[7.00, 7.00\]  *+3.00 \[+3.00, +3.00\]' "$tmp/x.txt" &&
+   grep -q 'operations per boot: A 1000 1000 1000; B 800 800 800' "$tmp/x.txt"; then
+	ok tbprof.explain.text.sides_side_by_side_with_cis
+else
+	not_ok tbprof.explain.text.sides_side_by_side_with_cis "$(head -n 5 "$tmp/x.txt")"
+fi
+
+# A block that runs from planted into steady: counted to planted, said.
+sed 's/^ffffffff81000200 ffffffff81000210 4 1000$/ffffffff81000200 ffffffff81000310 4 1000/' \
+	"$fix/A.1.tb" > "$tmp/cross.tb"
+"$iopath" tbprof explain --map-a "$fix/a.map" --per op_entry --a "$tmp/cross.tb" --b "$fix/A.1.tb" \
+	> "$tmp/cross.txt" 2>&1
+if grep -q "run past their function's end.*: 10\.256% of A's, 0\.000% of B's" "$tmp/cross.txt"; then
+	ok tbprof.explain.crossing_blocks_counted_and_said
+else
+	not_ok tbprof.explain.crossing_blocks_counted_and_said "$(tail -n 1 "$tmp/cross.txt")"
+fi
+
+# ---- coverage ---------------------------------------------------------------
+
+"$iopath" tbprof coverage --blocks "$fix/blocks.txt" --tsv "$fix/A.1.tb" "$fix/B.1.tb" > "$tmp/c.tsv" 2>&1
+got=$(tail -n +2 "$tmp/c.tsv" | tr '\t\n' ' ;')
+if [ "$got" = "fs/a.c op_entry 2 2;fs/a.c planted 3 2;lib/b.c steady 1 1;lib/b.c never 2 0;" ]; then
+	ok tbprof.coverage.blocks_run_when_an_executed_block_overlaps
+else
+	not_ok tbprof.coverage.blocks_run_when_an_executed_block_overlaps "$got"
+fi
+"$iopath" tbprof coverage --blocks "$fix/blocks.txt" "$fix/A.1.tb" > "$tmp/c.txt" 2>&1
+if sed -n '/^Functions never reached:/,$p' "$tmp/c.txt" | grep -q '^lib/b.c  *never$' &&
+   grep -q '^fs/a.c  *2 of 2  *3 of 5  *60.0%$' "$tmp/c.txt"; then
+	ok tbprof.coverage.tables_by_file_and_never_reached
+else
+	not_ok tbprof.coverage.tables_by_file_and_never_reached "$(head -n 4 "$tmp/c.txt")"
+fi
+
+# ---- bad input: one line, exit 2, nothing on stdout ---------------------------
+
+# refused NAME WHAT CMD...: exit 2, one line on stderr matching WHAT.
+refused() {
+	local name=$1 what=$2 rc
+	shift 2
+	"$@" > "$tmp/r.out" 2> "$tmp/r.err" < /dev/null
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/r.err")" = 1 ] && [ ! -s "$tmp/r.out" ] &&
+	   grep -q -- "$what" "$tmp/r.err"; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc, stderr: $(head -n 3 "$tmp/r.err" | tr '\n' '|')"
+	fi
+}
+head -n 3 "$fix/A.1.tb" > "$tmp/short.tb"
+refused tbprof.bad_input.counts_cut_short "no '# total-insns' line" \
+	"$iopath" tbprof explain --map-a "$fix/a.map" --per op_entry --a "$tmp/short.tb" --b "$fix/A.1.tb"
+sed '3s/.*/ffffffff81000200 zz 4 1000/' "$fix/A.1.tb" > "$tmp/bad.tb"
+refused tbprof.bad_input.line_out_of_format "bad.tb:3: expected 'START END INSNS COUNT'" \
+	"$iopath" tbprof explain --map-a "$fix/a.map" --per op_entry --a "$tmp/bad.tb" --b "$fix/A.1.tb"
+sed 's/^# total-insns .*/# total-insns 1/' "$fix/A.1.tb" > "$tmp/sum.tb"
+refused tbprof.bad_input.total_not_the_sum "not the sum" \
+	"$iopath" tbprof explain --map-a "$fix/a.map" --per op_entry --a "$tmp/sum.tb" --b "$fix/A.1.tb"
+mkfifo "$tmp/fifo"
+refused tbprof.bad_input.fifo_not_read "fifo" \
+	"$iopath" tbprof coverage --blocks "$fix/blocks.txt" "$tmp/fifo"
+refused tbprof.bad_input.per_not_a_function "--per no_such_fn: no such function" \
+	"$iopath" tbprof explain --map-a "$fix/a.map" --per no_such_fn --a "$fix/A.1.tb" --b "$fix/A.1.tb"
+printf 'ffffffff81000000 T\n' > "$tmp/bad.map"
+refused tbprof.bad_input.map_line_out_of_format "bad.map:1: expected a System.map line" \
+	"$iopath" tbprof explain --map-a "$tmp/bad.map" --per op_entry --a "$fix/A.1.tb" --b "$fix/A.1.tb"
+printf 'ffffffff81000000 ffffffff81000000 a.c f\n' > "$tmp/bad.blocks"
+refused tbprof.bad_input.empty_static_block "bad.blocks:1: expected 'START END FILE FUNCTION'" \
+	"$iopath" tbprof coverage --blocks "$tmp/bad.blocks" "$fix/A.1.tb"
+
+# ---- the plugin header: only the installed QEMU's -------------------------------
+
+# A cached source of another version, and one whose tarball is not the
+# one the .dsc names: each refused before the compiler runs.
+mkdir -p "$tmp/b1/qemu-plugin/src"
+printf 'Format: 3.0 (quilt)\nSource: qemu\nVersion: 1:8.0+dfsg-1\nChecksums-Sha256:\n 00 1 qemu_7.2+dfsg.orig.tar.xz\n' \
+	> "$tmp/b1/qemu-plugin/src/qemu_7.2+dfsg-7.dsc"
+refused qemu_plugin.header.refuses_another_qemu_version "is qemu 1:8.0+dfsg-1, the installed QEMU is 1:7.2+dfsg-7: refused" \
+	env IOPATH_QEMU_INSTALLED=1:7.2+dfsg-7 "$top/scripts/qemu-plugin.sh" --build "$tmp/b1"
+mkdir -p "$tmp/b2/qemu-plugin/src"
+echo "not the tarball" > "$tmp/b2/qemu-plugin/src/qemu_7.2+dfsg.orig.tar.xz"
+printf 'Format: 3.0 (quilt)\nSource: qemu\nVersion: 1:7.2+dfsg-7\nChecksums-Sha256:\n %064d 1 qemu_7.2+dfsg.orig.tar.xz\n' 0 \
+	> "$tmp/b2/qemu-plugin/src/qemu_7.2+dfsg-7.dsc"
+refused qemu_plugin.header.refuses_a_tarball_the_dsc_does_not_name "SHA-256 .*refused" \
+	env IOPATH_QEMU_INSTALLED=1:7.2+dfsg-7 "$top/scripts/qemu-plugin.sh" --build "$tmp/b2"
+if [ ! -e "$tmp/b1/qemu-plugin/tbcount.so" ] && [ ! -e "$tmp/b2/qemu-plugin/tbcount.so" ] &&
+   [ ! -e "$tmp/b2/qemu-plugin/qemu-plugin.h" ]; then
+	ok qemu_plugin.header.nothing_built_after_a_refusal
+else
+	not_ok qemu_plugin.header.nothing_built_after_a_refusal
+fi
+
+# ---- iopath ab --explain: refused before anything is made -----------------------
+
+refused ab.explain.refused_under_kvm "--explain counts TCG's translation blocks" \
+	"$iopath" ab --a "$fix/a.map" --b "$fix/b.map" --accel kvm --explain --map-a "$fix/a.map" \
+	--map-b "$fix/b.map" --out "$tmp/ab1" --build "$build" -- read_vs_readv
+refused ab.explain.options_need_explain "--per, --map-a and --map-b go with --explain" \
+	"$iopath" ab --a "$fix/a.map" --b "$fix/b.map" --accel tcg --per op_entry \
+	--out "$tmp/ab2" --build "$build" -- read_vs_readv
+refused ab.explain.needs_system_maps_with_given_kernels "needs --map-a" \
+	"$iopath" ab --a "$fix/a.map" --b "$fix/b.map" --accel tcg --explain \
+	--out "$tmp/ab3" --build "$build" -- read_vs_readv
+refused ab.explain.per_must_be_a_function_name "--per 'a b': not a kernel function name" \
+	"$iopath" ab --a "$fix/a.map" --b "$fix/b.map" --accel tcg --explain --per 'a b' \
+	--map-a "$fix/a.map" --map-b "$fix/b.map" --out "$tmp/ab4" --build "$build" -- read_vs_readv
+if [ ! -e "$tmp/ab1" ] && [ ! -e "$tmp/ab2" ] && [ ! -e "$tmp/ab3" ] && [ ! -e "$tmp/ab4" ]; then
+	ok ab.explain.nothing_created_on_bad_usage
+else
+	not_ok ab.explain.nothing_created_on_bad_usage
+fi
+
+finish_tap
