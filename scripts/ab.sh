@@ -46,6 +46,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # kbuild_deps
 # shellcheck source=scripts/lib/kbuild.bash
 . "$top/scripts/lib/kbuild.bash"
+# explain_check, explain_plugin, explain_report
+# shellcheck source=scripts/lib/explain.bash
+. "$top/scripts/lib/explain.bash"
 
 usage() {
 	cat <<EOF
@@ -89,6 +92,16 @@ pairs, and print one verdict line per benchmark.
   --jobs N         host CPUs to use (default: all, nproc): make -j N, and
                    under icount N guests at once (the two boots of a pair
                    side by side); under KVM the boots run one at a time
+  --explain        under TCG: count every kernel translation block in each
+                   boot (the tbcount QEMU plugin, make qemu-plugin) and
+                   list the functions whose instructions per operation
+                   changed, A and B with 95% CIs, largest first
+                   (OUT/explain.txt, iopath tbprof explain)
+  --per FUNC       with --explain: an operation is an entry into FUNC
+                   (repeatable); default: configs/ab/explain-per's
+                   function for the benchmark
+  --map-a F, --map-b F  with --explain and --a/--b: the kernels'
+                   System.map (with --ksrc, the build's own)
   after --:        the benchmark and its parameters, as iopath bench takes them
 
 Environment: IOPATH_AB_BUILDER (a command run as "BUILDER SRC OBJ JOBS",
@@ -117,11 +130,15 @@ timeout_s=900
 jobs=$ncpu
 target_ci=""
 calibrate=0
+explain=0
+per=()
+map_a=""
+map_b=""
 build=$top/build
 bench_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--a|--b|--ksrc|--patch|--patch-a|--profile|--boots|--accel|--out|--work|--build|--timeout|--jobs|--target-ci)
+	--a|--b|--ksrc|--patch|--patch-a|--profile|--boots|--accel|--out|--work|--build|--timeout|--jobs|--target-ci|--per|--map-a|--map-b)
 		[ $# -ge 2 ] || usage_error "$(esc "$1") needs a value"
 		case $1 in
 		--a) ka=$2 ;;
@@ -138,9 +155,13 @@ while [ $# -gt 0 ]; do
 		--timeout) timeout_s=$2 ;;
 		--jobs) jobs=$2 ;;
 		--target-ci) target_ci=$2 ;;
+		--per) per+=("$2") ;;
+		--map-a) map_a=$2 ;;
+		--map-b) map_b=$2 ;;
 		esac
 		shift 2 ;;
 	--calibrate) calibrate=1; shift ;;
+	--explain) explain=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; bench_args=("$@"); break ;;
 	*) usage_error "unknown argument '$(esc "$1")' (--help lists the options)" ;;
@@ -211,6 +232,7 @@ done
 
 # The clock domain follows from the accelerator.
 accel=$(pick_accel)
+explain_check
 # Side by side only where the clock is the guest's own: under icount a
 # count does not depend on what runs beside the guest; in wall time it
 # would.
@@ -258,6 +280,8 @@ boot=1
 kbuild_deps "$kbuild" "$kbuild" "$boot" || exit 1
 
 # ---- the work directory, its lock, and the tree always restored ------------
+
+[ "$explain" = 0 ] || explain_plugin
 
 state=$work/state
 logs=$work/logs
@@ -346,6 +370,9 @@ build_side() {
 	if [ "$rc" = 0 ]; then
 		work_mkdir "$work/kernels" &&
 			write_file "$work/kernels/$side.bzImage" < "$obj/arch/x86/boot/bzImage" || rc=1
+		# --explain attributes blocks by it; a builder need not make one.
+		[ "$rc" != 0 ] || [ ! -f "$obj/System.map" ] ||
+			write_file "$work/kernels/$side.System.map" < "$obj/System.map" || rc=1
 	fi
 	restore_tree || exit 1
 	[ "$rc" = 0 ] || fail "$side: the kernel did not build in ${last_s} s: $(esc "$(grep -m1 -E 'error:|Error [0-9]' "$logs/$side.build" | cut -c1-200)")"
@@ -367,6 +394,8 @@ if [ -n "$ksrc" ]; then
 	phase "build B"
 	ka=$work/kernels/A.bzImage
 	kb=$work/kernels/B.bzImage
+	map_a=$work/kernels/A.System.map
+	map_b=$work/kernels/B.System.map
 fi
 
 # resolve SIDE KERNEL: the image's path (fetched once into the VM cache for
@@ -404,7 +433,8 @@ mkdir "$out/logs" || fail "cannot create $(esc "$out")/logs"
 # the seed of pair N, in the background (its pid in guest_pid[SIDE.N]).
 start_boot() {
 	local side=$1 n=$2 base=$out/logs/$1.$2
-	local -a rtc=()
+	local -a rtc=() tb_opt=()
+	[ "$explain" = 0 ] || tb_opt=(--tb-counts "$base.tb")
 	note "boot $n of $boots: $side"
 	# One start date for both boots of a pair (B starting a moment after A
 	# gave B's falloc 3 more ops per 10^9 instructions in 8 of 9 pairs of
@@ -416,7 +446,7 @@ start_boot() {
 	# for all three (boot, idle, overall).
 	"$vm" --kernel "${img[$side]}" --build "$build" "${vm_clock[@]}" "${rtc[@]}" --smp 1 --seed "${seed[$n]}" \
 		--timeout "$timeout_s" --boot-timeout "$timeout_s" --idle-timeout "$timeout_s" \
-		--log "$base.console" --records "$base.jsonl" \
+		--log "$base.console" --records "$base.jsonl" "${tb_opt[@]}" \
 		--bench -- "${bench_args[@]}" > "$base.out" 2> "$base.err" &
 	guest_pid[$side.$n]=$!
 	guest_t0[$side.$n]=$SECONDS
@@ -523,6 +553,10 @@ while IFS= read -r l; do
 	[[ $l =~ $verdict_re ]] || fail "iopath compare gave no verdict: $(esc "$l")"
 done < "$out/verdict.txt"
 phase compare
+if [ "$explain" = 1 ]; then
+	explain_report "$pairs"
+	phase explain
+fi
 {
 	printf 'phase\tseconds\n'
 	printf '%s\n' "${phases[@]}"
