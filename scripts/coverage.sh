@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# iopath coverage: which basic blocks of the kernel's file I/O fast path
+# (configs/kernel/fast-path.files) the selftest collection executes, on
+# the kernel a mutation campaign boots. The kernel boots under QEMU TCG
+# with the tbcount plugin (iopath vm --tb-counts: every executed
+# translation block, counted inline) running every selftest program, and
+# iopath tbprof coverage marks the static basic blocks that ran.
+#
+# Which function belongs to which file comes from the object files of the
+# kernel's build tree (nm of OBJ/fs/iomap/iter.o lists what iter.c
+# defines, no debug info needed): a static inline of a header emitted out
+# of line there counts to that file, a function inlined into a caller is
+# part of the caller's blocks. Its address in vmlinux is the symbol of
+# that name and size (the one nearest the file's other symbols when
+# static functions of one name and size are in two files). The static
+# blocks come from objdump of the vmlinux (scripts/coverage-blocks.awk).
+# Function and block level: the small kernel has no debug info, so no
+# lines.
+#
+# Exit: 0 the table was written, 1 a boot or a tool failed, 2 bad usage.
+set -u
+
+prog="iopath: coverage"
+top=$(cd "$(dirname "$0")/.." && pwd)
+# usage_error, fail, write_file, new_file, esc
+# shellcheck source=scripts/lib/common.bash
+. "$top/scripts/lib/common.bash"
+
+usage() {
+	cat <<EOF
+usage: iopath coverage --obj DIR [--kernel BZIMAGE] [--counts FILE] [options]
+
+Boot the kernel built in DIR under QEMU TCG with the block-counting plugin,
+run every selftest program, and write which basic blocks and functions of
+the fast-path files (configs/kernel/fast-path.files) ran: a table by file,
+one by function, and the functions never reached.
+
+  --obj DIR        the kernel's build tree (O=): vmlinux, System.map and the
+                   object files of the listed sources
+  --kernel F       the image to boot (default DIR/arch/x86/boot/bzImage)
+  --counts FILE    block counts of an earlier boot (iopath vm --tb-counts)
+                   instead of booting
+  --files LIST     source files, one a line (default
+                   configs/kernel/fast-path.files)
+  --out DIR        a new directory for blocks.txt, counts.tb, coverage.txt,
+                   coverage.tsv and the logs (default results/coverage-<time>)
+  --build DIR      iopath build directory (default build)
+  --timeout S      limit for the boot, seconds (default 7200)
+EOF
+}
+
+obj=""
+kernel=""
+counts=""
+files=$top/configs/kernel/fast-path.files
+out=""
+build=$top/build
+timeout_s=7200
+while [ $# -gt 0 ]; do
+	case $1 in
+	--obj|--kernel|--counts|--files|--out|--build|--timeout)
+		[ $# -ge 2 ] || usage_error "$(esc "$1") needs a value"
+		case $1 in
+		--obj) obj=$2 ;;
+		--kernel) kernel=$2 ;;
+		--counts) counts=$2 ;;
+		--files) files=$2 ;;
+		--out) out=$2 ;;
+		--build) build=$2 ;;
+		--timeout) timeout_s=$2 ;;
+		esac
+		shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	*) usage_error "unknown argument '$(esc "$1")' (--help lists the options)" ;;
+	esac
+done
+
+[ -n "$obj" ] || usage_error "--obj DIR is required (the kernel's build tree)"
+[ -d "$obj" ] || usage_error "--obj $(esc "$obj"): not a directory"
+for f in vmlinux System.map; do
+	[ -f "$obj/$f" ] && [ ! -L "$obj/$f" ] || usage_error "--obj $(esc "$obj"): no $f (not a built kernel tree)"
+done
+kernel=${kernel:-$obj/arch/x86/boot/bzImage}
+if [ -n "$counts" ]; then
+	[ -f "$counts" ] && [ ! -L "$counts" ] || usage_error "--counts $(esc "$counts"): not a regular file"
+else
+	[ -f "$kernel" ] || usage_error "--kernel $(esc "$kernel"): not a regular file"
+fi
+[ -f "$files" ] && [ ! -L "$files" ] || usage_error "--files $(esc "$files"): not a regular file"
+mapfile -t srcs < <(grep -v -e '^#' -e '^$' "$files")
+[ ${#srcs[@]} -gt 0 ] || usage_error "--files $(esc "$files"): no file in it"
+for f in "${srcs[@]}"; do
+	[[ $f =~ ^[A-Za-z0-9_][A-Za-z0-9_./-]*\.c$ ]] && [[ $f != *..* ]] ||
+		usage_error "--files: '$(esc "$f")' is not a source path of the tree (DIR/NAME.c)"
+done
+[[ $timeout_s =~ ^[1-9][0-9]{0,5}$ ]] || usage_error "--timeout '$(esc "$timeout_s")': expected seconds"
+iopath=$build/iopath
+[ -x "$iopath" ] || fail "no $(esc "$iopath") (run make)"
+if [ -z "$out" ]; then
+	out=$top/results/coverage-$(date -u +%Y%m%dT%H%M%SZ)-$$
+	mkdir -p "$top/results" || fail "cannot create $top/results"
+fi
+[ ! -e "$out" ] && [ ! -L "$out" ] || usage_error "--out $(esc "$out"): exists; give a new directory"
+for t in nm objdump; do
+	command -v "$t" > /dev/null || fail "$t not found; run 'scripts/deps.sh build'"
+done
+mkdir "$out" || fail "cannot create $(esc "$out")"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/iopath-coverage.XXXXXX") || fail "cannot create a temporary directory"
+trap 'rm -rf "$tmp"' EXIT
+
+# ---- the static blocks ----------------------------------------------------
+
+nm -S --defined-only "$obj/vmlinux" 2> /dev/null | awk 'NF == 4 && $3 ~ /^[tTwW]$/' > "$tmp/vmlinux.syms" ||
+	fail "nm cannot read $(esc "$obj/vmlinux")"
+new_file "$tmp/blocks" || exit 1
+for f in "${srcs[@]}"; do
+	o=$obj/${f%.c}.o
+	if [ ! -f "$o" ]; then
+		echo "$prog: $f: no $o (not built in this configuration); left out" >&2
+		continue
+	fi
+	# NAME SIZE of each function the object defines, then the vmlinux
+	# symbols of those names and sizes; one address per function.
+	nm -S --defined-only "$o" | awk 'NF == 4 && $3 ~ /^[tTwW]$/ && $2 !~ /^0+$/ { print $4, $2 }' > "$tmp/o.syms"
+	awk '
+	FNR == NR { want[$1 " " $2] = 1; next }
+	($4 " " $2) in want { print $4, $1, $2 }
+	' "$tmp/o.syms" "$tmp/vmlinux.syms" | sort -k2,2 > "$tmp/cand"
+	# Where the file's code lies: the median address of its names with one
+	# candidate; a name with more takes the candidate nearest to it.
+	mid=$(awk '{ n[$1]++; a[$1] = $2 } END { for (k in n) if (n[k] == 1) print a[k] }' "$tmp/cand" | sort |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	[ -n "$mid" ] || { echo "$prog: $f: none of its functions found in vmlinux; left out" >&2; continue; }
+	awk -v mid="$mid" '
+	function low(s,    v, i) {
+		v = 0
+		s = substr(s, length(s) - 7)
+		for (i = 1; i <= 8; i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	{
+		d = low($2) - low(mid)
+		if (d < 0)
+			d = -d
+		if (!($1 in best) || d < bd[$1]) {
+			best[$1] = $2 " " $3
+			bd[$1] = d
+		}
+	}
+	END { for (k in best) print best[k], k }
+	' "$tmp/cand" | while read -r a s name; do
+		printf '%s %016x %s\n' "$a" "$((0x$a + 0x$s))" "$name"
+	done | sort > "$tmp/funcs"
+	[ -s "$tmp/funcs" ] || continue
+	# The file's functions in the main text lie together; .cold parts and
+	# init text elsewhere: one disassembly per cluster 1 MiB apart.
+	awk '
+	function low(s,    v, i) {
+		v = 0
+		s = substr(s, length(s) - 7)
+		for (i = 1; i <= 8; i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	NR == 1 || low($1) - last > 1048576 { if (NR > 1) print s, e; s = $1 }
+	{ e = $2; last = low($2) }
+	END { print s, e }
+	' "$tmp/funcs" | while read -r s e; do
+		{
+			awk -v s="$s" -v e="$e" '$1 >= s && $1 < e' "$tmp/funcs"
+			echo --
+			objdump -d --no-show-raw-insn --start-address="0x$s" --stop-address="0x$e" "$obj/vmlinux"
+		} | awk -v file="$f" -f "$top/scripts/coverage-blocks.awk" >> "$tmp/blocks"
+	done
+done
+[ -s "$tmp/blocks" ] || fail "no block of the listed files found in $(esc "$obj/vmlinux")"
+write_file "$out/blocks.txt" < "$tmp/blocks" || exit 1
+echo "$prog: $(wc -l < "$out/blocks.txt") static blocks in $(cut -d' ' -f3,4 "$out/blocks.txt" | sort -u | wc -l) functions of ${#srcs[@]} files" >&2
+
+# ---- the boot -----------------------------------------------------------------
+
+if [ -n "$counts" ]; then
+	write_file "$out/counts.tb" < "$counts" || exit 1
+else
+	echo "$prog: booting $(esc "$kernel") under TCG with the block-counting plugin, every selftest program" >&2
+	# no_timer_check: as iopath mutate boots (its timer check fails at
+	# random on a loaded host under TCG).
+	"$top/scripts/vm.sh" --kernel "$kernel" --build "$build" --accel tcg --append no_timer_check \
+		--timeout "$timeout_s" --log "$out/console.log" --tb-counts "$out/counts.tb" \
+		> "$out/tap.txt" 2> "$out/vm.err"
+	rc=$?
+	[ -f "$out/counts.tb" ] ||
+		fail "the boot gave no block counts (vm exit $rc): $(esc "$(grep -v '^  ' "$out/vm.err" | tail -n 1)")"
+	# A failing test still executed its code: the counts stand, and the
+	# run's own result is said.
+	echo "$prog: the collection's result: $(esc "$(grep '^vm: ' "$out/vm.err" | tail -n 1)") (vm exit $rc)" >&2
+fi
+
+# ---- the tables ----------------------------------------------------------------
+
+for fmt in txt tsv; do
+	new_file "$tmp/cov.$fmt" || exit 1
+	"$iopath" tbprof coverage --blocks "$out/blocks.txt" $([ "$fmt" = tsv ] && echo --tsv) "$out/counts.tb" \
+		>> "$tmp/cov.$fmt" 2> "$tmp/cov.err" ||
+		fail "iopath tbprof coverage failed: $(esc "$(head -n 1 "$tmp/cov.err")")"
+	write_file "$out/coverage.$fmt" < "$tmp/cov.$fmt" || exit 1
+done
+cat "$out/coverage.txt"
+echo "$prog: tables in $out" >&2
