@@ -51,8 +51,6 @@ struct row {
 	double a, a_lo, a_hi, b, b_lo, b_hi, d, d_lo, d_hi;
 };
 
-int tb_coverage(int argc, char **argv);
-
 static int say(const char *why, int rc)
 {
 	fputs("iopath: tbprof: ", stderr);
@@ -315,8 +313,12 @@ static int explain(int argc, char **argv)
 	optind = 0;
 	while ((c = iop_getopt(argc, argv, "tbprof explain", "", opts)) != -1) {
 		switch (c) {
-		case 'A': a.map_path = optarg; break;
-		case 'B': b.map_path = optarg; break;
+		case 'A':
+			a.map_path = optarg;
+			break;
+		case 'B':
+			b.map_path = optarg;
+			break;
 		case 'a':
 		case 'b': {
 			struct side *s = c == 'a' ? &a : &b;
@@ -339,9 +341,14 @@ static int explain(int argc, char **argv)
 			if (iop_parse_u64(optarg, 1, 100000, &top))
 				return iop_usage_error("tbprof", "--top '%s': expected 1 to 100000", optarg);
 			break;
-		case 's': tsv = true; break;
-		case 'h': explain_usage(stdout); return 0;
-		default: return 2;
+		case 's':
+			tsv = true;
+			break;
+		case 'h':
+			explain_usage(stdout);
+			return 0;
+		default:
+			return 2;
 		}
 	}
 	if (optind < argc)

@@ -91,6 +91,9 @@ bool tb_entry_named(const struct tb_map *m, size_t id);
 /* Executions of the blocks of @d that start at the address of @id in @m. */
 double tb_entries(const struct tb_dump *d, const struct tb_map *m, size_t id);
 
+/* iopath tbprof coverage (cli/tbprof_cover.c): argv[0] is "coverage". */
+int tb_coverage(int argc, char **argv);
+
 void tb_dump_free(struct tb_dump *d);
 void tb_map_free(struct tb_map *m);
 void tb_names_free(struct tb_names *names);

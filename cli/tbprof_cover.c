@@ -25,8 +25,6 @@
 
 #define MAX_DUMPS 64
 
-int tb_coverage(int argc, char **argv);
-
 struct span {
 	uint64_t start, end;
 };
@@ -218,8 +216,12 @@ int tb_coverage(int argc, char **argv)
 	optind = 0;
 	while ((c = iop_getopt(argc, argv, "tbprof coverage", "", opts)) != -1) {
 		switch (c) {
-		case 'b': blocks = optarg; break;
-		case 's': tsv = true; break;
+		case 'b':
+			blocks = optarg;
+			break;
+		case 's':
+			tsv = true;
+			break;
 		case 'h':
 			printf("usage: iopath tbprof coverage --blocks FILE [--tsv] COUNTS...\n"
 			       "The static basic blocks of FILE ('START END FILE FUNCTION' lines, from\n"
@@ -227,7 +229,8 @@ int tb_coverage(int argc, char **argv)
 			       "(iopath vm --tb-counts): tables by file and function, and the functions\n"
 			       "never reached; --tsv: 'file function blocks ran' lines instead.\n");
 			return 0;
-		default: return 2;
+		default:
+			return 2;
 		}
 	}
 	if (!blocks || optind >= argc)

@@ -202,8 +202,10 @@ fi
 # ---- the tables ----------------------------------------------------------------
 
 for fmt in txt tsv; do
+	tsv=()
+	[ "$fmt" = txt ] || tsv=(--tsv)
 	new_file "$tmp/cov.$fmt" || exit 1
-	"$iopath" tbprof coverage --blocks "$out/blocks.txt" $([ "$fmt" = tsv ] && echo --tsv) "$out/counts.tb" \
+	"$iopath" tbprof coverage --blocks "$out/blocks.txt" "${tsv[@]}" "$out/counts.tb" \
 		>> "$tmp/cov.$fmt" 2> "$tmp/cov.err" ||
 		fail "iopath tbprof coverage failed: $(esc "$(head -n 1 "$tmp/cov.err")")"
 	write_file "$out/coverage.$fmt" < "$tmp/cov.$fmt" || exit 1

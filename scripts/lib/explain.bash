@@ -61,8 +61,8 @@ explain_plugin() {
 # explain_report PAIRS: the table of pairs 1 .. PAIRS into OUT/explain.txt
 # (and .tsv), printed.
 explain_report() {
-	local k side rc
-	local -a args=()
+	local k side rc f
+	local -a args=() tsv
 	for f in "$map_a" "$map_b"; do
 		[ -f "$f" ] || fail "--explain: no System.map for a side ($(esc "$f")): the build made none"
 	done
@@ -76,8 +76,10 @@ explain_report() {
 	done
 	new_file "$state/explain.txt" && new_file "$state/explain.tsv" || exit 1
 	for f in txt tsv; do
-		"$iopath" tbprof explain --map-a "$map_a" --map-b "$map_b" "${args[@]}" \
-			$([ "$f" = tsv ] && echo --tsv) >> "$state/explain.$f" 2> "$logs/explain.err"
+		tsv=()
+		[ "$f" = txt ] || tsv=(--tsv)
+		"$iopath" tbprof explain --map-a "$map_a" --map-b "$map_b" "${args[@]}" "${tsv[@]}" \
+			>> "$state/explain.$f" 2> "$logs/explain.err"
 		rc=$?
 		[ "$rc" = 0 ] || fail "iopath tbprof explain failed (exit $rc): $(esc "$(head -n 1 "$logs/explain.err")")"
 		write_file "$out/explain.$f" < "$state/explain.$f" || exit 1
