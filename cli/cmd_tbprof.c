@@ -136,9 +136,13 @@ static int load_maps(struct side *a, struct side *b, struct tb_names *names,
 	return 0;
 }
 
-/* A side's dumps: per boot, each name's instructions per operation. */
+/*
+ * A side's dumps: per boot, each name's instructions per operation. *@win
+ * (-1 before the first dump) says whether the counts inside the marked
+ * windows are taken: every dump must have windows, or none.
+ */
 static int load_dumps(struct side *s, const struct tb_names *names, const char *const *per,
-		      size_t nper, const char *label)
+		      size_t nper, const char *label, int *win)
 {
 	char why[4096];
 	size_t i, j, k;
@@ -151,6 +155,14 @@ static int load_dumps(struct side *s, const struct tb_names *names, const char *
 		rc = tb_read_dump(s->dump[i], &d, why, sizeof(why));
 		if (rc)
 			return say(why, rc);
+		if (*win < 0)
+			*win = d.windows > 0;
+		if (*win != (d.windows > 0)) {
+			tb_dump_free(&d);
+			snprintf(why, sizeof(why), "%s: %s marked windows where the first boot's counts %s",
+				 s->dump[i], *win ? "no" : "has", *win ? "have" : "have none");
+			return say(why, 2);
+		}
 		s->insns[i] = calloc(names->n, sizeof(double));
 		if (!s->insns[i]) {
 			tb_dump_free(&d);
@@ -158,9 +170,11 @@ static int load_dumps(struct side *s, const struct tb_names *names, const char *
 		}
 		s->ops[i] = 0;
 		for (k = 0; k < nper; k++)
-			s->ops[i] += tb_entries(&d, &s->map, tb_lookup(names, per[k]));
-		tb_attribute(&d, &s->map, s->insns[i], &s->crossing, &unknown);
-		s->all += (double)d.total;
+			s->ops[i] += tb_entries(&d, &s->map, tb_lookup(names, per[k]), *win);
+		tb_attribute(&d, &s->map, *win, s->insns[i], &s->crossing, &unknown);
+		s->all += unknown;
+		for (j = 0; j < names->n; j++)
+			s->all += s->insns[i][j];
 		tb_dump_free(&d);
 		if (!(s->ops[i] > 0)) {
 			snprintf(why, sizeof(why), "%s boot %zu (%s): no entry into the --per function(s): nothing to divide by",
@@ -216,7 +230,8 @@ static void row_of(const struct side *a, const struct side *b, size_t id, size_t
 }
 
 static void print_report(const struct side *a, const struct side *b, const struct tb_names *names,
-			 const char *const *per, size_t nper, double min, size_t top, bool tsv)
+			 const char *const *per, size_t nper, double min, size_t top, bool tsv,
+			 bool win)
 {
 	struct row *rows = calloc(names->n ? names->n : 1, sizeof(*rows)), all;
 	size_t i, n = 0, k;
@@ -252,6 +267,8 @@ static void print_report(const struct side *a, const struct side *b, const struc
 		printf("%s %s", k ? " or" : "", per[k]);
 	printf("), A %zu boot%s, B %zu boot%s, 95%% CIs%s\n", a->n, a->n == 1 ? "" : "s", b->n,
 	       b->n == 1 ? "" : "s", a->n == b->n ? ", B-A paired by boot" : "");
+	printf("counted: %s\n", win ? "inside the benchmark's measured repetitions (marked windows)"
+				    : "the whole boot (no marked windows: boot and setup work included)");
 	printf("operations per boot: A");
 	for (i = 0; i < a->n; i++)
 		printf(" %.0f", a->ops[i]);
@@ -308,7 +325,7 @@ static int explain(int argc, char **argv)
 	uint64_t top = 25;
 	double min = 0.1;
 	bool tsv = false;
-	int c, rc;
+	int c, rc, win = -1;
 
 	optind = 0;
 	while ((c = iop_getopt(argc, argv, "tbprof explain", "", opts)) != -1) {
@@ -359,11 +376,11 @@ static int explain(int argc, char **argv)
 		b.map_path = a.map_path;
 	rc = load_maps(&a, &b, &names, per, nper);
 	if (!rc)
-		rc = load_dumps(&a, &names, per, nper, "A");
+		rc = load_dumps(&a, &names, per, nper, "A", &win);
 	if (!rc)
-		rc = load_dumps(&b, &names, per, nper, "B");
+		rc = load_dumps(&b, &names, per, nper, "B", &win);
 	if (!rc) {
-		print_report(&a, &b, &names, per, nper, min, (size_t)top, tsv);
+		print_report(&a, &b, &names, per, nper, min, (size_t)top, tsv, win);
 		rc = fflush(stdout) ? 1 : 0;
 	}
 	for (i = 0; i < a.n; i++)

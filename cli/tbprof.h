@@ -12,16 +12,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One executed translation block: [start, end), insns, times run. */
+/*
+ * One executed translation block: [start, end), insns, times run, and
+ * times run inside the benchmark's marked windows (lib/window.h).
+ */
 struct tb_block {
 	uint64_t start, end;
-	uint64_t insns, count;
+	uint64_t insns, count, window;
 };
 
 struct tb_dump {
 	struct tb_block *b;
 	size_t n;
 	uint64_t total;		/* the plugin's "# total-insns" */
+	uint64_t windows;	/* marked windows closed ("# windows") */
 };
 
 /* Interned names: one id per distinct name, shared by every map. */
@@ -78,18 +82,18 @@ const struct tb_sym *tb_sym_of(const struct tb_map *m, uint64_t addr);
 
 /*
  * Instructions of dump @d by function name id into @insns (names->n
- * entries, added to). Blocks that run past the next symbol are counted to
+ * entries, added to); with @win, only those run inside the windows. Blocks that run past the next symbol are counted to
  * the function they start in; their instructions are added to *@crossing.
  * Blocks no symbol takes are added to *@unknown.
  */
-void tb_attribute(const struct tb_dump *d, const struct tb_map *m, double *insns,
+void tb_attribute(const struct tb_dump *d, const struct tb_map *m, bool win, double *insns,
 		  double *crossing, double *unknown);
 
 /* Whether @m has a symbol of name @id ((size_t)-1: none). */
 bool tb_entry_named(const struct tb_map *m, size_t id);
 
-/* Executions of the blocks of @d that start at the address of @id in @m. */
-double tb_entries(const struct tb_dump *d, const struct tb_map *m, size_t id);
+/* Executions (@win: inside the windows) of the blocks of @d that start at @id's address in @m. */
+double tb_entries(const struct tb_dump *d, const struct tb_map *m, size_t id, bool win);
 
 /* iopath tbprof coverage (cli/tbprof_cover.c): argv[0] is "coverage". */
 int tb_coverage(int argc, char **argv);

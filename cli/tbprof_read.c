@@ -183,7 +183,7 @@ int tb_read_dump(const char *path, struct tb_dump *d, char *why, size_t len)
 	uint64_t sum = 0, total;
 	size_t cap = 0, n;
 	bool ended = false;
-	char *line, *f[4];
+	char *line, *f[5];
 	int rc;
 
 	memset(d, 0, sizeof(*d));
@@ -202,6 +202,13 @@ int tb_read_dump(const char *path, struct tb_dump *d, char *why, size_t len)
 			}
 			continue;
 		}
+		if (in.lineno == 2) {
+			if (strncmp(line, "# windows ", 10) || !parse_dec(line + 10, &d->windows)) {
+				rc = bad(why, len, &in, "expected '# windows N' second");
+				break;
+			}
+			continue;
+		}
 		if (ended) {
 			rc = bad(why, len, &in, "a line after '# total-insns'");
 			break;
@@ -215,10 +222,11 @@ int tb_read_dump(const char *path, struct tb_dump *d, char *why, size_t len)
 			ended = true;
 			continue;
 		}
-		if (split(line, n, f, 4) != 4 || !parse_hex(f[0], &b.start) || !parse_hex(f[1], &b.end) ||
-		    !parse_dec(f[2], &b.insns) || !parse_dec(f[3], &b.count) || b.end <= b.start ||
-		    !b.insns || b.insns > b.end - b.start || !b.count) {
-			rc = bad(why, len, &in, "expected 'START END INSNS COUNT' (hex, hex, instructions, executions)");
+		if (split(line, n, f, 5) != 5 || !parse_hex(f[0], &b.start) || !parse_hex(f[1], &b.end) ||
+		    !parse_dec(f[2], &b.insns) || !parse_dec(f[3], &b.count) ||
+		    !parse_dec(f[4], &b.window) || b.end <= b.start || !b.insns ||
+		    b.insns > b.end - b.start || !b.count || b.window > b.count) {
+			rc = bad(why, len, &in, "expected 'START END INSNS COUNT WINDOW' (hex, hex, instructions, executions, inside windows)");
 			break;
 		}
 		if (b.count > UINT64_MAX / b.insns || sum + b.count * b.insns < sum) {
@@ -361,7 +369,7 @@ const struct tb_sym *tb_sym_of(const struct tb_map *m, uint64_t addr)
 	return &m->s[lo];
 }
 
-void tb_attribute(const struct tb_dump *d, const struct tb_map *m, double *insns,
+void tb_attribute(const struct tb_dump *d, const struct tb_map *m, bool win, double *insns,
 		  double *crossing, double *unknown)
 {
 	size_t i;
@@ -369,7 +377,7 @@ void tb_attribute(const struct tb_dump *d, const struct tb_map *m, double *insns
 	for (i = 0; i < d->n; i++) {
 		const struct tb_block *b = &d->b[i];
 		const struct tb_sym *s = tb_sym_of(m, b->start);
-		double v = (double)b->insns * (double)b->count;
+		double v = (double)b->insns * (double)(win ? b->window : b->count);
 
 		if (!s) {
 			*unknown += v;
@@ -391,7 +399,7 @@ bool tb_entry_named(const struct tb_map *m, size_t id)
 	return false;
 }
 
-double tb_entries(const struct tb_dump *d, const struct tb_map *m, size_t id)
+double tb_entries(const struct tb_dump *d, const struct tb_map *m, size_t id, bool win)
 {
 	double n = 0;
 	size_t i, j;
@@ -401,7 +409,7 @@ double tb_entries(const struct tb_dump *d, const struct tb_map *m, size_t id)
 			continue;
 		for (i = 0; i < d->n; i++)
 			if (d->b[i].start == m->s[j].addr)
-				n += (double)d->b[i].count;
+				n += (double)(win ? d->b[i].window : d->b[i].count);
 	}
 	return n;
 }

@@ -29,6 +29,7 @@
 #include "harness_int.h"
 #include "probe.h"
 #include "iopath.h"
+#include "window.h"
 
 /* ---- registry ---------------------------------------------------------- */
 
@@ -149,7 +150,10 @@ static int one_rep(struct pool *pool, struct iop_run *r, const struct iop_harnes
 	char hb[32];
 	int ret;
 
+	/* What a kernel does per operation is counted in these windows (--explain). */
+	iop_window_open();
 	ret = run_rep(pool, r, nsamples + 1, !o->quiet, res, why, len);
+	iop_window_close();
 	if (ret)
 		return ret;
 	drop_first(r, res);

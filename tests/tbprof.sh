@@ -3,11 +3,14 @@
 #
 # iopath tbprof and the parts of iopath ab --explain and iopath coverage
 # that run without a boot, on synthetic System.maps and block counts
-# (tests/fixtures/tbprof: per operation, A has planted 4, shrunk 10,
-# steady 20; B planted 7, shrunk 5, steady 20 with noise, and B's map puts
-# steady and shrunk at other addresses):
+# (tests/fixtures/tbprof: per operation inside the marked windows, A has
+# planted 4, shrunk 10, steady 20; B planted 7, shrunk 5, steady 20 with
+# noise, and B's map puts steady and shrunk at other addresses; outside
+# the windows op_entry and steady run more, planted not):
 # - blocks are attributed to the function they start in, by name across
-#   two maps, and divided by the entries into the --per function;
+#   two maps, and divided by the entries into the --per function, both
+#   counted inside the benchmark's marked windows only (boot and setup
+#   work left out), and a mix of windowed and whole-boot counts refused;
 # - the rows are the changed functions only, largest change first, with
 #   the paired 95% interval (t quantile for 2 df, computed here);
 # - a block that runs past its function's end is counted and said;
@@ -57,7 +60,7 @@ if [ "$planted" = "4.0000 7.0000 3.0000" ]; then
 else
 	not_ok tbprof.explain.attribution.per_operation_by_name_across_maps "planted A B delta: $planted"
 fi
-# steady per boot: A 2000/1000 2002/1000 1999/1000 *10 ... the whole
+# steady per boot: A 2000/1000 2002/1000 1999/1000 *10 ... the window's
 # kernel's total: the paired interval of its per-boot differences.
 want=$(python3 - <<'EOF'
 import statistics
@@ -84,11 +87,12 @@ else
 fi
 
 # A block that runs from planted into steady: counted to planted, said.
-sed 's/^ffffffff81000200 ffffffff81000210 4 1000$/ffffffff81000200 ffffffff81000310 4 1000/' \
+sed 's/^ffffffff81000200 ffffffff81000210 4 1000 1000$/ffffffff81000200 ffffffff81000310 4 1000 1000/' \
 	"$fix/A.1.tb" > "$tmp/cross.tb"
 "$iopath" tbprof explain --map-a "$fix/a.map" --per op_entry --a "$tmp/cross.tb" --b "$fix/A.1.tb" \
 	> "$tmp/cross.txt" 2>&1
-if grep -q "run past their function's end.*: 10\.256% of A's, 0\.000% of B's" "$tmp/cross.txt"; then
+if grep -q "run past their function's end.*: 10\.256% of A's, 0\.000% of B's" "$tmp/cross.txt" &&
+   grep -q "^counted: inside the benchmark's measured repetitions" "$tmp/cross.txt"; then
 	ok tbprof.explain.crossing_blocks_counted_and_said
 else
 	not_ok tbprof.explain.crossing_blocks_counted_and_said "$(tail -n 1 "$tmp/cross.txt")"
@@ -130,8 +134,11 @@ head -n 3 "$fix/A.1.tb" > "$tmp/short.tb"
 refused tbprof.bad_input.counts_cut_short "no '# total-insns' line" \
 	"$iopath" tbprof explain --map-a "$fix/a.map" --per op_entry --a "$tmp/short.tb" --b "$fix/A.1.tb"
 sed '3s/.*/ffffffff81000200 zz 4 1000/' "$fix/A.1.tb" > "$tmp/bad.tb"
-refused tbprof.bad_input.line_out_of_format "bad.tb:3: expected 'START END INSNS COUNT'" \
+refused tbprof.bad_input.line_out_of_format "bad.tb:3: expected 'START END INSNS COUNT WINDOW'" \
 	"$iopath" tbprof explain --map-a "$fix/a.map" --per op_entry --a "$tmp/bad.tb" --b "$fix/A.1.tb"
+sed 's/^# windows 5$/# windows 0/; /^f/s/ [0-9]*$/ 0/' "$fix/B.1.tb" > "$tmp/whole.tb"
+refused tbprof.bad_input.windowed_and_whole_boot_counts_mixed "whole.tb: no marked windows where the first boot's counts have" \
+	"$iopath" tbprof explain --map-a "$fix/a.map" --map-b "$fix/b.map" --per op_entry --a "$fix/A.1.tb" --b "$tmp/whole.tb"
 sed 's/^# total-insns .*/# total-insns 1/' "$fix/A.1.tb" > "$tmp/sum.tb"
 refused tbprof.bad_input.total_not_the_sum "not the sum" \
 	"$iopath" tbprof explain --map-a "$fix/a.map" --per op_entry --a "$tmp/sum.tb" --b "$fix/A.1.tb"

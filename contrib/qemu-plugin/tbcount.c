@@ -18,13 +18,24 @@
  * again with fewer instructions when the icount budget ends inside the
  * block, and those executions are counted under their own key.
  *
+ * Windows: a benchmark marks the start and the end of each measured
+ * repetition with a marker instruction (iop_window_mark(), lib/window.h:
+ * a 7-byte NOP, nopl 0x494f50NN(%rax), NN 01 start, 02 end; one guest
+ * instruction like any other, the same in A and B). The plugin finds the
+ * markers when it translates a block, user space included, and calls back
+ * on their execution (a helper call, no guest instruction): at a start it
+ * notes every block's count, at an end it adds what each block ran since
+ * to the block's window count. So boot, mkfs and file fills, which a
+ * benchmark runs outside its repetitions, stay out of the window counts.
+ *
  * Arguments: out=FILE (required; created with O_EXCL|O_NOFOLLOW, never
  * an existing file), min=ADDR (hex: count only blocks at ADDR and above,
  * e.g. ffffffff80000000 for the kernel's text; default all).
  *
  * Output, one machine line each:
  *   # iopath-tbcount 1
- *   START END INSNS COUNT        (hex, hex, decimal, decimal)
+ *   # windows N                  (start/end pairs seen)
+ *   START END INSNS COUNT WINDOW (hex, hex, decimal, decimal, decimal)
  *   # total-insns N              (sum of INSNS * COUNT over the lines)
  *
  * Built by scripts/qemu-plugin.sh against the installed QEMU's
@@ -34,6 +45,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +59,8 @@ struct tb_entry {
 	uint64_t start;
 	uint64_t end;
 	uint64_t count;		/* the inline add's target: never moves */
+	uint64_t mark;		/* count at the open window's start */
+	uint64_t window;	/* executions inside closed windows */
 	uint32_t insns;
 	struct tb_entry *next;	/* hash chain */
 };
@@ -67,6 +81,57 @@ static size_t table_size;
 static size_t n_entries;
 static char *out_path;
 static uint64_t min_addr;
+static bool window_open;
+static uint64_t windows;
+
+/* nopl 0x494f50NN(%rax): NN 01 opens a window, 02 closes it. */
+static const unsigned char marker[6] = { 0x0f, 0x1f, 0x80, 0x00, 0x50, 0x4f };
+#define MARK_OPEN 0x01
+#define MARK_CLOSE 0x02
+
+static void window_mark(unsigned int vcpu, void *what)
+{
+	bool open = (uintptr_t)what == MARK_OPEN;
+	struct chunk *c;
+	unsigned int i;
+
+	(void)vcpu;
+	pthread_mutex_lock(&lock);
+	/* A start inside a window or an end outside one is ignored: unpaired. */
+	if (open != window_open) {
+		for (c = chunks; c; c = c->next)
+			for (i = 0; i < c->used; i++) {
+				struct tb_entry *e = &c->e[i];
+
+				if (open)
+					e->mark = e->count;
+				else
+					e->window += e->count - e->mark;
+			}
+		/* Blocks first seen inside the window start from 0. */
+		window_open = open;
+		windows += !open;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* Marker instructions of @tb get a callback (any address: user space too). */
+static void find_markers(struct qemu_plugin_tb *tb, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		const unsigned char *b = qemu_plugin_insn_data(insn);
+
+		if (qemu_plugin_insn_size(insn) != 7 || b[0] != marker[0] || b[1] != marker[1] ||
+		    b[2] != marker[2] || b[4] != marker[4] || b[5] != marker[5] || b[6] != 0x49 ||
+		    (b[3] != MARK_OPEN && b[3] != MARK_CLOSE))
+			continue;
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, window_mark, QEMU_PLUGIN_CB_NO_REGS,
+						       (void *)(uintptr_t)b[3]);
+	}
+}
 
 static size_t hash(uint64_t start, uint64_t end, uint32_t insns)
 {
@@ -124,6 +189,8 @@ static struct tb_entry *lookup(uint64_t start, uint64_t end, uint32_t insns)
 	e->start = start;
 	e->end = end;
 	e->insns = insns;
+	/* Seen first inside an open window: its count so far is 0. */
+	e->mark = 0;
 	e->next = table[k];
 	table[k] = e;
 	n_entries++;
@@ -138,7 +205,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	struct tb_entry *e;
 
 	(void)id;
-	if (!n || start < min_addr)
+	if (!n)
+		return;
+	find_markers(tb, n);
+	if (start < min_addr)
 		return;
 	last = qemu_plugin_tb_get_insn(tb, n - 1);
 	end = qemu_plugin_insn_vaddr(last) + qemu_plugin_insn_size(last);
@@ -185,7 +255,7 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 		fprintf(stderr, "tbcount: %s: %s\n", out_path, strerror(errno));
 		return;
 	}
-	len = snprintf(line, sizeof(line), "# iopath-tbcount 1\n");
+	len = snprintf(line, sizeof(line), "# iopath-tbcount 1\n# windows %" PRIu64 "\n", windows);
 	err |= write_all(fd, line, (size_t)len);
 	for (c = chunks; c && !err; c = c->next) {
 		for (i = 0; i < c->used && !err; i++) {
@@ -194,8 +264,9 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 			if (!e->count)
 				continue;
 			total += e->count * e->insns;
-			len = snprintf(line, sizeof(line), "%" PRIx64 " %" PRIx64 " %" PRIu32 " %" PRIu64 "\n",
-				       e->start, e->end, e->insns, e->count);
+			len = snprintf(line, sizeof(line),
+				       "%" PRIx64 " %" PRIx64 " %" PRIu32 " %" PRIu64 " %" PRIu64 "\n",
+				       e->start, e->end, e->insns, e->count, e->window);
 			err |= write_all(fd, line, (size_t)len);
 		}
 	}
