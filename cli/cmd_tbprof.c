@@ -395,12 +395,14 @@ static int explain(int argc, char **argv)
 
 static int cmd_tbprof(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+	if (argc < 2)
+		return iop_usage_error("tbprof", "expected a mode: explain or coverage (iopath tbprof --help)");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		printf("usage: iopath tbprof explain|coverage ... (each with --help)\n"
 		       "The block counts of QEMU's tbcount plugin (make qemu-plugin; iopath vm\n"
 		       "--tb-counts FILE) per kernel function: explain compares A and B (iopath\n"
 		       "ab --explain), coverage marks the static basic blocks that ran.\n");
-		return argc < 2 ? 2 : 0;
+		return 0;
 	}
 	if (!strcmp(argv[1], "explain"))
 		return explain(argc - 1, argv + 1);
