@@ -259,6 +259,7 @@ ab-calibrate: all
 # (iopath ab --explain, iopath coverage).
 .PHONY: qemu-plugin
 qemu-plugin:
+	$(Q)scripts/deps.sh build vm
 	@mkdir -p $(O)
 	$(Q)scripts/qemu-plugin.sh --build $(O) >/dev/null
 

@@ -103,6 +103,7 @@ if [ -z "$out" ]; then
 	mkdir -p "$top/results" || fail "cannot create $top/results"
 fi
 [ ! -e "$out" ] && [ ! -L "$out" ] || usage_error "--out $(esc "$out"): exists; give a new directory"
+[ -d "$(dirname -- "$out")" ] || usage_error "--out $(esc "$out"): no directory $(esc "$(dirname -- "$out")")"
 for t in nm objdump; do
 	command -v "$t" > /dev/null || fail "$t not found; run 'scripts/deps.sh build'"
 done

@@ -159,6 +159,16 @@ vm                --lava-out            outdir -      iopath vm --build BUILD --
 vm                --build               indir  -      iopath vm --kernel FX/bzImage --build @
 vm                --modules             indir  -      iopath vm --build BUILD --kernel FX/bzImage --modules @
 vm                --cache               workdir -      iopath vm --build BUILD --kernel FX/bzImage --cache @
+vm                --tb-counts           out    .tb    iopath vm --build BUILD --kernel FX/bzImage --accel tcg --tb-counts @
+ab                --map-a               in     -      iopath ab --build BUILD --a FX/bzImage --b FX/bzImage --accel tcg --explain --map-a @ --map-b FX/System.map -- read_vs_readv
+tbprof.explain    --map-a               in     -      iopath tbprof explain --map-a @ --per f --a FX/good.tb --b FX/good.tb
+tbprof.explain    --a                   in     .tb    iopath tbprof explain --map-a FX/System.map --per f --a @ --b FX/good.tb
+tbprof.coverage   --blocks              in     -      iopath tbprof coverage --blocks @ FX/good.tb
+tbprof.coverage   COUNTS                in     .tb    iopath tbprof coverage --blocks FX/blocks.txt @
+coverage          --obj                 indir  -      iopath coverage --build BUILD --obj @ --counts FX/good.tb
+coverage          --counts              in     .tb    iopath coverage --build BUILD --obj FX/kobj --counts @
+coverage          --files               in     -      iopath coverage --build BUILD --obj FX/kobj --counts FX/good.tb --files @
+coverage          --out                 outdir -      iopath coverage --build BUILD --obj FX/kobj --counts FX/good.tb --out @
 fstests-vm        --kernel              in     -      fstests-vm --kernel @ --fstests FX/fstests generic/001
 fstests-vm        --fstests             indir  -      fstests-vm --kernel FX/bzImage --fstests @ generic/001
 fstests-vm        --initrd              out    .gz    fstests-vm --kernel FX/bzImage --fstests FX/fstests --initrd @ generic/001
@@ -184,6 +194,12 @@ printf 'TAP version 13\n1..1\nok 1 selftests: iopath: a_test\n' > "$fx/good.tap"
 { head -c 514 /dev/zero; printf 'HdrS'; } > "$fx/bzImage"
 cp "$top/tests/fixtures/lava/swapon-6.12.log" "$fx/good.log"
 mkdir -p "$fx/ksrc/fs/iomap" "$fx/mwork" "$fx/fstests/ltp"
+# a kernel build tree and block counts for tbprof and coverage
+mkdir "$fx/kobj"
+printf 'ffffffff81000000 T f\n' | tee "$fx/System.map" > "$fx/kobj/System.map"
+: > "$fx/kobj/vmlinux"
+printf '# iopath-tbcount 1\n# windows 0\nffffffff81000000 ffffffff81000004 1 1 0\n# total-insns 1\n' > "$fx/good.tb"
+printf 'ffffffff81000000 ffffffff81000004 a.c f\n' > "$fx/blocks.txt"
 echo 'all:' > "$fx/ksrc/Makefile"
 printf -- '--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-all:\n+all: # b\n' > "$fx/good.patch"
 { printf -- '# Function: f()\n# Bug: b\n# Tests: a_test\n'; cat "$fx/good.patch"; } > "$fx/mutant.patch"
