@@ -51,20 +51,21 @@ phase == 2 && $1 ~ /^[0-9a-f]+:$/ {
 		next
 	n = ++ni[cur]
 	ia[cur, n] = a
-	il[cur, n] = x
 	# Prefixes objdump prints before the mnemonic.
 	k = 2
 	while ($k ~ /^(cs|ds|notrack|bnd)$/)
 		k++
 	m = $k
 	op = $(k + 1)
+	# Keyed by the address text: mawk prints a number above 2^31 as
+	# %.6g, and addresses would share keys.
 	if (n == 1 || after[cur])
-		lead[cur, x] = 1
+		lead[a] = 1
 	after[cur] = (m ~ /^(j|ret|ud2)/)
 	if (m ~ /^j/ && op ~ /^[0-9a-f]+$/ && length(op) == 16) {
 		t = low(op)
 		if (t >= f_lo[cur] && t < f_hi[cur])
-			lead[cur, t] = 1
+			lead[op] = 1
 	}
 }
 
@@ -72,7 +73,7 @@ END {
 	for (f = 1; f <= nf; f++) {
 		start = ""
 		for (i = 1; i <= ni[f]; i++) {
-			if (!((f, il[f, i]) in lead))
+			if (!(ia[f, i] in lead))
 				continue
 			if (start != "")
 				print start, ia[f, i], file, fname[f]

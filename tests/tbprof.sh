@@ -115,6 +115,39 @@ else
 	not_ok tbprof.coverage.tables_by_file_and_never_reached "$(head -n 4 "$tmp/c.txt")"
 fi
 
+# The static blocks of a disassembly (scripts/coverage-blocks.awk): a block
+# starts at the entry, at a jump's target inside the function and after a
+# jump, a return or ud2; a call ends none. Addresses above 2^31 (all of
+# the kernel's): mawk printed them as %.6g in array keys, and every
+# instruction became a block.
+{
+	echo "ffffffff813b97e7 ffffffff813b9820 f"
+	echo "--"
+	printf '%s\n' \
+		'ffffffff813b97e7 <f>:' \
+		'ffffffff813b97e7:	endbr64' \
+		'ffffffff813b97eb:	push   %rbp' \
+		'ffffffff813b97ec:	test   %ecx,%ecx' \
+		'ffffffff813b97ee:	jns    ffffffff813b9807 <f+0x20>' \
+		'ffffffff813b97f0:	mov    %ecx,%ebx' \
+		'ffffffff813b97f2:	call   ffffffff81000000 <g>' \
+		'ffffffff813b97f7:	mov    %ecx,%ebx' \
+		'ffffffff813b9807:	ud2' \
+		'ffffffff813b9809:	notrack jmp *%rax' \
+		'ffffffff813b980c:	pop    %rbp' \
+		'ffffffff813b980d:	ret' \
+		'ffffffff813b9820:	int3'
+} | awk -v file=fs/x.c -f "$top/scripts/coverage-blocks.awk" > "$tmp/blocks.out"
+want="ffffffff813b97e7 ffffffff813b97f0 fs/x.c f;ffffffff813b97f0 ffffffff813b9807 fs/x.c f;\
+ffffffff813b9807 ffffffff813b9809 fs/x.c f;ffffffff813b9809 ffffffff813b980c fs/x.c f;\
+ffffffff813b980c ffffffff813b9820 fs/x.c f;"
+got=$(tr '\n' ';' < "$tmp/blocks.out")
+if [ "$got" = "$want" ]; then
+	ok coverage.blocks.split_at_targets_and_after_jumps_above_2g
+else
+	not_ok coverage.blocks.split_at_targets_and_after_jumps_above_2g "$got"
+fi
+
 # ---- bad input: one line, exit 2, nothing on stdout ---------------------------
 
 # refused NAME WHAT CMD...: exit 2, one line on stderr matching WHAT.
