@@ -30,6 +30,11 @@ function low(s,    v, i, c) {
 	return v
 }
 
+# objdump drops leading zeros (a user-space ELF's 401000): 16 digits.
+function pad(s) {
+	return substr("0000000000000000", 1, 16 - length(s)) s
+}
+
 BEGIN { nf = 0; cur = 0; phase = 1 }
 
 phase == 1 && $0 == "--" { phase = 2; next }
@@ -43,7 +48,7 @@ phase == 1 {
 
 # "ffffffff81234567:\tmnemonic operands"
 phase == 2 && $1 ~ /^[0-9a-f]+:$/ {
-	a = substr($1, 1, length($1) - 1)
+	a = pad(substr($1, 1, length($1) - 1))
 	x = low(a)
 	while (cur < nf && (cur == 0 || x >= f_hi[cur]))
 		cur++
@@ -57,6 +62,8 @@ phase == 2 && $1 ~ /^[0-9a-f]+:$/ {
 		k++
 	m = $k
 	op = $(k + 1)
+	if (op ~ /^[0-9a-f]+$/ && length(op) <= 16)
+		op = pad(op)
 	# Keyed by the address text: mawk prints a number above 2^31 as
 	# %.6g, and addresses would share keys.
 	if (n == 1 || after[cur])

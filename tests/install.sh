@@ -201,6 +201,21 @@ for c in "${cmds[@]}"; do
 	compare)
 		what="compares_two_runs"
 		sub compare "$fix/base.jsonl" "$fix/new-5pct.jsonl" && grep -q '%.* read_vs_readv\.readv_ns$' "$tmp/sub.out" ;;
+	coverage)
+		what="tables_of_a_small_elf"
+		# A "kernel" of two functions in fs/x.c; the counts say f ran.
+		mkdir -p "$w/kobj/fs" &&
+			printf 'int g(int a) { return a ? a * 3 : 1; }\nint f(int a) { return a > 2 ? g(a) : 0; }\n' > "$w/x.c" &&
+			cc -O1 -fno-inline -c -o "$w/kobj/fs/x.o" "$w/x.c" &&
+			cc -nostdlib -static -Wl,-e,f -o "$w/kobj/vmlinux" "$w/kobj/fs/x.o" &&
+			nm "$w/kobj/vmlinux" > "$w/kobj/System.map" && echo fs/x.c > "$w/files" &&
+			fa=$(nm "$w/kobj/vmlinux" | awk '$3 == "f" { print $1 }') &&
+			printf '# iopath-tbcount 1\n# windows 0\n%s %016x 1 1 0\n# total-insns 1\n' \
+				"$fa" "$((0x$fa + 1))" > "$w/x.tb" &&
+			sub coverage --build "$build" --obj "$w/kobj" --files "$w/files" --counts "$w/x.tb" \
+				--out "$w/cov" &&
+			grep -q '^fs/x.c	f	[1-9][0-9]*	1$' "$w/cov/coverage.tsv" &&
+			grep -q '^fs/x.c	g	[1-9][0-9]*	0$' "$w/cov/coverage.tsv" ;;
 	esc)
 		what="escapes_a_control_character"
 		sub esc $'a\eb' && [ "$(cat "$tmp/sub.out")" = 'a\x1bb' ] ;;
@@ -272,6 +287,11 @@ for c in "${cmds[@]}"; do
 		what="takes_a_date_that_exists_and_refuses_one_that_does_not"
 		sub value --rtc-base date 2024-02-29T12:00:00 &&
 			{ sub value --rtc-base date 2024-02-30T12:00:00; [ $? = 2 ]; } ;;
+	tbprof)
+		what="explains_a_synthetic_a_b"
+		sub tbprof explain --map-a "$top/tests/fixtures/tbprof/a.map" --map-b "$top/tests/fixtures/tbprof/b.map" \
+			--per op_entry --a "$top/tests/fixtures/tbprof/A.1.tb" --b "$top/tests/fixtures/tbprof/B.1.tb" &&
+			grep -q '^planted  *4.00  *7.00  *+3.00' "$tmp/sub.out" ;;
 	vm)
 		what="takes_a_kernel"
 		sub vm --kernel "$w/bzImage" --build "$build" --fetch-only && [ "$(cat "$tmp/sub.out")" = "$w/bzImage" ] ;;
