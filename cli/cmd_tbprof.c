@@ -399,8 +399,8 @@ static int cmd_tbprof(int argc, char **argv)
 		return iop_usage_error("tbprof", "expected a mode: explain or coverage (iopath tbprof --help)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		printf("usage: iopath tbprof explain|coverage ... (each with --help)\n"
-		       "The block counts of QEMU's tbcount plugin (make qemu-plugin; iopath vm\n"
-		       "--tb-counts FILE) per kernel function: explain compares A and B (iopath\n"
+		       "The block counts of QEMU's tbcount plugin (make qemu-plugin; written by\n"
+		       "iopath vm) per kernel function: explain compares A and B (iopath\n"
 		       "ab --explain), coverage marks the static basic blocks that ran.\n");
 		return 0;
 	}

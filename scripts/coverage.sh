@@ -96,12 +96,14 @@ for f in "${srcs[@]}"; do
 		usage_error "--files: '$(esc "$f")' is not a source path of the tree (DIR/NAME.c)"
 done
 [[ $timeout_s =~ ^[1-9][0-9]{0,5}$ ]] || usage_error "--timeout '$(esc "$timeout_s")': expected seconds"
+[ -d "$build" ] && [ ! -L "$build" ] || usage_error "--build $(esc "$build"): not a directory"
 iopath=$build/iopath
 [ -x "$iopath" ] || fail "no $(esc "$iopath") (run make)"
 if [ -z "$out" ]; then
 	out=$top/results/coverage-$(date -u +%Y%m%dT%H%M%SZ)-$$
 	mkdir -p "$top/results" || fail "cannot create $top/results"
 fi
+! has_control "$out" || usage_error "--out $(esc "$out"): a control character in the name (refused: it would be printed raw)"
 [ ! -e "$out" ] && [ ! -L "$out" ] || usage_error "--out $(esc "$out"): exists; give a new directory"
 [ -d "$(dirname -- "$out")" ] || usage_error "--out $(esc "$out"): no directory $(esc "$(dirname -- "$out")")"
 for t in nm objdump; do

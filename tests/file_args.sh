@@ -161,11 +161,14 @@ vm                --modules             indir  -      iopath vm --build BUILD --
 vm                --cache               workdir -      iopath vm --build BUILD --kernel FX/bzImage --cache @
 vm                --tb-counts           out    .tb    iopath vm --build BUILD --kernel FX/bzImage --accel tcg --tb-counts @
 ab                --map-a               in     -      iopath ab --build BUILD --a FX/bzImage --b FX/bzImage --accel tcg --explain --map-a @ --map-b FX/System.map -- read_vs_readv
+ab                --map-b               in     -      iopath ab --build BUILD --a FX/bzImage --b FX/bzImage --accel tcg --explain --map-a FX/System.map --map-b @ -- read_vs_readv
 tbprof.explain    --map-a               in     -      iopath tbprof explain --map-a @ --per f --a FX/good.tb --b FX/good.tb
 tbprof.explain    --a                   in     .tb    iopath tbprof explain --map-a FX/System.map --per f --a @ --b FX/good.tb
 tbprof.coverage   --blocks              in     -      iopath tbprof coverage --blocks @ FX/good.tb
 tbprof.coverage   COUNTS                in     .tb    iopath tbprof coverage --blocks FX/blocks.txt @
 coverage          --obj                 indir  -      iopath coverage --build BUILD --obj @ --counts FX/good.tb
+coverage          --kernel              in     -      iopath coverage --build BUILD --obj FX/kobj --kernel @
+coverage          --build               indir  -      iopath coverage --obj FX/kobj --counts FX/good.tb --build @
 coverage          --counts              in     .tb    iopath coverage --build BUILD --obj FX/kobj --counts @
 coverage          --files               in     -      iopath coverage --build BUILD --obj FX/kobj --counts FX/good.tb --files @
 coverage          --out                 outdir -      iopath coverage --build BUILD --obj FX/kobj --counts FX/good.tb --out @
