@@ -151,13 +151,15 @@ static int load_dumps(struct side *s, const struct tb_names *names, const char *
 	for (i = 0; i < s->n; i++) {
 		struct tb_dump d;
 		double unknown = 0;
+		bool has;
 
 		rc = tb_read_dump(s->dump[i], &d, why, sizeof(why));
 		if (rc)
 			return say(why, rc);
+		has = d.windows > 0;
 		if (*win < 0)
-			*win = d.windows > 0;
-		if (*win != (d.windows > 0)) {
+			*win = has;
+		if (*win != has) {
 			tb_dump_free(&d);
 			snprintf(why, sizeof(why), "%s: %s marked windows where the first boot's counts %s",
 				 s->dump[i], *win ? "no" : "has", *win ? "have" : "have none");

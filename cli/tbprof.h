@@ -82,8 +82,9 @@ const struct tb_sym *tb_sym_of(const struct tb_map *m, uint64_t addr);
 
 /*
  * Instructions of dump @d by function name id into @insns (names->n
- * entries, added to); with @win, only those run inside the windows. Blocks that run past the next symbol are counted to
- * the function they start in; their instructions are added to *@crossing.
+ * entries, added to); with @win, only those run inside the windows.
+ * Blocks that run past the next symbol are counted to the function they
+ * start in; their instructions are added to *@crossing.
  * Blocks no symbol takes are added to *@unknown.
  */
 void tb_attribute(const struct tb_dump *d, const struct tb_map *m, bool win, double *insns,
