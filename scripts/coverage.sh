@@ -95,7 +95,7 @@ for f in "${srcs[@]}"; do
 	[[ $f =~ ^[A-Za-z0-9_][A-Za-z0-9_./-]*\.c$ ]] && [[ $f != *..* ]] ||
 		usage_error "--files: '$(esc "$f")' is not a source path of the tree (DIR/NAME.c)"
 done
-[[ $timeout_s =~ ^[1-9][0-9]{0,5}$ ]] || usage_error "--timeout '$(esc "$timeout_s")': expected seconds"
+check_value --timeout count:1:999999:seconds "$timeout_s"
 [ -d "$build" ] && [ ! -L "$build" ] || usage_error "--build $(esc "$build"): not a directory"
 iopath=$build/iopath
 [ -x "$iopath" ] || fail "no $(esc "$iopath") (run make)"

@@ -32,6 +32,9 @@ mkdir "$work"
 fix=$top/tests/fixtures/compare
 head -c 4096 /dev/zero > "$tmp/bzImage"
 printf 'HdrS' | dd of="$tmp/bzImage" bs=1 seek=514 conv=notrunc 2> /dev/null
+# a kernel build tree and block counts for iopath coverage
+mkdir "$tmp/kobj" && : > "$tmp/kobj/vmlinux" && : > "$tmp/kobj/System.map"
+printf '# iopath-tbcount 1\n# windows 0\n# total-insns 0\n' > "$tmp/good.tb"
 ncpu=$(nproc)
 export IOPATH_BIN=$iop
 
@@ -43,6 +46,7 @@ ab --timeout|iopath ab --build $build --a $tmp/bzImage --b $tmp/bzImage --out $w
 ab --jobs|iopath ab --build $build --a $tmp/bzImage --b $tmp/bzImage --out $work/o --jobs @ -- read_vs_readv|0 $((ncpu + 1)) -1
 ab --target-ci|iopath ab --build $build --a $tmp/bzImage --b $tmp/bzImage --out $work/o --target-ci @ -- read_vs_readv|0 150 100.5 -1 nan inf 1e999 0x1
 ab --accel||-
+coverage --timeout|iopath coverage --build $build --obj $tmp/kobj --counts $tmp/good.tb --out $work/o --timeout @|0 1000000 -5 1.5
 vm --timeout|iopath vm --kernel $tmp/bzImage --build $build --timeout @|0 1000000 -1
 vm --boot-timeout|iopath vm --kernel $tmp/bzImage --build $build --boot-timeout @|0 1000000
 vm --idle-timeout|iopath vm --kernel $tmp/bzImage --build $build --idle-timeout @|0 1000000
