@@ -114,6 +114,22 @@ static int result_line(const char *prog, const struct iop_tap_opts *o, int argc,
 	return fflush(stdout) ? 1 : 0;
 }
 
+/*
+ * --start and --end are /proc/uptime readings the scripts took: a number
+ * of seconds, the end not before the start. -ERANGE names --start, -EINVAL
+ * --end, -EDOM the pair.
+ */
+static int check_times(const struct iop_tap_opts *o)
+{
+	double start = 0, end = 0;
+
+	if (o->start && iop_parse_real(o->start, 0, 1e9, &start))
+		return -ERANGE;
+	if (o->end && iop_parse_real(o->end, 0, 1e9, &end))
+		return -EINVAL;
+	return o->start && o->end && end < start ? -EDOM : 0;
+}
+
 int iop_tap_main(int argc, char **argv, const char *prog)
 {
 	static const struct option opts[] = {
@@ -184,6 +200,11 @@ int iop_tap_main(int argc, char **argv, const char *prog)
 					 "unknown option", argv[optind - 1]);
 		}
 	}
+	ret = check_times(&o);
+	if (ret)
+		return bad_usage(prog, ret == -EDOM ? "--end before --start:" :
+				 "--start/--end: not seconds 0..1e9 of /proc/uptime:",
+				 ret == -ERANGE ? o.start : o.end);
 	if (do_result)
 		return result_line(prog, &o, argc - optind, argv + optind);
 	if (do_list)

@@ -35,6 +35,7 @@ printf 'HdrS' | dd of="$tmp/bzImage" bs=1 seek=514 conv=notrunc 2> /dev/null
 # a kernel build tree and block counts for iopath coverage
 mkdir "$tmp/kobj" && : > "$tmp/kobj/vmlinux" && : > "$tmp/kobj/System.map"
 printf '# iopath-tbcount 1\n# windows 0\n# total-insns 0\n' > "$tmp/good.tb"
+printf 'TAP version 13\n1..1\nok 1 x\n' > "$tmp/one.tap"
 ncpu=$(nproc)
 export IOPATH_BIN=$iop
 
@@ -75,6 +76,9 @@ lava --boots|iopath lava bench --kernel $tmp/bzImage --out $work/j --boots @|0 1
 lava --test-timeout|iopath lava jobs --kernel $tmp/bzImage --out $work/j --test-timeout @|0 10000
 lava --job-timeout|iopath lava jobs --kernel $tmp/bzImage --out $work/j --job-timeout @|0 10000
 lava --boot-timeout|iopath lava jobs --kernel $tmp/bzImage --out $work/j --boot-timeout @|0 10000
+verdict --start|iopath verdict --program p --exit-status 0 --start @ --end 5 /dev/null /dev/null /dev/null $tmp/one.tap|-1 nan inf 1e999 1e10 0x10 6
+verdict --end|iopath verdict --program p --exit-status 0 --start 5 --end @ /dev/null /dev/null /dev/null $tmp/one.tap|-1 nan 1e999 4
+verdict --exit-status|iopath verdict --program p --exit-status @ /dev/null /dev/null /dev/null $tmp/one.tap|256 -1 1.5
 scratch --size|iopath scratch create --fs ext4 --size @ -- true|0 -1 99999999999t
 EOF
 )
