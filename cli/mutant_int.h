@@ -24,6 +24,9 @@ void iop_mutant_names_free(char **names, size_t count);
 /* Whether @s is a mutant's name: [A-Za-z0-9][A-Za-z0-9._-]*. */
 bool iop_mutant_name_ok(const char *s);
 
+/* iopath mutant generate (cli/mutant_generate.c); argv[0] is "generate". */
+int iop_mutant_generate(int argc, char **argv);
+
 /* iopath mutant matrix (cli/mutant_matrix.c); argv[0] is "matrix". */
 int iop_mutant_matrix(int argc, char **argv);
 

@@ -16,6 +16,8 @@
 
 #include "input.h"
 #include "mutant.h"
+#include "mutgen.h"
+#include "number.h"
 #include "quote.h"
 #include "why.h"
 
@@ -196,14 +198,59 @@ const char *iop_mutant_get(const struct iop_mutant *m, const char *key)
 	return NULL;
 }
 
+int iop_mutant_generated(const struct iop_mutant *m, const char *path, int *op, uint64_t *seed,
+			 char *why, size_t len)
+{
+	const char *v = iop_mutant_get(m, "Generated"), *comma;
+
+	if (!v)
+		return 0;
+	comma = strchr(v, ',');
+	*op = comma ? iop_mutop_parse(v, (size_t)(comma - v)) : -1;
+	if (*op < 0 || comma[1] != ' ' || iop_parse_u64(comma + 2, 0, UINT64_MAX, seed)) {
+		iop_why(why, len, "%s: '# Generated: %s' is not 'OPERATOR, SEED' (an operator of iopath mutant generate, a seed 0 to 2^64-1)",
+			path, v);
+		return -EINVAL;
+	}
+	return 1;
+}
+
+/* Whether the blank-separated words of @s include @w. */
+static bool has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = strstr(s, w); p; p = strstr(p + 1, w))
+		if ((p == s || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
+int iop_mutant_all_tests(const struct iop_mutant *m)
+{
+	const char *t = iop_mutant_get(m, "Tests");
+
+	return t && !strcmp(t, "all");
+}
+
 int iop_mutant_check(const struct iop_mutant *m, const char *path, char *why, size_t len)
 {
-	if (!iop_mutant_get(m, "Function") || !iop_mutant_get(m, "Bug") ||
-	    !iop_mutant_get(m, "Tests")) {
+	const char *tests = iop_mutant_get(m, "Tests");
+	uint64_t seed;
+	int op, ret;
+
+	if (!iop_mutant_get(m, "Function") || !iop_mutant_get(m, "Bug") || !tests) {
 		iop_why(why, len,
 			"%s: the header needs '# Function:', '# Bug:' and '# Tests:' lines", path);
 		return -EINVAL;
 	}
+	if (!iop_mutant_all_tests(m) && has_word(tests, "all")) {
+		iop_why(why, len, "%s: '# Tests: all' (the whole collection) goes alone", path);
+		return -EINVAL;
+	}
+	ret = iop_mutant_generated(m, path, &op, &seed, why, len);
+	if (ret < 0)
+		return ret;
 	if (!m->diff_line) {
 		iop_why(why, len, "%s: no unified diff after the header", path);
 		return -EINVAL;

@@ -21,6 +21,7 @@
 #define IOPATH_MUTANT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define IOP_MUTANT_LINE_MAX	4096	/* bytes in a header line */
 #define IOP_MUTANT_FIELDS_MAX	64	/* fields in a header */
@@ -50,10 +51,24 @@ const char *iop_mutant_get(const struct iop_mutant *m, const char *key);
 
 /*
  * What every mutant of iopath mutate and mutate-tool needs: Function, Bug
- * and Tests, and a diff after the header. 0, or -EINVAL with the reason,
- * naming @path, in @why.
+ * and Tests ("all" alone: the whole collection), a well-formed Generated
+ * if there is one, and a diff after the header. 0, or -EINVAL with the
+ * reason, naming @path, in @why.
  */
 int iop_mutant_check(const struct iop_mutant *m, const char *path, char *why, size_t len);
+
+/*
+ * A generated mutant's "# Generated: OPERATOR, SEED" (iopath mutant
+ * generate): the operator, an index of lib/mutgen.h's iop_mutop_names,
+ * into *@op and the seed into *@seed. 1 if the header has that line, 0
+ * if not (a mutant written by hand), -EINVAL with the reason, naming
+ * @path, in @why if the line is not of that form.
+ */
+int iop_mutant_generated(const struct iop_mutant *m, const char *path, int *op, uint64_t *seed,
+			 char *why, size_t len);
+
+/* Whether "# Tests:" says "all": every program of the collection, unfiltered. */
+int iop_mutant_all_tests(const struct iop_mutant *m);
 
 void iop_mutant_free(struct iop_mutant *m);
 
