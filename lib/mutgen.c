@@ -249,8 +249,9 @@ static int operand(struct gen *g, size_t i, size_t open)
 		first -= 2;
 	if (IS(g, first - 1, "->") || IS(g, first - 1, ".") || IS(g, first - 1, ")") ||
 	    IS(g, first - 1, "]") || IS(g, first - 1, "&") || IS(g, first - 1, "++") ||
-	    IS(g, first - 1, "--") || IS(g, first - 1, "sizeof") || is_ident(g, first - 1) ||
-	    iop_tok_keyword(g->t, first - 1))
+	    IS(g, first - 1, "--") || is_ident(g, first - 1) ||
+	    (iop_tok_keyword(g->t, first - 1) && !IS(g, first - 1, "return") &&
+	     !IS(g, first - 1, "case")))
 		return 0;
 	shift = IS(g, first - 1, "<<") || IS(g, first - 1, ">>");
 	if (!shift && !length_name(src + t->off, t->len))
@@ -383,7 +384,7 @@ static int flag(struct gen *g, size_t i)
 	const struct iop_tok *t = TOK(g, i);
 
 	if (IS(g, i, "|=") && is_const_name(g, i + 1) && IS(g, i + 2, ";"))
-		return add(g, IOP_MUT_FLAG, t->off, tok_end(g, i), "&= ~", 4, t->line,
+		return add(g, IOP_MUT_FLAG, t->off, TOK(g, i + 1)->off, "&= ~", 4, t->line,
 			   "%.*s cleared instead of set", (int)TOK(g, i + 1)->len,
 			   src + TOK(g, i + 1)->off) ? -ENOMEM : 0;
 	if (IS(g, i, "&=") && IS(g, i + 1, "~") && is_const_name(g, i + 2) && IS(g, i + 3, ";"))
@@ -391,7 +392,7 @@ static int flag(struct gen *g, size_t i)
 			   "%.*s set instead of cleared", (int)TOK(g, i + 2)->len,
 			   src + TOK(g, i + 2)->off) ? -ENOMEM : 0;
 	if (IS(g, i, "|") && is_const_name(g, i + 1) && !written_next(g, i + 2))
-		return add(g, IOP_MUT_FLAG, t->off, tok_end(g, i + 1), "", 0, t->line,
+		return add(g, IOP_MUT_FLAG, tok_end(g, i - 1), tok_end(g, i + 1), "", 0, t->line,
 			   "%.*s left out of the flags", (int)TOK(g, i + 1)->len,
 			   src + TOK(g, i + 1)->off) ? -ENOMEM : 0;
 	if (is_const_name(g, i) && IS(g, i + 1, "|") && !written_next(g, i + 1) &&
