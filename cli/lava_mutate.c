@@ -27,10 +27,13 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* "-t iopath:P" for each word of @tests into @v. */
+/*
+ * "-t iopath:P" for each word of @tests into @v; none for "all" (a
+ * generated mutant's "# Tests: all": the whole collection).
+ */
 static int tests_args(const char *tests, struct lava_strv *v)
 {
-	char *copy = strdup(tests ? tests : ""), *w, *save, *a;
+	char *copy = strdup(tests && strcmp(tests, "all") ? tests : ""), *w, *save, *a;
 	int rc = 0;
 
 	if (!copy)
@@ -62,6 +65,7 @@ int lava_cmd_mutate(struct lava_opts *o)
 	char kdir[PATH_MAX], pristine[PATH_MAX], mdir[PATH_MAX], path[PATH_MAX], why[512];
 	char append[1100], **mutants = NULL, **unions = NULL, *w, *save, *copy, *run;
 	size_t nm = 0, nu = 0, i, k, nj = 0;
+	bool every = false;	/* a mutant runs the whole collection: so does the pristine job */
 	struct lava_strv none = { 0 };
 	struct mjob *jobs = NULL;
 	struct iop_mutant m;
@@ -130,6 +134,7 @@ int lava_cmd_mutate(struct lava_opts *o)
 			rc = BAD("%s", why);
 			break;
 		}
+		every |= iop_mutant_all_tests(&m);
 		copy = strdup(iop_mutant_get(&m, "Tests") ? iop_mutant_get(&m, "Tests") : "");
 		w = copy ? strtok_r(copy, " ", &save) : NULL;
 		for (; w && unions; w = strtok_r(NULL, " ", &save)) {
@@ -178,7 +183,7 @@ int lava_cmd_mutate(struct lava_opts *o)
 			qsort(unions, nu, sizeof(*unions), cmp_str);
 			jobs[0].name = strdup("pristine");
 			jobs[0].kernel = strdup(pristine);
-			for (k = 0; k < nu && !rc; k++)
+			for (k = 0; k < nu && !rc && !every; k++)
 				rc = tests_args(unions[k], &jobs[0].ksft);
 		}
 	}

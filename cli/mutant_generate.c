@@ -503,8 +503,8 @@ static int parse_args(struct gen *g, int argc, char **argv)
 		case 'a': g->against = optarg; break;
 		case 'l': g->list = true; break;
 		case 's':
-			if (iop_parse_u64(optarg, 0, UINT64_MAX, &g->seed))
-				return iop_usage_error("mutant", "generate: --seed '%s' is not 0 to 2^64-1", optarg);
+			if (iop_parse_u64(optarg, 0, INT64_MAX, &g->seed))
+				return iop_usage_error("mutant", "generate: --seed '%s' is not 0 to 2^63-1", optarg);
 			g->have_seed = true;
 			break;
 		case 'c':

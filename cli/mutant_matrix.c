@@ -4,7 +4,8 @@
  * scripts/mutate.sh keeps in WORK/state (NAME.result, pristine.build_s,
  * pristine.runs, pristine.ok) and the mutants' headers, written as
  * WORK/matrix.md and WORK/matrix.json (jansson) through lib/outfile.c,
- * both or neither. Every string from elsewhere (headers, details,
+ * both or neither. Generated mutants (a "# Generated:" line) get their
+ * kill rate with its 95% confidence interval under the table. Every string from elsewhere (headers, details,
  * --ksrc) is in both as iop_esc() gives it. Prints "KILLED
  * NON_EQUIVALENT" on stdout.
  *
@@ -16,6 +17,8 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -34,6 +37,7 @@
 #include "number.h"
 #include "outfile.h"
 #include "quote.h"
+#include "stats.h"
 
 #define STATE_LINE_MAX	4096
 
@@ -242,14 +246,90 @@ static void md_cell(FILE *f, const char *s)
 	free(e);
 }
 
+/*
+ * The generated mutants (iopath mutant generate) among those of the
+ * matrix: a random sample, so their kill rate is an estimate with a
+ * confidence interval. Its denominator is the mutants that built and
+ * have a verdict, the equivalent ones left out: a mutant that did not
+ * build, did not run or has no verdict (unstable) was never a question
+ * put to the suite.
+ */
+struct generated {
+	unsigned int drawn, killed, survived, equivalent, no_build, unstable, not_run;
+	uint64_t seeds[8];
+	unsigned int nseeds;
+};
+
 struct matrix {
 	const char *work, *mutants, *ksrc;
 	char **names;
 	int count;
 	unsigned int killed, non_equivalent;
+	struct generated gen;
 	FILE *md;
 	json_t *json, *list;
 };
+
+static void count_generated(struct generated *g, uint64_t seed, const char *class)
+{
+	unsigned int k = 0;
+
+	g->drawn++;
+	while (k < g->nseeds && g->seeds[k] != seed)
+		k++;
+	if (k == g->nseeds && k < ARRAY_SIZE(g->seeds))
+		g->seeds[g->nseeds++] = seed;
+	if (!class)
+		g->not_run++;
+	else if (!strcmp(class, "killed") || !strcmp(class, "crash"))
+		g->killed++;
+	else if (!strcmp(class, "survived"))
+		g->survived++;
+	else if (!strcmp(class, "equivalent"))
+		g->equivalent++;
+	else if (!strcmp(class, "no-build"))
+		g->no_build++;
+	else
+		g->unstable++;
+}
+
+/* The generated mutants' line under the table and their object in the JSON. */
+static int add_generated(struct matrix *mx)
+{
+	const struct generated *g = &mx->gen;
+	unsigned int n = g->killed + g->survived;
+	double lo, hi, rate = n ? (double)g->killed / n : NAN;
+	json_t *o, *seeds;
+
+	if (!g->drawn)
+		return 0;
+	iop_binomial_ci(g->killed, n, 0.05, &lo, &hi);
+	fprintf(mx->md, "\nGenerated mutants (seed");
+	for (unsigned int k = 0; k < g->nseeds; k++)
+		fprintf(mx->md, "%s %" PRIu64, k ? "," : "", g->seeds[k]);
+	fprintf(mx->md, "): %u: %u killed, %u survived, %u equivalent, %u did not build, "
+		"%u unstable, %u not run.\n", g->drawn, g->killed, g->survived, g->equivalent,
+		g->no_build, g->unstable, g->not_run);
+	if (n)
+		fprintf(mx->md, "Kill rate of the %u non-equivalent ones that built and ran: "
+			"%u/%u = %.1f%% (95%% CI %.1f%% to %.1f%%, Clopper-Pearson).\n", n, g->killed,
+			n, 100 * rate, 100 * lo, 100 * hi);
+	else
+		fprintf(mx->md, "Kill rate: none of them built and ran without being equivalent.\n");
+	seeds = json_array();
+	for (unsigned int k = 0; seeds && k < g->nseeds; k++)
+		if (json_array_append_new(seeds, json_integer((json_int_t)g->seeds[k])))
+			break;
+	o = json_pack("{s:o?, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:s}",
+		      "seeds", seeds, "drawn", (int)g->drawn, "killed", (int)g->killed,
+		      "survived", (int)g->survived, "equivalent", (int)g->equivalent,
+		      "no_build", (int)g->no_build, "unstable", (int)g->unstable,
+		      "not_run", (int)g->not_run, "rate_of", (int)n,
+		      "kill_rate", n ? json_real(rate) : json_null(),
+		      "ci95_low", n ? json_real(lo) : json_null(),
+		      "ci95_high", n ? json_real(hi) : json_null(), "ci_method", "clopper-pearson");
+	return !o || json_object_set_new(mx->json, "generated", o) ? -ENOMEM : 0;
+}
 
 static int add_mutant(struct matrix *mx, const char *name, char *why, size_t len)
 {
@@ -258,7 +338,8 @@ static int add_mutant(struct matrix *mx, const char *name, char *why, size_t len
 	struct result r;
 	const char *func;
 	json_t *o, *killers;
-	int ret;
+	uint64_t seed;
+	int ret, generated, op;
 
 	snprintf(path, sizeof(path), "%s/%s.patch", mx->mutants, name);
 	ret = iop_mutant_read(path, &m, why, len);
@@ -266,10 +347,17 @@ static int add_mutant(struct matrix *mx, const char *name, char *why, size_t len
 		return ret;
 	func = iop_mutant_get(&m, "Function");
 	func = func ? func : "";
+	generated = iop_mutant_generated(&m, path, &op, &seed, why, len);
+	if (generated < 0) {
+		ret = generated;
+		goto free_mutant;
+	}
 	snprintf(path, sizeof(path), "%s/state/%s.result", mx->work, name);
 	ret = read_result(path, &r, why, len);
 	if (ret < 0)
 		goto free_mutant;
+	if (generated)
+		count_generated(&mx->gen, seed, r.class);
 	/* 1: not run, r all NULL */
 	fprintf(mx->md, "|");
 	md_cell(mx->md, name);
@@ -426,6 +514,9 @@ static int write_matrix(struct matrix *mx, char *why, size_t len)
 		if (ret)
 			goto out;
 	}
+	ret = add_generated(mx);
+	if (ret)
+		goto out;
 	ret = -ENOMEM;
 	if (json_object_set_new(mx->json, "mutants", json_incref(mx->list)) ||
 	    json_object_set_new(mx->json, "killed", json_integer(mx->killed)) ||

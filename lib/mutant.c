@@ -207,8 +207,8 @@ int iop_mutant_generated(const struct iop_mutant *m, const char *path, int *op, 
 		return 0;
 	comma = strchr(v, ',');
 	*op = comma ? iop_mutop_parse(v, (size_t)(comma - v)) : -1;
-	if (*op < 0 || comma[1] != ' ' || iop_parse_u64(comma + 2, 0, UINT64_MAX, seed)) {
-		iop_why(why, len, "%s: '# Generated: %s' is not 'OPERATOR, SEED' (an operator of iopath mutant generate, a seed 0 to 2^64-1)",
+	if (*op < 0 || comma[1] != ' ' || iop_parse_u64(comma + 2, 0, INT64_MAX, seed)) {
+		iop_why(why, len, "%s: '# Generated: %s' is not 'OPERATOR, SEED' (an operator of iopath mutant generate, a seed 0 to 2^63-1)",
 			path, v);
 		return -EINVAL;
 	}

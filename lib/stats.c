@@ -304,3 +304,13 @@ const char *iop_fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.2f", v);
 	return buf;
 }
+
+void iop_binomial_ci(unsigned int k, unsigned int n, double alpha, double *lo, double *hi)
+{
+	if (!n || k > n) {
+		*lo = *hi = NAN;
+		return;
+	}
+	*lo = k ? gsl_cdf_beta_Pinv(alpha / 2, k, n - k + 1) : 0;
+	*hi = k < n ? gsl_cdf_beta_Pinv(1 - alpha / 2, k + 1, n - k) : 1;
+}

@@ -147,4 +147,12 @@ double iop_paired_t_p(double d, double se2, size_t h);
  */
 const char *iop_fmt_num(char *buf, size_t len, double v);
 
+/*
+ * The Clopper-Pearson (exact) two-sided (1 - @alpha) confidence interval
+ * of a binomial proportion, @k successes of @n, into @lo and @hi: the
+ * kill rate of a random sample of mutants. Never narrower than its level
+ * claims, at any n; both NAN for n = 0 or k > n.
+ */
+void iop_binomial_ci(unsigned int k, unsigned int n, double alpha, double *lo, double *hi);
+
 #endif

@@ -167,9 +167,11 @@ case $work in /*) ;; *) work=$PWD/$work ;; esac
 # check_mutant FILE: selftest programs in Tests, harness options in Filter,
 # and a patch that only changes regular files inside the tree (iopath
 # patch check, which apply_patch runs again on the file it applies).
+# "# Tests: all" (a generated mutant's): the whole collection, unfiltered.
 check_mutant() {
 	local t err
 	err=$(patch_names "$1" 2>&1 >/dev/null) || usage_error "${err#iopath: patch: }"
+	[ "$(patch_header "$1" Tests)" = all ] && return 0
 	for t in $(patch_header "$1" Tests); do
 		[[ $t =~ ^[a-z0-9_]+_test$ ]] || usage_error "$1: '# Tests: $t' is not a selftest program name"
 	done
@@ -185,8 +187,10 @@ load_mutants "$mutants_dir" check_mutant "${want[@]}"
 if [ "$list_only" = 1 ]; then
 	for n in "${mnames[@]}"; do
 		f=${mfile[$n]}
-		printf '%-40s %-34s %s%s\n' "$n" "$(patch_header "$f" Function)" "$(patch_header "$f" Tests)" \
-			"$([ -n "$(patch_header "$f" Equivalent)" ] && echo ' (equivalent)')"
+		g=$(patch_header "$f" Generated)
+		printf '%-40s %-34s %s%s%s\n' "$n" "$(patch_header "$f" Function)" "$(patch_header "$f" Tests)" \
+			"$([ -n "$(patch_header "$f" Equivalent)" ] && echo ' (equivalent)')" \
+			"${g:+ (generated: $g)}"
 	done
 	exit 0
 fi
@@ -304,10 +308,16 @@ save_results() {
 	printf '%s' "${r:+$r$'\n'}" | write_file "$1.results" || exit 1
 }
 
+# whole_collection NAME: whether the mutant runs every program unfiltered
+# (--all-tests, or its header's "# Tests: all").
+whole_collection() {
+	[ "$all_tests" = 1 ] || [ "$(patch_header "${mfile[$1]}" Tests)" = all ]
+}
+
 # filters_of NAME: "--env KSELFTEST_<PROG>_ARGS=..." values from the
 # header's "# Filter: prog=harness options" lines, one a line.
 filters_of() {
-	[ "$all_tests" = 1 ] && return 0
+	whole_collection "$1" && return 0
 	patch_header "${mfile[$1]}" Filter | while IFS= read -r l; do
 		p=${l%%=*}
 		p=${p^^}
@@ -316,7 +326,7 @@ filters_of() {
 }
 
 programs_of() {
-	if [ "$all_tests" = 1 ]; then
+	if whole_collection "$1"; then
 		return 0
 	fi
 	patch_header "${mfile[$1]}" Tests
@@ -330,10 +340,11 @@ run_pristine() {
 	local i s crash runs_done t n
 	local -a union=()
 	# The programs the selected mutants name (for the whole collection of
-	# mutants, every program).
+	# mutants, every program; a mutant of "# Tests: all" needs them all).
 	if [ "$all_tests" = 0 ]; then
 		mapfile -t union < <(for n in "${mnames[@]}"; do
 			patch_header "${mfile[$n]}" Tests | tr ' ' '\n'; done | sed '/^$/d' | sort -u)
+		[[ " ${union[*]} " == *" all "* ]] && union=()
 	fi
 	# Done already, over every program needed now?
 	if [ -f "$state/pristine.done" ] && [ "$fresh" = 0 ]; then
@@ -470,7 +481,7 @@ finish_run() {
 	# run unfiltered: a filter leaves tests out). A crash on every run
 	# counts only against as many clean pristine runs; one that did not
 	# reproduce is noted, and the clean run decides.
-	[ "$all_tests" = 1 ] && opts+=(--all-tests)
+	whole_collection "$n" && opts+=(--all-tests)
 	line=$(mutant_cmd classify "${opts[@]}" --pristine-ok "$pristine_ok" \
 		--pristine-tests "$state/pristine.tests" --pristine-runs "$pristine_runs" \
 		--pristine-clean "$(pristine_clean_runs)" --crash-runs "$crash_runs" \

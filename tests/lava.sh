@@ -441,6 +441,26 @@ else
 	else
 		not_ok lava.jobs.mutant_job_runs_what_mutate_runs
 	fi
+	# A generated mutant's "# Tests: all": its job runs the whole
+	# collection (no -t; "iopath:all" was no program), and so does the
+	# pristine job its results are judged against.
+	mkdir -p "$tmp/gmutants" "$tmp/gwork/kernels" "$tmp/gwork/obj/arch/x86/boot" "$tmp/gjobs"
+	printf '# Mutant: 001-relop-f\n# Function: f()\n# Bug: relop\n# Tests: all\n# Generated: relop, 3\n--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-a\n+b\n' \
+		> "$tmp/gmutants/001-relop-f.patch"
+	cp "$top/configs/mutants/$m.patch" "$tmp/gmutants/"
+	cp "$fake" "$tmp/gwork/kernels/001-relop-f"
+	cp "$fake" "$tmp/gwork/kernels/$m"
+	cp "$fake" "$tmp/gwork/obj/arch/x86/boot/bzImage"
+	if lava mutate --work "$tmp/gwork" --mutants "$tmp/gmutants" --out "$tmp/gjobs" --build "$build" \
+		> /dev/null 2> "$tmp/gerr" &&
+	   grep -q -- '- "/iopath/lava/run --"$' "$tmp/gjobs/001-relop-f.yaml" &&
+	   grep -q -- '- "/iopath/lava/run --"$' "$tmp/gjobs/pristine.yaml" &&
+	   grep -q -- '- "/iopath/lava/run -- -t iopath:' "$tmp/gjobs/$m.yaml"; then
+		ok lava.jobs.generated_mutant_job_runs_the_whole_collection
+	else
+		not_ok lava.jobs.generated_mutant_job_runs_the_whole_collection "$(tail -n 2 "$tmp/gerr")" \
+			"$(grep -h 'lava/run' "$tmp"/gjobs/*.yaml 2>&1 | head -n 3)"
+	fi
 	# A kernel the lab fetches from a build's URL: that URL in the job, the
 	# local copy's sha256 beside it.
 	if grep -q 'url: "https://builds.example.org/k/bzImage"' "$tmp/jobs/bzImage.yaml" &&

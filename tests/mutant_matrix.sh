@@ -9,7 +9,11 @@
 #    Now every string is in both files as iop_esc() gives it, and a
 #    header that is not UTF-8 is refused with one line;
 #  - work/matrix.json a directory: matrix.md was written, then exit 2 on
-#    matrix.json, an inconsistent pair. Now neither is written.
+#    matrix.json, an inconsistent pair. Now neither is written;
+#  - generated mutants (iopath mutant generate) are a random sample: their
+#    kill rate comes with its 95% Clopper-Pearson interval, over those
+#    that built and have a verdict, the equivalent ones left out (1 of 2:
+#    1 - sqrt(0.975) to sqrt(0.975); 2 of 2: sqrt(0.025) to 1).
 #
 # usage: tests/mutant_matrix.sh BUILD_DIR     (prints TAP)
 set -u
@@ -89,5 +93,42 @@ check_cmd mutant_matrix.both_written \
 	bash -c '[ "$1" = 0 ] && [ "$(cat "$2")" = "2 2" ] && [ "$(grep -c "^| 0" "$3/matrix.md")" = 2 ] &&
 		jq -e ".killed == 2 and (.mutants | length) == 2" "$3/matrix.json" > /dev/null' \
 	_ "$rc" "$tmp/good.out" "$w"
+
+# ---- generated mutants: the kill rate and its interval --------------------------
+# gmutant DIR NAME SEED: a generated mutant's header
+gmutant() {
+	printf '# Mutant: %s\n# Function: f()\n# Tests: all\n# Bug: relop\n# Generated: relop, %s\n--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-a\n+b\n' \
+		"$2" "$3" > "$1/$2.patch"
+}
+w=$tmp/gen
+mkdir -p "$w/mutants" "$w/state"
+gmutant "$w/mutants" 001-relop-f 5
+gmutant "$w/mutants" 002-relop-g 5
+gmutant "$w/mutants" 003-relop-h 5
+gmutant "$w/mutants" 004-relop-i 5
+mutant "$w/mutants" 05-hand 'j()'
+result "$w" 001-relop-f killed x
+result "$w" 002-relop-g survived x
+result "$w" 003-relop-h no-build x
+result "$w" 004-relop-i equivalent x
+result "$w" 05-hand killed x
+"$iopath" mutant matrix --work "$w" --mutants "$w/mutants" 001-relop-f 002-relop-g 003-relop-h 004-relop-i 05-hand \
+	> "$tmp/gen.out" 2> "$tmp/gen.err"
+rc=$?
+check_cmd mutant_matrix.generated.kill_rate_with_clopper_pearson_interval \
+	bash -c '[ "$1" = 0 ] && grep -qx "Generated mutants (seed 5): 4: 1 killed, 1 survived, 1 equivalent, 1 did not build, 0 unstable, 0 not run." "$2/matrix.md" &&
+		grep -qx "Kill rate of the 2 non-equivalent ones that built and ran: 1/2 = 50.0% (95% CI 1.3% to 98.7%, Clopper-Pearson)." "$2/matrix.md" &&
+		jq -e ".generated.rate_of == 2 and .generated.kill_rate == 0.5 and .generated.seeds == [5] and
+			(.generated.ci95_low - (1 - (0.975 | sqrt)) | fabs) < 1e-9 and
+			(.generated.ci95_high - (0.975 | sqrt) | fabs) < 1e-9" "$2/matrix.json" > /dev/null' \
+	_ "$rc" "$w"
+result "$w" 002-relop-g crash x
+"$iopath" mutant matrix --work "$w" --mutants "$w/mutants" 001-relop-f 002-relop-g > /dev/null 2> "$tmp/gen.err"
+check_cmd mutant_matrix.generated.all_killed_interval_reaches_one \
+	bash -c 'jq -e "(.generated.ci95_low - (0.025 | sqrt) | fabs) < 1e-9 and .generated.ci95_high == 1" "$1/matrix.json" > /dev/null' \
+	_ "$w"
+"$iopath" mutant matrix --work "$tmp/good" --mutants "$tmp/good/mutants" 01-a 02-b > /dev/null 2>&1
+check_cmd mutant_matrix.generated.hand_written_only_no_rate \
+	bash -c '! grep -q "Kill rate" "$1/matrix.md" && jq -e ".generated == null" "$1/matrix.json" > /dev/null' _ "$tmp/good"
 
 finish_tap

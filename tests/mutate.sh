@@ -73,8 +73,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ ${#progs[@]} -gt 0 ] || progs=(a_test b_test)
-echo "$(basename "$log" .console) ${progs[*]}${envs[*]:+ env=${envs[*]}}" >> "$(dirname "$log")/../vm-calls"
+every=""
+[ ${#progs[@]} -gt 0 ] || { progs=(a_test b_test); every=" (every program)"; }
+echo "$(basename "$log" .console) ${progs[*]}${envs[*]:+ env=${envs[*]}}$every" >> "$(dirname "$log")/../vm-calls"
 : > "$log"
 flaky=$(dirname "$log")/../flaky.done
 if grep -q FLAKY "$kernel" && [ ! -e "$flaky" ]; then
@@ -161,6 +162,13 @@ mutant 10-prose a_test seek.c two PROSE
 mutant 11-hostile c_test seek.c one HOSTILE
 mkdir -p "$work/five"
 cp "$mutants"/0[1-5]-*.patch "$work/five/"
+# A generated mutant (iopath mutant generate): "# Tests: all", the whole
+# collection, and its "# Generated:" line; beside a hand-written one.
+mkdir -p "$work/gen"
+mutant 001-relop-f all iter.c beta KILL_TWO
+sed -i 's/^# Tests: all$/&\n# Generated: relop, 3/' "$mutants/001-relop-f.patch"
+mv "$mutants/001-relop-f.patch" "$work/gen/"
+cp "$mutants/03-survived.patch" "$work/gen/"
 
 run_mutate() {	# WORKDIR MUTANTS_DIR ARGS...
 	local w=$1 m=$2
@@ -315,6 +323,37 @@ if [ "$rc" = 0 ] && [ ! -s "$work/mcheck.err" ] && [ "$(tail -c 1 "$w/matrix.jso
 else
 	not_ok "matrix.json_written_within_its_buffer" "exit $rc: $(head -n 2 "$work/mcheck.err")"
 fi
+
+# ---- a generated mutant ---------------------------------------------------------
+# Treated as a hand-written one, with every program run unfiltered (its
+# "# Tests: all"; "iopath:all" was no program, and the header was refused),
+# the pristine kernel over every program too, and its kill rate with the
+# interval under the matrix.
+w=$work/wgen
+"$mutate" --ksrc "$src" --work "$w" --mutants "$work/gen" --build "$work" --list > "$work/genlist" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && grep -q '^001-relop-f  *f()  *all (generated: relop, 3)$' "$work/genlist" &&
+   grep -q '^03-survived  *f()  *a_test b_test$' "$work/genlist"; then
+	ok "generated.listed_like_a_hand_written_one"
+else
+	not_ok "generated.listed_like_a_hand_written_one" "exit $rc" "$(cat "$work/genlist")"
+fi
+run_mutate "$w" "$work/gen" > "$work/gen.out" 2> "$work/gen.err"
+if [ "$(cls 001-relop-f)" = killed ] && grep -q '^001-relop-f.1 a_test b_test (every program)$' "$w/vm-calls" &&
+   grep -q '^pristine.1 a_test b_test (every program)$' "$w/vm-calls" &&
+   grep -q '^03-survived.1 a_test b_test$' "$w/vm-calls" && tree_pristine; then
+	ok "generated.runs_the_whole_collection_and_is_classified"
+else
+	not_ok "generated.runs_the_whole_collection_and_is_classified" "class $(cls 001-relop-f)" \
+		"$(cat "$w/vm-calls" 2>&1)" "$(tail -n 3 "$work/gen.err")"
+fi
+if grep -q '^Kill rate of the 1 non-equivalent ones that built and ran: 1/1 = 100.0% (95% CI 2.5% to 100.0%, Clopper-Pearson).$' \
+	"$work/gen.out"; then
+	ok "generated.matrix_has_the_kill_rate_and_interval"
+else
+	not_ok "generated.matrix_has_the_kill_rate_and_interval" "$(tail -n 4 "$work/gen.out")"
+fi
+w=$work/w1
 
 # ---- links planted in the work directory ----------------------------------------
 # matrix.md, matrix.json and .lock were written through symbolic links
