@@ -122,13 +122,14 @@ units: $(UNIT_BINS) $(HELPER_BINS)
 # profile parser, the known-failures list and the verdict engine on TAP
 # (lib/tap*.c, in process), the shell quoting and escaping of lib/quote.c,
 # repro's bug names (through scripts/repro.sh), the machine lines' reader
-# (lib/verdict.c), the patches applied to a source tree (lib/patch.c) and
-# the bounded YAML loader (lib/yaml_bound.c). `make fuzz FUZZ_SECONDS=N`
+# (lib/verdict.c), the patches applied to a source tree (lib/patch.c),
+# the bounded YAML loader (lib/yaml_bound.c) and the C tokenizer and
+# mutation operators of iopath mutant generate. `make fuzz FUZZ_SECONDS=N`
 # runs each for N seconds from seeds made of tests/fixtures; the same
 # targets built with a plain main() (tests/fuzz/driver.c) run every corpus
 # once in make check.
 FUZZ_TARGETS ?= records profile known_failures tap quote repro_name verdict_lines mutant_header lava_log export \
-	mutant_classify patch_check yaml_bound
+	mutant_classify patch_check yaml_bound ctok
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_O := $(O)/fuzz

@@ -369,7 +369,8 @@ static int write_mutant(const struct gen *g, size_t rank, const struct site *st)
 	m = open_memstream(&text, &tlen);
 	if (!m)
 		return bad("%s", strerror(ENOMEM));
-	fprintf(m, "# SPDX-License-Identifier: GPL-2.0-or-later\n# Mutant: %s\n", name);
+	/* the licence line of configs/mutants (the tag an argument: not this file's) */
+	fprintf(m, "# %s: GPL-2.0-or-later\n# Mutant: %s\n", "SPDX-License-Identifier", name);
 	if (g->against)
 		fprintf(m, "# Against: %s\n", g->against);
 	fprintf(m, "# Function: %s()\n# Class: generated\n# Bug: %s: %s (%s:%u)\n"
@@ -495,13 +496,27 @@ static int parse_args(struct gen *g, int argc, char **argv)
 	optind = 0;
 	while ((c = iop_getopt(argc, argv, "mutant generate", "", opts)) != -1) {
 		switch (c) {
-		case 'k': g->ksrc = optarg; break;
-		case 'o': g->out = optarg; break;
-		case 'f': files = optarg; break;
-		case 'F': g->functions = optarg; break;
-		case 'e': g->executed = optarg; break;
-		case 'a': g->against = optarg; break;
-		case 'l': g->list = true; break;
+		case 'k':
+			g->ksrc = optarg;
+			break;
+		case 'o':
+			g->out = optarg;
+			break;
+		case 'f':
+			files = optarg;
+			break;
+		case 'F':
+			g->functions = optarg;
+			break;
+		case 'e':
+			g->executed = optarg;
+			break;
+		case 'a':
+			g->against = optarg;
+			break;
+		case 'l':
+			g->list = true;
+			break;
 		case 's':
 			if (iop_parse_u64(optarg, 0, INT64_MAX, &g->seed))
 				return iop_usage_error("mutant", "generate: --seed '%s' is not 0 to 2^63-1", optarg);

@@ -5,9 +5,9 @@
  * pristine.runs, pristine.ok) and the mutants' headers, written as
  * WORK/matrix.md and WORK/matrix.json (jansson) through lib/outfile.c,
  * both or neither. Generated mutants (a "# Generated:" line) get their
- * kill rate with its 95% confidence interval under the table. Every string from elsewhere (headers, details,
- * --ksrc) is in both as iop_esc() gives it. Prints "KILLED
- * NON_EQUIVALENT" on stdout.
+ * kill rate with its 95% confidence interval under the table. Every
+ * string from elsewhere (headers, details, --ksrc) is in both as
+ * iop_esc() gives it. Prints "KILLED NON_EQUIVALENT" on stdout.
  *
  * The state is read as input, not trusted: regular files only, bounded
  * lines, a class of the known ones, counts that are counts. Anything else

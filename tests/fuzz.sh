@@ -23,7 +23,7 @@ if ! IOPATH_BIN=$build/iopath "$top/tests/fuzz/seeds.sh" "$tmp" > "$tmp/err" 2>&
 	finish_tap
 fi
 for t in records profile known_failures tap quote repro_name verdict_lines mutant_header lava_log export \
-	mutant_classify patch_check yaml_bound; do
+	mutant_classify patch_check yaml_bound ctok; do
 	bin=$build/fuzz-regress/$t
 	if [ ! -x "$bin" ]; then
 		not_ok "fuzz.$t.corpus_replayed" "$bin not built (make fuzz-regress)"

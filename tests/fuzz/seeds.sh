@@ -24,6 +24,8 @@
 #   yaml_bound  the LAVA job templates and device of configs/lava, and
 #            texts at and past each bound (nesting, anchors, directives),
 #            two documents, an empty stream, a NUL
+#   ctok     the mutant generator's small tree, and C cut short: a comment,
+#            a string, a brace, a directive with a continuation
 # and profiles with a key twice, for the profile target's duplicate check.
 #
 # usage: tests/fuzz/seeds.sh OUTDIR   (makes a directory per target in OUTDIR)
@@ -35,7 +37,7 @@ iop=${IOPATH_BIN:-$top/build/iopath}
 fix=$top/tests/fixtures
 mkdir -p "$out/records" "$out/profile" "$out/known_failures" "$out/tap" "$out/quote" "$out/repro_name" \
 	"$out/verdict_lines" "$out/export" "$out/mutant_header" "$out/lava_log" "$out/mutant_classify" \
-	"$out/yaml_bound"
+	"$out/yaml_bound" "$out/ctok"
 
 for f in "$fix"/compare/*.jsonl; do
 	name=$(basename "$f" .jsonl)
@@ -182,3 +184,8 @@ seeds = {
 for name, text in seeds.items():
     open(d + '/' + name, 'w').write(text)
 EOF
+cp "$fix/mutgen/tree/fs/small.c" "$out/ctok/small.c"
+printf 'int f(int a)\n{\n\t/* a\n' > "$out/ctok/comment"
+printf 'int f(void)\n{\n\tg("a);\n}\n' > "$out/ctok/string"
+printf 'int f(int a)\n{\n\tif (a) {\n}\n' > "$out/ctok/brace"
+printf 'int f(int a) __releases(x)\n{\n#define Q(a) \\\n\t(a < 1)\n\treturn a << 2 | F;\n}' > "$out/ctok/directive"
