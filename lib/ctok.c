@@ -164,8 +164,6 @@ static int tokenize(struct scan *s)
 		char c = p[s->i];
 		size_t start = s->i;
 
-		if (c == '\0')
-			return bad(s, s->line, "a NUL byte");
 		if (c == '\n') {
 			s->line++;
 			s->i++;
@@ -334,9 +332,17 @@ int iop_ctok_scan(const char *src, size_t n, const char *name, struct iop_ctok *
 	struct scan s = { .t = t, .line = 1, .name = name, .why = why, .len = len };
 	int ret;
 
+	const char *nul = memchr(src, '\0', n);
+
 	memset(t, 0, sizeof(*t));
 	t->src = src;
 	t->n = n;
+	/* anywhere, a comment and a directive too: a diff carries the bytes */
+	if (nul) {
+		for (const char *p = src; p < nul; p++)
+			s.line += *p == '\n';
+		return bad(&s, s.line, "a NUL byte");
+	}
 	ret = tokenize(&s);
 	if (!ret)
 		ret = pair(&s);

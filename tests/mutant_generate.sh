@@ -147,6 +147,8 @@ refused() {
 refused unbalanced_brace 'int f(int a)\n{\n\tif (a) {\n\t\treturn 1;\n}\n' 'small.c:2: a bracket never closed'
 refused extra_brace 'int f(int a)\n{\n\treturn a;\n}\n}\n' 'small.c:5: a closing bracket without its opening one'
 refused unterminated_comment 'int f(int a)\n{\n\t/* a\n\treturn a;\n}\n' 'small.c:3: a comment that never ends'
+# A NUL byte in a comment was skipped with it, then carried into a diff.
+refused nul_byte_in_a_comment 'int f(int a)\n{\n\t/* a \0 */\n\treturn a;\n}\n' 'small.c:3: a NUL byte'
 refused unterminated_string 'int f(void)\n{\n\tg("a);\n}\n' 'small.c:3: a string that never ends'
 mkdir -p "$tmp/missing" "$tmp/missing-out"
 "$iopath" mutant generate --ksrc "$fix/tree" --files fs/small.c,fs/nothere.c --seed 1 --out "$tmp/missing-out" \

@@ -49,16 +49,18 @@ static void check_tokens(const struct iop_ctok *t, size_t size)
 
 static void check_diff(const char *d, size_t n)
 {
-	const char *l = d;
+	const char *l, *end = d + n, *nl;
 
 	if (n < 24 || strncmp(d, "--- a/x.c\n+++ b/x.c\n@@ -", 24))
 		finding("a diff without its file lines and hunk header");
-	l = strchr(l + 20, '\n');
-	for (l = l ? l + 1 : d + n; l < d + n; l = strchr(l, '\n') + 1)
-		if (*l != ' ' && *l != '-' && *l != '+')
-			finding("a diff line that is neither context, removed nor added");
 	if (d[n - 1] != '\n')
 		finding("a diff not ending with a newline");
+	nl = memchr(d + 20, '\n', n - 20);
+	for (l = nl + 1; l < end; l = nl + 1) {
+		if (*l != ' ' && *l != '-' && *l != '+')
+			finding("a diff line that is neither context, removed nor added");
+		nl = memchr(l, '\n', (size_t)(end - l));
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
