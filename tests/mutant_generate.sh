@@ -8,7 +8,8 @@
 # comments, strings or preprocessor lines, the same sample for a seed and
 # another for another seed, a tree that cannot be parsed refused with one
 # line and nothing written, --executed restricting the functions, each
-# mutant applying with patch -p1 and its header read by iopath mutant
+# mutant applying with patch -p1 and accepted by iopath patch check (the
+# campaign's check of a patch), its header read by iopath mutant
 # (a "# Generated:" line that is not "OPERATOR, SEED" refused).
 #
 # usage: tests/mutant_generate.sh BUILD_DIR     (prints TAP)
@@ -190,10 +191,11 @@ fi
 cp -r "$fix/tree" "$tmp/copy"
 bad=""
 for f in "$tmp"/all/*.patch; do
-	patch -d "$tmp/copy" -p1 -s -f --dry-run < "$f" > /dev/null 2>&1 || bad="$bad $(basename "$f")"
+	patch -d "$tmp/copy" -p1 -s -f --dry-run < "$f" > /dev/null 2>&1 &&
+		"$iopath" patch check "$f" > /dev/null 2>&1 || bad="$bad $(basename "$f")"
 done
-if [ -z "$bad" ]; then ok mutant_generate.each_applies_with_patch_p1; else
-	not_ok mutant_generate.each_applies_with_patch_p1 "$bad"; fi
+if [ -z "$bad" ]; then ok mutant_generate.each_applies_with_patch_p1_and_passes_patch_check; else
+	not_ok mutant_generate.each_applies_with_patch_p1_and_passes_patch_check "$bad"; fi
 f=$(ls "$tmp"/all/*-relop-f_relop.patch | head -n 1)
 if [ "$("$iopath" mutant header "$f" Generated)" = "relop, 7" ] && [ "$("$iopath" mutant header "$f" Tests)" = all ] &&
    [ "$("$iopath" mutant header "$f" Function)" = "f_relop()" ] &&
