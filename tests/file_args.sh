@@ -116,6 +116,9 @@ mutant.classify   --pristine-ok         in     -      iopath mutant classify --p
 mutant.classify   --pristine-tests      in     -      iopath mutant classify --pristine-ok FX/ok.list --pristine-tests @ FX/mutant.patch FX/empty.tap
 mutant.classify   RUN                   in     .tap   iopath mutant classify --pristine-ok FX/ok.list --pristine-tests FX/tests.list FX/mutant.patch @
 mutant.matrix     --mutants             indir  -      iopath mutant matrix --work FX/mwork --mutants @ 01-x
+mutant.generate   --ksrc                indir  -      iopath mutant generate --ksrc @ --files fs/small.c --seed 1 --out FX/gout
+mutant.generate   --out                 outdir -      iopath mutant generate --ksrc FX/gtree --files fs/small.c --seed 1 --out @
+mutant.generate   --executed            in     -      iopath mutant generate --ksrc FX/gtree --files fs/small.c --seed 1 --out FX/gout --executed @
 outdir            DIR                   outdir -      iopath outdir @
 upstream          --out                 outdir -      upstream.sh --ksrc FX/ktree --out @
 lava.verdict      LOG                   in     .log   iopath lava verdict @
@@ -215,6 +218,8 @@ printf 'a.x.t\ta_test\n' > "$fx/tests.list"
 printf 'TAP version 13\n1..0\n# IOPATH-VM-RESULT: status=fail passed=0 failed=0 known=0 skipped=0 programs=0 programs_failed=0 required_missing=0 stale_known=0\n' > "$fx/empty.tap"
 # what upstream.sh takes for a kernel tree before it looks at --out
 mkdir -p "$fx/ktree/tools/testing/selftests"
+mkdir -p "$fx/gtree/fs" "$fx/gout"
+printf 'int f(int a)\n{\n\treturn a < 1;\n}\n' > "$fx/gtree/fs/small.c"
 touch "$fx/ktree/MAINTAINERS" "$fx/ktree/tools/testing/selftests/Makefile"
 mkdir -p "$fx/fstests/tests/generic"
 touch "$fx/fstests/tests/generic/001"
@@ -344,7 +349,7 @@ uncovered() {
 			END { exit !f }' <<< "$table" || echo "$1 $o"
 	done
 }
-declare -A subsubs=([lava]="jobs mutate bench ab validate run verdict" [mutant]="classify matrix"
+declare -A subsubs=([lava]="jobs mutate bench ab validate run verdict" [mutant]="classify matrix generate"
 		    [scratch]="create check" [records]="check")
 missing=""
 for c in $("$iop" help | awk 'NR > 2 && NF { print $1 }'); do
