@@ -36,6 +36,8 @@ printf 'HdrS' | dd of="$tmp/bzImage" bs=1 seek=514 conv=notrunc 2> /dev/null
 mkdir "$tmp/kobj" && : > "$tmp/kobj/vmlinux" && : > "$tmp/kobj/System.map"
 printf '# iopath-tbcount 1\n# windows 0\n# total-insns 0\n' > "$tmp/good.tb"
 printf 'TAP version 13\n1..1\nok 1 x\n' > "$tmp/one.tap"
+# a kernel tree of one file for iopath mutant generate
+mkdir -p "$tmp/ksrc/fs" && echo 'int f(int a) { return a < 2; }' > "$tmp/ksrc/fs/a.c"
 ncpu=$(nproc)
 export IOPATH_BIN=$iop
 
@@ -79,6 +81,8 @@ lava --boot-timeout|iopath lava jobs --kernel $tmp/bzImage --out $work/j --boot-
 verdict --start|iopath verdict --program p --exit-status 0 --start @ --end 5 /dev/null /dev/null /dev/null $tmp/one.tap|-1 nan inf 1e999 1e10 0x10 6
 verdict --end|iopath verdict --program p --exit-status 0 --start 5 --end @ /dev/null /dev/null /dev/null $tmp/one.tap|-1 nan 1e999 4
 verdict --exit-status|iopath verdict --program p --exit-status @ /dev/null /dev/null /dev/null $tmp/one.tap|256 -1 1.5
+mutant --seed|iopath mutant generate --ksrc $tmp/ksrc --files fs/a.c --out $work/g --seed @|-1 1e3 0x10 9223372036854775808 nan
+mutant --count|iopath mutant generate --ksrc $tmp/ksrc --files fs/a.c --out $work/g --seed 1 --count @|0 -3 10001 1.5
 scratch --size|iopath scratch create --fs ext4 --size @ -- true|0 -1 99999999999t
 EOF
 )
