@@ -28,24 +28,6 @@ void iop_tap_set_err(struct iop_tap *t, int err)
 		t->err = err;
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	if (n >= IOP_VERDICT_MAX_CASES)
-		return -E2BIG;
-	ncap = *cap ? *cap * 2 : 16;
-	p = reallocarray(*arr, ncap, size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 static void keep_note(struct iop_tap *t, const char *line)
 {
 	struct iop_verdict *v = t->v;
@@ -53,7 +35,7 @@ static void keep_note(struct iop_tap *t, const char *line)
 
 	if (!v || v->nnotes >= MAX_NOTES)
 		return;
-	if (grow((void **)&v->notes, &v->notes_cap, v->nnotes, sizeof(*v->notes))) {
+	if (iop_verdict_grow((void **)&v->notes, &v->notes_cap, v->nnotes, sizeof(*v->notes))) {
 		iop_tap_set_err(t, -ENOMEM);
 		return;
 	}
@@ -423,7 +405,7 @@ static void assertion(struct iop_tap *t, const char *msg)
 
 	if (starts(msg, "Expected ")) {
 		s = strdup(msg);
-		if (!s || grow((void **)&t->atext, &t->acap, t->nassert, sizeof(*t->atext))) {
+		if (!s || iop_verdict_grow((void **)&t->atext, &t->acap, t->nassert, sizeof(*t->atext))) {
 			free(s);
 			iop_tap_set_err(t, -ENOMEM);
 			return;

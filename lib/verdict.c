@@ -125,7 +125,7 @@ static int uint_val(const struct field *f, unsigned int *out)
 	return 0;
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
+int iop_verdict_grow(void **arr, size_t *cap, size_t n, size_t size)
 {
 	size_t ncap;
 	void *p;
@@ -178,7 +178,7 @@ static int parse_case(const char *s, struct iop_verdict *v)
 		return -EINVAL;
 	if (!strcmp(c.result, "known") != !!bug)
 		return -EINVAL;
-	ret = grow((void **)&v->cases, &v->cases_cap, v->ncases, sizeof(c));
+	ret = iop_verdict_grow((void **)&v->cases, &v->cases_cap, v->ncases, sizeof(c));
 	if (ret)
 		return ret;
 	v->cases[v->ncases++] = c;
@@ -204,7 +204,7 @@ static int parse_program(const char *s, struct iop_verdict *v)
 	/* Another way a later engine says a program ended is no timeout. */
 	ended = get(f, n, "ended");
 	p.timed_out = ended && ended->vlen == 7 && !memcmp(ended->val, "timeout", 7);
-	ret = grow((void **)&v->progs, &v->progs_cap, v->nprogs, sizeof(p));
+	ret = iop_verdict_grow((void **)&v->progs, &v->progs_cap, v->nprogs, sizeof(p));
 	if (ret)
 		return ret;
 	v->progs[v->nprogs++] = p;

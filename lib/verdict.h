@@ -100,4 +100,10 @@ int iop_verdict_parse_line(const char *line, struct iop_verdict *v);
 
 void iop_verdict_free(struct iop_verdict *v);
 
+/*
+ * Room for element @n of the array *@arr of *@cap elements of @size bytes,
+ * doubling it; -E2BIG past IOP_VERDICT_MAX_CASES, -ENOMEM.
+ */
+int iop_verdict_grow(void **arr, size_t *cap, size_t n, size_t size);
+
 #endif
