@@ -558,6 +558,30 @@ static inline int wm_setup(struct wctx *c, char *ring_why, size_t rlen)
 	return ret;
 }
 
+/*
+ * On a scratch filesystem @fs set up: the directory opened, its free space
+ * planted with the pattern (stale device data must show), then the rest of
+ * @c. A failure goes to @fs->error: our own setup failing fails the test.
+ */
+static inline void wm_fs_prepare(struct iop_test_fs *fs, struct wctx *c,
+				 char *ring_why, size_t rlen)
+{
+	int ret;
+
+	c->dirfd = open(fs->scratch->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->dirfd < 0) {
+		snprintf(fs->error, sizeof(fs->error), "open: %s", strerror(errno));
+		return;
+	}
+	if (fill_free_space(c->dirfd, c->why, sizeof(c->why))) {
+		snprintf(fs->error, sizeof(fs->error), "%.200s", c->why);
+		return;
+	}
+	ret = wm_setup(c, ring_why, rlen);
+	if (ret)
+		snprintf(fs->error, sizeof(fs->error), "setup: %s", strerror(-ret));
+}
+
 static inline void wm_init(struct wctx *c)
 {
 	memset(c, 0, sizeof(*c));

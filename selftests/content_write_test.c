@@ -148,7 +148,6 @@ static void cw_setup(struct cw *self, const char *fstype, const char *mkfs_opts,
 		.size = strcmp(fstype, "xfs") ? (64ull << 20) : (300ull << 20),
 	};
 	char bad[160];
-	int ret;
 
 	wm_init(&self->c);
 	self->bs = blksz;
@@ -167,18 +166,7 @@ static void cw_setup(struct cw *self, const char *fstype, const char *mkfs_opts,
 			 "IOPATH_SCRATCH_DIR: no device to fill with a pattern");
 		return;
 	}
-	self->c.dirfd = open(self->fs.scratch->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (self->c.dirfd < 0) {
-		snprintf(self->fs.error, sizeof(self->fs.error), "open: %s", strerror(errno));
-		return;
-	}
-	if (fill_free_space(self->c.dirfd, self->c.why, sizeof(self->c.why))) {
-		snprintf(self->fs.error, sizeof(self->fs.error), "%.200s", self->c.why);
-		return;
-	}
-	ret = wm_setup(&self->c, self->ring_why, sizeof(self->ring_why));
-	if (ret)
-		snprintf(self->fs.error, sizeof(self->fs.error), "setup: %s", strerror(-ret));
+	wm_fs_prepare(&self->fs, &self->c, self->ring_why, sizeof(self->ring_why));
 }
 
 FIXTURE_SETUP(content_write)

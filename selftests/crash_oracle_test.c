@@ -115,7 +115,6 @@ FIXTURE_SETUP(crash_oracle)
 	};
 	const char *s = getenv("IOPATH_SEED");
 	char *esc;
-	int ret;
 
 	wm_init(&self->c);
 	self->bs = variant->blksz;
@@ -139,18 +138,7 @@ FIXTURE_SETUP(crash_oracle)
 			 "IOPATH_SCRATCH_DIR: no device to fill with a pattern and shut down");
 		return;
 	}
-	self->c.dirfd = open(self->fs.scratch->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (self->c.dirfd < 0) {
-		snprintf(self->fs.error, sizeof(self->fs.error), "open: %s", strerror(errno));
-		return;
-	}
-	if (fill_free_space(self->c.dirfd, self->c.why, sizeof(self->c.why))) {
-		snprintf(self->fs.error, sizeof(self->fs.error), "%.200s", self->c.why);
-		return;
-	}
-	ret = wm_setup(&self->c, self->ring_why, sizeof(self->ring_why));
-	if (ret)
-		snprintf(self->fs.error, sizeof(self->fs.error), "setup: %s", strerror(-ret));
+	wm_fs_prepare(&self->fs, &self->c, self->ring_why, sizeof(self->ring_why));
 }
 
 FIXTURE_TEARDOWN(crash_oracle)
