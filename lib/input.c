@@ -161,3 +161,35 @@ void iop_input_close(struct iop_input *in)
 	in->fd = -1;
 	in->buf = NULL;
 }
+
+int iop_input_each_line(const char *path, size_t max_line,
+			int (*fn)(void *arg, const char *line, size_t lineno,
+				  char *why, size_t len),
+			void *arg, char *why, size_t len)
+{
+	struct iop_input in;
+	char msg[512] = "";
+	bool term;
+	char *line;
+	ssize_t n;
+	int ret;
+
+	if (!path || !strcmp(path, "/dev/null"))
+		return 0;
+	ret = iop_input_open(&in, path, max_line, why, len);
+	if (ret)
+		return ret;
+	while ((n = iop_input_line(&in, &line, &term, why, len)) >= 0) {
+		ret = fn(arg, line, in.lineno, msg, sizeof(msg));
+		if (ret == -EINVAL)
+			iop_why(why, len, "%s:%zu: %s", path, in.lineno, msg);
+		else if (ret)
+			iop_why(why, len, "%s: %s", path, strerror(-ret));
+		if (ret)
+			break;
+	}
+	if (!ret && n != -ENODATA)
+		ret = (int)n;
+	iop_input_close(&in);
+	return ret;
+}

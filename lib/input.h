@@ -50,4 +50,15 @@ ssize_t iop_input_tail(struct iop_input *in, char *buf, size_t n);
 
 void iop_input_close(struct iop_input *in);
 
+/*
+ * Each line of @path (NULL or /dev/null: none) to @fn, with its number,
+ * until @fn returns non-zero. @fn's -EINVAL is reported as
+ * "<path>:<line>: <what @fn said>", another error as "<path>: <strerror>".
+ * 0 or -errno with @why set.
+ */
+int iop_input_each_line(const char *path, size_t max_line,
+			int (*fn)(void *arg, const char *line, size_t lineno,
+				  char *why, size_t len),
+			void *arg, char *why, size_t len);
+
 #endif

@@ -243,52 +243,23 @@ void iop_tap_coverage(struct iop_tap *t)
 		iop_tap_note(t, "coverage: fsck: ran after %u tests", t->fsck_ran);
 }
 
-/* Each line of @path (NULL, /dev/null: none) to @fn. */
-static int each_line(const char *path, struct iop_tap *t,
-		     int (*fn)(struct iop_tap *t, const char *line, char *why, size_t len),
-		     char *why, size_t len)
+static int req_line(void *t, const char *line, size_t lineno, char *why, size_t len)
 {
-	struct iop_input in;
-	char msg[512];
-	bool term;
-	char *line;
-	ssize_t n;
-	int ret;
-
-	if (!path || !strcmp(path, "/dev/null"))
-		return 0;
-	ret = iop_input_open(&in, path, TAP_MAX_LINE, why, len);
-	if (ret)
-		return ret;
-	while ((n = iop_input_line(&in, &line, &term, why, len)) >= 0) {
-		ret = fn(t, line, msg, sizeof(msg));
-		if (ret == -EINVAL)
-			iop_why(why, len, "%s:%zu: %s", path, in.lineno, msg);
-		else if (ret)
-			iop_why(why, len, "%s: %s", path, strerror(-ret));
-		if (ret)
-			break;
-	}
-	if (!ret && n != -ENODATA)
-		ret = (int)n;
-	iop_input_close(&in);
-	return ret;
-}
-
-static int req_line(struct iop_tap *t, const char *line, char *why, size_t len)
-{
+	(void)lineno;
 	return iop_tap_requirement(t, line, why, len);
 }
 
-static int feature_line(struct iop_tap *t, const char *line, char *why, size_t len)
+static int feature_line(void *t, const char *line, size_t lineno, char *why, size_t len)
 {
+	(void)lineno;
 	(void)why;
 	(void)len;
 	return iop_tap_feature(t, line);
 }
 
-static int tap_line(struct iop_tap *t, const char *line, char *why, size_t len)
+static int tap_line(void *t, const char *line, size_t lineno, char *why, size_t len)
 {
+	(void)lineno;
 	(void)why;
 	(void)len;
 	return iop_tap_line(t, line);
@@ -312,11 +283,11 @@ int iop_tap_judge(const char *known, const char *req, const char *features,
 		iop_why(why, len, "no memory for the verdict");
 		goto out_kf;
 	}
-	ret = each_line(req, t, req_line, why, len);
+	ret = iop_input_each_line(req, TAP_MAX_LINE, req_line, t, why, len);
 	if (!ret)
-		ret = each_line(features, t, feature_line, why, len);
+		ret = iop_input_each_line(features, TAP_MAX_LINE, feature_line, t, why, len);
 	if (!ret)
-		ret = each_line(tap, t, tap_line, why, len);
+		ret = iop_input_each_line(tap, TAP_MAX_LINE, tap_line, t, why, len);
 	if (!ret)
 		ret = iop_tap_end(t);
 	if (!ret && t->err) {

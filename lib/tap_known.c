@@ -494,31 +494,14 @@ int iop_kf_add_line(struct iop_kf *kf, const char *line, unsigned long lineno,
 	return 0;
 }
 
+static int kf_line(void *kf, const char *line, size_t lineno, char *why, size_t len)
+{
+	return iop_kf_add_line(kf, line, lineno, why, len);
+}
+
 int iop_kf_read(struct iop_kf *kf, const char *path, char *why, size_t len)
 {
-	struct iop_input in;
-	char msg[512];
-	bool term;
-	char *line;
-	ssize_t n;
-	int ret;
-
-	if (!path || !strcmp(path, "/dev/null"))
-		return 0;
-	ret = iop_input_open(&in, path, KF_MAX_LINE, why, len);
-	if (ret)
-		return ret;
-	while ((n = iop_input_line(&in, &line, &term, why, len)) >= 0) {
-		ret = iop_kf_add_line(kf, line, in.lineno, msg, sizeof(msg));
-		if (ret) {
-			iop_why(why, len, "%s:%zu: %s", path, in.lineno, msg);
-			break;
-		}
-	}
-	if (!ret && n != -ENODATA)
-		ret = (int)n;
-	iop_input_close(&in);
-	return ret;
+	return iop_input_each_line(path, KF_MAX_LINE, kf_line, kf, why, len);
 }
 
 void iop_kf_list(const struct iop_kf *kf, const char *kernel, const char *test, FILE *out)
