@@ -64,8 +64,9 @@ KSFT_DIR = $(shell KSRC=$(call shq,$(KSRC)) KSFT_SRC=$(call shq,$(KSFT_SRC)) scr
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_HDRS := $(wildcard lib/*.h)
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
-CLI_SRCS := $(wildcard cli/*.c) $(wildcard microbench/*.c)
-CLI_HDRS := $(wildcard cli/*.h microbench/*.h)
+# cli/: the dispatcher and single-file commands; cli/NAME/: a command's family
+CLI_SRCS := $(wildcard cli/*.c cli/*/*.c) $(wildcard microbench/*.c)
+CLI_HDRS := $(wildcard cli/*.h cli/*/*.h microbench/*.h)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
 UNIT_SRCS := $(wildcard tests/*_test.c)
 UNIT_BINS := $(UNIT_SRCS:tests/%.c=$(O)/tests/%)

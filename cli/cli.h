@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The iopath command: one subcommand per file in cli/, each registering
- * itself with IOP_COMMAND(). Adding a subcommand touches one file.
+ * The iopath command: each subcommand registers itself with IOP_COMMAND()
+ * in its cmd_NAME.c, in cli/ or, for a command of several files, in the
+ * folder of its family (cli/NAME/). Adding a subcommand touches one file.
  *
  * Exit codes: 0 success, 1 failure (a test failed, a run aborted),
  * 2 bad usage or bad input, 4 skipped (kselftest's KSFT_SKIP).

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_check.h"
+#include "bench/bench_check.h"
 #include "cli.h"
 #include "iopath.h"
 #include "tap.h"

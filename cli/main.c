@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * iopath: the command-line front end. Subcommands live one per file in cli/
- * and register themselves; this file only dispatches.
+ * iopath: the command-line front end. Subcommands live in cli/cmd_NAME.c or
+ * cli/NAME/ and register themselves; this file only dispatches.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

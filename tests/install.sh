@@ -137,7 +137,7 @@ share=$tmp/dest/usr/local/share/iopath
 # Each script a subcommand hands over to (iop_exec_script), installed and
 # executable: the install rule takes scripts/ whole.
 bad=""
-for f in $(sed -n 's/.*iop_exec_script("[a-z]*", "\([^"]*\)".*/\1/p' "$top"/cli/*.c | sort -u); do
+for f in $(sed -n 's/.*iop_exec_script("[a-z]*", "\([^"]*\)".*/\1/p' "$top"/cli/*.c "$top"/cli/*/*.c | sort -u); do
 	[ -x "$share/scripts/$f" ] || bad="$bad $f"
 done
 [ -z "$bad" ]

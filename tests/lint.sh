@@ -82,23 +82,40 @@ if [ -n "$presets" ] && [ -z "$bad" ]; then ok "lint.filesystem_variants_named_b
 # cli/ shows which command each file belongs to: cmd_NAME.c registers
 # iopath NAME, and every other file is NAME.h or NAME_what.[ch] of a
 # command, shared_what.[ch] (used by several, which its header comment
-# says: "Shared by"), or the dispatcher (main.c, cli.[ch]). calibrate.c,
-# jobs.c and recset.c said nothing of iopath bench or of who else uses them.
-cmds=" $(git grep -h 'IOP_COMMAND("' -- 'cli/cmd_*.c' | sed -n 's/.*IOP_COMMAND("\([a-z]*\)".*/\1/p' | tr '\n' ' ')"
+# says: "Shared by"), or the dispatcher (main.c, cli.[ch]). A command of
+# several files has a folder of its own, cli/NAME/, holding cmd_NAME.c
+# and all of its parts and nothing else; the dispatcher and the shared
+# files stay in cli/. calibrate.c, jobs.c and recset.c said nothing of
+# iopath bench or of who else uses them; bench_*.c lay among 57 others.
+cmds=" $(git grep -h 'IOP_COMMAND("' -- 'cli/cmd_*.c' 'cli/*/cmd_*.c' | sed -n 's/.*IOP_COMMAND("\([a-z]*\)".*/\1/p' | tr '\n' ' ')"
 bad=""
 for f in $(git ls-files 'cli/*'); do
 	b=$(basename "$f")
 	stem=${b%.[ch]}
+	dir=${f#cli/}
+	dir=${dir%"$b"}
+	dir=${dir%/}
+	# the command the file belongs to by its name; its folder, if it has one
+	case $b in
+	main.c|cli.c|cli.h|shared_*.[ch]) own="" ;;
+	cmd_*.c) own=${stem#cmd_} ;;
+	*) own=${stem%%_*} ;;
+	esac
+	if [ -n "$own" ] && [ -f "cli/$own/cmd_$own.c" ]; then
+		[ "$dir" = "$own" ] || { bad="$bad $f"; continue; }
+	else
+		[ -z "$dir" ] || { bad="$bad $f"; continue; }
+	fi
 	case $b in
 	main.c|cli.c|cli.h) continue ;;
-	cmd_*.c) [[ $cmds == *" ${stem#cmd_} "* ]] && grep -q "IOP_COMMAND(\"${stem#cmd_}\"" "$f" && continue ;;
+	cmd_*.c) [[ $cmds == *" $own "* ]] && grep -q "IOP_COMMAND(\"$own\"" "$f" && continue ;;
 	shared_*.[ch]) sed -n '1,/^#/p' "$f" | grep -q 'Shared by' && continue ;;
-	*.[ch]) [[ $cmds == *" ${stem%%_*} "* ]] && continue ;;
+	*.[ch]) [[ $cmds == *" $own "* ]] && continue ;;
 	esac
 	bad="$bad $f"
 done
 if [ "$cmds" != " " ] && [ -z "$bad" ]; then ok "lint.cli_files_named_for_their_command"; else
-	echo "# not cmd_NAME.c, NAME.h, NAME_*.[ch] of a command or shared_*.[ch] saying 'Shared by':$bad"
+	echo "# not cmd_NAME.c, NAME.h, NAME_*.[ch] of a command (in cli/NAME/ where the command has that folder) or shared_*.[ch] in cli/ saying 'Shared by':$bad"
 	not_ok "lint.cli_files_named_for_their_command"; fi
 
 bad=$(git grep -nE '^(    )+[a-z{}]' -- '*.c' '*.h' | grep -v '^.*: \*' | head -5)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # iopath mutant generate (lib/ctok.c, lib/mutgen.c,
-# cli/mutant_generate.c) on a small tree, tests/fixtures/mutgen/tree:
+# cli/mutant/mutant_generate.c) on a small tree, tests/fixtures/mutgen/tree:
 # each operator's diff exactly (tests/fixtures/mutgen/expected.diff, every
 # site of fs/small.c, one function per operator), nothing drawn from
 # comments, strings or preprocessor lines, the same sample for a seed and

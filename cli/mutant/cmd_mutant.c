@@ -11,12 +11,12 @@
  *                                   in name order), one a line, once every
  *                                   header is read and has what a mutant
  *                                   needs; each NAME must be one of them
- *   iopath mutant matrix ...        the kill matrix (cli/mutant_matrix.c)
+ *   iopath mutant matrix ...        the kill matrix (cli/mutant/mutant_matrix.c)
  *   iopath mutant generate ...      mutants by rule from a kernel tree
- *                                   (cli/mutant_generate.c)
+ *                                   (cli/mutant/mutant_generate.c)
  *   iopath mutant classify|results|stop ...
  *                                   a mutant's VM runs judged by the one TAP
- *                                   reader (cli/mutant_classify.c)
+ *                                   reader (cli/mutant/mutant_classify.c)
  *
  * A value holds no control character (the reader refuses them), so a line
  * of output is one value. Exit 0, or 2 with one line on stderr for a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the files of iopath mutant (cli/cmd_mutant.c, cli/mutant_*.c)
+ * What the files of iopath mutant (cli/mutant/cmd_mutant.c, cli/mutant/mutant_*.c)
  * share.
  */
 #ifndef IOPATH_MUTANT_INT_H
@@ -24,14 +24,14 @@ void iop_mutant_names_free(char **names, size_t count);
 /* Whether @s is a mutant's name: [A-Za-z0-9][A-Za-z0-9._-]*. */
 bool iop_mutant_name_ok(const char *s);
 
-/* iopath mutant generate (cli/mutant_generate.c); argv[0] is "generate". */
+/* iopath mutant generate (cli/mutant/mutant_generate.c); argv[0] is "generate". */
 int iop_mutant_generate(int argc, char **argv);
 
-/* iopath mutant matrix (cli/mutant_matrix.c); argv[0] is "matrix". */
+/* iopath mutant matrix (cli/mutant/mutant_matrix.c); argv[0] is "matrix". */
 int iop_mutant_matrix(int argc, char **argv);
 
 /*
- * iopath mutant classify, results and stop (cli/mutant_classify.c);
+ * iopath mutant classify, results and stop (cli/mutant/mutant_classify.c);
  * argv[0] is the subcommand.
  */
 int iop_mutant_runs(int argc, char **argv);

@@ -2,7 +2,7 @@
 /*
  * iopath tbprof: what the block-counting QEMU plugin saw, per kernel
  * function (contrib/qemu-plugin/tbcount.c counts each translation block's
- * executions; cli/tbprof_read.c reads the counts and a System.map).
+ * executions; cli/tbprof/tbprof_read.c reads the counts and a System.map).
  *
  *   explain    A against B (iopath ab --explain): the functions whose
  *              instructions per operation changed, A and B side by side

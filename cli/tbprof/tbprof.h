@@ -3,7 +3,7 @@
  * iopath tbprof: the host side of the block-counting QEMU plugin
  * (contrib/qemu-plugin/tbcount.c). Reading its counts, a kernel's
  * System.map and a list of static basic blocks; attributing executed
- * blocks to functions. cli/tbprof_read.c reads, cli/cmd_tbprof.c reports.
+ * blocks to functions. cli/tbprof/tbprof_read.c reads, cli/tbprof/cmd_tbprof.c reports.
  */
 #ifndef IOPATH_TBPROF_H
 #define IOPATH_TBPROF_H
@@ -96,7 +96,7 @@ bool tb_entry_named(const struct tb_map *m, size_t id);
 /* Executions (@win: inside the windows) of the blocks of @d that start at @id's address in @m. */
 double tb_entries(const struct tb_dump *d, const struct tb_map *m, size_t id, bool win);
 
-/* iopath tbprof coverage (cli/tbprof_cover.c): argv[0] is "coverage". */
+/* iopath tbprof coverage (cli/tbprof/tbprof_cover.c): argv[0] is "coverage". */
 int tb_coverage(int argc, char **argv);
 
 void tb_dump_free(struct tb_dump *d);

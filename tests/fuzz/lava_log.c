@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Fuzz target: the LAVA job log reader of iopath lava verdict
- * (cli/lava_log.c: libyaml on each line, the lvl/msg entries, the guest's
+ * (cli/lava/lava_log.c: libyaml on each line, the lvl/msg entries, the guest's
  * marked console lines, LAVA's results). The input is a log, read as a
  * file the way the verdict reads it. Any result is fine (a log is
  * refused with a reason, or read); a crash, a hang, a leak, a sanitizer
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "lava.h"
+#include "lava/lava.h"
 #include "quote.h"
 
 static void no_control(const char *s, const char *what)

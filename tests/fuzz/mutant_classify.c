@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Fuzz target: a mutant's VM run as iopath mutant classify, results and
- * stop read it (cli/mutant_classify.c: the verdict engine's machine lines
+ * stop read it (cli/mutant/mutant_classify.c: the verdict engine's machine lines
  * through lib/verdict.c, the diagnostic by their line ranges, vm.sh's
  * stop line). The input is a run's output: TAP, the reader's lines, a
  * result or a stop line. A finding is a crash, a sanitizer report, a byte
