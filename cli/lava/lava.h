@@ -3,7 +3,9 @@
  * iopath lava: the parts of the command (cmd_lava.c: options and
  * dispatch; lava_jobs.c: job files; lava_yaml.c: what a job must hold;
  * lava_schema.c: LAVA's schema;
- * lava_log.c: the job log reader; lava_verdict.c: the verdict on it).
+ * lava_log.c: the job log reader; lava_verdict.c: the verdict on it;
+ * lava_common.c: the failure line and the files written, which they all
+ * use).
  *
  * Exit status: 0 passed or written, 1 failed (a test, a kernel bug, a
  * malformed or unfinished log), 2 bad usage or input, 3 LAVA's
@@ -155,6 +157,8 @@ int lava_write_job(struct lava_opts *o, struct lava_jobv *j, const char *kernel,
 		   const char *ramdisk, char **ksft, int nksft, const struct lava_strv *env);
 /* Words joined by blanks, each quoted for the guest's sh (iop_shell_quote()). */
 char *lava_command(char *const *w, size_t n);
+
+/* ---- what every part uses (lava_common.c) ---- */
 
 /* "iopath: lava: MSG" (MSG escaped) on stderr; returns @code. */
 int lava_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
