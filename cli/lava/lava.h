@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * iopath lava: the parts of the command (cmd_lava.c: options and
- * dispatch; lava_jobs.c: job files; lava_yaml.c: what a job must hold;
- * lava_schema.c: LAVA's schema;
+ * dispatch; lava_jobs.c: job files; lava_yaml.c: their quoting and key
+ * lookup; lava_check.c: what a job must hold; lava_schema.c: LAVA's schema;
  * lava_log.c: the job log reader; lava_verdict.c: the verdict on it;
  * lava_common.c: the failure line and the files written, which they all
  * use).
@@ -86,7 +86,7 @@ int lava_log_line(struct lava_job *job, const char *raw, size_t n, size_t lineno
 /* @s escaped (iop_esc()), cut after @limit bytes with "..."; malloc'd. */
 char *lava_text(const char *s, size_t limit);
 
-/* ---- job files (lava_yaml.c) ---- */
+/* ---- job files' YAML (lava_yaml.c) ---- */
 
 /* @s as a double-quoted YAML scalar: the one quoting of job values. */
 void lava_yaml_quote(FILE *f, const char *s);
@@ -97,6 +97,8 @@ void lava_yaml_quote(FILE *f, const char *s);
  * counts, as in PyYAML's loader (what LAVA reads with).
  */
 yaml_node_t *lava_yaml_get(yaml_document_t *d, yaml_node_t *map, const char *key);
+
+/* ---- the checks of a job (lava_check.c; LAVA's schema: lava_schema.c) ---- */
 
 /*
  * What iopath needs of a job, and the deploy and boot methods its device
