@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* ---- what every part uses (cli/mutant/mutant_common.c) ---- */
+
 /* "iopath: mutant: WHY" (iop_esc_line(): escaped once) on stderr; returns 2. */
 int iop_mutant_error(const char *why);
 
@@ -23,6 +25,8 @@ void iop_mutant_names_free(char **names, size_t count);
 
 /* Whether @s is a mutant's name: [A-Za-z0-9][A-Za-z0-9._-]*. */
 bool iop_mutant_name_ok(const char *s);
+
+/* ---- the subcommands ---- */
 
 /* iopath mutant generate (cli/mutant/mutant_generate.c); argv[0] is "generate". */
 int iop_mutant_generate(int argc, char **argv);
