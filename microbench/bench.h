@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "harness_inject.h"
 #include "place.h"
 #include "record.h"
 #include "scratch.h"
@@ -59,14 +60,6 @@ struct iop_param {
 	double min, max;	/* U64, SIZE, DOUBLE */
 	const char *choices;	/* ENUM */
 	const char *help;
-};
-
-/* inject_clock=, in the order of its choices */
-enum iop_inject_clock {
-	IOP_INJECT_WALL,
-	IOP_INJECT_CPU,
-	IOP_INJECT_LOOP,
-	IOP_INJECT_OP,
 };
 
 /*
@@ -169,19 +162,7 @@ struct iop_worker {
 	char affinity[256];
 	unsigned long tid;
 	/* the known effect (inject_ns): set up by iop_inject_init() */
-	uint64_t inject_ns;
-	clockid_t inject_clock;
-	bool inject_loop;	/* inject_clock=loop: iterations, no clock read */
-	/* owed per operation: inject_ns less the call's own cost; loop: iterations */
-	int64_t inject_debit;
-	int64_t inject_owed;	/* negative: overshoot paid in advance */
-	int64_t inject_read_ns;	/* one read of inject_clock */
-	double inject_measured_ns;	/* per operation, measured on the pinned worker */
-	struct iop_inject_probe *inject_probe;	/* inject_probe=1: on and off in turn */
-	bool inject_loop_on;	/* the loop runs (inject_probe: in this stretch) */
-	bool inject_work;	/* a loop or a wait runs after each operation */
-	uint64_t inject_every;	/* inject_clock=op: one operation in this many uncounted */
-	uint64_t inject_left;	/* operations until the next uncounted one */
+	struct iop_inject inject;
 };
 
 static inline bool iop_stopping(const struct iop_worker *w)
@@ -189,102 +170,18 @@ static inline bool iop_stopping(const struct iop_worker *w)
 	return __builtin_expect(w->stop, 0);
 }
 
-/*
- * inject_clock=op: of @n operations just done, how many go uncounted,
- * every inject_every-th one, so that each counted operation carries
- * 1/(inject_every - 1) of one more: a known effect that is a share of the
- * operation itself, whatever the host's state makes it cost.
- */
-static inline uint64_t iop_uncounted(struct iop_worker *w, uint64_t n)
-{
-	uint64_t k = 0;
-
-	while (n >= w->inject_left) {
-		n -= w->inject_left;
-		w->inject_left = w->inject_every;
-		k++;
-	}
-	w->inject_left -= n;
-	return k;
-}
-
 static inline void iop_count(struct iop_worker *w, uint64_t n)
 {
-	if (__builtin_expect(w->inject_every != 0, 0))
-		n -= iop_uncounted(w, n);
+	if (__builtin_expect(w->inject.every != 0, 0))
+		n -= iop_uncounted(&w->inject, n);
 	/* single writer: a plain store the sampler reads with a relaxed load */
 	__atomic_store_n(&w->ops, w->ops + n, __ATOMIC_RELAXED);
 }
 
-/* the clock waits of inject_clock=wall|cpu, and inject_probe's bookkeeping */
-void iop_inject_spin(struct iop_worker *w, uint64_t nops);
-
-/*
- * inject_probe=1: the loop's cost inside the timed loop, as a fraction of
- * the operation's time (the median over pairs of neighbouring stretches,
- * one with the loop and one without), or NAN; restarts the count.
- */
-double iop_inject_probe_take(struct iop_worker *w);
-void iop_inject_probe_free(struct iop_worker *w);
-
-/* inject_clock=loop: the iterations per call that cost closest to @ns here, now */
-uint64_t iop_inject_loops_for(uint64_t ns);
-
-/* one dependent addition the compiler can neither fold nor drop */
-static inline uint64_t iop_spin_add(uint64_t x)
-{
-	x++;
-	__asm__ volatile("" : "+r"(x));
-	return x;
-}
-
-/*
- * @k iterations of user-mode work: each eight dependent additions, so
- * that the loop's exit branch, taken once per call, stays within the
- * reach of the branch predictor for counts up to hundreds of ns; a loop
- * of single steps outgrows it near 100 iterations and then mispredicts
- * its exit on every call, a cost that varies with the host's state.
- */
-static inline void iop_spin_iters(uint64_t k)
-{
-	uint64_t x = 0;
-
-	while (k) {
-		k--;
-		x = iop_spin_add(iop_spin_add(iop_spin_add(iop_spin_add(x))));
-		x = iop_spin_add(iop_spin_add(iop_spin_add(iop_spin_add(x))));
-		__asm__ volatile("" : "+r"(k));
-	}
-#if defined(__x86_64__) || defined(__i386__)
-	/*
-	 * The chain ends before the next instruction starts: else it would
-	 * overlap the entry of the next system call, by an amount that
-	 * varies from one run to the next.
-	 */
-	__asm__ volatile("lfence" ::: "memory");
-#endif
-}
-
-/*
- * The known extra work of a calibration run: busy-wait inject_ns per
- * operation, @nops operations at a time, in the timed loop right after
- * iop_count(). One predictable branch when inject_ns=0 or inject_clock=op.
- * The loop of inject_clock=loop is inlined into the timed loop: without
- * PCID, page-table isolation flushes the TLB on every system call, and a
- * loop in a page of code of its own would cost a page walk per call on
- * top of its iterations, more or less with the host's state.
- */
+/* The known extra work of a calibration run (harness_inject.h), right after iop_count(). */
 static inline void iop_inject(struct iop_worker *w, uint64_t nops)
 {
-	if (__builtin_expect(!w->inject_work, 1))
-		return;
-	if (w->inject_loop) {
-		if (w->inject_loop_on)
-			iop_spin_iters(nops * (uint64_t)w->inject_debit);
-		if (!w->inject_probe)
-			return;
-	}
-	iop_inject_spin(w, nops);
+	iop_inject_step(&w->inject, nops);
 }
 
 /* The state of one job: a benchmark at one parameter point on one filesystem. */
@@ -515,12 +412,10 @@ struct iop_harness_opts {
 int iop_bench_run(struct iop_run *r, const struct iop_harness_opts *o, json_t *recs,
 		  char *why, size_t len);
 
-/* ---- injection, main metric, precision (microbench/harness_inject.c) ---- */
+/* ---- main metric, precision (microbench/harness_precision.c) ---- */
 
 #define IOP_MAX_REPS	1000
 
-/* Measure and set up the worker's injection (inject_ns, inject_clock); on the pinned worker. */
-int iop_inject_init(struct iop_worker *w);
 /* The metric the verdict, the trust check and target_ci go by. */
 const char *iop_main_metric(const struct iop_run *r);
 /* The declaration of metric NAME in b->metrics or iop_common_metrics, or NULL. */

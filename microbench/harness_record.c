@@ -94,22 +94,22 @@ int make_record(struct iop_run *r, const struct iop_harness_opts *o, int rep,
 		bad |= json_object_set(run, "facts", r->extra);
 	bad |= json_object_set_new(run, "main_metric", json_string(iop_main_metric(r)));
 	bad |= json_object_set_new(run, "invocation", json_string(r->invocation));
-	if (r->w[0] && r->w[0]->inject_ns && r->w[0]->inject_every) {
-		uint64_t k = r->w[0]->inject_every;
+	if (r->w[0] && r->w[0]->inject.ns && r->w[0]->inject.every) {
+		uint64_t k = r->w[0]->inject.every;
 		json_t *inj = json_pack("{s:I, s:s, s:I, s:f}",
-			"ns", (json_int_t)r->w[0]->inject_ns, "clock", "op",
+			"ns", (json_int_t)r->w[0]->inject.ns, "clock", "op",
 			"every", (json_int_t)k, "share", 1.0 / (double)(k - 1));
 
 		bad |= json_object_set_new(run, "inject", inj);
-	} else if (r->w[0] && r->w[0]->inject_ns) {
+	} else if (r->w[0] && r->w[0]->inject.ns) {
 		json_t *inj = json_pack("{s:I, s:s, s:f, s:o}",
-			"ns", (json_int_t)r->w[0]->inject_ns, "clock", iop_str(r, "inject_clock"),
-			"measured_ns", r->w[0]->inject_measured_ns,
-			"loops", r->w[0]->inject_loop ? json_integer(r->w[0]->inject_debit) :
+			"ns", (json_int_t)r->w[0]->inject.ns, "clock", iop_str(r, "inject_clock"),
+			"measured_ns", r->w[0]->inject.measured_ns,
+			"loops", r->w[0]->inject.loop ? json_integer(r->w[0]->inject.debit) :
 							 json_null());
 
-		if (inj && r->w[0]->inject_probe) {
-			double f = iop_inject_probe_take(r->w[0]);
+		if (inj && r->w[0]->inject.probe) {
+			double f = iop_inject_probe_take(&r->w[0]->inject);
 
 			bad |= json_object_set_new(inj, "in_context",
 						   isfinite(f) ? json_real(f) : json_null());

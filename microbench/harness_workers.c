@@ -85,6 +85,7 @@ static void *worker_main(void *arg)
 	struct pool *pool = wa->pool;
 	struct iop_worker *w = wa->w;
 	const struct iop_bench *b = w->run->bench;
+	const struct iop_common_opts *o = &w->run->opt;
 	unsigned int seen = 0;
 	struct rusage ru0, ru1;
 	long mig;
@@ -103,7 +104,8 @@ static void *worker_main(void *arg)
 		ret = b->worker_init(w, w->why, sizeof(w->why));
 	}
 	if (!ret)
-		ret = iop_inject_init(w);
+		ret = iop_inject_init(&w->inject, o->inject_ns, o->inject_clock, o->inject_loops,
+				      o->inject_every, o->inject_probe);
 	{
 		struct iop_placement pl;
 
@@ -276,7 +278,7 @@ void pool_release(struct pool *pool, struct iop_run *r)
 	for (int i = 0; i < r->nworkers && i < IOP_MAX_WORKERS; i++) {
 		if (!r->w[i])
 			continue;
-		iop_inject_probe_free(r->w[i]);
+		iop_inject_probe_free(&r->w[i]->inject);
 		free(r->w[i]->hist);
 		free(r->w[i]);
 		r->w[i] = NULL;
