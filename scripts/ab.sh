@@ -42,8 +42,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # usage_error, fail, write_file
 # shellcheck source=scripts/lib/common.bash
 . "$top/scripts/lib/common.bash"
-# fetch_source, apply_patch, restore_tree, guard_tree, configure, build_kernel,
-# kbuild_deps
+# fetch_source, check_patch, tree_probe, configure, build_kernel, kbuild_deps
 # shellcheck source=scripts/lib/kbuild.bash
 . "$top/scripts/lib/kbuild.bash"
 # explain_check, explain_plugin, explain_report
@@ -279,7 +278,7 @@ boot=1
 [ -n "${IOPATH_AB_VM:-}" ] && boot=0
 kbuild_deps "$kbuild" "$kbuild" "$boot" || exit 1
 
-# ---- the work directory, its lock, and the tree always restored ------------
+# ---- the work directory and its lock -----------------------------------------
 
 [ "$explain" = 0 ] || explain_plugin
 
@@ -300,7 +299,6 @@ on_exit() {
 	for p in "${guest_pid[@]}"; do
 		kill -TERM "$p" 2>/dev/null && wait "$p"
 	done
-	[ -n "$ksrc" ] && restore_tree
 }
 trap on_exit EXIT
 trap 'note interrupted; exit 130' INT
@@ -335,9 +333,7 @@ if [ "$calibrate" = 1 ]; then
 	[ ${#plants[@]} -gt 0 ] || fail "scripts/plant.sh named no sizes"
 fi
 if [ -n "$ksrc" ]; then
-	# A killed earlier run's patch goes first; then every patch must apply
-	# to the pristine tree before anything is built.
-	restore_tree || exit 1
+	# Every patch must apply to the tree before anything is built.
 	for p in "$patch_a" "$patch_b" "${plant_files[@]}"; do
 		[ -z "$p" ] && continue
 		rm -f -- "$state/check.patch"
@@ -348,24 +344,25 @@ if [ -n "$ksrc" ]; then
 			usage_error "--patch $(esc "$p does not apply to $ksrc: $(head -n 1 "$state/patch.log")")"
 		rm -f -- "$state/check.patch"
 	done
-	guard_tree
+	tree_probe
 fi
 
 # ---- the kernels ------------------------------------------------------------
 
 # build_side SIDE PATCH: the tree with PATCH (or as it is), built, kept as
-# WORK/kernels/SIDE.bzImage, the tree restored.
+# WORK/kernels/SIDE.bzImage.
 build_side() {
-	local side=$1 p=$2 rc
+	local side=$1 p=$2 rc copy=""
 	if [ -n "$p" ]; then
-		apply_patch "$side" "$p"
+		copy=$state/$side.patch
+		check_patch "$p" "$copy"
 		rc=$?
 		# 1: said already
 		[ "$rc" = 1 ] && exit 1
 		[ "$rc" = 0 ] || fail "$side: $(esc "$p does not apply: $(head -n 1 "$state/patch.log")")"
 	fi
 	note "$side: building${p:+ with $(basename "$p")}"
-	build_kernel "$logs/$side.build"
+	build_kernel "$logs/$side.build" "$copy"
 	rc=$?
 	if [ "$rc" = 0 ]; then
 		work_mkdir "$work/kernels" &&
@@ -374,7 +371,6 @@ build_side() {
 		[ "$rc" != 0 ] || [ ! -f "$obj/System.map" ] ||
 			write_file "$work/kernels/$side.System.map" < "$obj/System.map" || rc=1
 	fi
-	restore_tree || exit 1
 	[ "$rc" = 0 ] || fail "$side: the kernel did not build in ${last_s} s: $(esc "$(grep -m1 -E 'error:|Error [0-9]' "$logs/$side.build" | cut -c1-200)")"
 	note "$side: built in ${last_s} s"
 }

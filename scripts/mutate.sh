@@ -5,7 +5,7 @@
 # (tinyconfig plus configs/kernel/iopath.config) from a kernel source tree,
 # then for each mutant of configs/mutants/ applies it, rebuilds
 # incrementally, boots the result with scripts/vm.sh running the selftest
-# programs the mutant's header names, reverts it and classifies it:
+# programs the mutant's header names and classifies it:
 #
 #   killed        a test that passes on the pristine kernel failed
 #   crash         the guest panicked, oopsed, BUGged or hung, on every run,
@@ -20,10 +20,9 @@
 #
 # The state lives in WORK/state: one result file per mutant, written when
 # the mutant is done, so an interrupted campaign resumes where it stopped.
-# The source tree is always restored: the mutant in place is recorded
-# before it is applied, reverted on every exit path (EXIT, INT, TERM), and
-# reverted first thing by the next run if the last one was killed (-9);
-# each touched file is compared with its pristine copy afterwards.
+# The source tree is never written: each mutant is applied and built in a
+# tree of its own (scripts/lib/kbuild.bash), gone with its build however
+# the run ends.
 #
 # The kernel builder and the VM are commands (IOPATH_MUTATE_BUILDER,
 # IOPATH_MUTATE_VM), so tests/mutate.sh runs all of this with fakes.
@@ -37,7 +36,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # usage_error, fail, host_mirror, patch_header, load_mutants
 # shellcheck source=scripts/lib/common.bash
 . "$top/scripts/lib/common.bash"
-# fetch_source, apply_patch, restore_tree, configure, build_kernel, kbuild_deps
+# fetch_source, check_patch, tree_probe, configure, build_kernel, kbuild_deps
 # shellcheck source=scripts/lib/kbuild.bash
 . "$top/scripts/lib/kbuild.bash"
 
@@ -47,7 +46,7 @@ usage: iopath mutate [options] [MUTANT...]
 
 Build a small kernel, then for each mutant (a patch in configs/mutants/,
 by file name with or without .patch; default all) apply it, rebuild, run the
-selftests that can see it under QEMU, revert, and classify. Writes the kill
+selftests that can see it under QEMU, and classify. Writes the kill
 matrix to WORK/matrix.md and WORK/matrix.json.
 
   --ksrc DIR       kernel source tree to mutate (default \$KSRC, else Debian
@@ -229,14 +228,13 @@ if [ "$matrix_only" = 0 ] && [ -z "$ksrc" ]; then
 fi
 obj=$work/obj
 
-# ---- applying and reverting, with the tree always restored -----------------
+# ---- the build's own tree ---------------------------------------------------
 
 kbuild_state
 
 on_exit() {
 	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
 	[ -n "$bg_pid" ] && kill -TERM "$bg_pid" 2>/dev/null && wait "$bg_pid"
-	restore_tree
 }
 trap on_exit EXIT
 trap 'note interrupted; exit 130' INT
@@ -397,29 +395,27 @@ record() {
 }
 
 # build_mutant NAME: apply, build, keep the kernel as WORK/kernels/NAME,
-# revert. Records "did not build" itself; exit 0 if there is a kernel to run.
+# in a tree of its own. Records "did not build" itself; exit 0 if there is a kernel to run.
 build_mutant() {
 	local n=$1 rc b detail
 	if [ -f "$state/$n.built" ] && [ -f "$work/kernels/$n" ]; then
 		return 0
 	fi
 	note "$n: applying"
-	apply_patch "$n" "${mfile[$n]}"
+	check_patch "${mfile[$n]}" "$state/mutant.patch"
 	rc=$?
 	if [ "$rc" = 2 ]; then
-		restore_tree || fail "cannot restore the source tree"
 		record "$n" no-build 0 0 "the patch does not apply: $(head -n 1 "$state/patch.log")" ""
 		return 1
 	fi
-	[ "$rc" = 0 ] || fail "$n: cannot apply or restore"
-	build_kernel "$logs/$n.build"
+	[ "$rc" = 0 ] || fail "$n: cannot check the patch"
+	build_kernel "$logs/$n.build" "$state/mutant.patch"
 	rc=$?
 	b=$last_s
 	if [ "$rc" = 0 ]; then
 		work_mkdir "$work/kernels" &&
 			write_file "$work/kernels/$n" < "$obj/arch/x86/boot/bzImage" || rc=1
 	fi
-	restore_tree || fail "cannot restore the source tree"
 	if [ "$rc" != 0 ]; then
 		detail=$(grep -m1 -E 'error:|Error [0-9]' "$logs/$n.build" | cut -c1-200)
 		record "$n" no-build "$b" 0 "${detail:-the build failed}" ""
@@ -519,8 +515,8 @@ write_matrix() {
 # ---- the kernels only, for a lab ---------------------------------------------
 
 # build_kernels: --build-only. The pristine kernel, each mutant's, kept in
-# WORK/kernels with the tree reverted after each, then the pristine kernel
-# again in WORK/obj, which iopath lava mutate takes for the pristine job:
+# WORK/kernels, then the pristine kernel again in WORK/obj, which iopath
+# lava mutate takes for the pristine job:
 # if that rebuild fails, the bzImage there is a mutant's and is removed.
 build_kernels() {
 	local n built=0 nobuild=0
@@ -537,7 +533,7 @@ build_kernels() {
 	done
 	if ! build_kernel "$logs/restore.build"; then
 		rm -f "$obj/arch/x86/boot/bzImage"
-		fail "the rebuild of the restored tree failed ($logs/restore.build); no pristine kernel left"
+		fail "the rebuild of the pristine tree failed ($logs/restore.build); no pristine kernel left"
 	fi
 	echo "mutate: $built mutant kernels in $work/kernels, $nobuild did not build; pristine kernel $obj/arch/x86/boot/bzImage; $((SECONDS - t_start)) s (iopath lava mutate --work $work writes their jobs)"
 }
@@ -598,17 +594,10 @@ if [ "$matrix_only" = 1 ]; then
 fi
 
 if [ "$fresh" = 1 ]; then
-	restore_tree || fail "cannot restore the source tree"
 	rm -f "$state"/*.result "$state"/*.built "$state"/pristine.*
 	rm -rf "$work/kernels"
 fi
-# An earlier run killed outright may have left its mutant in place.
-if [ -f "$applied" ]; then
-	note "reverting $(cat "$applied"), left applied by an interrupted run"
-	restore_tree || fail "cannot restore the source tree"
-	# Objects built from the mutant are rebuilt by the next build: the
-	# restored files are newer than they are.
-fi
+tree_probe
 
 t_start=$SECONDS
 if [ "$build_only" = 1 ]; then
@@ -616,7 +605,7 @@ if [ "$build_only" = 1 ]; then
 	exit $?
 fi
 run_pristine
-# A pipeline: mutant N+1 is applied, built and reverted while N's kernel
+# A pipeline: mutant N+1 is applied and built while N's kernel
 # runs in the VM.
 running=""
 for n in "${mnames[@]}"; do
@@ -638,7 +627,7 @@ done
 [ -n "$running" ] && finish_run "$running"
 # Leave the build tree matching the pristine source.
 build_kernel "$logs/restore.build" ||
-	note "the rebuild of the restored tree failed ($logs/restore.build)"
+	note "the rebuild of the pristine tree failed ($logs/restore.build)"
 read -r nk nn < <(write_matrix)
 [ -n "$nn" ] || exit 1
 cat "$work/matrix.md"

@@ -99,10 +99,8 @@ calibrate_run() {
 			write_file "$out/kernels/plant-$n.System.map" < "$obj/System.map" || exit 1
 		phase "build +$n"
 	done
-	# The kernels are the run's now: the tree is pristine and the work
-	# directory free for others; each A/B below has a work directory of
-	# its own in OUT.
-	restore_tree || exit 1
+	# The kernels are the run's now: the work directory is free for
+	# others; each A/B below has a work directory of its own in OUT.
 	ksrc=""
 	exec 8<&-
 	if [ -n "$profile" ]; then

@@ -4,13 +4,28 @@
 # Sourced by scripts/mutate.sh and scripts/ab.sh: the kernel they build.
 # The source (Debian unstable's newest linux-source-7.x, or the user's
 # tree), the small configuration (tinyconfig plus
-# configs/kernel/iopath.config), a patch applied to the tree and always
-# reverted, and the incremental build of OBJ/arch/x86/boot/bzImage.
+# configs/kernel/iopath.config), a patch checked and applied in a tree of
+# the build's own, and the incremental build of OBJ/arch/x86/boot/bzImage.
 #
-# The caller sets prog, top, ksrc, work, obj, logs, jobs, state (where the
-# applied patch is recorded, so that a killed run is reverted by the next),
-# builder (a command "BUILDER SRC OBJ JOBS" replacing make, or empty) and
-# child (""), defines note, and on every exit path calls restore_tree.
+# The source the user gives is never written. Each build (and the
+# configuration) sees it at WORK/tree, an overlay in a private mount
+# namespace (unshare --mount): the user's tree, bound read-only, is its
+# lower layer, and WORK/tree.upper takes the patch and whatever else is
+# written there. The mounts belong to the namespace and go with its last
+# process, however it ends (SIGKILL too); the upper layer is removed after
+# each build and before the next. There is nothing to restore, so nothing
+# restores and nothing watches.
+#
+# Why an overlay: a hardlink farm shares inodes with the user's tree (a
+# touch or an in-place write through it changes the user's file), cp
+# --reflink needs btrfs or XFS and walks the whole tree (some 90,000
+# names) per build, a git worktree needs a git tree. An overlay costs two
+# mounts per build, copies only the files that change, and its lower
+# layer cannot be written through it.
+#
+# The caller sets prog, top, ksrc, work, obj, logs, jobs, state, builder (a
+# command "BUILDER SRC OBJ JOBS" replacing make, or empty) and child (""),
+# calls kbuild_state, and defines note.
 #
 # Root runs this in a work directory a user may have prepared: no file in
 # it is opened with a plain '>' or cp (they follow a planted link); each
@@ -123,130 +138,23 @@ patch_refusal() {
 	done <<< "$out"
 }
 
-# The state of the patch in the tree (kbuild_state): applied, its name;
-# applied.patch, a copy; applied.files, the files it changes or deletes,
-# saved in pristine/; applied.new, the files it adds and the directories
-# made for them, removed on the way back.
-
-# state_refusal: why the recorded patch's state cannot be trusted, or
-# nothing: every file it names as saved must be in the pristine copies,
-# and every name must stay inside the tree.
-state_refusal() {
-	local f
-	[ -f "$applied" ] || return 0
-	[ -f "$state/applied.files" ] || { echo "$applied without $state/applied.files"; return; }
-	while IFS= read -r f; do
-		[ -n "$f" ] || continue
-		if ! tree_path_ok "$backup" "$f" || [ ! -f "$backup/$f" ]; then
-			echo "$state/applied.files names '$f': not a file of the tree saved in $backup"
-			return
-		fi
-	done < "$state/applied.files"
-	[ -f "$state/applied.new" ] || return 0
-	while IFS= read -r f; do
-		[ -z "$f" ] || tree_name_ok "$f" && continue
-		echo "$state/applied.new names '$f': not a name inside the tree"
-		return
-	done < "$state/applied.new"
-}
-
-# restore_tree: the recorded patch, if any, reverted; 1 after one line on
-# stderr when the tree cannot be restored or the state is not trusted
-# (then the state is left as it is, and later calls return 1 quietly).
-restore_refused=""
-restore_tree() {
-	local f p=$state/applied.patch added=$state/applied.new bad=0 why
-	[ -f "$applied" ] || return 0
-	[ -z "$restore_refused" ] || return 1
-	[ -f "$added" ] || added=/dev/null
-	why=$(state_refusal)
-	if [ -z "$why" ]; then
-		while IFS= read -r f; do
-			[ -n "$f" ] || continue
-			tree_path_ok "$ksrc" "$f" && continue
-			why="the state names '$f': a symbolic link on the way in $ksrc"
-			break
-		done < <(cat "$state/applied.files" "$added")
-	fi
-	if [ -n "$why" ]; then
-		echo "$prog: cannot restore the source tree: $why" >&2
-		restore_refused=1
-		return 1
-	fi
-	if [ -f "$p" ] && patch -d "$ksrc" -p1 -R -s -f --dry-run < "$p" > /dev/null 2>&1; then
-		patch -d "$ksrc" -p1 -R -s -f --no-backup-if-mismatch < "$p" > /dev/null 2>&1
-	fi
-	# Whatever the patch did or did not undo, the pristine copies win, and
-	# what it added goes (a name's directories after it). A plain copy
-	# gives the file a new mtime, so make rebuilds its objects.
-	while IFS= read -r f; do
-		[ -n "$f" ] || continue
-		if [ -d "$ksrc/$f" ]; then
-			rmdir -- "$ksrc/$f" 2>/dev/null
-		elif [ -e "$ksrc/$f" ]; then
-			rm -f -- "$ksrc/$f" || bad=1
-		fi
-	done < <(LC_ALL=C sort -r "$added")
-	while IFS= read -r f; do
-		[ -n "$f" ] || continue
-		if ! cmp -s "$backup/$f" "$ksrc/$f"; then
-			mkdir -p -- "$(dirname "$ksrc/$f")" && cp "$backup/$f" "$ksrc/$f" || bad=1
-		fi
-	done < "$state/applied.files"
-	if [ "$bad" != 0 ]; then
-		echo "$prog: cannot restore the source tree from $backup" >&2
-		restore_refused=1
-		return 1
-	fi
-	rm -f "$applied" "$state/applied.files" "$state/applied.new" "$p"
-	rm -rf "$backup"
-}
-
-# apply_patch NAME FILE: FILE applied to the tree, recorded as NAME; 1
-# after one line on stderr when the tree cannot be restored first or the
-# state not written, 2 when FILE is refused or does not apply (why in the
-# first line of STATE/patch.log). What is applied, reverted and recorded
-# is the copy iopath patch check wrote of what it read: FILE is read once,
-# and no later change to it reaches the tree.
-apply_patch() {
-	local n=$1 p=$2 f d why copy=$state/applied.patch.new
-	restore_tree || return 1
+# check_patch FILE COPY: FILE checked before anything applies it: 2 when
+# it is refused (patch_refusal) or does not apply to the tree (patch
+# --dry-run, which writes nothing), why in the first line of
+# STATE/patch.log; 1 after one line on stderr when the log cannot be
+# made. COPY is what iopath patch check read of FILE, the text a build
+# applies (build_kernel): FILE is read once, and no later change to it
+# reaches a build.
+check_patch() {
+	local why
+	rm -f -- "$2"
 	new_file "$state/patch.log" || return 1
-	rm -f -- "$copy"
-	why=$(patch_refusal "$p" "$copy")
+	why=$(patch_refusal "$1" "$2")
 	if [ -n "$why" ]; then
 		echo "$why" >> "$state/patch.log"
 		return 2
 	fi
-	patch -d "$ksrc" -p1 -s -f --dry-run < "$copy" >> "$state/patch.log" 2>&1 || return 2
-	rm -rf "$backup"
-	new_file "$state/applied.files.new" && new_file "$state/applied.new.new" || return 1
-	while IFS= read -r f; do
-		if [ -f "$ksrc/$f" ]; then
-			if ! work_mkdir "$backup/$(dirname "$f")" 2>/dev/null || ! cp -p "$ksrc/$f" "$backup/$f" 2>/dev/null; then
-				echo "$prog: cannot save $ksrc/$f in $backup" >&2
-				return 1
-			fi
-			printf '%s\n' "$f" >> "$state/applied.files.new"
-		else
-			printf '%s\n' "$f" >> "$state/applied.new.new"
-			d=$(dirname "$f")
-			while [ "$d" != . ] && [ ! -e "$ksrc/$d" ]; do
-				printf '%s\n' "$d" >> "$state/applied.new.new"
-				d=$(dirname "$d")
-			done
-		fi
-	done < <(patch_names "$copy")
-	if ! mv -T "$state/applied.new.new" "$state/applied.new" || ! mv -T "$state/applied.files.new" "$state/applied.files"; then
-		echo "$prog: cannot write the state in $state" >&2
-		return 1
-	fi
-	# The copy reverts it too, whatever becomes of FILE meanwhile.
-	mv -T -- "$copy" "$state/applied.patch" || return 1
-	# Recorded before the tree changes: any exit from here on reverts.
-	echo "$n" | write_file "$applied" || return 1
-	new_file "$state/patch.log" || return 1
-	patch -d "$ksrc" -p1 -s -f --no-backup-if-mismatch < "$state/applied.patch" >> "$state/patch.log" 2>&1 || return 2
+	patch -d "$ksrc" -p1 -s -f --dry-run < "$2" >> "$state/patch.log" 2>&1 || return 2
 }
 
 # work_refusal: why $work may not be used, or nothing. Everything in it
@@ -254,10 +162,9 @@ apply_patch() {
 # where: WORK and the directories in it must be the caller's own and not
 # writable by anyone else (who could plant a link or rewrite the state);
 # state, logs and kernels hold nothing of anyone else's and no symbolic
-# link; the recorded patch's state names only files of the tree
-# (state_refusal). Used by ab, mutate and ab's watcher alike.
+# link. Used by ab and mutate alike.
 work_refusal() {
-	local d n l uid state applied backup
+	local d n l uid
 	uid=$(id -u)
 	# A work directory still to be made: below a directory.
 	d=$work
@@ -268,7 +175,7 @@ work_refusal() {
 		echo "--work $work: $d is not a directory"
 		return
 	fi
-	for d in "$work" "$work"/{state,logs,kernels,obj,src,apt,debs}; do
+	for d in "$work" "$work"/{state,logs,kernels,obj,src,apt,debs,tree,tree.lower,tree.upper,tree.work}; do
 		[ -e "$d" ] || [ -L "$d" ] || continue
 		n=${d#"$work"}
 		n=${n#/}
@@ -294,9 +201,6 @@ work_refusal() {
 			return
 		fi
 	done
-	state=$work/state
-	kbuild_state
-	state_refusal
 }
 
 # work_mkdir DIR...: the directories of WORK, made writable by their owner
@@ -316,7 +220,7 @@ check_ksrc() {
 # kbuild_deps PATCH BUILD BOOT (each 0 or 1): what the run needs from the
 # machine, checked before anything is created; what is missing is named
 # with its install command in one line by scripts/deps.sh --check (status
-# 1). PATCH: patches are applied to the tree and reverted (patch, whatever
+# 1). PATCH: patches are applied in the build's own tree (patch, whatever
 # builds the kernel). BUILD: the kernel is built (flex, bison, libelf ...),
 # unless $builder replaces make. BOOT: guests are booted by iopath vm (the
 # caller passes 0 when a VM command given in the environment replaces it).
@@ -328,15 +232,14 @@ kbuild_deps() {
 	[ ${#need[@]} = 0 ] || "$top/scripts/deps.sh" --check "${need[@]}"
 }
 
-# The patch in the tree right now, if any, and the pristine copies of the
-# files it touches.
+# The build's own tree (see the top of this file) and OBJ's dirty names.
 kbuild_state() {
-	applied=$state/applied
-	backup=$state/pristine
+	tree=$work/tree
+	dirty=$state/obj.dirty
 }
 
 # configure: tinyconfig plus the fragment, again whenever the fragment
-# changes.
+# changes, in the build's own tree.
 configure() {
 	local frag=$top/configs/kernel/iopath.config sum
 	[ -n "$builder" ] && return 0
@@ -344,12 +247,11 @@ configure() {
 	[ -f "$obj/.config" ] && [ "$(cat "$obj/.iopath-config" 2>/dev/null)" = "$sum" ] && return 0
 	work_mkdir "$obj" || exit 1
 	note "configuring $obj: tinyconfig + $(basename "$frag")"
-	new_file "$logs/configure.log" || exit 1
-	{
-		make -s -C "$ksrc" O="$obj" tinyconfig &&
-		"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" &&
-		make -s -C "$ksrc" O="$obj" olddefconfig
-	} >> "$logs/configure.log" 2>&1 || fail "kernel configuration failed ($logs/configure.log)"
+	# shellcheck disable=SC2016 # expanded by sh -c
+	in_tree "$logs/configure.log" "" sh -c 'make -s -C "$1" O="$2" tinyconfig &&
+		"$1/scripts/kconfig/merge_config.sh" -m -O "$2" "$2/.config" "$3" &&
+		make -s -C "$1" O="$2" olddefconfig' sh "$tree" "$obj" "$frag" ||
+		fail "kernel configuration failed ($logs/configure.log)"
 	echo "$sum" | write_file "$obj/.iopath-config" || exit 1
 }
 
@@ -369,39 +271,110 @@ run_child() {
 	return $rc
 }
 
-# build_kernel LOG: the builder's exit status; the seconds taken in last_s.
-build_kernel() {
-	local log=$1 t0=$SECONDS rc
-	if [ -n "$builder" ]; then
-		run_child "$log" "$log.err" "$builder" "$ksrc" "$obj" "$jobs"
-	else
-		run_child "$log" "$log.err" make -s -C "$ksrc" O="$obj" -j"$jobs" bzImage
+# ---- the build's own tree ----------------------------------------------------
+#
+# Mtimes: a file the last build patched comes back, in the next overlay,
+# with the mtime it has in the user's tree, older than the object built
+# from the patched text, and make would keep that object. STATE/obj.dirty
+# names the files whose objects in OBJ may be built from another text
+# than the user's: every build adds its patch's names to it before it
+# starts, touches each in its overlay (a copy-up with a new mtime: make
+# rebuilds what depends on it) and, once the kernel is built, leaves only
+# its patch's names there. A build killed at any point leaves the names.
+
+# tree_clear: the upper layer of the last build, gone (a killed run's too).
+tree_clear() {
+	rm -rf -- "$tree.upper" "$tree.work"
+}
+
+# tree_open PATCH: the directories of an empty overlay, and OBJ's dirty
+# names with PATCH's, recorded before anything is built from it.
+tree_open() {
+	local names=""
+	if [ -n "$1" ]; then
+		names=$(patch_names "$1") || return 1
 	fi
+	tree_clear
+	work_mkdir "$tree" "$tree.lower" "$tree.upper" "$tree.work" || return 1
+	{ [ ! -f "$dirty" ] || cat -- "$dirty"; [ -z "$names" ] || printf '%s\n' "$names"; } |
+		LC_ALL=C sort -u | write_file "$dirty"
+}
+
+# tree_enter WORK KSRC DIRTY PATCH CMD...: the first process of a private
+# mount namespace (in_tree). KSRC bound read-only at WORK/tree.lower, the
+# overlay mounted at WORK/tree, DIRTY's files touched there, PATCH applied
+# there, then CMD exec'd in its place: the namespace, and the mounts with
+# it, lasts as long as CMD and its children.
+tree_enter() {
+	local work=$1 ksrc=$2 dirty=$3 p=$4 f
+	shift 4
+	# Relative names: the overlay's options are split at ',' and ':',
+	# which a path may hold.
+	cd -- "$work" || exit 1
+	if ! mount --bind -- "$ksrc" tree.lower || ! mount -o remount,bind,ro tree.lower ||
+	   ! mount -t overlay overlay -o lowerdir=tree.lower,upperdir=tree.upper,workdir=tree.work tree; then
+		echo "cannot mount an overlay of the source tree at $work/tree" >&2
+		exit 1
+	fi
+	# DIRTY is state: only regular files inside the tree are touched.
+	if [ -f "$dirty" ]; then
+		while IFS= read -r f; do
+			[ -n "$f" ] && tree_path_ok tree "$f" && [ -f "tree/$f" ] || continue
+			touch -c -- "tree/$f" || exit 1
+		done < "$dirty"
+	fi
+	if [ -n "$p" ]; then
+		patch -d tree -p1 -s -f --no-backup-if-mismatch < "$p" || exit 1
+	fi
+	cd / && exec "$@"
+}
+
+# in_tree LOG PATCH CMD...: CMD run in a tree of its own, the source tree
+# with PATCH (or as it is), at $tree, as run_child runs it (the trap's
+# $child is CMD itself), its stderr after its stdout in LOG; the upper
+# layer removed after. CMD's exit status.
+in_tree() {
+	local log=$1 p=$2 rc
+	shift 2
+	tree_open "$p" || return 1
+	# shellcheck disable=SC2016 # expanded by bash -c
+	run_child "$log" "$log.err" unshare --mount --propagation private -- \
+		bash -c '. "$0" && tree_enter "$@"' "$top/scripts/lib/kbuild.bash" "$work" "$ksrc" "$dirty" "$p" "$@"
 	rc=$?
 	cat "$log.err" >> "$log" && rm -f "$log.err"
-	last_s=$((SECONDS - t0))
+	tree_clear
 	return $rc
 }
 
-# guard_tree: a watcher in a session of its own, so that a SIGKILL of this
-# script or of its whole process group leaves the tree pristine too: when
-# this shell is gone it takes the work lock (the flock on the work
-# directory itself, once whatever holds it, e.g. an orphaned build, is
-# done with it) and reverts the patch recorded in the state, if any. On an
-# ordinary exit the caller has restored the tree already and the watcher
-# finds nothing to do.
-guard_tree() {
-	KB_OWNER=$$ KB_WORK=$work KB_STATE=$state KB_KSRC=$ksrc KB_PROG=$prog \
-		setsid -f bash -c '
-		while kill -0 "$KB_OWNER" 2>/dev/null; do
-			sleep 0.2
-		done
-		. "$0" || exit 1
-		prog=$KB_PROG work=$KB_WORK state=$KB_STATE ksrc=$KB_KSRC
-		kbuild_state
-		exec 8< "$work" || exit 1
-		flock 8
-		[ -f "$applied" ] || exit 0
-		[ -z "$(work_refusal)" ] || exit 1
-		restore_tree' "$top/scripts/lib/kbuild.bash" < /dev/null > /dev/null 2>&1 8>&-
+# tree_probe: can this machine build in a tree of its own? One line and
+# exit 1 when it cannot (a user without CAP_SYS_ADMIN, a kernel without
+# overlayfs, WORK on a filesystem that cannot be an upper layer), before
+# anything is built.
+tree_probe() {
+	local log=$state/tree-probe.log
+	in_tree "$log" "" true ||
+		fail "cannot build in a tree of its own (an overlay in a private mount namespace): $(esc_line "$(tail -n 1 "$log")")"
+}
+
+# build_kernel LOG [PATCH]: the tree with PATCH (a copy check_patch
+# wrote), built in its own tree; the builder's exit status, the seconds
+# taken in last_s.
+build_kernel() {
+	local log=$1 p=${2:-} t0=$SECONDS rc names=""
+	if [ -n "$builder" ]; then
+		in_tree "$log" "$p" "$builder" "$tree" "$obj" "$jobs"
+	else
+		in_tree "$log" "$p" make -s -C "$tree" O="$obj" -j"$jobs" bzImage
+	fi
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		# Each dirty name was touched and its objects rebuilt: only the
+		# patch's are built from another text than the user's now.
+		[ -z "$p" ] || names=$(patch_names "$p") || rc=1
+		if [ "$rc" = 0 ]; then
+			{ [ -z "$names" ] || printf '%s\n' "$names"; } | write_file "$dirty" || rc=1
+		fi
+	fi
+	last_s=$((SECONDS - t0))
+	return $rc
 }
