@@ -180,7 +180,7 @@ fi
 # awk, python, checkpatch and fakes only, on the second CPU while the
 # scripts of the foreground create and check scratch filesystems.
 start_early vm upstream
-start_early ab ab_promise compare fuzz kcidb lava lint mutate mutate_tool plant style tap_verdict
+start_early ab ab_promise compare fuzz kbuild kcidb lava lint mutate mutate_tool plant style tap_verdict
 for t in "$build"/tests/*; do
 	[ -x "$t" ] && [ -f "$t" ] || continue
 	run "unit/$(basename "$t")" 300 "$t"
