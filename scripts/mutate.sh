@@ -165,7 +165,7 @@ case $work in /*) ;; *) work=$PWD/$work ;; esac
 # The mutants: NAME -> patch file, in file name order.
 # check_mutant FILE: selftest programs in Tests, harness options in Filter,
 # and a patch that only changes regular files inside the tree (iopath
-# patch check, which apply_patch runs again on the file it applies).
+# patch check, which check_patch runs again on the file a build applies).
 # "# Tests: all" (a generated mutant's): the whole collection, unfiltered.
 check_mutant() {
 	local t err
@@ -196,8 +196,7 @@ fi
 
 # State and logs are written in WORK with '>', and the state says what is
 # copied where: WORK must be the caller's own, where nobody else can plant
-# a link or rewrite the state (work_refusal, the rule ab and its watcher
-# follow too). The matrix is written through write_file; a link at its
+# a link or rewrite the state (work_refusal, the rule ab follows too). The matrix is written through write_file; a link at its
 # names is refused now.
 why=$(work_refusal)
 [ -z "$why" ] || usage_error "$(esc "$why")"
