@@ -20,6 +20,7 @@
 #ifndef IOPATH_MUTANT_H
 #define IOPATH_MUTANT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,5 +72,17 @@ int iop_mutant_generated(const struct iop_mutant *m, const char *path, int *op, 
 int iop_mutant_all_tests(const struct iop_mutant *m);
 
 void iop_mutant_free(struct iop_mutant *m);
+
+/*
+ * The mutants of @dir (*.patch, in name order) into @names (malloc, the
+ * names without .patch): each name [A-Za-z0-9._-], each header read and
+ * checked (iop_mutant_check()). 0, or -errno with one line in @why.
+ */
+int iop_mutant_scan(const char *dir, char ***names, size_t *count, char *why, size_t len);
+
+void iop_mutant_names_free(char **names, size_t count);
+
+/* Whether @s is a mutant's name: [A-Za-z0-9][A-Za-z0-9._-]*. */
+bool iop_mutant_name_ok(const char *s);
 
 #endif

@@ -6,25 +6,10 @@
 #ifndef IOPATH_MUTANT_INT_H
 #define IOPATH_MUTANT_INT_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
 /* ---- what every part uses (cli/mutant/mutant_common.c) ---- */
 
 /* "iopath: mutant: WHY" (iop_esc_line(): escaped once) on stderr; returns 2. */
 int iop_mutant_error(const char *why);
-
-/*
- * The mutants of @dir (*.patch, in name order) into @names (malloc, the
- * names without .patch): each name [A-Za-z0-9._-], each header read and
- * checked (iop_mutant_check()). 0, or -errno with one line in @why.
- */
-int iop_mutant_scan(const char *dir, char ***names, size_t *count, char *why, size_t len);
-
-void iop_mutant_names_free(char **names, size_t count);
-
-/* Whether @s is a mutant's name: [A-Za-z0-9][A-Za-z0-9._-]*. */
-bool iop_mutant_name_ok(const char *s);
 
 /* ---- the subcommands ---- */
 
