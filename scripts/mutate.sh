@@ -18,8 +18,15 @@
 #                 kernel was not clean over as many: no verdict (a crash
 #                 that does not reproduce is noted; the clean run decides)
 #
-# The state lives in WORK/state: one result file per mutant, written when
-# the mutant is done, so an interrupted campaign resumes where it stopped.
+# What runs is decided once, by iopath mutant plan (lib/campaign.h): the
+# mutants, the programs and harness filters of each, the boot options and
+# the pristine kernel's programs, in WORK/plan.json; each run takes its
+# arguments from it (iopath mutant args). The state lives in WORK/state,
+# JSON written and read by iopath mutant only (docs/efficacy.md):
+# pristine.json from the pristine runs, one NAME.json per mutant, written
+# when the mutant is done, so an interrupted campaign resumes where it
+# stopped. This script keeps the builds, the patches, the guests and the
+# process control.
 # The source tree is never written: each mutant is applied and built in a
 # tree of its own (scripts/lib/kbuild.bash), gone with its build however
 # the run ends.
@@ -94,7 +101,6 @@ last_s=0
 child=""
 bg_pid=""
 bg_base=""
-vm_env=()	# --env NAME=VALUE for the next run_vm
 work=/var/cache/iopath/mutate
 builder=${IOPATH_MUTATE_BUILDER:-}
 mutants_dir=$top/configs/mutants
@@ -163,25 +169,21 @@ fi
 case $work in /*) ;; *) work=$PWD/$work ;; esac
 
 # The mutants: NAME -> patch file, in file name order.
-# check_mutant FILE: selftest programs in Tests, harness options in Filter,
-# and a patch that only changes regular files inside the tree (iopath
-# patch check, which check_patch runs again on the file a build applies).
-# "# Tests: all" (a generated mutant's): the whole collection, unfiltered.
+# check_mutant FILE: a patch that only changes regular files inside the
+# tree (iopath patch check, which check_patch runs again on the file a
+# build applies).
 check_mutant() {
-	local t err
+	local err
 	err=$(patch_names "$1" 2>&1 >/dev/null) || usage_error "${err#iopath: patch: }"
-	[ "$(patch_header "$1" Tests)" = all ] && return 0
-	for t in $(patch_header "$1" Tests); do
-		[[ $t =~ ^[a-z0-9_]+_test$ ]] || usage_error "$1: '# Tests: $t' is not a selftest program name"
-	done
-	while IFS= read -r t; do
-		[[ $t =~ ^[a-z0-9_]+_test=-[A-Za-z] ]] ||
-			usage_error "$1: '# Filter: $t' is not 'program_test=harness options'"
-	done < <(patch_header "$1" Filter)
 }
 declare -A mfile=()
 mnames=()
 load_mutants "$mutants_dir" check_mutant "${want[@]}"
+# The plan's checks (selftest programs in Tests, harness options in
+# Filter), made now: written into WORK once it is there.
+plan_opts=(--mutants "$mutants_dir")
+[ "$all_tests" = 1 ] && plan_opts+=(--all-tests)
+mutant_cmd plan "${plan_opts[@]}" -- "${mnames[@]}" || exit
 
 if [ "$list_only" = 1 ]; then
 	for n in "${mnames[@]}"; do
@@ -200,7 +202,7 @@ fi
 # names is refused now.
 why=$(work_refusal)
 [ -z "$why" ] || usage_error "$(esc "$why")"
-for f in matrix.md matrix.json; do
+for f in matrix.md matrix.json plan.json; do
 	why=$(out_refusal "$work/$f")
 	[ -z "$why" ] || usage_error "--work $why"
 done
@@ -219,6 +221,14 @@ work_mkdir "$state" "$logs" || fail "cannot create $work"
 # name opened through a planted link, and '>' truncated what it points at.
 exec 8< "$work"
 flock -n 8 || fail "another iopath mutate is running on $work"
+# A state of the key=value format before the JSON one is converted once,
+# by hand (docs/efficacy.md), never read as if nothing had been run.
+for f in "$state"/*.result; do
+	[ -f "$f" ] && [ ! -f "${f%.result}.json" ] && [ "$fresh" = 0 ] &&
+		usage_error "$(esc "$state") holds results of the format before JSON: iopath mutant convert $(esc "$state") $(esc "$state") (docs/efficacy.md), or --fresh"
+done
+plan=$work/plan.json
+mutant_cmd plan "${plan_opts[@]}" --out "$plan" -- "${mnames[@]}" || exit
 
 # ---- the kernel source ------------------------------------------------------
 
@@ -241,27 +251,16 @@ trap 'note terminated; exit 143' TERM
 
 # ---- running ----------------------------------------------------------------
 
-# run_vm LOGBASE KERNEL fg|bg PROGRAMS...: one VM run of KERNEL with those
-# programs (none: all). Writes LOGBASE.tap (TAP), .err (vm.sh's stderr),
-# .console, .rc. fg: waits, the seconds taken in last_s; bg: returns at
-# once, wait_bg waits.
+# run_vm LOGBASE KERNEL fg|bg NAME: one VM run of KERNEL, the mutant NAME's
+# or the pristine one's (pristine): the boot options, filters and programs
+# the plan gives it (iopath mutant args). Writes LOGBASE.tap (TAP), .err
+# (vm.sh's stderr), .console, .rc. fg: waits, the seconds taken in
+# last_s; bg: returns at once, wait_bg waits.
 run_vm() {
-	local base=$1 kernel=$2 mode=$3 t0=$SECONDS p rc
-	shift 3
-	# no_timer_check: the boot-time check that the timer interrupt works
-	# fails at random on a loaded host under TCG ("IO-APIC + timer doesn't
-	# work!"), as it would under any slow hypervisor (KVM guests skip it).
-	local -a args=(--kernel "$kernel" --build "$build" --append no_timer_check
-		       --timeout "$timeout_s" --log "$base.console")
-	for p in "${vm_env[@]}"; do
-		args+=(--env "$p")
-	done
-	if [ $# -gt 0 ]; then
-		args+=(--)
-		for p in "$@"; do
-			args+=(-t "iopath:$p")
-		done
-	fi
+	local base=$1 kernel=$2 mode=$3 t0=$SECONDS rc words
+	local -a args=(--kernel "$kernel" --build "$build" --timeout "$timeout_s" --log "$base.console")
+	words=$(mutant_cmd args --plan "$plan" "$4") || exit
+	mapfile -t -O "${#args[@]}" args <<< "$words"
 	local -a cmd=("$top/scripts/vm.sh")
 	[ -n "${IOPATH_MUTATE_VM:-}" ] && cmd=("$IOPATH_MUTATE_VM")
 	if [ "$mode" = bg ]; then
@@ -305,92 +304,68 @@ save_results() {
 	printf '%s' "${r:+$r$'\n'}" | write_file "$1.results" || exit 1
 }
 
-# whole_collection NAME: whether the mutant runs every program unfiltered
-# (--all-tests, or its header's "# Tests: all").
-whole_collection() {
-	[ "$all_tests" = 1 ] || [ "$(patch_header "${mfile[$1]}" Tests)" = all ]
-}
-
-# filters_of NAME: "--env KSELFTEST_<PROG>_ARGS=..." values from the
-# header's "# Filter: prog=harness options" lines, one a line.
-filters_of() {
-	whole_collection "$1" && return 0
-	patch_header "${mfile[$1]}" Filter | while IFS= read -r l; do
-		p=${l%%=*}
-		p=${p^^}
-		echo "KSELFTEST_${p}_ARGS=${l#*=}"
-	done
-}
-
+# programs_of NAME: what the plan runs on NAME's kernel, for people.
 programs_of() {
-	if whole_collection "$1"; then
-		return 0
-	fi
-	patch_header "${mfile[$1]}" Tests
+	local p progs=""
+	for p in $(mutant_cmd args --plan "$plan" "$1"); do
+		case $p in iopath:*) progs+=" ${p#iopath:}" ;; esac
+	done
+	echo "${progs# }"
 }
 
 # ---- the pristine kernel ----------------------------------------------------
 
-pristine_ok=$state/pristine.ok	# tests that passed on every pristine run
+pristine=$state/pristine.json	# the pristine runs, by iopath mutant pristine
+
+# pristine_covered: whether the pristine runs so far ran every program the
+# plan needs (iopath mutant covers: 0 yes, 1 no or none).
+pristine_covered() {
+	local rc
+	"$(iopath_bin)" mutant covers --plan "$plan" "$pristine"
+	rc=$?
+	[ "$rc" -le 1 ] || exit "$rc"
+	return "$rc"
+}
+
+# pristine_note I WHAT CRASH: the line about a pristine run, from its results.
+pristine_note() {
+	note "$2: $(grep -c $'\tok\t' "$logs/pristine.$1.results") passed, $(grep -c $'\tfail\t' "$logs/pristine.$1.results") failed${3:+, $3}"
+}
 
 run_pristine() {
-	local i s crash runs_done t n
-	local -a union=()
-	# The programs the selected mutants name (for the whole collection of
-	# mutants, every program; a mutant of "# Tests: all" needs them all).
-	if [ "$all_tests" = 0 ]; then
-		mapfile -t union < <(for n in "${mnames[@]}"; do
-			patch_header "${mfile[$n]}" Tests | tr ' ' '\n'; done | sed '/^$/d' | sort -u)
-		[[ " ${union[*]} " == *" all "* ]] && union=()
-	fi
+	local i s crash t
+	local -a runs=()
 	# Done already, over every program needed now?
-	if [ -f "$state/pristine.done" ] && [ "$fresh" = 0 ]; then
-		[ "$(cat "$state/pristine.programs")" = all ] && return 0
-		[ ${#union[@]} -gt 0 ] && [ -z "$(printf '%s\n' "${union[@]}" |
-			comm -23 - "$state/pristine.programs")" ] && return 0
-	fi
+	pristine_covered && return 0
 	configure
 	note "building the pristine kernel"
 	build_kernel "$logs/pristine.build" ||
 		fail "the pristine kernel does not build ($logs/pristine.build)"
 	s=$last_s
-	echo "$s" | write_file "$state/pristine.build_s" || exit 1
 	note "pristine kernel built in ${s} s"
-	new_file "$state/pristine.runs" || exit 1
-	vm_env=()
 	for i in $(seq 1 "$pristine_runs"); do
-		run_vm "$logs/pristine.$i" "$obj/arch/x86/boot/bzImage" fg "${union[@]}"
+		run_vm "$logs/pristine.$i" "$obj/arch/x86/boot/bzImage" fg pristine
 		t=$last_s
 		crash=$(crash_of "$logs/pristine.$i") || exit
 		save_results "$logs/pristine.$i"
-		printf '%s\t%s\t%s\t%s\n' "$i" "$t" "$(cat "$logs/pristine.$i.rc")" "$crash" >> "$state/pristine.runs"
-		note "pristine run $i/$pristine_runs: ${t} s, $(grep -c $'\tok\t' "$logs/pristine.$i.results") passed, $(grep -c $'\tfail\t' "$logs/pristine.$i.results") failed${crash:+, $crash}"
+		runs+=("$t:$(cat "$logs/pristine.$i.rc"):$logs/pristine.$i.tap")
+		pristine_note "$i" "pristine run $i/$pristine_runs: ${t} s" "$crash"
 	done
 	# A test counts for a kill only if it passed on every pristine run.
-	runs_done=$pristine_runs
-	sort -u "$logs"/pristine.*.results | cut -f1,3 | write_file "$state/pristine.tests" || exit 1
-	cat "$logs"/pristine.*.results | awk -F'\t' -v n="$runs_done" '
-		$2 == "ok" { ok[$1]++ } END { for (t in ok) if (ok[t] == n) print t }' |
-		sort > "$pristine_ok"
-	if [ ${#union[@]} -gt 0 ]; then
-		printf '%s\n' "${union[@]}" | write_file "$state/pristine.programs" || exit 1
-	else
-		echo all | write_file "$state/pristine.programs" || exit 1
-	fi
-	new_file "$state/pristine.done" || exit 1
+	mutant_cmd pristine --plan "$plan" --build-s "$s" --out "$pristine" -- "${runs[@]}" || exit
 }
 
+# pristine_clean_runs: "CLEAN RUNS" of the pristine runs.
 pristine_clean_runs() {
-	awk -F'\t' '$4 == "" { n++ } END { print n + 0 }' "$state/pristine.runs"
+	mutant_cmd clean "$pristine"
 }
 
 # ---- one mutant ---------------------------------------------------------------
 
-# record NAME CLASS BUILD_S RUN_S DETAIL KILLERS: the mutant's result file.
-record() {
-	local f=$state/$1.result
-	printf 'class=%s\nbuild_s=%s\nrun_s=%s\ndetail=%s\nkillers=%s\n' \
-		"$2" "$3" "$4" "$5" "$6" | write_file "$f" || exit 1
+# no_build NAME BUILD_S DETAIL: the result of a mutant without a kernel.
+no_build() {
+	mutant_cmd record --name "$1" --class no-build --build-s "$2" --detail "$3" \
+		--out "$state/$1.json" || exit
 }
 
 # build_mutant NAME: apply, build, keep the kernel as WORK/kernels/NAME,
@@ -404,7 +379,7 @@ build_mutant() {
 	check_patch "${mfile[$n]}" "$state/mutant.patch"
 	rc=$?
 	if [ "$rc" = 2 ]; then
-		record "$n" no-build 0 0 "the patch does not apply: $(head -n 1 "$state/patch.log")" ""
+		no_build "$n" 0 "the patch does not apply: $(head -n 1 "$state/patch.log")"
 		return 1
 	fi
 	[ "$rc" = 0 ] || fail "$n: cannot check the patch"
@@ -417,7 +392,7 @@ build_mutant() {
 	fi
 	if [ "$rc" != 0 ]; then
 		detail=$(grep -m1 -E 'error:|Error [0-9]' "$logs/$n.build" | cut -c1-200)
-		record "$n" no-build "$b" 0 "${detail:-the build failed}" ""
+		no_build "$n" "$b" "${detail:-the build failed}"
 		note "$n: did not build (${b} s)"
 		return 1
 	fi
@@ -430,23 +405,20 @@ build_mutant() {
 # mutant builds meanwhile.
 bg_t0=0
 start_run() {
-	local n=$1
-	local -a progs
-	read -r -a progs <<< "$(programs_of "$n")"
-	mapfile -t vm_env < <(filters_of "$n")
-	note "$n: running ${progs[*]:-every program}"
+	local n=$1 progs
+	progs=$(programs_of "$n") || exit
+	note "$n: running ${progs:-every program}"
 	bg_t0=$(date +%s)
-	run_vm "$logs/$n.1" "$work/kernels/$n" bg "${progs[@]}"
+	run_vm "$logs/$n.1" "$work/kernels/$n" bg "$n"
 }
 
 # finish_run NAME: wait for its first run, repeat a crash, classify:
 # iopath mutant classify judges the runs by the one TAP reader's machine
-# lines against the tests that passed on every pristine run.
+# lines against the tests that passed on every pristine run, and writes
+# the mutant's result.
 finish_run() {
-	local n=$1 f=${mfile[$1]} b s crash i line class detail killers
-	local -a progs runs=() opts=()
-	read -r -a progs <<< "$(programs_of "$n")"
-	mapfile -t vm_env < <(filters_of "$n")
+	local n=$1 b s crash i
+	local -a runs=()
 	b=$(cat "$state/$n.built")
 	wait_bg
 	# The run ended with its last line of output, maybe well before the
@@ -461,7 +433,7 @@ finish_run() {
 	# A crash is run again, up to --crash-runs times; a clean run ends it.
 	for i in $(seq 1 "$crash_runs"); do
 		if [ "$i" -gt 1 ]; then
-			run_vm "$logs/$n.$i" "$work/kernels/$n" fg "${progs[@]}"
+			run_vm "$logs/$n.$i" "$work/kernels/$n" fg "$n"
 			s=$((s + last_s))
 		fi
 		runs+=("$logs/$n.$i.tap")
@@ -476,39 +448,21 @@ finish_run() {
 	# run unfiltered: a filter leaves tests out). A crash on every run
 	# counts only against as many clean pristine runs; one that did not
 	# reproduce is noted, and the clean run decides.
-	whole_collection "$n" && opts+=(--all-tests)
-	line=$(mutant_cmd classify "${opts[@]}" --pristine-ok "$pristine_ok" \
-		--pristine-tests "$state/pristine.tests" --pristine-runs "$pristine_runs" \
-		--pristine-clean "$(pristine_clean_runs)" --crash-runs "$crash_runs" \
-		--err "$logs/$n.$i.err" -- "$f" "${runs[@]}") || exit
-	# "# IOPATH-MUTANT: class=C killers=T1,T2 detail=TEXT", TEXT escaped
-	case $line in
-	'# IOPATH-MUTANT: class='*' killers='*' detail='*) ;;
-	*) fail "$n: iopath mutant classify printed no classification" ;;
-	esac
-	class=${line#'# IOPATH-MUTANT: class='}
-	class=${class%% *}
-	killers=${line#* killers=}
-	killers=${killers%% detail=*}
-	detail=${line#* detail=}
-	record "$n" "$class" "$b" "$s" "$detail" "${killers//,/ }"
+	mutant_cmd classify --plan "$plan" --pristine "$pristine" --crash-runs "$crash_runs" \
+		--build-s "$b" --run-s "$s" --err "$logs/$n.$i.err" --out "$state/$n.json" \
+		-- "$n" "${runs[@]}" > /dev/null || exit
 	# A kernel that crashed on every run is kept, to be looked at.
 	[ -z "$crash" ] && [ -z "$lava_dir" ] && rm -f "$work/kernels/$n"
-	note "$n: $(field "$state/$n.result" class)"
+	note "$n: $(mutant_cmd class "$state/$n.json")"
 }
 
 # ---- the matrix ---------------------------------------------------------------
 
-field() {
-	sed -n "s/^$2=//p" "$1"
-}
-
-# write_matrix: WORK/matrix.md and WORK/matrix.json from the state (iopath
-# mutant matrix: the headers' functions, the results read back and
-# checked, JSON by jansson, both files renamed into place); prints
-# "KILLED NON_EQUIVALENT".
+# write_matrix: WORK/matrix.md and WORK/matrix.json from the plan and the
+# state (iopath mutant matrix: the results read back and checked, JSON by
+# jansson, both files renamed into place); prints "KILLED NON_EQUIVALENT".
 write_matrix() {
-	mutant_cmd matrix --work "$work" --mutants "$mutants_dir" --ksrc "${ksrc:-}" -- "${mnames[@]}"
+	mutant_cmd matrix --work "$work" --ksrc "${ksrc:-}"
 }
 
 # ---- the kernels only, for a lab ---------------------------------------------
@@ -534,7 +488,7 @@ build_kernels() {
 		rm -f "$obj/arch/x86/boot/bzImage"
 		fail "the rebuild of the pristine tree failed ($logs/restore.build); no pristine kernel left"
 	fi
-	echo "mutate: $built mutant kernels in $work/kernels, $nobuild did not build; pristine kernel $obj/arch/x86/boot/bzImage; $((SECONDS - t_start)) s (iopath lava mutate --work $work writes their jobs)"
+	echo "mutate: $built mutant kernels in $work/kernels, $nobuild did not build; pristine kernel $obj/arch/x86/boot/bzImage; $((SECONDS - t_start)) s (iopath lava mutate --work $work --plan $work/plan.json writes their jobs)"
 }
 
 # ---- the campaign -----------------------------------------------------------
@@ -557,27 +511,23 @@ lava_run() {
 
 import_lava() {
 	local f i=0 crash n
+	local -a runs=()
 	rm -f "$state"/pristine.* "$logs"/pristine.*
-	new_file "$state/pristine.runs" || exit 1
 	for f in "$lava_dir"/pristine.log "$lava_dir"/pristine.[0-9]*.log; do
 		[ -f "$f" ] || continue
 		i=$((i + 1))
 		lava_run "$f" "$logs/pristine.$i"
 		crash=$(crash_of "$logs/pristine.$i") || exit
 		save_results "$logs/pristine.$i"
-		printf '%s\t%s\t%s\t%s\n' "$i" 0 "$(cat "$logs/pristine.$i.rc")" "$crash" >> "$state/pristine.runs"
-		note "pristine job $i ($(basename "$f")): $(grep -c $'\tok\t' "$logs/pristine.$i.results") passed, $(grep -c $'\tfail\t' "$logs/pristine.$i.results") failed${crash:+, $crash}"
+		runs+=("0:$(cat "$logs/pristine.$i.rc"):$logs/pristine.$i.tap")
+		pristine_note "$i" "pristine job $i ($(basename "$f"))" "$crash"
 	done
 	pristine_runs=$i
 	crash_runs=1
-	sort -u "$logs"/pristine.*.results | cut -f1,3 | write_file "$state/pristine.tests" || exit 1
-	cat "$logs"/pristine.*.results | awk -F'\t' -v n="$pristine_runs" '
-		$2 == "ok" { ok[$1]++ } END { for (t in ok) if (ok[t] == n) print t }' | sort > "$pristine_ok"
-	echo null | write_file "$state/pristine.build_s" || exit 1
-	new_file "$state/pristine.done" || exit 1
+	mutant_cmd pristine --plan "$plan" --build-s null --out "$pristine" -- "${runs[@]}" || exit
 	for n in "${mnames[@]}"; do
 		[ -f "$lava_dir/$n.log" ] || continue
-		rm -f "$state/$n.result" "$logs/$n".*
+		rm -f "$state/$n.json" "$logs/$n".*
 		lava_run "$lava_dir/$n.log" "$logs/$n.1"
 		echo 0 | write_file "$state/$n.built" || exit 1
 		finish_run "$n"
@@ -593,7 +543,7 @@ if [ "$matrix_only" = 1 ]; then
 fi
 
 if [ "$fresh" = 1 ]; then
-	rm -f "$state"/*.result "$state"/*.built "$state"/pristine.*
+	rm -f "$state"/*.json "$state"/*.result "$state"/*.built "$state"/pristine.*
 	rm -rf "$work/kernels"
 fi
 tree_probe
@@ -608,8 +558,8 @@ run_pristine
 # runs in the VM.
 running=""
 for n in "${mnames[@]}"; do
-	if [ -f "$state/$n.result" ]; then
-		note "$n: $(field "$state/$n.result" class) (earlier run)"
+	if [ -f "$state/$n.json" ]; then
+		note "$n: $(mutant_cmd class "$state/$n.json") (earlier run)"
 		continue
 	fi
 	build_mutant "$n"
@@ -629,7 +579,9 @@ build_kernel "$logs/restore.build" ||
 	note "the rebuild of the pristine tree failed ($logs/restore.build)"
 read -r nk nn < <(write_matrix)
 [ -n "$nn" ] || exit 1
+read -r pclean pruns < <(pristine_clean_runs)
+[ -n "$pruns" ] || exit 1
 cat "$work/matrix.md"
-echo "mutate: $nk of $nn non-equivalent mutants killed; pristine clean on $(pristine_clean_runs) of $pristine_runs runs; $((SECONDS - t_start)) s (matrix: $work/matrix.json)"
-[ "$nk" = "$nn" ] && [ "$(pristine_clean_runs)" = "$pristine_runs" ] && exit 0
+echo "mutate: $nk of $nn non-equivalent mutants killed; pristine clean on $pclean of $pruns runs; $((SECONDS - t_start)) s (matrix: $work/matrix.json)"
+[ "$nk" = "$nn" ] && [ "$pclean" = "$pruns" ] && exit 0
 exit 1

@@ -25,4 +25,10 @@ int iop_mutant_matrix(int argc, char **argv);
  */
 int iop_mutant_runs(int argc, char **argv);
 
+/*
+ * iopath mutant plan, args, pristine, covers, record, class and convert
+ * (cli/mutant/mutant_campaign.c); argv[0] is the subcommand. -1 for another.
+ */
+int iop_mutant_campaign(int argc, char **argv);
+
 #endif

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * iopath mutant matrix: the kill matrix of iopath mutate, from the state
- * scripts/mutate.sh keeps in WORK/state (NAME.result, pristine.build_s,
- * pristine.runs, pristine.ok) and the mutants' headers, written as
+ * iopath mutant matrix: the kill matrix of iopath mutate, from the
+ * campaign's plan (WORK/plan.json: the mutants, in its order, their
+ * functions) and state (WORK/state/NAME.json, pristine.json: lib/campaign.h
+ * reads them), written as
  * WORK/matrix.md and WORK/matrix.json (jansson) through lib/outfile.c,
  * both or neither. Generated mutants (a "# Generated:" line) get their
  * kill rate with its 95% confidence interval under the table. Every
  * string from elsewhere (headers, details, --ksrc) is in both as
  * iop_esc() gives it. Prints "KILLED NON_EQUIVALENT" on stdout.
  *
- * The state is read as input, not trusted: regular files only, bounded
- * lines, a class of the known ones, counts that are counts. Anything else
- * is one line on stderr and exit 2, and no matrix is written.
+ * The state is read as input, not trusted (lib/campaign_state.c): regular
+ * files only, bounded, a class of the known ones, counts that are counts.
+ * Anything else is one line on stderr and exit 2, and no matrix is written.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -30,158 +31,13 @@
 #include <unistd.h>
 
 #include "array_size.h"
+#include "campaign.h"
 #include "cli.h"
-#include "input.h"
 #include "mutant.h"
 #include "mutant_int.h"
-#include "number.h"
 #include "outfile.h"
 #include "quote.h"
 #include "stats.h"
-
-#define STATE_LINE_MAX	4096
-
-/* A mutant's NAME.result: what mutate.sh's record() wrote. */
-struct result {
-	char *class, *build_s, *run_s, *detail, *killers;
-};
-
-static const char *const classes[] = {
-	"killed", "crash", "survived", "equivalent", "no-build", "unstable",
-};
-
-static bool known_class(const char *c)
-{
-	for (size_t k = 0; k < ARRAY_SIZE(classes); k++)
-		if (!strcmp(c, classes[k]))
-			return true;
-	return false;
-}
-
-static void result_free(struct result *r)
-{
-	free(r->class);
-	free(r->build_s);
-	free(r->run_s);
-	free(r->detail);
-	free(r->killers);
-	memset(r, 0, sizeof(*r));
-}
-
-static bool is_count(const char *s)
-{
-	uint64_t v;
-
-	return s && !iop_parse_u64(s, 0, UINT32_MAX, &v);
-}
-
-/* Read @path into @r. 1 if it is not there, 0, or -errno with @why. */
-static int read_result(const char *path, struct result *r, char *why, size_t len)
-{
-	struct iop_input in;
-	bool term;
-	char *line;
-	ssize_t n;
-	int ret;
-
-	memset(r, 0, sizeof(*r));
-	if (access(path, F_OK) && errno == ENOENT)
-		return 1;
-	ret = iop_input_open(&in, path, STATE_LINE_MAX, why, len);
-	if (ret)
-		return ret;
-	while ((n = iop_input_line(&in, &line, &term, why, len)) >= 0) {
-		static const char *const keys[] = {
-			"class", "build_s", "run_s", "detail", "killers",
-		};
-		char **slot[] = { &r->class, &r->build_s, &r->run_s, &r->detail, &r->killers };
-		char *eq = strchr(line, '=');
-		size_t k;
-
-		if (memchr(line, '\0', (size_t)n) || !eq)
-			goto bad;
-		for (k = 0; k < 5; k++)
-			if ((size_t)(eq - line) == strlen(keys[k]) &&
-			    !strncmp(line, keys[k], eq - line))
-				break;
-		if (k == 5 || *slot[k])
-			goto bad;
-		*slot[k] = strdup(eq + 1);
-		if (!*slot[k]) {
-			ret = -ENOMEM;
-			snprintf(why, len, "%s: %s", path, strerror(ENOMEM));
-			goto out;
-		}
-	}
-	if (n != -ENODATA) {
-		ret = (int)n;
-		goto out;
-	}
-	ret = -EINVAL;
-	if (!r->class || !r->build_s || !r->run_s || !r->detail || !r->killers) {
-		snprintf(why, len, "%s: not a result of iopath mutate (a line is missing)", path);
-		goto out;
-	}
-	if (!known_class(r->class)) {
-		snprintf(why, len, "%s: class '%.40s' is none of iopath mutate's", path, r->class);
-		goto out;
-	}
-	if (!is_count(r->build_s) || !is_count(r->run_s)) {
-		snprintf(why, len, "%s: build_s and run_s are not counts of seconds", path);
-		goto out;
-	}
-	ret = 0;
-out:
-	iop_input_close(&in);
-	if (ret)
-		result_free(r);
-	return ret;
-bad:
-	snprintf(why, len, "%s:%zu: not a line of iopath mutate's results", path, in.lineno);
-	ret = -EINVAL;
-	goto out;
-}
-
-/*
- * The lines of the state file @path (0 if it is not there) into *@lines,
- * and in *@clean those whose 4th tab-separated field is empty (a run of
- * pristine.runs without a crash); *@first the first line. 0 or -errno.
- */
-static int count_lines(const char *path, unsigned int *lines, unsigned int *clean,
-		       char *first, size_t flen, char *why, size_t len)
-{
-	struct iop_input in;
-	bool term;
-	char *line;
-	ssize_t n;
-	int ret;
-
-	*lines = 0;
-	if (clean)
-		*clean = 0;
-	if (first)
-		first[0] = '\0';
-	if (access(path, F_OK) && errno == ENOENT)
-		return 1;
-	ret = iop_input_open(&in, path, STATE_LINE_MAX, why, len);
-	if (ret)
-		return ret;
-	while ((n = iop_input_line(&in, &line, &term, why, len)) >= 0) {
-		const char *f = line;
-
-		if (first && !*lines)
-			snprintf(first, flen, "%s", line);
-		(*lines)++;
-		for (int i = 0; i < 3 && f; i++) {
-			f = strchr(f, '\t');
-			f = f ? f + 1 : NULL;
-		}
-		if (clean && f && !*f)
-			(*clean)++;
-	}
-	iop_input_close(&in);
-	return n == -ENODATA ? 0 : (int)n;
-}
 
 /*
  * @text into a new temporary file beside @path (lib/outfile.c), its name
@@ -231,11 +87,28 @@ static json_t *jtext(const char *s)
 	return j;
 }
 
-/* A table cell: '|' as '\|', control characters escaped (the table is printed). */
-static void md_cell(FILE *f, const char *s)
+/*
+ * A result's detail: escaped once already by the classification
+ * (lib/campaign.h), so as iop_esc_line() prints it: escaped again only if
+ * the state holds what needs it.
+ */
+static char *detail_text(const char *s)
 {
-	char *e = iop_esc_dup(s ? s : "");
+	return iop_needs_esc(s) ? iop_esc_dup(s) : strdup(s);
+}
 
+static json_t *jdetail(const char *s)
+{
+	char *e = detail_text(s);
+	json_t *j = e ? json_string(e) : NULL;
+
+	free(e);
+	return j;
+}
+
+/* A table cell of @e, escaped already (freed here): '|' as '\|'. */
+static void md_text(FILE *f, char *e)
+{
 	fputc(' ', f);
 	for (const char *p = e ? e : ""; *p; p++) {
 		if (*p == '|')
@@ -244,6 +117,12 @@ static void md_cell(FILE *f, const char *s)
 	}
 	fputs(" |", f);
 	free(e);
+}
+
+/* A table cell: control characters escaped (the table is printed). */
+static void md_cell(FILE *f, const char *s)
+{
+	md_text(f, iop_esc_dup(s ? s : ""));
 }
 
 /*
@@ -261,9 +140,8 @@ struct generated {
 };
 
 struct matrix {
-	const char *work, *mutants, *ksrc;
-	char **names;
-	int count;
+	const char *work, *plan_path, *ksrc;
+	struct iop_plan plan;
 	unsigned int killed, non_equivalent;
 	struct generated gen;
 	FILE *md;
@@ -331,113 +209,100 @@ static int add_generated(struct matrix *mx)
 	return !o || json_object_set_new(mx->json, "generated", o) ? -ENOMEM : 0;
 }
 
-static int add_mutant(struct matrix *mx, const char *name, char *why, size_t len)
+/* The row of a mutant that ran: its class, killers, seconds, detail. */
+static int add_result(struct matrix *mx, const struct iop_result *r, json_t *o)
+{
+	json_t *killers = json_array();
+	char buf[2][24];
+
+	if (!strcmp(r->class, "killed") || !strcmp(r->class, "crash"))
+		mx->killed++;
+	if (strcmp(r->class, "equivalent"))
+		mx->non_equivalent++;
+	snprintf(buf[0], sizeof(buf[0]), "%lld", (long long)r->build_s);
+	snprintf(buf[1], sizeof(buf[1]), "%lld", (long long)r->run_s);
+	md_cell(mx->md, r->class);
+	fputc(' ', mx->md);
+	for (size_t i = 0; i < r->killers.n; i++) {
+		char *e = iop_esc_dup(r->killers.s[i]);
+
+		fprintf(mx->md, "%s%s", i ? " " : "", e ? e : "");
+		free(e);
+	}
+	fputs(" |", mx->md);
+	md_cell(mx->md, buf[0]);
+	md_cell(mx->md, buf[1]);
+	md_text(mx->md, detail_text(r->detail));
+	fputc('\n', mx->md);
+	if (json_object_set_new(o, "class", jtext(r->class)) ||
+	    json_object_set_new(o, "killed_by", killers))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->killers.n; i++)
+		if (json_array_append_new(killers, jtext(r->killers.s[i])))
+			return -ENOMEM;
+	if (json_object_set_new(o, "build_s", json_integer(r->build_s)) ||
+	    json_object_set_new(o, "run_s", json_integer(r->run_s)) ||
+	    json_object_set_new(o, "detail", jdetail(r->detail)))
+		return -ENOMEM;
+	return 0;
+}
+
+static int add_mutant(struct matrix *mx, const struct iop_plan_mutant *m, char *why, size_t len)
 {
 	char path[PATH_MAX];
-	struct iop_mutant m;
-	struct result r;
-	const char *func;
-	json_t *o, *killers;
-	uint64_t seed;
-	int ret, generated, op;
+	struct iop_result r;
+	json_t *o;
+	int ret;
 
-	snprintf(path, sizeof(path), "%s/%s.patch", mx->mutants, name);
-	ret = iop_mutant_read(path, &m, why, len);
-	if (ret)
-		return ret;
-	func = iop_mutant_get(&m, "Function");
-	func = func ? func : "";
-	generated = iop_mutant_generated(&m, path, &op, &seed, why, len);
-	if (generated < 0) {
-		ret = generated;
-		goto free_mutant;
-	}
-	snprintf(path, sizeof(path), "%s/state/%s.result", mx->work, name);
-	ret = read_result(path, &r, why, len);
+	snprintf(path, sizeof(path), "%s/state/%s.json", mx->work, m->name);
+	ret = iop_result_load(&r, path, why, len);
 	if (ret < 0)
-		goto free_mutant;
-	if (generated)
-		count_generated(&mx->gen, seed, r.class);
-	/* 1: not run, r all NULL */
+		return ret;
+	if (m->gen_operator)
+		count_generated(&mx->gen, m->gen_seed, ret ? NULL : r.class);
+	/* 1: not run */
 	fprintf(mx->md, "|");
-	md_cell(mx->md, name);
-	md_cell(mx->md, func);
-	ret = -ENOMEM;
+	md_cell(mx->md, m->name);
+	md_cell(mx->md, m->function);
 	o = json_object();
-	if (!o || json_object_set_new(o, "name", jtext(name)) ||
-	    json_object_set_new(o, "function", jtext(func)))
-		goto free_result;
-	if (!r.class) {
+	if (!o || json_object_set_new(o, "name", jtext(m->name)) ||
+	    json_object_set_new(o, "function", jtext(m->function)))
+		goto nomem;
+	if (ret) {
 		fputs(" not run | | | | |\n", mx->md);
 		if (json_object_set_new(o, "class", json_string("not run")))
-			goto free_result;
-		goto append;
+			goto nomem;
+	} else if (add_result(mx, &r, o)) {
+		goto nomem;
 	}
-	if (!strcmp(r.class, "killed") || !strcmp(r.class, "crash"))
-		mx->killed++;
-	if (strcmp(r.class, "equivalent"))
-		mx->non_equivalent++;
-	md_cell(mx->md, r.class);
-	md_cell(mx->md, r.killers);
-	md_cell(mx->md, r.build_s);
-	md_cell(mx->md, r.run_s);
-	md_cell(mx->md, r.detail);
-	fputc('\n', mx->md);
-	killers = json_array();
-	if (json_object_set_new(o, "killed_by", killers))
-		goto free_result;
-	for (char *save, *t = strtok_r(r.killers, " ", &save); t;
-	     t = strtok_r(NULL, " ", &save))
-		if (json_array_append_new(killers, jtext(t)))
-			goto free_result;
-	if (json_object_set_new(o, "class", jtext(r.class)) ||
-	    json_object_set_new(o, "build_s", json_integer(strtoll(r.build_s, NULL, 10))) ||
-	    json_object_set_new(o, "run_s", json_integer(strtoll(r.run_s, NULL, 10))) ||
-	    json_object_set_new(o, "detail", jtext(r.detail)))
-		goto free_result;
-append:
-	ret = json_array_append_new(mx->list, o) ? -ENOMEM : 0;
-	o = NULL;
-free_result:
+	iop_result_free(&r);
+	return json_array_append_new(mx->list, o) ? -ENOMEM : 0;
+nomem:
 	json_decref(o);
-	result_free(&r);
-free_mutant:
-	iop_mutant_free(&m);
-	return ret;
+	iop_result_free(&r);
+	return -ENOMEM;
 }
 
 static int add_pristine(struct matrix *mx, char *why, size_t len)
 {
-	char path[PATH_MAX], build_s[64];
-	unsigned int runs, clean, ok, n;
-	json_t *b;
+	struct iop_pristine pr;
+	char path[PATH_MAX];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/state/pristine.runs", mx->work);
-	ret = count_lines(path, &runs, &clean, NULL, 0, why, len);
+	snprintf(path, sizeof(path), "%s/state/pristine.json", mx->work);
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0;
+	ret = iop_pristine_load(&pr, path, why, len);
 	if (ret)
-		return ret < 0 ? ret : 0;
-	snprintf(path, sizeof(path), "%s/state/pristine.ok", mx->work);
-	ret = count_lines(path, &ok, NULL, NULL, 0, why, len);
-	if (ret < 0)
 		return ret;
-	snprintf(path, sizeof(path), "%s/state/pristine.build_s", mx->work);
-	ret = count_lines(path, &n, NULL, build_s, sizeof(build_s), why, len);
-	if (ret < 0)
-		return ret;
-	if (ret == 1 || !strcmp(build_s, "null")) {
-		b = json_null();
-	} else if (n == 1 && is_count(build_s)) {
-		b = json_integer(strtoll(build_s, NULL, 10));
-	} else {
-		snprintf(why, len, "%s: not a count of seconds", path);
-		return -EINVAL;
-	}
-	if (json_object_set_new(mx->json, "pristine",
-				json_pack("{s:o, s:i, s:i, s:i}", "build_s", b, "runs", (int)runs,
-					  "clean_runs", (int)clean, "tests_passing", (int)ok)))
-		return -ENOMEM;
-	return 0;
+	ret = json_object_set_new(mx->json, "pristine",
+				  json_pack("{s:o, s:i, s:i, s:i}", "build_s", pr.build_s < 0 ?
+					    json_null() : json_integer(pr.build_s),
+					    "runs", (int)pr.nruns,
+					    "clean_runs", (int)iop_pristine_clean(&pr),
+					    "tests_passing", (int)pr.passing.n)) ? -ENOMEM : 0;
+	iop_pristine_free(&pr);
+	return ret;
 }
 
 /*
@@ -509,8 +374,8 @@ static int write_matrix(struct matrix *mx, char *why, size_t len)
 		goto out;
 	fputs("| mutant | function | class | killed by | build s | run s | detail |\n"
 	      "|---|---|---|---|---:|---:|---|\n", mx->md);
-	for (int i = 0; i < mx->count; i++) {
-		ret = add_mutant(mx, mx->names[i], why, len);
+	for (size_t i = 0; i < mx->plan.nmutants; i++) {
+		ret = add_mutant(mx, &mx->plan.mutants[i], why, len);
 		if (ret)
 			goto out;
 	}
@@ -552,14 +417,14 @@ int iop_mutant_matrix(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "work", required_argument, NULL, 'w' },
-		{ "mutants", required_argument, NULL, 'm' },
+		{ "plan", required_argument, NULL, 'p' },
 		{ "ksrc", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct matrix mx = { .ksrc = "" };
-	char why[PATH_MAX + 256] = "";
-	int c;
+	char why[PATH_MAX + 256] = "", plan[PATH_MAX];
+	int c, ret;
 
 	optind = 0;
 	while ((c = iop_getopt(argc, argv, "mutant matrix", "+", opts)) != -1) {
@@ -567,33 +432,34 @@ int iop_mutant_matrix(int argc, char **argv)
 		case 'w':
 			mx.work = optarg;
 			break;
-		case 'm':
-			mx.mutants = optarg;
+		case 'p':
+			mx.plan_path = optarg;
 			break;
 		case 'k':
 			mx.ksrc = optarg;
 			break;
 		case 'h':
-			printf("usage: iopath mutant matrix --work WORK --mutants DIR [--ksrc SRC] "
-			       "NAME...\n"
-			       "The kill matrix of the mutants NAME... from iopath mutate's state in\n"
-			       "WORK/state: WORK/matrix.md and WORK/matrix.json; prints the killed\n"
-			       "and the non-equivalent mutants' counts.\n");
+			printf("usage: iopath mutant matrix --work WORK [--plan PLAN] [--ksrc SRC]\n"
+			       "The kill matrix of the mutants of PLAN (default WORK/plan.json, iopath\n"
+			       "mutant plan's) from iopath mutate's state in WORK/state:\n"
+			       "WORK/matrix.md and WORK/matrix.json; prints the killed and the\n"
+			       "non-equivalent mutants' counts.\n");
 			return 0;
 		default:
 			return 2;
 		}
 	}
-	if (!mx.work || !mx.mutants)
-		return iop_usage_error("mutant", "matrix needs --work and --mutants");
-	mx.names = argv + optind;
-	mx.count = argc - optind;
-	/* Names of iop_mutant_scan()'s kind only: they make paths below WORK. */
-	for (int i = 0; i < mx.count; i++)
-		if (!iop_mutant_name_ok(mx.names[i]))
-			return iop_usage_error("mutant", "matrix: '%s' is not a mutant's name",
-					       mx.names[i]);
-	if (write_matrix(&mx, why, sizeof(why)))
+	if (!mx.work || optind != argc)
+		return iop_usage_error("mutant", "matrix needs --work, and takes no operand "
+				       "(the mutants are the plan's)");
+	snprintf(plan, sizeof(plan), "%s/plan.json", mx.work);
+	/* The outputs may be written: found before any state is read. */
+	if (check_outputs(mx.work, why, sizeof(why)) ||
+	    iop_plan_load(&mx.plan, mx.plan_path ?: plan, why, sizeof(why)))
+		return iop_mutant_error(why);
+	ret = write_matrix(&mx, why, sizeof(why));
+	iop_plan_free(&mx.plan);
+	if (ret)
 		return iop_mutant_error(why);
 	printf("%u %u\n", mx.killed, mx.non_equivalent);
 	return 0;

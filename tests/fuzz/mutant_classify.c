@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Fuzz target: a mutant's VM run as iopath mutant classify, results and
- * stop read it (cli/mutant/mutant_classify.c: the verdict engine's machine lines
- * through lib/verdict.c, the diagnostic by their line ranges, vm.sh's
- * stop line). The input is a run's output: TAP, the reader's lines, a
- * result or a stop line. A finding is a crash, a sanitizer report, a byte
- * a terminal obeys in what they print, or a classification that is not
- * one "# IOPATH-MUTANT: class=C killers=... detail=..." line with C one
- * of mutate's classes.
+ * stop read it (cli/mutant/mutant_classify.c, lib/campaign_run.c: the
+ * verdict engine's machine lines through lib/verdict.c, the diagnostic by
+ * their line ranges, vm.sh's stop line), against a plan and a pristine
+ * state of lib/campaign.h's format. The input is a run's output: TAP, the
+ * reader's lines, a result or a stop line. A finding is a crash, a
+ * sanitizer report, a byte a terminal obeys in what they print, or a
+ * classification that is not one "# IOPATH-MUTANT: class=C killers=...
+ * detail=..." line with C one of mutate's classes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,12 +23,20 @@
 #include "fuzz.h"
 #include "quote.h"
 
-static const char patch[] =
-	"# Function: f()\n# Bug: b\n# Tests: fb_test a_test\n# Filter: a_test=-t one\n"
-	"--- a/x\n+++ b/x\n";
-static const char pristine_ok[] = "fb.xfs_1k.dio_past_eof\nfb.x.y\na.x.two\n";
-static const char pristine_tests[] =
-	"fb.xfs_1k.dio_past_eof\tfb_test\nfb.x.y\tfb_test\na.x.two\ta_test\nfb.x.gone\tfb_test\n";
+/* A mutant of "# Tests: fb_test a_test" and "# Filter: a_test=-t one". */
+static const char plan[] =
+	"{\"schema\": \"iopath-mutant-plan/1\", \"mutants_dir\": \"m\", \"all_tests\": false,"
+	" \"append\": \"no_timer_check\", \"pristine\": {\"programs\": [\"a_test\", \"fb_test\"]},"
+	" \"mutants\": [{\"name\": \"x\", \"patch\": \"m/x.patch\", \"function\": \"f()\","
+	" \"equivalent\": null, \"generated\": null, \"programs\": [\"fb_test\", \"a_test\"],"
+	" \"filters\": [{\"program\": \"a_test\", \"args\": \"-t one\"}]}]}\n";
+static const char pristine[] =
+	"{\"schema\": \"iopath-mutant-pristine/1\", \"programs\": [\"a_test\", \"fb_test\"],"
+	" \"build_s\": 1, \"runs\": [{\"seconds\": 1, \"rc\": 0, \"stop\": \"\"}],"
+	" \"tests\": [{\"name\": \"fb.xfs_1k.dio_past_eof\", \"program\": \"fb_test\"},"
+	" {\"name\": \"fb.x.y\", \"program\": \"fb_test\"}, {\"name\": \"a.x.two\", \"program\": \"a_test\"},"
+	" {\"name\": \"fb.x.gone\", \"program\": \"fb_test\"}],"
+	" \"passing\": [\"fb.xfs_1k.dio_past_eof\", \"fb.x.y\", \"a.x.two\"]}\n";
 
 static void finding(const char *what)
 {
@@ -72,21 +81,19 @@ static void check_line(int fd)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char run[64], mp[64], okp[64], tp[64], op[64];
-	int fd, m, ok, t, out;
+	char run[64], pp[64], prp[64], op[64];
+	int fd, p, pr, out;
 
 	fd = fuzz_file(data, size, run, sizeof(run));
-	m = fuzz_file((const uint8_t *)patch, sizeof(patch) - 1, mp, sizeof(mp));
-	ok = fuzz_file((const uint8_t *)pristine_ok, sizeof(pristine_ok) - 1, okp, sizeof(okp));
-	t = fuzz_file((const uint8_t *)pristine_tests, sizeof(pristine_tests) - 1, tp, sizeof(tp));
-	if (fd < 0 || m < 0 || ok < 0 || t < 0)
+	p = fuzz_file((const uint8_t *)plan, sizeof(plan) - 1, pp, sizeof(pp));
+	pr = fuzz_file((const uint8_t *)pristine, sizeof(pristine) - 1, prp, sizeof(prp));
+	if (fd < 0 || p < 0 || pr < 0)
 		goto out;
 	out = fuzz_file(NULL, 0, op, sizeof(op));
 	if (out >= 0) {
 		const char *argv[] = {
-			"mutant", "classify", "--pristine-ok", okp, "--pristine-tests", tp,
-			"--pristine-runs", "1", "--pristine-clean", "1", "--crash-runs", "1",
-			mp, run,
+			"mutant", "classify", "--plan", pp, "--pristine", prp, "--crash-runs", "1",
+			"x", run,
 		};
 
 		if (!fuzz_cmd_to(out, ARRAY_SIZE(argv), argv))
@@ -108,11 +115,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 out:
 	if (fd >= 0)
 		close(fd);
-	if (m >= 0)
-		close(m);
-	if (ok >= 0)
-		close(ok);
-	if (t >= 0)
-		close(t);
+	if (p >= 0)
+		close(p);
+	if (pr >= 0)
+		close(pr);
 	return 0;
 }
