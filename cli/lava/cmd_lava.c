@@ -251,6 +251,7 @@ static const struct {
 	{ { "kernels", required_argument, NULL, 'N' }, C_MUTATE },
 	{ { "pristine", required_argument, NULL, 'P' }, C_MUTATE },
 	{ { "mutants", required_argument, NULL, 'M' }, C_MUTATE },
+	{ { "plan", required_argument, NULL, 'L' }, C_MUTATE },
 	{ { "profile", required_argument, NULL, 'p' }, C_BENCH | C_AB },
 	{ { "boots", required_argument, NULL, 'b' }, C_BENCH | C_AB },
 	{ { "a", required_argument, NULL, 'a' }, C_AB },
@@ -267,7 +268,7 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: iopath lava SUBCOMMAND [options]\n"
 		   "  jobs     --kernel K [--kernel K...] --out DIR [-- run_kselftest.sh args]\n"
-		   "  mutate   [--work DIR] --out DIR [MUTANT...]\n"
+		   "  mutate   [--work DIR] [--plan PLAN | --mutants DIR] --out DIR [MUTANT...]\n"
 		   "  bench    --kernel K --out DIR [--profile NAME] [--boots N] [-- bench args]\n"
 		   "  ab       --a K --b K --out DIR [--boots N] [--profile NAME | -- bench args]\n"
 		   "  validate JOB.yaml...\n"
@@ -277,7 +278,7 @@ static void usage(FILE *f)
 		   "  --device-type qemu|x86, --template F, --job-timeout/--boot-timeout/\n"
 		   "  --test-timeout MINUTES (90, 5, 75), --known-failures F, --append ARGS,\n"
 		   "  --env NAME=VALUE, --kernel-url URL (jobs), --work/--kernels/--pristine/\n"
-		   "  --mutants (mutate), --profile/--boots (bench, ab), --a/--b (ab).\n"
+		   "  --mutants/--plan (mutate), --profile/--boots (bench, ab), --a/--b (ab).\n"
 		   "Exit: 0 passed or written, 1 failed, 2 bad usage or input,\n"
 		   "3 LAVA's infrastructure failed (the kernel is not judged). docs/fleet.md\n");
 	for (i = 0; i < ARRAY_SIZE(subs); i++)
@@ -363,6 +364,9 @@ static int parse(int argc, char **argv, int mask, struct lava_opts *o)
 		case 'M':
 			o->mutants = optarg;
 			break;
+		case 'L':
+			o->plan = optarg;
+			break;
 		case 'p':
 			o->profile = optarg;
 			break;
@@ -404,7 +408,7 @@ static int cmd_lava(int argc, char **argv)
 		.out = "", .url_base = "", .device_type = "qemu", .job_timeout = "90",
 		.boot_timeout = "5", .test_timeout = "75", .known_failures = "", .append = "",
 		.kernel_url = "", .work = "/var/cache/iopath/mutate", .kernels_dir = "",
-		.pristine = "", .mutants = "", .profile = "", .boots = "", .a = "", .b = "",
+		.pristine = "", .mutants = "", .plan = "", .profile = "", .boots = "", .a = "", .b = "",
 		.tap = "", .console = "", .records = "", .device = "", .template = "",
 	};
 	size_t i;

@@ -124,7 +124,7 @@ struct lava_opts {
 	const char *job_timeout, *boot_timeout, *test_timeout;
 	const char *known_failures, *append, *kernel_url;
 	struct lava_strv env, kernels;
-	const char *work, *kernels_dir, *pristine, *mutants;
+	const char *work, *kernels_dir, *pristine, *mutants, *plan;
 	const char *profile, *boots, *a, *b;
 	char **args;		/* after "--" */
 	int nargs;

@@ -1,78 +1,141 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * iopath lava mutate: one job per mutant kernel of iopath mutate's work
- * directory (and the pristine kernel), each running the programs and
- * harness filters its header names (lib/mutant.c reads it), as
- * scripts/mutate.sh runs them.
+ * directory (and the pristine kernel), each running what the campaign's
+ * plan (lib/campaign.h) gives that kernel: its programs, its harness
+ * filters, the boot options. The plan is --plan's (iopath mutate writes
+ * WORK/plan.json), or made here from --mutants and the MUTANT operands by
+ * the same code; nothing of it is derived again here.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "campaign.h"
 #include "cli.h"
 #include "lava.h"
-#include "mutant.h"
 
 #define BAD(...) lava_fail(2, __VA_ARGS__)
 
-static int cmp_str(const void *a, const void *b)
+/* The words of a kernel's test command: the guest's runner, its filters, its programs. */
+static char *run_command(const struct iop_plan *p, const struct iop_plan_mutant *m)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	struct iop_strs env = { 0 }, tests = { 0 }, w = { 0 };
+	char *run = NULL;
+	int ret;
+
+	ret = (m ? iop_plan_env(m, &env) : 0) ?: iop_plan_tests(p, m, &tests) ?:
+	      iop_strs_add(&w, "/iopath/lava/run");
+	for (size_t i = 0; i < env.n && !ret; i++)
+		ret = iop_strs_add(&w, "--env") ?: iop_strs_add(&w, env.s[i]);
+	ret = ret ?: iop_strs_add(&w, "--");
+	for (size_t i = 0; i < tests.n && !ret; i++)
+		ret = iop_strs_add(&w, tests.s[i]);
+	if (!ret)
+		run = lava_command(w.s, w.n);
+	iop_strs_free(&env);
+	iop_strs_free(&tests);
+	iop_strs_free(&w);
+	return run;
+}
+
+/* Whether the operands (none: every kernel) ask for @name. */
+static bool wanted(const struct lava_opts *o, const char *name)
+{
+	for (int i = 0; i < o->noperands; i++)
+		if (!strcmp(o->operands[i], name))
+			return true;
+	return !o->noperands;
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* The plan: --plan's, or made from --mutants and the operands that are not "pristine". */
+static int get_plan(struct lava_opts *o, struct iop_plan *p)
+{
+	char mdir[PATH_MAX], why[PATH_MAX + 512], **names;
+	size_t n = 0;
+	int ret;
+
+	if (*o->plan && *o->mutants)
+		return BAD("--plan and --mutants: the plan names its mutants");
+	if (*o->plan) {
+		ret = iop_plan_load(p, o->plan, why, sizeof(why));
+		for (int i = 0; !ret && i < o->noperands; i++)
+			if (strcmp(o->operands[i], "pristine") && !iop_plan_find(p, o->operands[i])) {
+				iop_plan_free(p);
+				return BAD("no mutant %s in %s", o->operands[i], o->plan);
+			}
+		return ret ? BAD("%s", why) : 0;
+	}
+	snprintf(mdir, sizeof(mdir), "%s", *o->mutants ? o->mutants : "");
+	if (!*mdir)
+		snprintf(mdir, sizeof(mdir), "%s/configs/mutants", iop_src_dir());
+	names = calloc((size_t)o->noperands + 1, sizeof(*names));
+	if (!names)
+		return lava_fail(1, "out of memory");
+	for (int i = 0; i < o->noperands; i++)
+		if (strcmp(o->operands[i], "pristine"))
+			names[n++] = o->operands[i];
+	ret = iop_plan_make(p, mdir, names, n, false, why, sizeof(why));
+	free(names);
+	return ret ? lava_fail(ret == -ENOMEM ? 1 : 2, "%s", why) : 0;
 }
 
 /*
- * "-t iopath:P" for each word of @tests into @v; none for "all" (a
- * generated mutant's "# Tests: all": the whole collection).
+ * The job of @kernel (the plan's mutant @m, or the pristine kernel), the
+ * first one staging the initramfs the jobs share.
  */
-static int tests_args(const char *tests, struct lava_strv *v)
+static int write_job(struct lava_opts *o, const struct iop_plan *p,
+		     const struct iop_plan_mutant *m, const char *kernel, const char *append,
+		     size_t *done)
 {
-	char *copy = strdup(tests && strcmp(tests, "all") ? tests : ""), *w, *save, *a;
-	int rc = 0;
+	const char *name = m ? m->name : "pristine";
+	struct lava_strv none = { 0 };
+	struct lava_jobv j;
+	char path[PATH_MAX], *run;
+	int rc;
 
-	if (!copy)
-		return -ENOMEM;
-	for (w = strtok_r(copy, " ", &save); w && !rc; w = strtok_r(NULL, " ", &save)) {
-		rc = lava_strv_add(v, strdup("-t"), 0);
+	if (!(*done)++) {
+		rc = lava_make_out(o);
+		snprintf(path, sizeof(path), "%s/initramfs-mutate", o->out);
 		if (!rc)
-			rc = lava_strv_add(v, asprintf(&a, "iopath:%s", w) < 0 ? NULL : a, 0);
+			rc = lava_stage_kernel(o, kernel, path, NULL, 0, &none);
+		if (rc)
+			return rc;
 	}
-	free(copy);
+	run = run_command(p, m);
+	if (!run)
+		return lava_fail(1, "out of memory");
+	j = (struct lava_jobv){ .name = name, .kind = "mutate", .desc = name, .args_desc = run,
+				.run = run, .append = append };
+	rc = lava_write_job(o, &j, kernel, name, "initramfs-mutate", NULL, 0, NULL);
+	free(run);
 	return rc;
 }
 
-struct mjob {
-	char *name, *kernel;
-	struct lava_strv ksft, env;
-};
-
 /*
  * One job per mutant kernel of iopath mutate's work directory (and the
- * pristine kernel), each running the programs its header names, as
- * scripts/mutate.sh runs them. The kernels have what they need built in
+ * pristine kernel). The kernels have what they need built in
  * (configs/kernel/iopath.config), so they share one initramfs
  * (OUT/initramfs-mutate), and each job says its programs and filters in
  * its test shell command.
  */
 int lava_cmd_mutate(struct lava_opts *o)
 {
-	char kdir[PATH_MAX], pristine[PATH_MAX], mdir[PATH_MAX], path[PATH_MAX], why[512];
-	char append[1100], **mutants = NULL, **unions = NULL, *w, *save, *copy, *run;
-	size_t nm = 0, nu = 0, i, k, nj = 0;
-	bool every = false;	/* a mutant runs the whole collection: so does the pristine job */
-	struct lava_strv none = { 0 };
-	struct mjob *jobs = NULL;
-	struct iop_mutant m;
-	struct dirent *de;
-	struct stat st;
-	struct lava_jobv j;
-	DIR *dir;
+	char kdir[PATH_MAX], pristine[PATH_MAX], path[PATH_MAX], append[4200];
+	struct iop_plan p;
+	size_t done = 0;
 	int rc = lava_check_job_args(o);
 
 	if (rc)
@@ -83,157 +146,24 @@ int lava_cmd_mutate(struct lava_opts *o)
 	snprintf(pristine, sizeof(pristine), "%s", o->pristine);
 	if (!*pristine)
 		snprintf(pristine, sizeof(pristine), "%s/obj/arch/x86/boot/bzImage", o->work);
-	snprintf(mdir, sizeof(mdir), "%s", *o->mutants ? o->mutants : "");
-	if (!*mdir)
-		snprintf(mdir, sizeof(mdir), "%s/configs/mutants", iop_src_dir());
-	dir = opendir(mdir);
-	if (!dir)
-		return BAD("--mutants %s: %s", mdir, strerror(errno));
-	while ((de = readdir(dir))) {
-		size_t n = strlen(de->d_name);
-		char **nmu;
+	rc = get_plan(o, &p);
+	if (rc)
+		return rc;
+	/* The plan's boot options, then --append's. */
+	snprintf(append, sizeof(append), "%s%s%s", p.append, *p.append && *o->append ? " " : "",
+		 o->append);
+	if (wanted(o, "pristine") && is_file(pristine))
+		rc = write_job(o, &p, NULL, pristine, append, &done);
+	for (size_t i = 0; i < p.nmutants && !rc; i++) {
+		const struct iop_plan_mutant *m = &p.mutants[i];
 
-		if (n <= 6 || strcmp(de->d_name + n - 6, ".patch"))
-			continue;
-		nmu = realloc(mutants, (nm + 1) * sizeof(*mutants));
-		if (nmu)
-			nmu[nm] = strndup(de->d_name, n - 6);
-		if (!nmu || !nmu[nm]) {
-			closedir(dir);
-			return lava_fail(1, "out of memory");
-		}
-		mutants = nmu;
-		nm++;
+		if (snprintf(path, sizeof(path), "%s/%s", kdir, m->name) < (int)sizeof(path) &&
+		    wanted(o, m->name) && is_file(path))
+			rc = write_job(o, &p, m, path, append, &done);
 	}
-	closedir(dir);
-	qsort(mutants, nm, sizeof(*mutants), cmp_str);
-	for (i = 0; i < (size_t)o->noperands && !rc; i++) {
-		for (k = 0; k < nm && strcmp(mutants[k], o->operands[i]); k++)
-			;
-		if (k == nm && strcmp(o->operands[i], "pristine"))
-			rc = BAD("no mutant %s in %s", o->operands[i], mdir);
-	}
-	jobs = calloc(nm + 1, sizeof(*jobs));
-	unions = calloc(1, sizeof(*unions));
-	if (!rc && (!jobs || !unions))
-		rc = lava_fail(1, "out of memory");
-	/* Each mutant's header, read once: the pristine job runs the union. */
-	for (i = 0; i < nm && !rc; i++) {
-		bool want = !o->noperands;
-
-		for (k = 0; k < (size_t)o->noperands; k++)
-			want |= !strcmp(o->operands[k], mutants[i]);
-		if (snprintf(path, sizeof(path), "%s/%s.patch", mdir, mutants[i]) >=
-		    (int)sizeof(path)) {
-			rc = BAD("%s/%s.patch: path too long", mdir, mutants[i]);
-			break;
-		}
-		rc = iop_mutant_read(path, &m, why, sizeof(why));
-		if (rc) {
-			iop_mutant_free(&m);
-			rc = BAD("%s", why);
-			break;
-		}
-		every |= iop_mutant_all_tests(&m);
-		copy = strdup(iop_mutant_get(&m, "Tests") ? iop_mutant_get(&m, "Tests") : "");
-		w = copy ? strtok_r(copy, " ", &save) : NULL;
-		for (; w && unions; w = strtok_r(NULL, " ", &save)) {
-			for (k = 0; k < nu && strcmp(unions[k], w); k++)
-				;
-			if (k < nu)
-				continue;
-			unions = realloc(unions, (nu + 1) * sizeof(*unions));
-			if (unions)
-				unions[nu++] = strdup(w);
-		}
-		free(copy);
-		if (snprintf(path, sizeof(path), "%s/%s", kdir, mutants[i]) >= (int)sizeof(path))
-			path[0] = '\0';
-		if (want && !stat(path, &st) && S_ISREG(st.st_mode)) {
-			struct mjob *mj = &jobs[++nj];
-
-			mj->name = strdup(mutants[i]);
-			mj->kernel = strdup(path);
-			rc = tests_args(iop_mutant_get(&m, "Tests"), &mj->ksft);
-			for (k = 0; k < m.nfields && !rc; k++) {
-				const char *v = m.fields[k].value, *eq = strchr(v, '=');
-				char *e, *up;
-
-				if (strcmp(m.fields[k].key, "Filter") || !eq)
-					continue;
-				if (asprintf(&e, "KSELFTEST_%.*s_ARGS=%s", (int)(eq - v), v,
-					     eq + 1) < 0)
-					e = NULL;
-				for (up = e ? e + 10 : NULL; up && up < e + 10 + (eq - v); up++)
-					*up = (char)toupper((unsigned char)*up);
-				rc = lava_strv_add(&mj->env, e, 0);
-			}
-		}
-		iop_mutant_free(&m);
-	}
-	if (!rc && !unions)
-		rc = lava_fail(1, "out of memory");
-	/* jobs[0]: the pristine kernel, if wanted and there. */
-	if (!rc && !stat(pristine, &st) && S_ISREG(st.st_mode)) {
-		bool want = !o->noperands;
-
-		for (k = 0; k < (size_t)o->noperands; k++)
-			want |= !strcmp(o->operands[k], "pristine");
-		if (want) {
-			qsort(unions, nu, sizeof(*unions), cmp_str);
-			jobs[0].name = strdup("pristine");
-			jobs[0].kernel = strdup(pristine);
-			for (k = 0; k < nu && !rc && !every; k++)
-				rc = tests_args(unions[k], &jobs[0].ksft);
-		}
-	}
-	/* mutate.sh's no_timer_check: the timer check fails at random under TCG. */
-	snprintf(append, sizeof(append), "no_timer_check%s%s", *o->append ? " " : "", o->append);
-	for (i = 0, k = 0; i <= nj && !rc; i++) {
-		struct mjob *mj = &jobs[i];
-		char *words[2 + 2 * 64 + 1 + 256];
-		size_t nw = 0, e;
-
-		if (!mj->name)
-			continue;
-		if (!k++) {
-			rc = lava_make_out(o);
-			snprintf(path, sizeof(path), "%s/initramfs-mutate", o->out);
-			if (!rc)
-				rc = lava_stage_kernel(o, mj->kernel, path, NULL, 0, &none);
-			if (rc)
-				break;
-		}
-		words[nw++] = "/iopath/lava/run";
-		for (e = 0; e < mj->env.n && e < 64; e++) {
-			words[nw++] = "--env";
-			words[nw++] = mj->env.s[e];
-		}
-		words[nw++] = "--";
-		for (e = 0; e < mj->ksft.n && e < 256; e++)
-			words[nw++] = mj->ksft.s[e];
-		run = lava_command(words, nw);
-		j = (struct lava_jobv){ .name = mj->name, .kind = "mutate", .desc = mj->name,
-				  .args_desc = run, .run = run, .append = append };
-		rc = run ? lava_write_job(o, &j, mj->kernel, mj->name, "initramfs-mutate", NULL, 0,
-					  NULL) : lava_fail(1, "out of memory");
-		free(run);
-	}
-	if (!rc && !k)
+	if (!rc && !done)
 		rc = lava_fail(1, "no kernels: neither %s nor any mutant in %s (run iopath mutate first)",
 			       pristine, kdir);
-	for (i = 0; jobs && i <= nm; i++) {
-		free(jobs[i].name);
-		free(jobs[i].kernel);
-		lava_strv_free(&jobs[i].ksft);
-		lava_strv_free(&jobs[i].env);
-	}
-	for (i = 0; i < nu; i++)
-		free(unions[i]);
-	for (i = 0; i < nm; i++)
-		free(mutants[i]);
-	free(unions);
-	free(mutants);
-	free(jobs);
+	iop_plan_free(&p);
 	return rc;
 }
