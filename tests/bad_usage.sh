@@ -207,17 +207,22 @@ refused records.check_domain_unknown 'records: --domain .x\\x1b.: expected wall 
 refused mutant.unknown_subcommand "mutant: expected 'header FILE KEY'" "$iop" mutant nosuch
 refused mutant.header_of_missing_file 'mutant: /nonexistent: No such file or directory' \
 	"$iop" mutant header /nonexistent Tests
-# iopath mutant classify: a run's output, the pristine results and the
-# mutant are input: a device is not read, a state line is checked.
-printf '# Function: f()\n# Bug: b\n# Tests: a_test\n--- a/x\n+++ b/x\n' > "$tmp/m.patch"
+# iopath mutant classify: a run's output, the plan and the pristine state
+# are input: a device is not read, the state is checked.
+mkdir -p "$tmp/mplan"
+printf '# Function: f()\n# Bug: b\n# Tests: a_test\n--- a/x\n+++ b/x\n' > "$tmp/mplan/m.patch"
 : > "$tmp/empty"
-printf 'a.x.one\ta_test\textra\n' > "$tmp/bad-tests"
-refused mutant.classify_without_pristine_results 'mutant: classify needs --pristine-ok' \
-	"$iop" mutant classify "$tmp/m.patch" "$tmp/empty"
+"$iop" mutant plan --mutants "$tmp/mplan" --out "$tmp/plan.json"
+printf '{"schema": "iopath-mutant-pristine/1", "programs": ["a_test"], "build_s": 1, "runs": [], "tests": [{"name": "a.x.one", "program": "a_test", "extra": 1}], "passing": []}\n' \
+	> "$tmp/bad-pristine.json"
+printf '{"schema": "iopath-mutant-pristine/1", "programs": ["a_test"], "build_s": 1, "runs": [], "tests": [], "passing": []}\n' \
+	> "$tmp/pristine.json"
+refused mutant.classify_without_pristine_results 'mutant: classify needs --plan, --pristine' \
+	"$iop" mutant classify m "$tmp/empty"
 refused mutant.classify_run_not_a_regular_file 'mutant: /dev/zero: not a regular file' \
-	"$iop" mutant classify --pristine-ok "$tmp/empty" --pristine-tests "$tmp/empty" "$tmp/m.patch" /dev/zero
-refused mutant.classify_pristine_state_line_checked "bad-tests:1: not a line of iopath mutate's pristine" \
-	"$iop" mutant classify --pristine-ok "$tmp/empty" --pristine-tests "$tmp/bad-tests" "$tmp/m.patch" "$tmp/empty"
+	"$iop" mutant classify --plan "$tmp/plan.json" --pristine "$tmp/pristine.json" m /dev/zero
+refused mutant.classify_pristine_state_line_checked "bad-pristine.json: test 1 is not .name, program." \
+	"$iop" mutant classify --plan "$tmp/plan.json" --pristine "$tmp/bad-pristine.json" m "$tmp/empty"
 refused mutant.results_of_a_directory "mutant: $tmp: not a regular file" "$iop" mutant results "$tmp"
 refused mutate.unknown_option 'mutate: unknown option --nosuch' "$iop" mutate --nosuch
 refused mutate.bad_count "mutate: --pristine-runs 'x': expected 1 to 9999" "$iop" mutate --pristine-runs x

@@ -111,11 +111,25 @@ kmsg              scan                  in     -      iopath kmsg scan @
 mutant            header                in     .patch iopath mutant header @ Function
 mutant            expects               in     .patch iopath mutant expects @
 mutant            list                  indir  -      iopath mutant list @
-mutant.classify   --err                 in     -      iopath mutant classify --pristine-ok FX/ok.list --pristine-tests FX/tests.list --err @ FX/mutant.patch FX/empty.tap
-mutant.classify   --pristine-ok         in     -      iopath mutant classify --pristine-ok @ --pristine-tests FX/tests.list FX/mutant.patch FX/empty.tap
-mutant.classify   --pristine-tests      in     -      iopath mutant classify --pristine-ok FX/ok.list --pristine-tests @ FX/mutant.patch FX/empty.tap
-mutant.classify   RUN                   in     .tap   iopath mutant classify --pristine-ok FX/ok.list --pristine-tests FX/tests.list FX/mutant.patch @
-mutant.matrix     --mutants             indir  -      iopath mutant matrix --work FX/mwork --mutants @ 01-x
+mutant.classify   --err                 in     -      iopath mutant classify --plan FX/plan.json --pristine FX/pristine.json --err @ 01-x FX/empty.tap
+mutant.classify   --plan                in     -      iopath mutant classify --plan @ --pristine FX/pristine.json 01-x FX/empty.tap
+mutant.classify   --pristine            in     -      iopath mutant classify --plan FX/plan.json --pristine @ 01-x FX/empty.tap
+mutant.classify   RUN                   in     .tap   iopath mutant classify --plan FX/plan.json --pristine FX/pristine.json 01-x @
+mutant.classify   --out                 out    .json  iopath mutant classify --plan FX/plan.json --pristine FX/pristine.json --out @ 01-x FX/empty.tap
+mutant.matrix     --plan                in     -      iopath mutant matrix --work FX/mwork --plan @
+mutant.matrix     --work                indir  -      iopath mutant matrix --work @ --plan FX/plan.json
+mutant.plan       --mutants             indir  -      iopath mutant plan --mutants @
+mutant.plan       --out                 out    .json  iopath mutant plan --mutants FX/mplan --out @
+mutant.args       --plan                in     -      iopath mutant args --plan @ 01-x
+mutant.pristine   --plan                in     -      iopath mutant pristine --plan @ --build-s 1 --out FX/mwork/p.json 0:0:FX/empty.tap
+mutant.pristine   --out                 out    .json  iopath mutant pristine --plan FX/plan.json --build-s 1 --out @ 0:0:FX/empty.tap
+mutant.pristine   RUN                   in     .tap   iopath mutant pristine --plan FX/plan.json --build-s 1 --out FX/mwork/p.json 0:0:@
+mutant.covers     --plan                in     -      iopath mutant covers --plan @ FX/pristine.json
+mutant.record     --out                 out    .json  iopath mutant record --name 01-x --class no-build --out @
+mutant.class      FILE                  in     .json  iopath mutant class @
+mutant.clean      FILE                  in     .json  iopath mutant clean @
+mutant.convert    OLD_STATE             indir  -      iopath mutant convert @ FX/mwork
+mutant.convert    NEW_STATE             indir  -      iopath mutant convert FX/oldstate @
 mutant.generate   --ksrc                indir  -      iopath mutant generate --ksrc @ --files fs/small.c --seed 1 --out FX/gout
 mutant.generate   --out                 outdir -      iopath mutant generate --ksrc FX/gtree --files fs/small.c --seed 1 --out @
 mutant.generate   --executed            in     -      iopath mutant generate --ksrc FX/gtree --files fs/small.c --seed 1 --out FX/gout --executed @
@@ -134,6 +148,8 @@ lava.jobs         --known-failures      in     -      iopath lava jobs --kernel 
 lava.validate     JOB                   in     .yaml  iopath lava validate @
 lava.mutate       --work                indir  -      iopath lava mutate --work @ --out jobs
 lava.mutate       --out                 outdir -      iopath lava mutate --work FX/mwork --out @
+lava.mutate       --plan                in     -      iopath lava mutate --work FX/mwork --plan @ --out FX/mwork/jobs
+lava.mutate       --mutants             indir  -      iopath lava mutate --work FX/mwork --mutants @ --out FX/mwork/jobs
 lava.bench        --out                 outdir -      iopath lava bench --kernel FX/bzImage --out @
 lava.ab           --out                 outdir -      iopath lava ab --a FX/bzImage --b FX/bzImage --out @
 ab                --a                   kernel -      iopath ab --build BUILD --a @ --b FX/bzImage -- read_vs_readv
@@ -212,10 +228,15 @@ printf -- '--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-all:\n+all: # b\n' > "$
 sed 's/"value":\([0-9]*\)/"value":1\1/' "$fx/good.jsonl" > "$fx/new.jsonl"
 # A run where no test passed or failed, after a pristine run where none
 # passed: classify reads --err's last line for its detail (where a FIFO
-# hung it).
-: > "$fx/ok.list"
-printf 'a.x.t\ta_test\n' > "$fx/tests.list"
+# hung it). The campaign's plan and pristine state (lib/campaign.h), and
+# a state of the format before it for iopath mutant convert.
 printf 'TAP version 13\n1..0\n# IOPATH-VM-RESULT: status=fail passed=0 failed=0 known=0 skipped=0 programs=0 programs_failed=0 required_missing=0 stale_known=0\n' > "$fx/empty.tap"
+mkdir "$fx/mplan" "$fx/oldstate"
+cp "$fx/mutant.patch" "$fx/mplan/01-x.patch"
+"$iop" mutant plan --mutants "$fx/mplan" --out "$fx/plan.json" &&
+	"$iop" mutant pristine --plan "$fx/plan.json" --build-s 1 --out "$fx/pristine.json" -- "0:0:$fx/empty.tap" ||
+	echo "Bail out! iopath mutant plan or pristine failed on the fixtures"
+printf 'class=killed\nbuild_s=1\nrun_s=1\ndetail=d\nkillers=a.x.t\n' > "$fx/oldstate/01-x.result"
 # what upstream.sh takes for a kernel tree before it looks at --out
 mkdir -p "$fx/ktree/tools/testing/selftests"
 mkdir -p "$fx/gtree/fs" "$fx/gout"

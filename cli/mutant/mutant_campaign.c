@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "array_size.h"
@@ -294,6 +295,8 @@ static int mutant_record(int argc, char **argv)
 	if (iop_parse_u64(b, 0, UINT32_MAX, &u))
 		return bad("record: --build-s '%s' is not a count of seconds", b);
 	r.build_s = (int64_t)u;
+	if (iop_out_check(out, why, sizeof(why)))
+		return iop_mutant_error(why);
 	/* A line of a build log: escaped once, as classify escapes its details. */
 	r.detail = iop_esc_dup(d);
 	if (!r.detail)
@@ -344,6 +347,12 @@ static int mutant_convert(int argc, char **argv)
 
 	if (argc != 3)
 		return bad("convert takes OLD_STATE and NEW_STATE (directories)%s", "");
+	for (int i = 1; i < 3; i++) {
+		struct stat st;
+
+		if (stat(argv[i], &st) || !S_ISDIR(st.st_mode))
+			return bad("convert: %s is not a directory", argv[i]);
+	}
 	if (iop_campaign_convert(argv[1], argv[2], why, sizeof(why)))
 		return iop_mutant_error(why);
 	return 0;
