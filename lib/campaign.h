@@ -30,7 +30,12 @@
 #define IOP_PLAN_SCHEMA		"iopath-mutant-plan/1"
 #define IOP_PRISTINE_SCHEMA	"iopath-mutant-pristine/1"
 #define IOP_RESULT_SCHEMA	"iopath-mutant-result/1"
-/* Every run of a campaign boots with it: see iop_plan_make(). */
+/*
+ * Every run of a campaign boots with it: the boot-time check that the
+ * timer interrupt works fails at random on a loaded host under TCG
+ * ("IO-APIC + timer doesn't work!"), as under any slow hypervisor (KVM
+ * guests skip it).
+ */
 #define IOP_PLAN_APPEND		"no_timer_check"
 #define IOP_RUN_STOP_MAX	160	/* bytes of why a guest stopped */
 

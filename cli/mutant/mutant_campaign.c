@@ -49,11 +49,8 @@
 #include "quote.h"
 
 #define WHY_LEN	(PATH_MAX + 600)
-
-static int bad(const char *fmt, const char *arg)
-{
-	return iop_usage_error("mutant", fmt, arg);
-}
+/* Bad usage: one line, exit 2. */
+#define USAGE(...) iop_usage_error("mutant", __VA_ARGS__)
 
 /* "iopath mutant plan". */
 static int mutant_plan(int argc, char **argv)
@@ -82,7 +79,7 @@ static int mutant_plan(int argc, char **argv)
 			return 2;
 	}
 	if (!dir)
-		return bad("plan needs --mutants DIR%s", "");
+		return USAGE("plan needs --mutants DIR");
 	if ((out && iop_out_check(out, why, sizeof(why))) ||
 	    iop_plan_make(&p, dir, argv + optind, (size_t)(argc - optind), all, why, sizeof(why)))
 		return iop_mutant_error(why);
@@ -110,14 +107,14 @@ static int mutant_args(int argc, char **argv)
 	int ret;
 
 	if (argc != 4 || strcmp(argv[1], "--plan"))
-		return bad("args takes --plan PLAN and a NAME (or pristine)%s", "");
+		return USAGE("args takes --plan PLAN and a NAME (or pristine)");
 	if (iop_plan_load(&p, argv[2], why, sizeof(why)))
 		return iop_mutant_error(why);
 	if (strcmp(argv[3], "pristine")) {
 		m = iop_plan_find(&p, argv[3]);
 		if (!m) {
 			iop_plan_free(&p);
-			return bad("args: no mutant '%s' in the plan", argv[3]);
+			return USAGE("args: no mutant '%s' in the plan", argv[3]);
 		}
 	}
 	ret = (m ? iop_plan_env(m, &env) : 0) ?: iop_plan_tests(&p, m, &tests);
@@ -174,14 +171,14 @@ static int pristine_opts(int argc, char **argv, const char **plan, const char **
 			*build_s = -1;
 		} else if (c == 'b') {
 			if (iop_parse_u64(optarg, 0, UINT32_MAX, &u))
-				return bad("pristine: --build-s '%s': a count of seconds or null", optarg);
+				return USAGE("pristine: --build-s '%s': a count of seconds or null", optarg);
 			*build_s = (int64_t)u;
 		} else {
 			return 2;
 		}
 	}
 	if (!*plan || !*out || optind >= argc)
-		return bad("pristine needs --plan, --out and SECONDS:RC:RUN operands%s", "");
+		return USAGE("pristine needs --plan, --out and SECONDS:RC:RUN operands");
 	return 0;
 }
 
@@ -208,7 +205,7 @@ static int mutant_pristine(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++, n++) {
 		if (run_operand(argv[i], &paths[n], &secs[n], &rcs[n])) {
-			ret = bad("pristine: '%s' is not SECONDS:RC:RUN", argv[i]);
+			ret = USAGE("pristine: '%s' is not SECONDS:RC:RUN", argv[i]);
 			goto out;
 		}
 	}
@@ -239,7 +236,7 @@ static int mutant_covers(int argc, char **argv)
 	int ret;
 
 	if (argc != 4 || strcmp(argv[1], "--plan"))
-		return bad("covers takes --plan PLAN and a FILE%s", "");
+		return USAGE("covers takes --plan PLAN and a FILE");
 	if (access(argv[3], F_OK) && errno == ENOENT)
 		return 1;
 	if (iop_plan_load(&p, argv[2], why, sizeof(why)))
@@ -288,12 +285,12 @@ static int mutant_record(int argc, char **argv)
 			return 2;
 	}
 	if (!r.name || !r.class || !out || optind != argc)
-		return bad("record needs --name, --class and --out%s", "");
+		return USAGE("record needs --name, --class and --out");
 	if (!iop_mutant_name_ok(r.name) || strcmp(r.class, "no-build"))
-		return bad("record: '%s' is not a mutant's name, or the class is not no-build "
-			   "(iopath mutant classify records the others)", r.name);
+		return USAGE("record: '%s' is not a mutant's name, or the class is not no-build (iopath mutant classify records the others)",
+			     r.name);
 	if (iop_parse_u64(b, 0, UINT32_MAX, &u))
-		return bad("record: --build-s '%s' is not a count of seconds", b);
+		return USAGE("record: --build-s '%s' is not a count of seconds", b);
 	r.build_s = (int64_t)u;
 	if (iop_out_check(out, why, sizeof(why)))
 		return iop_mutant_error(why);
@@ -314,10 +311,10 @@ static int mutant_class(int argc, char **argv)
 	int ret;
 
 	if (argc != 2)
-		return bad("class takes one result FILE%s", "");
+		return USAGE("class takes one result FILE");
 	ret = iop_result_load(&r, argv[1], why, sizeof(why));
 	if (ret == 1)
-		return bad("class: no result %s", argv[1]);
+		return USAGE("class: no result %s", argv[1]);
 	if (ret)
 		return iop_mutant_error(why);
 	printf("%s\n", r.class);
@@ -332,7 +329,7 @@ static int mutant_clean(int argc, char **argv)
 	char why[WHY_LEN];
 
 	if (argc != 2)
-		return bad("clean takes one pristine FILE%s", "");
+		return USAGE("clean takes one pristine FILE");
 	if (iop_pristine_load(&pr, argv[1], why, sizeof(why)))
 		return iop_mutant_error(why);
 	printf("%zu %zu\n", iop_pristine_clean(&pr), pr.nruns);
@@ -346,12 +343,12 @@ static int mutant_convert(int argc, char **argv)
 	char why[WHY_LEN];
 
 	if (argc != 3)
-		return bad("convert takes OLD_STATE and NEW_STATE (directories)%s", "");
+		return USAGE("convert takes OLD_STATE and NEW_STATE (directories)");
 	for (int i = 1; i < 3; i++) {
 		struct stat st;
 
 		if (stat(argv[i], &st) || !S_ISDIR(st.st_mode))
-			return bad("convert: %s is not a directory", argv[i]);
+			return USAGE("convert: %s is not a directory", argv[i]);
 	}
 	if (iop_campaign_convert(argv[1], argv[2], why, sizeof(why)))
 		return iop_mutant_error(why);
