@@ -83,6 +83,7 @@ verdict --end|iopath verdict --program p --exit-status 0 --start 5 --end @ /dev/
 verdict --exit-status|iopath verdict --program p --exit-status @ /dev/null /dev/null /dev/null $tmp/one.tap|256 -1 1.5
 mutant --seed|iopath mutant generate --ksrc $tmp/ksrc --files fs/a.c --out $work/g --seed @|-1 1e3 0x10 9223372036854775808 nan
 mutant --count|iopath mutant generate --ksrc $tmp/ksrc --files fs/a.c --out $work/g --seed 1 --count @|0 -3 10001 1.5
+mutant --build-s|iopath mutant record --name 01-x --class no-build --out $work/r.json --build-s @|-1 1.5 4294967296 0x10 nan
 scratch --size|iopath scratch create --fs ext4 --size @ -- true|0 -1 99999999999t
 EOF
 )
