@@ -5,7 +5,8 @@
  * and its parameters) and metric by metric. cmd_compare.c: the options and
  * the flow; compare_stats.c: the test, interval and MDE of one metric;
  * compare_build.c: pairing, the observations and the notes; compare_fmt.c:
- * the text table, the commit block and the JSON.
+ * the text table, the commit block and the JSON; compare_layout.c: the
+ * pairs whose boots read the benchmark's file in different layouts.
  */
 #ifndef IOPATH_CLI_COMPARE_H
 #define IOPATH_CLI_COMPARE_H
@@ -71,6 +72,10 @@ struct group_cmp {
 	bool main_differs;	/* the records name different ones, or some none */
 	bool untrusted;
 	bool env_differs;
+	json_t *layouts;	/* pairs whose boots' file layouts differ (compare_layout.c) */
+	size_t layout_pairs;	/* how many */
+	char *layout_first;	/* the first of them, in words; NULL: none */
+	char *layout_note;	/* the note on them, or on unpaired boots that differ; NULL: none */
 };
 
 struct notes {
@@ -131,6 +136,13 @@ const struct metric_cmp *group_verdict_metric(const struct group_cmp *gc);
  */
 int comparison_verdicts(const struct comparison *c, bool verdict, bool all, char *why,
 			size_t len);
+
+/*
+ * Whether the boots of @gc read the benchmark's file in different layouts
+ * (run.facts.file_layout): within pairs by seed, else between any boots.
+ * Changes no figure. 0 or -ENOMEM.
+ */
+int compare_layout(struct group_cmp *gc, const char *label);
 
 void compare_print_text(FILE *out, struct comparison *c, const struct opts *o);
 void compare_print_commit(FILE *out, struct comparison *c, const struct opts *o);

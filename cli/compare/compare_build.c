@@ -736,6 +736,11 @@ static int compare_group(struct comparison *c, struct group_cmp *gc, double alph
 			goto out;
 	}
 	note_untrusted(c, gc, label);
+	ret = compare_layout(gc, label);
+	if (!ret && gc->layout_note)
+		ret = note(&c->notes, "%s", gc->layout_note);
+	if (ret)
+		goto out;
 
 	/* Environment: new against base, and each side against itself. */
 	if (env_diff(&c->notes, g->recs[0][0], g->recs[1][0], "base vs new"))
@@ -764,6 +769,9 @@ void comparison_free(struct comparison *c)
 			free(c->gc[i].skip[j].why);
 		free(c->gc[i].skip);
 		free(c->gc[i].m);
+		json_decref(c->gc[i].layouts);
+		free(c->gc[i].layout_first);
+		free(c->gc[i].layout_note);
 	}
 	free(c->gc);
 	iop_rs_groups_free(c->groups, c->ngroups);

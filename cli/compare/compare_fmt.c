@@ -333,9 +333,10 @@ void compare_print_text(FILE *out, struct comparison *c, const struct opts *o)
 
 		fprintf(out, "\n=========================================================================================\n");
 		print_lkp_params(out, g);
-		fprintf(out, "\nruns: %zu base, %zu new%s%s", g->n[0], g->n[1],
+		fprintf(out, "\nruns: %zu base, %zu new%s%s%s", g->n[0], g->n[1],
 			gc->untrusted ? "; untrusted records, see notes" : "",
-			gc->env_differs ? "; environment differs, see notes" : "");
+			gc->env_differs ? "; environment differs, see notes" : "",
+			gc->layout_note ? "; file layout differs, see notes" : "");
 		print_boots(out, gc);
 		fprintf(out, "\n\n");
 		fprintf(out, "%-16s %s\n", hdr_b, hdr_n);
@@ -526,12 +527,14 @@ json_t *comparison_json(struct comparison *c)
 			break;
 		}
 		bad = json_array_append_new(groups,
-					    json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:o, s:s?}",
+					    json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:I, s:O, s:o, s:s?}",
 						      "bench", gc->g->bench, "params", gc->g->params,
 						      "runs", "base", (json_int_t)gc->g->n[0],
 						      "new", (json_int_t)gc->g->n[1],
 						      "untrusted", gc->untrusted,
-						      "env_differs", gc->env_differs, "metrics", metrics,
+						      "env_differs", gc->env_differs,
+						      "layout_differs_pairs", (json_int_t)gc->layout_pairs,
+						      "layout_differs", gc->layouts, "metrics", metrics,
 						      "main_metric", gc->main));
 	}
 	if (bad) {
@@ -590,6 +593,13 @@ static const char *unit_word(const struct side_stats *s)
 	return s->by_boot ? "boots" : s->by_run ? "runs" : "repetitions";
 }
 
+/* "1 pair: ": how many pairs read their file in different layouts. */
+static const char *layout_count(char *buf, size_t len, const struct group_cmp *gc)
+{
+	snprintf(buf, len, "%zu pair%s: ", gc->layout_pairs, gc->layout_pairs == 1 ? "" : "s");
+	return buf;
+}
+
 void compare_print_verdict(FILE *out, struct comparison *c, const struct opts *o)
 {
 	(void)o;
@@ -597,7 +607,7 @@ void compare_print_verdict(FILE *out, struct comparison *c, const struct opts *o
 		const struct group_cmp *gc = &c->gc[i];
 		const struct metric_cmp *m = group_verdict_metric(gc);
 		const char *fs = json_string_value(json_object_get(gc->g->params, "fs"));
-		char ch[32], lo[32], hi[32], mde[32], boots[64];
+		char ch[32], lo[32], hi[32], mde[32], boots[64], lc[64];
 
 		if (!m)
 			continue;
@@ -607,12 +617,15 @@ void compare_print_verdict(FILE *out, struct comparison *c, const struct opts *o
 		else
 			snprintf(boots, sizeof(boots), "%zu %s base, %zu new", m->s[0].n,
 				 unit_word(&m->s[0]), m->s[1].n);
-		fprintf(out, "iopath ab: %s%s%s %s: %s%% [%s%%, %s%%], %s (could have seen >= %s%%; %s, %s)\n",
+		fprintf(out, "iopath ab: %s%s%s %s: %s%% [%s%%, %s%%], %s (could have seen >= %s%%; %s, %s%s%s%s)\n",
 			esc(gc->g->bench), fs && strcmp(fs, "none") ? " on " : "",
 			fs && strcmp(fs, "none") ? esc(fs) : "", esc(m->name),
 			pct3(ch, sizeof(ch), m->change, true), pct3(lo, sizeof(lo), m->ci_lo, true),
 			pct3(hi, sizeof(hi), m->ci_hi, true), verdict_json[m->v],
-			pct3(mde, sizeof(mde), m->mde, false), clock_words(c->base->recs[0]), boots);
+			pct3(mde, sizeof(mde), m->mde, false), clock_words(c->base->recs[0]), boots,
+			gc->layout_first ? "; file layout differs in " : "",
+			gc->layout_first ? layout_count(lc, sizeof(lc), gc) : "",
+			gc->layout_first ? esc(gc->layout_first) : "");
 	}
 }
 
