@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Tree rules that a compiler does not check: licence lines, the harness
-# never committed, no source file over 1,000 lines, every selftest naming
-# the bug it catches, every benchmark saying what it does not measure, and
-# every shell script clean under the shellcheck linter where it is
-# installed.
+# never committed, no source file over 1,000 lines, no function over 120
+# lines, every selftest naming the bug it catches, every benchmark
+# saying what it does not measure, and every shell script clean under
+# the shellcheck linter where it is installed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -26,6 +26,22 @@ bad=$(git ls-files '*.c' '*.h' '*.sh' '*.bash' '*.awk' '*.py' 'Makefile' '*/Make
 	xargs wc -l | awk '$2 != "total" && $1 > 1000 { printf " %s (%d lines)", $2, $1 }')
 if [ -z "$bad" ]; then ok "lint.no_source_file_over_1000_lines"; else
 	echo "# over 1,000 lines:$bad"; not_ok "lint.no_source_file_over_1000_lines"; fi
+
+# No function over 120 lines: a longer one does two things. A function is
+# its signature (the last line at column 0 starting with a name and a
+# parenthesis) through its closing brace, both braces alone at column 0
+# as the kernel's style puts them.
+bad=$(git ls-files '*.c' '*.h' | xargs awk '
+	FNR == 1 { sig = 0; body = 0 }
+	!body && /^[A-Za-z_].*\(/ { sig = FNR; name = $0 }
+	/^\{$/ { body = 1; if (!sig) sig = FNR }
+	body && /^\}$/ {
+		if (FNR - sig + 1 > 120)
+			printf " %s:%d %s (%d lines)", FILENAME, sig, name, FNR - sig + 1
+		body = 0; sig = 0
+	}')
+if [ -z "$bad" ]; then ok "lint.no_function_over_120_lines"; else
+	echo "# over 120 lines:$bad"; not_ok "lint.no_function_over_120_lines"; fi
 
 vend=$(git ls-files | grep -E '(^|/)(kselftest_harness\.h|kselftest\.h|lib\.mk|run_kselftest\.sh|runner\.sh)$')
 if [ -z "$vend" ]; then ok "lint.no_harness_file_committed"; else

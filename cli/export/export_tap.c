@@ -290,21 +290,108 @@ static int add_tests(struct report *r, const struct tap *t, const struct iop_ver
 	return ret;
 }
 
+/*
+ * The verdict engine on the input, read through the fd opened here: not a
+ * name that could point elsewhere by then (or at a FIFO). A run of zero
+ * tests is refused.
+ */
+static int judge_tap(const struct export_opts *o, const char *release,
+		     const struct run_lines *rl, struct iop_verdict *v, char *why, size_t len)
+{
+	char req[4096], tap[64];
+	struct stat st;
+	int fd, ret;
+
+	snprintf(req, sizeof(req), "%s/selftests/requirements", o->top);
+	fd = open(o->input, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, len, "%s: not a regular file", o->input);
+		if (fd >= 0)
+			close(fd);
+		return EXPORT_BAD;
+	}
+	snprintf(tap, sizeof(tap), "/proc/self/fd/%d", fd);
+	ret = iop_verdict_run(release, o->known, req, o->features, tap, v, why, len);
+	close(fd);
+	if (ret)
+		return ret == -EINVAL ? EXPORT_BAD : EXPORT_FAILED;
+	if (!v->ncases && !rl->stop[0]) {
+		/*
+		 * A program that ran no test (its plan 1..0, or skipped whole)
+		 * passes in run_kselftest.sh's TAP: counted, it would make a
+		 * green report of zero tests.
+		 */
+		if (v->nprogs)
+			snprintf(why, len, "no test results in the input (%zu programs, none with a "
+				 "harness test): a KCIDB report of a run with zero tests would read "
+				 "as nothing wrong", v->nprogs);
+		else
+			snprintf(why, len, "no test results in the input (no program ran): a KCIDB "
+				 "report of a run with zero tests would read as nothing wrong");
+		return EXPORT_FAILED;
+	}
+	return 0;
+}
+
+/* Why the run as a whole is an error rather than a pass or fail, or "". */
+static void stop_reason(const struct run_lines *rl, const struct iop_verdict *own,
+			const struct iop_verdict *v, char *reason, size_t len)
+{
+	size_t i;
+
+	reason[0] = '\0';
+	if (!strcmp(rl->stop, "infrastructure"))
+		/* LAVA's own error: the kernel was not judged. */
+		snprintf(reason, len, "%s", rl->stop_what);
+	else if (!own->have_result && (rl->vm || rl->stop[0]))
+		snprintf(reason, len, "the run has no result line: it did not finish, "
+			 "or iopath lava verdict refused it (its stderr says why)%s%s",
+			 rl->stop[0] ? ": " : "", rl->stop_what);
+	for (i = 0; i < v->ncases && !reason[0]; i++)
+		if (!strcmp(v->cases[i].result, "unfinished"))
+			snprintf(reason, len, "the TAP ends inside test %s of %s: the run "
+				 "was cut short", v->cases[i].name, v->cases[i].program);
+	for (i = 0; i < v->nprogs && !reason[0]; i++)
+		if (!strcmp(v->progs[i].result, "unfinished"))
+			snprintf(reason, len, "the TAP ends inside program %s: the run was "
+				 "cut short", v->progs[i].program);
+}
+
+/* The "iopath" test: the run's own result, ERROR when @reason says why. */
+static int add_result(struct report *r, const char *bid, const char *reason,
+		      const struct run_lines *rl, const struct iop_verdict *res,
+		      const struct iop_verdict *v)
+{
+	json_t *misc;
+	char *notes;
+	int ret;
+
+	if (reason[0]) {
+		export_note("%s", reason);
+		misc = json_pack("{s:s, s:s}", "status", "error", "reason", reason);
+		if (misc && rl->stop[0] && json_object_set_new(misc, "stop", json_string(rl->stop))) {
+			json_decref(misc);
+			return -ENOMEM;
+		}
+		return report_test(r, bid, "iopath", "ERROR", NULL, misc, reason, NULL);
+	}
+	if (!strcmp(res->status, "pass"))
+		return report_test(r, bid, "iopath", "PASS", NULL, result_misc(res), NULL, NULL);
+	notes = notes_text(v);
+	ret = report_test(r, bid, "iopath", "FAIL", NULL, result_misc(res), notes, NULL);
+	free(notes);
+	return ret;
+}
+
 int export_tap(struct report *r, char *why, size_t len)
 {
 	const struct export_opts *o = r->o;
-	char release[128] = "", req[4096], cid[200], bid[200], source[300], reason[1024] = "";
+	char release[128] = "", cid[200], bid[200], source[300], reason[1024];
 	struct run_lines rl = { 0 };
 	struct iop_verdict own, v;
-	const struct iop_verdict *res;
 	const char *image;
 	struct tap t = { 0 };
 	struct build_info b = { 0 };
-	struct stat st;
-	char tap[64];
-	int fd = -1;
-	json_t *misc;
-	char *notes;
 	size_t i;
 	int ret;
 
@@ -321,57 +408,11 @@ int export_tap(struct report *r, char *why, size_t len)
 		iop_verdict_parse_line(t.lines[i], &own);
 	}
 	ret = run_identity(r, &rl, release, sizeof(release), &image, why, len);
+	if (!ret)
+		ret = judge_tap(o, release, &rl, &v, why, len);
 	if (ret)
 		goto out;
-	snprintf(req, sizeof(req), "%s/selftests/requirements", o->top);
-	/*
-	 * The engine reads the file opened here, by its fd: not a name that
-	 * could point elsewhere by then (or at a FIFO).
-	 */
-	fd = open(o->input, O_RDONLY | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(why, len, "%s: not a regular file", o->input);
-		ret = EXPORT_BAD;
-		goto out;
-	}
-	snprintf(tap, sizeof(tap), "/proc/self/fd/%d", fd);
-	ret = iop_verdict_run(release, o->known, req, o->features, tap, &v, why, len);
-	if (ret) {
-		ret = ret == -EINVAL ? EXPORT_BAD : EXPORT_FAILED;
-		goto out;
-	}
-	if (!v.ncases && !rl.stop[0]) {
-		/*
-		 * A program that ran no test (its plan 1..0, or skipped whole)
-		 * passes in run_kselftest.sh's TAP: counted, it would make a
-		 * green report of zero tests.
-		 */
-		if (v.nprogs)
-			snprintf(why, len, "no test results in the input (%zu programs, none with a "
-				 "harness test): a KCIDB report of a run with zero tests would read "
-				 "as nothing wrong", v.nprogs);
-		else
-			snprintf(why, len, "no test results in the input (no program ran): a KCIDB "
-				 "report of a run with zero tests would read as nothing wrong");
-		ret = EXPORT_FAILED;
-		goto out;
-	}
-	res = own.have_result ? &own : &v;
-	if (!strcmp(rl.stop, "infrastructure"))
-		/* LAVA's own error: the kernel was not judged. */
-		snprintf(reason, sizeof(reason), "%s", rl.stop_what);
-	else if (!own.have_result && (rl.vm || rl.stop[0]))
-		snprintf(reason, sizeof(reason), "the run has no result line: it did not finish, "
-			 "or iopath lava verdict refused it (its stderr says why)%s%s",
-			 rl.stop[0] ? ": " : "", rl.stop_what);
-	for (i = 0; i < v.ncases && !reason[0]; i++)
-		if (!strcmp(v.cases[i].result, "unfinished"))
-			snprintf(reason, sizeof(reason), "the TAP ends inside test %s of %s: the run "
-				 "was cut short", v.cases[i].name, v.cases[i].program);
-	for (i = 0; i < v.nprogs && !reason[0]; i++)
-		if (!strcmp(v.progs[i].result, "unfinished"))
-			snprintf(reason, sizeof(reason), "the TAP ends inside program %s: the run was "
-				 "cut short", v.progs[i].program);
+	stop_reason(&rl, &own, &v, reason, sizeof(reason));
 	if (!r->fallback_time[0])
 		export_note("the input has no start time of its own (no \"# iopath-vm: start-time\" "
 			    "line): no start_time in the report; --start-time gives one");
@@ -384,32 +425,14 @@ int export_tap(struct report *r, char *why, size_t len)
 	b.image_sha = image;
 	b.arch = o->arch;
 	b.start = r->fallback_time;
-	if (report_build(r, cid, &b, bid, sizeof(bid)) || add_tests(r, &t, &v, bid))
-		goto nomem;
-	if (reason[0]) {
-		export_note("%s", reason);
-		misc = json_pack("{s:s, s:s}", "status", "error", "reason", reason);
-		if (misc && rl.stop[0] && json_object_set_new(misc, "stop", json_string(rl.stop))) {
-			json_decref(misc);
-			goto nomem;
-		}
-		ret = report_test(r, bid, "iopath", "ERROR", NULL, misc, reason, NULL);
-	} else if (!strcmp(res->status, "pass")) {
-		ret = report_test(r, bid, "iopath", "PASS", NULL, result_misc(res), NULL, NULL);
-	} else {
-		notes = notes_text(&v);
-		ret = report_test(r, bid, "iopath", "FAIL", NULL, result_misc(res), notes, NULL);
-		free(notes);
-	}
-	if (ret)
+	if (report_build(r, cid, &b, bid, sizeof(bid)) || add_tests(r, &t, &v, bid) ||
+	    add_result(r, bid, reason, &rl, own.have_result ? &own : &v, &v))
 		goto nomem;
 	goto out;
 nomem:
 	snprintf(why, len, "no memory");
 	ret = EXPORT_FAILED;
 out:
-	if (fd >= 0)
-		close(fd);
 	iop_verdict_free(&own);
 	iop_verdict_free(&v);
 	tap_free(&t);
