@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * lib/record_view.c: the typed view of a record holds what the JSON says
+ * (bench, rep, params, env, run facts, each metric with its samples) and
+ * refuses, with one line naming the field, a record whose field has the
+ * wrong type. Catches a view that takes a field from the wrong place
+ * (env.kernel.cmdline's seed, run.pairing's cycle default), one that
+ * accepts a string where a number belongs, and one that leaks or crashes
+ * on a record refused half way through its metrics.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "array_size.h"
+#include "record_view.h"
+
+#define WHOLE "{\"schema\":1,\"bench\":\"pread\",\"rep\":3,\"time\":\"2026-12-06T08:00:00Z\"," \
+	"\"params\":{\"bs\":4096}," \
+	"\"env\":{\"kernel\":{\"release\":\"6.18.0\"," \
+	"\"boot_id\":\"0123456789abcdef0123456789abcdef0123\"," \
+	"\"cmdline\":\"console=ttyS0 iopath.seed=beef quiet\"},\"clock\":{\"domain\":\"instructions\"}," \
+	"\"fs\":{\"type\":\"ext4\"}}," \
+	"\"run\":{\"invocation\":\"inv1\",\"main_metric\":\"iops\",\"pairing\":{\"id\":\"p\",\"round\":4}}," \
+	"\"metrics\":[{\"name\":\"iops\",\"unit\":\"ops/s\",\"better\":\"higher\",\"agg\":\"hmean\"," \
+	"\"value\":100.5,\"samples\":[100,101],\"quantum\":0.01}," \
+	"{\"name\":\"lat\",\"better\":\"lower\",\"agg\":\"median\",\"value\":7,\"samples\":[7]}]}"
+
+static int parse(const char *text, struct iop_rec *r, char *what, size_t len)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	int ret;
+
+	if (!j)
+		return -999;
+	ret = iop_rec_parse(j, r, what, len);
+	json_decref(j);
+	return ret;
+}
+
+TEST(record_view_holds_every_field)
+{
+	const struct iop_rec_metric *m;
+	struct iop_rec r;
+	char what[256] = "";
+
+	ASSERT_EQ(0, parse(WHOLE, &r, what, sizeof(what))) TH_LOG("%s", what);
+	EXPECT_STREQ("pread", r.bench);
+	EXPECT_TRUE(r.has_rep);
+	EXPECT_EQ(3, r.rep);
+	EXPECT_STREQ("2026-12-06T08:00:00Z", r.time);
+	EXPECT_EQ(4096, json_integer_value(json_object_get(r.params, "bs")));
+	EXPECT_STREQ("6.18.0", r.env.release);
+	EXPECT_STREQ("0123456789abcdef0123456789abcdef0123", r.env.boot_id);
+	EXPECT_STREQ("beef", r.env.seed);
+	EXPECT_STREQ("instructions", r.env.clock_domain);
+	EXPECT_STREQ("ext4", r.env.fs_type);
+	EXPECT_STREQ("inv1", r.run.invocation);
+	EXPECT_STREQ("iops", r.run.main_metric);
+	EXPECT_STREQ("p", r.run.pairing_id);
+	EXPECT_TRUE(r.run.has_round);
+	EXPECT_EQ(4, r.run.round);
+	EXPECT_EQ(2, r.run.cycle);
+	EXPECT_FALSE(r.untrusted);
+	ASSERT_EQ(2, r.nmetrics);
+	m = iop_rec_metric(&r, "iops");
+	ASSERT_NE(NULL, m);
+	EXPECT_STREQ("ops/s", m->unit);
+	EXPECT_EQ(IOP_HIGHER_IS_BETTER, m->better);
+	EXPECT_STREQ("hmean", m->agg);
+	EXPECT_EQ(100.5, m->value);
+	ASSERT_EQ(2, m->nsamples);
+	EXPECT_EQ(101, m->samples[1]);
+	EXPECT_EQ(0.01, m->quantum);
+	m = iop_rec_metric(&r, "lat");
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(NULL, m->unit);
+	EXPECT_EQ(IOP_LOWER_IS_BETTER, m->better);
+	EXPECT_EQ(NULL, iop_rec_metric(&r, "nope"));
+	iop_rec_free(&r);
+}
+
+TEST(record_view_defaults_of_a_bare_record)
+{
+	struct iop_rec r;
+	char what[256] = "";
+
+	ASSERT_EQ(0, parse("{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"status\":\"untrusted\"}",
+			   &r, what, sizeof(what))) TH_LOG("%s", what);
+	EXPECT_FALSE(r.has_rep);
+	EXPECT_STREQ("wall", r.env.clock_domain);
+	EXPECT_STREQ("", r.env.seed);
+	EXPECT_EQ(NULL, r.env.boot_id);
+	EXPECT_FALSE(r.run.has_round);
+	EXPECT_TRUE(r.untrusted);
+	EXPECT_EQ(0, r.nmetrics);
+	iop_rec_free(&r);
+}
+
+/* Each: a record with one field of the wrong type, and the words that name it. */
+static const struct {
+	const char *text, *words;
+} bad[] = {
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"rep\":\"3\"}", "\"rep\" is not an integer" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"time\":5}", "\"time\" is not a string" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"env\":{\"kernel\":{\"boot_id\":1}}}",
+	  "env.kernel.boot_id" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"env\":{\"clock\":{\"domain\":\"tsc\"}}}",
+	  "env.clock.domain is neither" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"run\":{\"pairing\":[]}}",
+	  "\"run.pairing\" is not an object" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"higher\","
+	  "\"agg\":\"median\",\"value\":\"1\",\"samples\":[1]}]}", "no numeric \"value\"" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"up\","
+	  "\"agg\":\"median\",\"value\":1,\"samples\":[1]}]}", "\"better\" must be" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"lower\","
+	  "\"agg\":\"mean\",\"value\":1,\"samples\":[1]}]}", "\"agg\" is not" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"lower\","
+	  "\"agg\":\"median\",\"value\":1,\"samples\":[1],\"quantum\":1}]}", "\"quantum\" must be" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"lower\","
+	  "\"agg\":\"median\",\"value\":1,\"samples\":[1],\"unit\":2}]}", "\"unit\" is not a string" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"lower\","
+	  "\"agg\":\"median\",\"value\":1,\"samples\":[1,2]},{\"name\":\"m\",\"better\":\"lower\","
+	  "\"agg\":\"median\",\"value\":1,\"samples\":[1]}]}", "appears twice" },
+	{ "{\"schema\":2,\"bench\":\"b\",\"metrics\":[]}", "schema 2" },
+};
+
+TEST(record_view_refuses_a_field_of_the_wrong_type)
+{
+	struct iop_rec r;
+	char what[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		what[0] = '\0';
+		EXPECT_EQ(-EINVAL, parse(bad[i].text, &r, what, sizeof(what)))
+			TH_LOG("accepted: %s", bad[i].text);
+		EXPECT_NE(NULL, strstr(what, bad[i].words))
+			TH_LOG("\"%s\" does not say \"%s\"", what, bad[i].words);
+		iop_rec_free(&r);
+	}
+}
+
+TEST_HARNESS_MAIN
