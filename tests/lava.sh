@@ -373,6 +373,30 @@ else
 	not_ok lava.mutate_matrix_from_job_logs_classifies_each_mutant "$(tail -n 5 "$tmp/err")" \
 		"$(grep -E '18-|19-|01-' "$tmp/matrix.out" | head -n 3)"
 fi
+# A generated mutant's job ("# Tests: all", the whole collection): judged
+# as --all-tests judges, so a test that passed on the pristine job and
+# never reported (its program crashed or timed out) kills it; judged by
+# its named programs (it names none), that went unseen and it survived.
+# Its sample's kill rate is in the matrix.
+mkdir -p "$tmp/gmlogs" "$tmp/gmmutants"
+printf '# Mutant: 001-relop-f\n# Function: f()\n# Bug: relop\n# Tests: all\n# Generated: relop, 3\n--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-a\n+b\n' \
+	> "$tmp/gmmutants/001-relop-f.patch"
+sed 's/001-relop-f/002-relop-g/' "$tmp/gmmutants/001-relop-f.patch" > "$tmp/gmmutants/002-relop-g.patch"
+cp "$fixture" "$tmp/gmlogs/pristine.log"
+grep -v swapon.xfs_1k.file_with_a_hole_is_refused "$fixture" > "$tmp/gmlogs/001-relop-f.log"
+cp "$fixture" "$tmp/gmlogs/002-relop-g.log"
+"$top/scripts/mutate.sh" --matrix --lava "$tmp/gmlogs" --work "$tmp/gmwork" --mutants "$tmp/gmmutants" --build "$build" \
+	> "$tmp/gmatrix.out" 2> "$tmp/err"
+if jq -e '(.mutants | map({(.name): .class}) | add) as $c |
+	  $c["001-relop-f"] == "killed" and $c["002-relop-g"] == "survived" and
+	  (.mutants[] | select(.name == "001-relop-f") | .killed_by == ["swapon.xfs_1k.file_with_a_hole_is_refused"] and (.detail | test("no result from"))) and
+	  .generated.rate_of == 2 and .generated.kill_rate == 0.5' "$tmp/gmwork/matrix.json" > /dev/null 2>&1 &&
+   grep -q '^Kill rate of the 2 non-equivalent ones that built and ran: 1/2 = 50.0% (95% CI ' "$tmp/gmatrix.out"; then
+	ok lava.mutate_matrix_judges_a_generated_mutant_over_the_whole_collection
+else
+	not_ok lava.mutate_matrix_judges_a_generated_mutant_over_the_whole_collection "$(tail -n 3 "$tmp/err")" \
+		"$(grep -E '^\| *00[12]|Kill rate' "$tmp/gmatrix.out" | head -n 3)"
+fi
 "$top/scripts/mutate.sh" --matrix --lava "$tmp/nonexistent" --work "$tmp/mwork2" > /dev/null 2> "$tmp/err"
 rc=$?
 if [ "$rc" = 2 ] && grep -q 'no pristine.log' "$tmp/err" && [ ! -e "$tmp/mwork2" ]; then
