@@ -45,7 +45,9 @@ one by function, and the functions never reached.
   --files LIST     source files, one a line (default
                    configs/kernel/fast-path.files)
   --out DIR        a new directory for blocks.txt, counts.tb, coverage.txt,
-                   coverage.tsv and the logs (default results/coverage-<time>)
+                   coverage.tsv, executed.txt (the functions that ran, for
+                   iopath mutant generate --executed) and the logs
+                   (default results/coverage-<time>)
   --build DIR      iopath build directory (default build)
   --timeout S      limit for the boot, seconds (default 7200)
 EOF
@@ -220,5 +222,20 @@ for fmt in txt tsv; do
 		fail "iopath tbprof coverage failed: $(esc "$(head -n 1 "$tmp/cov.err")")"
 	write_file "$out/coverage.$fmt" < "$tmp/cov.$fmt" || exit 1
 done
+# The functions that ran, one a line: what iopath mutant generate
+# --executed takes, so that a sample is drawn from code the collection
+# executes. A system call's body (SYSCALL_DEFINEn) is inlined into its
+# entry point __x64_sys_NAME, which is what ran; the generator names that
+# body __do_sys_NAME, as the kernel does: both are listed.
+new_file "$tmp/executed" || exit 1
+{
+	echo "# functions of $(esc "$(basename -- "$files")") with a block run, from iopath coverage"
+	awk -F'\t' 'NR > 1 && $4 > 0 {
+		print $2
+		if ($2 ~ /^__x64_sys_/)
+			print "__do_sys_" substr($2, 11)
+	}' "$out/coverage.tsv" | sort -u
+} >> "$tmp/executed"
+write_file "$out/executed.txt" < "$tmp/executed" || exit 1
 cat "$out/coverage.txt"
-echo "$prog: tables in $out" >&2
+echo "$prog: tables in $out; the executed functions in executed.txt (iopath mutant generate --executed)" >&2

@@ -17,7 +17,9 @@
 #   change whose interval holds 0 is no row, however large its mean;
 # - a block that runs past its function's end is counted and said;
 # - coverage: a static block ran when an executed block overlaps it, the
-#   functions never reached are listed;
+#   functions never reached are listed; iopath coverage on a build tree
+#   lists the functions that ran for mutant generate --executed, a
+#   syscall's body under the generator's name for it;
 # - bad input (a count file cut short, a line out of format, a FIFO, a
 #   --per that is no function, a bad map) is one line and exit 2;
 # - the plugin header's fetch refuses a source package of another QEMU
@@ -148,6 +150,39 @@ if [ "$got" = "$want" ]; then
 	ok coverage.blocks.split_at_targets_and_after_jumps_above_2g
 else
 	not_ok coverage.blocks.split_at_targets_and_after_jumps_above_2g "$got"
+fi
+
+# iopath coverage from a build tree and a boot's counts: a "vmlinux" of
+# three functions of fs/x.c (assembled, so the same bytes with any
+# compiler), g's first two blocks and the syscall entry run, never not.
+# executed.txt lists what ran, for mutant generate --executed, with the
+# syscall body's name the generator gives it (__do_sys_x; the entry point
+# __x64_sys_x is what has a symbol): without it no SYSCALL_DEFINE body
+# could be drawn. (as and ld: binutils, which coverage.sh needs anyway.)
+kobj=$tmp/kobj
+mkdir -p "$kobj/fs"
+printf '%s\n' '.text' \
+	'.globl g' '.type g, @function' 'g: cmp $4, %edi' 'jl 1f' 'lea (%rdi,%rdi,2), %eax' 'ret' \
+	'1: mov %edi, %eax' 'ret' '.size g, .-g' \
+	'.globl __x64_sys_x' '.type __x64_sys_x, @function' '__x64_sys_x: call g' 'ret' '.size __x64_sys_x, .-__x64_sys_x' \
+	'.globl never' '.type never, @function' 'never: xor %eax, %eax' 'ret' '.size never, .-never' > "$tmp/x.s"
+as -o "$kobj/fs/x.o" "$tmp/x.s" && ld -o "$kobj/vmlinux" -e g -Ttext=0xffffffff81000000 "$kobj/fs/x.o" &&
+	nm "$kobj/vmlinux" > "$kobj/System.map"
+echo fs/x.c > "$tmp/x.files"
+printf '%s\n' '# iopath-tbcount 1' '# windows 0' 'ffffffff81000000 ffffffff81000005 2 1 0' \
+	'ffffffff81000005 ffffffff81000009 2 1 0' 'ffffffff8100000c ffffffff81000012 2 1 0' '# total-insns 6' \
+	> "$tmp/x.tb"
+"$top/scripts/coverage.sh" --obj "$kobj" --counts "$tmp/x.tb" --files "$tmp/x.files" --build "$build" \
+	--out "$tmp/xcov" > "$tmp/xcov.out" 2> "$tmp/xcov.err"
+rc=$?
+got=$(grep -v '^#' "$tmp/xcov/executed.txt" 2> /dev/null | tr '\n' ' ')
+if [ "$rc" = 0 ] && [ "$got" = "__do_sys_x __x64_sys_x g " ] && grep -q '^# ' "$tmp/xcov/executed.txt" &&
+   grep -q '^fs/x.c  *2 of 3  *3 of 5 ' "$tmp/xcov/coverage.txt" &&
+   sed -n '/^Functions never reached:/,$p' "$tmp/xcov/coverage.txt" | grep -q '^fs/x.c  *never$'; then
+	ok coverage.executed_functions_listed_for_the_generator
+else
+	not_ok coverage.executed_functions_listed_for_the_generator "exit $rc: $(tail -n 2 "$tmp/xcov.err")" \
+		"executed: $got" "$(head -n 3 "$tmp/xcov/coverage.txt" 2>&1)"
 fi
 
 # ---- bad input: one line, exit 2, nothing on stdout ---------------------------
