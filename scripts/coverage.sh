@@ -30,7 +30,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
 	cat <<EOF
-usage: iopath coverage --obj DIR [--kernel BZIMAGE] [--counts FILE] [options]
+usage: iopath coverage --obj DIR [--kernel BZIMAGE] [--counts FILE]... [options]
 
 Boot the kernel built in DIR under QEMU TCG with the block-counting plugin,
 run every selftest program, and write which basic blocks and functions of
@@ -41,10 +41,13 @@ one by function, and the functions never reached.
                    object files of the listed sources
   --kernel F       the image to boot (default DIR/arch/x86/boot/bzImage)
   --counts FILE    block counts of an earlier boot (iopath vm --tb-counts)
-                   instead of booting
+                   instead of booting; again for more boots of the same
+                   kernel (the collection run in parts, at most 64):
+                   a block ran when it ran in any of them
   --files LIST     source files, one a line (default
                    configs/kernel/fast-path.files)
-  --out DIR        a new directory for blocks.txt, counts.tb, coverage.txt,
+  --out DIR        a new directory for blocks.txt, counts.tb (counts.N.tb
+                   for several --counts), coverage.txt,
                    coverage.tsv, executed.txt (the functions that ran, for
                    iopath mutant generate --executed) and the logs
                    (default results/coverage-<time>)
@@ -55,7 +58,7 @@ EOF
 
 obj=""
 kernel=""
-counts=""
+counts=()
 files=$top/configs/kernel/fast-path.files
 out=""
 build=$top/build
@@ -67,7 +70,7 @@ while [ $# -gt 0 ]; do
 		case $1 in
 		--obj) obj=$2 ;;
 		--kernel) kernel=$2 ;;
-		--counts) counts=$2 ;;
+		--counts) counts+=("$2") ;;
 		--files) files=$2 ;;
 		--out) out=$2 ;;
 		--build) build=$2 ;;
@@ -85,8 +88,11 @@ for f in vmlinux System.map; do
 	[ -f "$obj/$f" ] && [ ! -L "$obj/$f" ] || usage_error "--obj $(esc "$obj"): no $f (not a built kernel tree)"
 done
 kernel=${kernel:-$obj/arch/x86/boot/bzImage}
-if [ -n "$counts" ]; then
-	[ -f "$counts" ] && [ ! -L "$counts" ] || usage_error "--counts $(esc "$counts"): not a regular file"
+[ ${#counts[@]} -le 64 ] || usage_error "--counts: ${#counts[@]} files, at most 64"
+if [ ${#counts[@]} -gt 0 ]; then
+	for c in "${counts[@]}"; do
+		[ -f "$c" ] && [ ! -L "$c" ] || usage_error "--counts $(esc "$c"): not a regular file"
+	done
 else
 	[ -f "$kernel" ] || usage_error "--kernel $(esc "$kernel"): not a regular file"
 fi
@@ -187,8 +193,17 @@ echo "$prog: $(wc -l < "$out/blocks.txt") static blocks in $(cut -d' ' -f3,4 "$o
 
 # ---- the boot -----------------------------------------------------------------
 
-if [ -n "$counts" ]; then
-	write_file "$out/counts.tb" < "$counts" || exit 1
+# The counts the tables are made from: counts.tb, or counts.N.tb for the
+# Nth of several --counts.
+tbs=()
+if [ ${#counts[@]} -eq 1 ]; then
+	write_file "$out/counts.tb" < "${counts[0]}" || exit 1
+	tbs=("$out/counts.tb")
+elif [ ${#counts[@]} -gt 1 ]; then
+	for i in "${!counts[@]}"; do
+		write_file "$out/counts.$((i + 1)).tb" < "${counts[$i]}" || exit 1
+		tbs+=("$out/counts.$((i + 1)).tb")
+	done
 else
 	echo "$prog: booting $(esc "$kernel") under TCG with the block-counting plugin, every selftest program" >&2
 	# --icount: the guest's clock counts its own instructions, so the
@@ -206,6 +221,7 @@ else
 	rc=$?
 	[ -f "$out/counts.tb" ] ||
 		fail "the boot gave no block counts (vm exit $rc): $(esc "$(grep -v '^  ' "$out/vm.err" | tail -n 1)")"
+	tbs=("$out/counts.tb")
 	# A failing test still executed its code: the counts stand, and the
 	# run's own result is said.
 	echo "$prog: the collection's result: $(esc "$(grep '^vm: ' "$out/vm.err" | tail -n 1)") (vm exit $rc)" >&2
@@ -217,7 +233,7 @@ for fmt in txt tsv; do
 	tsv=()
 	[ "$fmt" = txt ] || tsv=(--tsv)
 	new_file "$tmp/cov.$fmt" || exit 1
-	"$iopath" tbprof coverage --blocks "$out/blocks.txt" "${tsv[@]}" "$out/counts.tb" \
+	"$iopath" tbprof coverage --blocks "$out/blocks.txt" "${tsv[@]}" "${tbs[@]}" \
 		>> "$tmp/cov.$fmt" 2> "$tmp/cov.err" ||
 		fail "iopath tbprof coverage failed: $(esc "$(head -n 1 "$tmp/cov.err")")"
 	write_file "$out/coverage.$fmt" < "$tmp/cov.$fmt" || exit 1

@@ -19,7 +19,8 @@
 # - coverage: a static block ran when an executed block overlaps it, the
 #   functions never reached are listed; iopath coverage on a build tree
 #   lists the functions that ran for mutant generate --executed, a
-#   syscall's body under the generator's name for it;
+#   syscall's body under the generator's name for it, and takes the
+#   counts of several boots (the collection run in parts) as one;
 # - bad input (a count file cut short, a line out of format, a FIFO, a
 #   --per that is no function, a bad map) is one line and exit 2;
 # - the plugin header's fetch refuses a source package of another QEMU
@@ -183,6 +184,22 @@ if [ "$rc" = 0 ] && [ "$got" = "__do_sys_x __x64_sys_x g " ] && grep -q '^# ' "$
 else
 	not_ok coverage.executed_functions_listed_for_the_generator "exit $rc: $(tail -n 2 "$tmp/xcov.err")" \
 		"executed: $got" "$(head -n 3 "$tmp/xcov/coverage.txt" 2>&1)"
+fi
+# The collection run in parts: g's blocks in one boot, the syscall entry
+# in another; a block ran when it ran in either (one --counts was taken,
+# the last).
+printf '%s\n' '# iopath-tbcount 1' '# windows 0' 'ffffffff81000000 ffffffff81000005 2 1 0' \
+	'ffffffff81000005 ffffffff81000009 2 1 0' '# total-insns 4' > "$tmp/x1.tb"
+printf '%s\n' '# iopath-tbcount 1' '# windows 0' 'ffffffff8100000c ffffffff81000012 2 1 0' '# total-insns 2' > "$tmp/x2.tb"
+"$top/scripts/coverage.sh" --obj "$kobj" --counts "$tmp/x1.tb" --counts "$tmp/x2.tb" --files "$tmp/x.files" \
+	--build "$build" --out "$tmp/xcov2" > /dev/null 2> "$tmp/xcov2.err"
+rc=$?
+got=$(grep -v '^#' "$tmp/xcov2/executed.txt" 2> /dev/null | tr '\n' ' ')
+if [ "$rc" = 0 ] && [ "$got" = "__do_sys_x __x64_sys_x g " ] && cmp -s "$tmp/x1.tb" "$tmp/xcov2/counts.1.tb" &&
+   cmp -s "$tmp/x2.tb" "$tmp/xcov2/counts.2.tb" && grep -q '^fs/x.c  *2 of 3  *3 of 5 ' "$tmp/xcov2/coverage.txt"; then
+	ok coverage.counts_of_several_boots_unioned
+else
+	not_ok coverage.counts_of_several_boots_unioned "exit $rc: $(tail -n 2 "$tmp/xcov2.err")" "executed: $got"
 fi
 
 # ---- bad input: one line, exit 2, nothing on stdout ---------------------------
