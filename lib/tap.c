@@ -5,69 +5,26 @@
  * against the known-failures list and the requirements, and writes every
  * note and machine line through one writer (emit()), which also fills the
  * caller's struct iop_verdict: the lines printed and the struct read by C
- * consumers cannot disagree.
+ * consumers cannot disagree. Then the whole verdict from files, for the
+ * command line and for C consumers (linked, never forked).
+ *
+ * The engine's files stand in layers, each calling only those below:
+ * lib/verdict.c (the machine lines: their writer and their reader),
+ * lib/tap_known.c (the known-failures list), lib/tap_note.c (the notes),
+ * lib/tap_cov.c (the coverage rule), this file (the walk), and
+ * lib/tap_main.c (the command line).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "tap_int.h"
-
-/* Notes kept in struct iop_verdict (all are printed), and their length. */
-#define MAX_NOTES 1000
-#define NOTE_MAX 1000
-
-void iop_tap_set_err(struct iop_tap *t, int err)
-{
-	if (!t->err)
-		t->err = err;
-}
-
-static void keep_note(struct iop_tap *t, const char *line)
-{
-	struct iop_verdict *v = t->v;
-	char *s;
-
-	if (!v || v->nnotes >= MAX_NOTES)
-		return;
-	if (iop_verdict_grow((void **)&v->notes, &v->notes_cap, v->nnotes, sizeof(*v->notes))) {
-		iop_tap_set_err(t, -ENOMEM);
-		return;
-	}
-	s = strndup(line, NOTE_MAX);
-	if (!s) {
-		iop_tap_set_err(t, -ENOMEM);
-		return;
-	}
-	v->notes[v->nnotes++] = s;
-}
-
-/* "# TAG: MSG": for people; consumers read the machine lines. */
-void iop_tap_note(struct iop_tap *t, const char *fmt, ...)
-{
-	char *msg = NULL, *line = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0 || asprintf(&line, "# %s: %s", t->tag, msg) < 0) {
-		free(msg);
-		iop_tap_set_err(t, -ENOMEM);
-		return;
-	}
-	if (t->out)
-		fprintf(t->out, "%s\n", line);
-	keep_note(t, line);
-	free(line);
-	free(msg);
-}
+#include "why.h"
 
 /*
  * One machine line, formatted by lib/verdict.c (the one writer of the
@@ -95,11 +52,6 @@ static void emit(struct iop_tap *t, char *line, int err)
 			iop_tap_set_err(t, n == -EINVAL ? -EPROTO : n);
 	}
 	free(line);
-}
-
-bool iop_tap_match(const regex_t *re, const char *s)
-{
-	return !regexec(re, s, 0, NULL, 0);
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -669,8 +621,6 @@ int iop_tap_end(struct iop_tap *t)
 
 void iop_tap_free(struct iop_tap *t)
 {
-	size_t i;
-
 	if (!t)
 		return;
 	begin_test(t);
@@ -679,18 +629,90 @@ void iop_tap_free(struct iop_tap *t)
 	free(t->prog);
 	free(t->why_buf);
 	free(t->failed_progs);
-	for (i = 0; i < t->nreq; i++) {
-		regfree(&t->req[i].re);
-		free(t->req[i].seed);
-		free(t->req[i].test);
-		free(t->req[i].features);
-		free(t->req[i].why);
-	}
-	free(t->req);
-	for (i = 0; i < 2 * t->nfeat; i++)
-		free(t->feat[i]);
-	free(t->feat);
-	free(t->probe_failed);
+	iop_tap_cov_free(t);
 	free(t->covers);
 	free(t);
+}
+
+static int req_line(void *t, const char *line, size_t lineno, char *why, size_t len)
+{
+	(void)lineno;
+	return iop_tap_requirement(t, line, why, len);
+}
+
+static int feature_line(void *t, const char *line, size_t lineno, char *why, size_t len)
+{
+	(void)lineno;
+	(void)why;
+	(void)len;
+	return iop_tap_feature(t, line);
+}
+
+static int tap_line(void *t, const char *line, size_t lineno, char *why, size_t len)
+{
+	(void)lineno;
+	(void)why;
+	(void)len;
+	return iop_tap_line(t, line);
+}
+
+int iop_tap_judge(const char *known, const char *req, const char *features,
+		  const char *tap, const struct iop_tap_opts *opts,
+		  struct iop_verdict *v, FILE *out, char *why, size_t len)
+{
+	struct iop_tap *t = NULL;
+	struct iop_kf kf;
+	int ret;
+
+	iop_kf_init(&kf);
+	ret = iop_kf_read(&kf, known, why, len);
+	if (ret)
+		goto out_kf;
+	t = iop_tap_new(opts, &kf, v, out);
+	if (!t) {
+		ret = -ENOMEM;
+		iop_why(why, len, "no memory for the verdict");
+		goto out_kf;
+	}
+	ret = iop_input_each_line(req, TAP_MAX_LINE, req_line, t, why, len);
+	if (!ret)
+		ret = iop_input_each_line(features, TAP_MAX_LINE, feature_line, t, why, len);
+	if (!ret)
+		ret = iop_input_each_line(tap, TAP_MAX_LINE, tap_line, t, why, len);
+	if (!ret)
+		ret = iop_tap_end(t);
+	if (!ret && t->err) {
+		ret = t->err;
+		iop_why(why, len, "the verdict: %s", strerror(-ret));
+	}
+	iop_tap_free(t);
+out_kf:
+	iop_kf_free(&kf);
+	return ret;
+}
+
+int iop_verdict_run(const char *kernel, const char *known, const char *req,
+		    const char *features, const char *tap, struct iop_verdict *v, char *why,
+		    size_t len)
+{
+	return iop_verdict_run_opts(kernel, known, req, features, tap, NULL, v, why, len);
+}
+
+int iop_verdict_run_opts(const char *kernel, const char *known, const char *req,
+			 const char *features, const char *tap,
+			 const struct iop_verdict_opts *opts, struct iop_verdict *v, char *why,
+			 size_t len)
+{
+	struct iop_tap_opts o = {
+		.kernel = kernel,
+		.tag = opts ? opts->tag : NULL,
+		.result = opts ? opts->result : NULL,
+		.start = opts ? opts->start : NULL,
+		.end = opts && opts->start ? opts->end : NULL,
+		.coverage = opts && opts->coverage,
+	};
+
+	if (!tap || !v)
+		return -EINVAL;
+	return iop_tap_judge(known, req, features, tap, &o, v, NULL, why, len);
 }

@@ -174,6 +174,31 @@ int iop_tap_judge(const char *known, const char *req, const char *features,
 		  const char *tap, const struct iop_tap_opts *opts,
 		  struct iop_verdict *v, FILE *out, char *why, size_t len);
 
+/* Options of iop_verdict_run_opts(); NULL or 0 members take the defaults. */
+struct iop_verdict_opts {
+	const char *tag;	/* note prefix, default "iopath" */
+	const char *result;	/* result line word, default "IOPATH-RESULT" */
+	const char *start, *end;	/* seconds, for the result's seconds= */
+	bool coverage;		/* the coverage block among the notes */
+};
+
+/*
+ * The verdict engine (lib/tap.c) on the TAP file @tap for @kernel, with
+ * the lists @known, @req and @features (NULL: none): @v (init first)
+ * gets its machine lines and notes. 0 when the TAP was judged (pass or
+ * fail: see v->status); -EINVAL with the one-line reason in @why when an
+ * input line was malformed (or a machine line outgrew struct iop_case:
+ * -EPROTO); other -errno when a file could not be read.
+ */
+int iop_verdict_run(const char *kernel, const char *known, const char *req,
+		    const char *features, const char *tap, struct iop_verdict *v, char *why,
+		    size_t len);
+
+int iop_verdict_run_opts(const char *kernel, const char *known, const char *req,
+			 const char *features, const char *tap,
+			 const struct iop_verdict_opts *opts, struct iop_verdict *v, char *why,
+			 size_t len);
+
 /*
  * The command line (lib/tap_main.c) of `iopath verdict` and the static
  * helper iopath_verdict: @prog names it in messages. Exit status.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The verdict engine's coverage rule (see tap.h): the requirements a test
- * that skipped is judged by, the kernel's features from iopath_probe, the
- * coverage block, and the whole verdict read from files.
+ * that skipped is judged by, the kernel's features from iopath_probe and
+ * the coverage block. It stands on the notes of tap_note.c; the walk over
+ * the TAP (tap.c) calls it, never the other way.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input.h"
 #include "tap_int.h"
 #include "why.h"
 
@@ -243,59 +243,20 @@ void iop_tap_coverage(struct iop_tap *t)
 		iop_tap_note(t, "coverage: fsck: ran after %u tests", t->fsck_ran);
 }
 
-static int req_line(void *t, const char *line, size_t lineno, char *why, size_t len)
+void iop_tap_cov_free(struct iop_tap *t)
 {
-	(void)lineno;
-	return iop_tap_requirement(t, line, why, len);
-}
+	size_t i;
 
-static int feature_line(void *t, const char *line, size_t lineno, char *why, size_t len)
-{
-	(void)lineno;
-	(void)why;
-	(void)len;
-	return iop_tap_feature(t, line);
-}
-
-static int tap_line(void *t, const char *line, size_t lineno, char *why, size_t len)
-{
-	(void)lineno;
-	(void)why;
-	(void)len;
-	return iop_tap_line(t, line);
-}
-
-int iop_tap_judge(const char *known, const char *req, const char *features,
-		  const char *tap, const struct iop_tap_opts *opts,
-		  struct iop_verdict *v, FILE *out, char *why, size_t len)
-{
-	struct iop_tap *t = NULL;
-	struct iop_kf kf;
-	int ret;
-
-	iop_kf_init(&kf);
-	ret = iop_kf_read(&kf, known, why, len);
-	if (ret)
-		goto out_kf;
-	t = iop_tap_new(opts, &kf, v, out);
-	if (!t) {
-		ret = -ENOMEM;
-		iop_why(why, len, "no memory for the verdict");
-		goto out_kf;
+	for (i = 0; i < t->nreq; i++) {
+		regfree(&t->req[i].re);
+		free(t->req[i].seed);
+		free(t->req[i].test);
+		free(t->req[i].features);
+		free(t->req[i].why);
 	}
-	ret = iop_input_each_line(req, TAP_MAX_LINE, req_line, t, why, len);
-	if (!ret)
-		ret = iop_input_each_line(features, TAP_MAX_LINE, feature_line, t, why, len);
-	if (!ret)
-		ret = iop_input_each_line(tap, TAP_MAX_LINE, tap_line, t, why, len);
-	if (!ret)
-		ret = iop_tap_end(t);
-	if (!ret && t->err) {
-		ret = t->err;
-		iop_why(why, len, "the verdict: %s", strerror(-ret));
-	}
-	iop_tap_free(t);
-out_kf:
-	iop_kf_free(&kf);
-	return ret;
+	free(t->req);
+	for (i = 0; i < 2 * t->nfeat; i++)
+		free(t->feat[i]);
+	free(t->feat);
+	free(t->probe_failed);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The verdict engine's state, shared by its walk over the TAP (tap.c) and
- * its coverage rule (tap_cov.c: requirements, features, the coverage
- * block). Nothing outside lib/tap*.c includes it.
+ * The verdict engine's state, shared by its notes (tap_note.c), its
+ * coverage rule (tap_cov.c: requirements, features, the coverage block)
+ * and its walk over the TAP (tap.c), in that order of layers: each file
+ * calls only the ones before it. Nothing outside lib/tap*.c includes it.
  */
 #ifndef IOPATH_TAP_INT_H
 #define IOPATH_TAP_INT_H
@@ -53,14 +54,17 @@ struct iop_tap {
 	char *probe_failed;
 };
 
+/* tap_note.c: the first error, the notes, an ERE's match. */
 void iop_tap_set_err(struct iop_tap *t, int err);
 void iop_tap_note(struct iop_tap *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool iop_tap_match(const regex_t *re, const char *s);
 
-/* A test's result against the requirements: counted for its seed path. */
+/* tap_cov.c: a test's result against the requirements, counted for its seed path. */
 void iop_tap_required(struct iop_tap *t, const char *name, bool notok, bool skip, long excused,
 		      const char *reason);
 /* The coverage block, one note per seed path and post-test check. */
 void iop_tap_coverage(struct iop_tap *t);
+/* The requirements and features @t holds, freed. */
+void iop_tap_cov_free(struct iop_tap *t);
 
 #endif

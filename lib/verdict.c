@@ -2,9 +2,11 @@
 /*
  * The machine lines of the verdict (see verdict.h): their one writer (the
  * iop_verdict_fmt_*() the engine, lib/tap.c, prints through) and their one
- * reader (iop_verdict_parse_line()), and the engine run for C consumers,
- * linked, never forked. Lines are parsed strictly: a line that starts
- * like one but does not parse is an error, not a line skipped.
+ * reader (iop_verdict_parse_line(), and iop_verdict_read() over a file,
+ * which every consumer uses: C directly, scripts through `iopath verdict
+ * --read`). Lines are parsed strictly: a line that starts like one but
+ * does not parse is an error, not a line skipped. The lowest layer of the
+ * engine: it calls nothing of lib/tap*.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -16,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "number.h"
-#include "tap.h"
 #include "verdict.h"
 
 void iop_verdict_init(struct iop_verdict *v)
@@ -239,6 +241,8 @@ static int parse_result(const char *word, size_t wlen, const char *s, struct iop
 		return -EINVAL;
 	if (v->have_result)
 		return 1;
+	if (v->want_word[0] && (strlen(v->want_word) != wlen || memcmp(v->want_word, word, wlen)))
+		return 1;
 	v->have_result = true;
 	memcpy(v->result_word, word, wlen);
 	v->result_word[wlen] = '\0';
@@ -330,28 +334,55 @@ int iop_verdict_fmt_result(char **line, const struct iop_verdict *v)
 	return 0;
 }
 
-int iop_verdict_run(const char *kernel, const char *known, const char *req,
-		    const char *features, const char *tap, struct iop_verdict *v, char *why,
-		    size_t len)
+struct reader {
+	struct iop_verdict *v;
+	void (*each)(void *arg, const struct iop_verdict *v, enum iop_verdict_kind kind);
+	void *arg;
+};
+
+static int read_line(void *arg, const char *line, size_t lineno, char *why, size_t len)
 {
-	return iop_verdict_run_opts(kernel, known, req, features, tap, NULL, v, why, len);
+	struct reader *r = arg;
+	struct iop_verdict *v = r->v;
+	size_t nc = v->ncases, np = v->nprogs, n = strlen(line);
+	bool had = v->have_result;
+	char *copy = NULL;
+	int ret;
+
+	(void)lineno;
+	if (n && line[n - 1] == '\r') {
+		copy = strndup(line, n - 1);
+		if (!copy)
+			return -ENOMEM;
+		line = copy;
+	}
+	ret = iop_verdict_parse_line(line, v);
+	free(copy);
+	if (ret == -E2BIG) {
+		snprintf(why, len, "more than %u machine lines", IOP_VERDICT_MAX_CASES);
+		return -EINVAL;
+	}
+	if (ret == -EINVAL)
+		snprintf(why, len, "a malformed machine line");
+	if (ret <= 0 || !r->each)
+		return ret < 0 ? ret : 0;
+	if (v->ncases > nc)
+		r->each(r->arg, v, IOP_VERDICT_CASE);
+	else if (v->nprogs > np)
+		r->each(r->arg, v, IOP_VERDICT_PROGRAM);
+	else if (v->have_result && !had)
+		r->each(r->arg, v, IOP_VERDICT_RESULT);
+	return 0;
 }
 
-int iop_verdict_run_opts(const char *kernel, const char *known, const char *req,
-			 const char *features, const char *tap,
-			 const struct iop_verdict_opts *opts, struct iop_verdict *v, char *why,
-			 size_t len)
+int iop_verdict_read(const char *path, struct iop_verdict *v,
+		     void (*each)(void *arg, const struct iop_verdict *v,
+				  enum iop_verdict_kind kind),
+		     void *arg, char *why, size_t len)
 {
-	struct iop_tap_opts o = {
-		.kernel = kernel,
-		.tag = opts ? opts->tag : NULL,
-		.result = opts ? opts->result : NULL,
-		.start = opts ? opts->start : NULL,
-		.end = opts && opts->start ? opts->end : NULL,
-		.coverage = opts && opts->coverage,
-	};
+	struct reader r = { .v = v, .each = each, .arg = arg };
 
-	if (!tap || !v)
+	if (!path)
 		return -EINVAL;
-	return iop_tap_judge(known, req, features, tap, &o, v, NULL, why, len);
+	return iop_input_each_line(path, IOP_VERDICT_MAX_LINE, read_line, &r, why, len);
 }

@@ -41,6 +41,11 @@ struct iop_verdict {
 	/* The first result line; have_result false when there was none. */
 	bool have_result;
 	char result_word[32];	/* "IOPATH-RESULT", "IOPATH-VM-RESULT", ... */
+	/*
+	 * Set after iop_verdict_init() to take only the result line of this
+	 * word: another word's is checked, then passed over.
+	 */
+	char want_word[32];
 	char status[8];		/* pass, fail */
 	unsigned int passed, failed, known, skipped, programs, programs_failed;
 	unsigned int required_missing, stale_known;
@@ -50,33 +55,8 @@ struct iop_verdict {
 	size_t nnotes, notes_cap;
 };
 
-/* Options of iop_verdict_run_opts(); NULL or 0 members take the defaults. */
-struct iop_verdict_opts {
-	const char *tag;	/* note prefix, default "iopath" */
-	const char *result;	/* result line word, default "IOPATH-RESULT" */
-	const char *start, *end;	/* seconds, for the result's seconds= */
-	bool coverage;		/* the coverage block among the notes */
-};
-
 /* An empty verdict (also what iop_verdict_free() leaves). */
 void iop_verdict_init(struct iop_verdict *v);
-
-/*
- * The verdict engine (lib/tap.c) on the TAP file @tap for @kernel, with
- * the lists @known, @req and @features (NULL: none): @v (init first)
- * gets its machine lines and notes. 0 when the TAP was judged (pass or
- * fail: see v->status); -EINVAL with the one-line reason in @why when an
- * input line was malformed (or a machine line outgrew struct iop_case:
- * -EPROTO); other -errno when a file could not be read.
- */
-int iop_verdict_run(const char *kernel, const char *known, const char *req,
-		    const char *features, const char *tap, struct iop_verdict *v, char *why,
-		    size_t len);
-
-int iop_verdict_run_opts(const char *kernel, const char *known, const char *req,
-			 const char *features, const char *tap,
-			 const struct iop_verdict_opts *opts, struct iop_verdict *v, char *why,
-			 size_t len);
 
 /*
  * The machine lines, written (malloc'ed into *@line; 0 or -ENOMEM): the
@@ -97,6 +77,26 @@ int iop_verdict_fmt_result(char **line, const struct iop_verdict *v);
 int iop_verdict_parse_line(const char *line, struct iop_verdict *v);
 
 #define IOP_VERDICT_MAX_CASES (1u << 20)
+
+/* A line of a file of machine lines longer than this is an input error. */
+#define IOP_VERDICT_MAX_LINE (1u << 20)
+
+enum iop_verdict_kind { IOP_VERDICT_CASE, IOP_VERDICT_PROGRAM, IOP_VERDICT_RESULT };
+
+/*
+ * The one reader of a file's machine lines (a runner's output, a guest's
+ * TAP, the engine's output): each line of @path (a regular file, read
+ * within the size it had when opened) through iop_verdict_parse_line()
+ * into @v, in order; a trailing CR (a serial console's) is not part of a
+ * line, and the other lines are not looked at. @each, when not NULL, is
+ * called after each line taken, with its kind. 0, or -EINVAL with
+ * "PATH:LINE: ..." in @why for a malformed machine line, other -errno
+ * (-E2BIG: more than IOP_VERDICT_MAX_CASES) with the reason.
+ */
+int iop_verdict_read(const char *path, struct iop_verdict *v,
+		     void (*each)(void *arg, const struct iop_verdict *v,
+				  enum iop_verdict_kind kind),
+		     void *arg, char *why, size_t len);
 
 void iop_verdict_free(struct iop_verdict *v);
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "tap.h"
 #include "verdict.h"
 
 TEST(case_line_read_whole)

@@ -31,6 +31,7 @@
 
 #include "export.h"
 #include "input.h"
+#include "tap.h"
 #include "verdict.h"
 
 struct tap {

@@ -26,6 +26,7 @@
 #include "lava.h"
 #include "quote.h"
 #include "record.h"
+#include "tap.h"
 #include "verdict.h"
 
 /* LAVA's failure that says the job ran out of time, or NULL. */

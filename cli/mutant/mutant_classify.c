@@ -48,6 +48,7 @@
 #include "number.h"
 #include "outfile.h"
 #include "quote.h"
+#include "tap.h"
 #include "verdict.h"
 
 #define RUN_LINE_MAX	(1u << 20)	/* bytes in a line of a run's output */
