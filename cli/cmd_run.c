@@ -175,29 +175,27 @@ static int known_failures_check(void)
  */
 static void take_verdict(struct step *s, FILE *tap, bool echo)
 {
+	char line[4096], path[64], why[512] = "";
 	struct iop_verdict v;
-	char line[4096];
 	bool have = false;
 	size_t i;
+	int ret;
 
 	s->fail = 1;
 	if (fflush(tap) || fseek(tap, 0, SEEK_SET))
 		return;
-	iop_verdict_init(&v);
-	while (fgets(line, sizeof(line), tap)) {
-		if (!strncmp(line, "# IOPATH-RESULT: ", 17) || !strncmp(line, "# IOPATH-PROGRAM: ", 18)) {
-			line[strcspn(line, "\n")] = '\0';
-			/* A line that does not parse says nothing: no result fails the run. */
-			iop_verdict_parse_line(line, &v);
-		} else if (!echo && !strncmp(line, "# iopath run: ", 14) &&
-			   strncmp(line + 14, "feature ", 8)) {
+	while (!echo && fgets(line, sizeof(line), tap))
+		if (!strncmp(line, "# iopath run: ", 14) && strncmp(line + 14, "feature ", 8))
 			fputs(line, stderr);
-		}
-	}
-	for (i = 0; i < v.nprogs; i++)
+	/* The machine lines, by their one reader; a malformed one fails the run. */
+	iop_verdict_init(&v);
+	strcpy(v.want_word, "IOPATH-RESULT");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fileno(tap));
+	ret = iop_verdict_read(path, &v, NULL, NULL, why, sizeof(why));
+	for (i = 0; !ret && i < v.nprogs; i++)
 		if (v.progs[i].timed_out)
 			s->timed_out = true;
-	have = v.have_result && !strcmp(v.result_word, "IOPATH-RESULT");
+	have = !ret && v.have_result;
 	if (have) {
 		s->pass = (int)v.passed;
 		s->fail = (int)v.failed;
@@ -206,8 +204,8 @@ static void take_verdict(struct step *s, FILE *tap, bool echo)
 	}
 	iop_verdict_free(&v);
 	if (!have)
-		fprintf(stderr, "iopath: run: %s: no verdict from the selftest runner (exit %d)\n",
-			s->name, s->status);
+		fprintf(stderr, "iopath: run: %s: no verdict from the selftest runner (exit %d)%s%s\n",
+			s->name, s->status, why[0] ? ": " : "", why);
 }
 
 /*
@@ -484,7 +482,8 @@ static int selftests_coverage(struct selftests *st)
 		       st->inst, NULL };
 	struct step coverage = { .name = "coverage" };
 	FILE *out = tmpfile();
-	char line[4096];
+	char line[4096], path[64], why[512];
+	struct iop_verdict v;
 	bool pass = false;
 
 	if (!out || fflush(st->allf)) {
@@ -496,12 +495,15 @@ static int selftests_coverage(struct selftests *st)
 	fcntl(fileno(out), F_SETFD, FD_CLOEXEC);
 	run_step(&coverage, av, 0, NULL, out, false);
 	if (fseek(out, 0, SEEK_SET) == 0)
-		while (fgets(line, sizeof(line), out)) {
+		while (fgets(line, sizeof(line), out))
 			if (strstr(line, ": coverage: "))
 				fputs(line, stdout);
-			if (!strncmp(line, "# IOPATH-RESULT: status=pass ", 29))
-				pass = true;
-		}
+	iop_verdict_init(&v);
+	strcpy(v.want_word, "IOPATH-RESULT");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fileno(out));
+	pass = !iop_verdict_read(path, &v, NULL, NULL, why, sizeof(why)) && v.have_result &&
+	       !strcmp(v.status, "pass");
+	iop_verdict_free(&v);
 	fclose(out);
 	return !pass;
 }

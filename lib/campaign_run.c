@@ -51,6 +51,7 @@ static void stop_line(const char *line, struct iop_run *r)
 
 int iop_run_scan(struct iop_run *r, char *why, size_t len)
 {
+	struct iop_verdict v;
 	struct iop_input in;
 	bool term, stopped = false;
 	char *line;
@@ -62,16 +63,20 @@ int iop_run_scan(struct iop_run *r, char *why, size_t len)
 	ret = iop_input_open(&in, r->path, RUN_LINE_MAX, why, len);
 	if (ret)
 		return ret;
+	/* The result line is the machine lines' reader's to know. */
+	iop_verdict_init(&v);
+	strcpy(v.want_word, "IOPATH-VM-RESULT");
 	while ((n = iop_input_line(&in, &line, &term, why, len)) >= 0) {
 		if (n && line[n - 1] == '\r')
 			line[--n] = '\0';
-		if (!strncmp(line, "# IOPATH-VM-RESULT: ", 20)) {
-			r->result = true;
-		} else if (!strncmp(line, "# IOPATH-STOP: reason=", 22)) {
+		if (iop_verdict_parse_line(line, &v) == 0 &&
+		    !strncmp(line, "# IOPATH-STOP: reason=", 22)) {
 			stop_line(line, r);
 			stopped = true;
 		}
 	}
+	r->result = v.have_result;
+	iop_verdict_free(&v);
 	iop_input_close(&in);
 	if (n != -ENODATA)
 		return (int)n;

@@ -85,9 +85,6 @@ alive() { [[ " $(jobs -rp | tr '\n' ' ') " == *" $1 "* ]]; }
 # make check interrupted: what started early ends too.
 trap 'for p in $(jobs -rp); do kill "$p" 2> /dev/null; done' EXIT
 
-# field NAME RESULT-LINE: one field of the verdict's result line
-field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<< "$2"; }
-
 # A chroot into a plain directory (sbuild, pbuilder): no selftest can
 # mount its scratch filesystems there. Said once, here; the selftests and
 # the scripts whose header says "iopath-check: needs=mount-namespace"
@@ -126,8 +123,9 @@ run() {
 	sed 's/^/  /' "$log" >&2
 	[ "$rc" = 137 ] && rc=124
 	[ "$rc" = 124 ] && echo "# $name: timed out after ${tmo}s" >&2
-	count "$name" "$t0" "$("$build/iopath" verdict --kernel "$(uname -r)" --tag "$name" \
-		--program "$name" --exit-status "$rc" /dev/null /dev/null /dev/null "$log")"
+	"$build/iopath" verdict --kernel "$(uname -r)" --tag "$name" --program "$name" \
+		--exit-status "$rc" /dev/null /dev/null /dev/null "$log" > "$log.verdict"
+	count "$name" "$t0" "$log.verdict"
 }
 
 # run_selftest PROGRAM: one selftest program through the selftest runner,
@@ -144,20 +142,21 @@ run_selftest() {
 	sed 's/^/  /' "$log" >&2
 	cat "$log" >> "$selftests_tap"
 	nprog=$((nprog + 1))
-	count "$name" "$t0" "$(grep -E "^# ($name|IOPATH-RESULT): " "$log")"
+	count "$name" "$t0" "$log"
 }
 
-# count NAME T0 VERDICT: add the counts of a program's verdict (its notes
-# and result line) to the run's, and say them.
+# count NAME T0 FILE: add the counts of a program's verdict in FILE (its
+# notes, shown, and its result line, as the one reader of the machine
+# lines gives it: iopath verdict --read) to the run's, and say them.
 count() {
-	local name=$1 t0=$2 res=$3 p f s k
-	grep "^# $name: " <<< "$res" | grep -v "^# $name: feature " >&2
-	res=$(grep '^# IOPATH-RESULT: ' <<< "$res")
-	if [ -z "$res" ]; then
-		echo "# $name: no verdict (its output: $(log_of "$name"))" >&2
-		res="# IOPATH-RESULT: status=fail passed=0 failed=1 known=0 skipped=0"
+	local name=$1 t0=$2 res p f s k
+	grep "^# $name: " "$3" | grep -v "^# $name: feature " >&2
+	if ! res=$("$build/iopath" verdict --read --result IOPATH-RESULT \
+		--fields passed,failed,skipped,known "$3" 2>&1); then
+		echo "# $name: no verdict (its output: $(log_of "$name"))${res:+: $res}" >&2
+		res="0 1 0 0"
 	fi
-	p=$(field passed "$res") f=$(field failed "$res") s=$(field skipped "$res") k=$(field known "$res")
+	read -r p f s k <<< "$res"
 	pass=$((pass + p))
 	skip=$((skip + s))
 	fail=$((fail + f))
@@ -180,7 +179,7 @@ fi
 # awk, python, checkpatch and fakes only, on the second CPU while the
 # scripts of the foreground create and check scratch filesystems.
 start_early vm upstream
-start_early ab ab_promise compare fuzz kbuild kcidb lava lint mutate mutate_tool plant style tap_verdict
+start_early ab ab_promise compare fuzz kbuild kcidb lava lint mutate mutate_tool plant style tap_verdict verdict_read
 for t in "$build"/tests/*; do
 	[ -x "$t" ] && [ -f "$t" ] || continue
 	run "unit/$(basename "$t")" 300 "$t"

@@ -139,22 +139,19 @@ run_prog() {
 
 # checks OUT STATUS PROG RC: the names of the checks of test program PROG
 # (its TAP in OUT, its exit status RC) that passed (STATUS ok) or failed
-# (not_ok), as the one TAP reader says them: its IOPATH-CASE lines.
+# (not_ok), as the verdict engine judges them and its one reader of the
+# machine lines says them (iopath verdict --read --cases).
 checks() {
-	"${IOPATH_BIN:-$top/build/iopath}" verdict --program "$3" --exit-status "$4" \
-		/dev/null /dev/null /dev/null "$1" 2> /dev/null |
-		awk -v want="$2" '$1 == "#" && $2 == "IOPATH-CASE:" {
-			r = ""; name = ""
-			for (i = 3; i <= NF; i++) {
-				if ($i ~ /^result=/)
-					r = substr($i, 8)
-				else if ($i ~ /^name=/)
-					name = substr($i, 6)
-			}
-			if ((want == "ok" && r == "pass") ||
-			    (want == "not_ok" && (r == "fail" || r == "known")))
-				print name
-		}' | sort -u
+	local iop=${IOPATH_BIN:-$top/build/iopath} kind r name
+	"$iop" verdict --program "$3" --exit-status "$4" /dev/null /dev/null /dev/null "$1" \
+		> "$1.verdict" 2> /dev/null
+	"$iop" verdict --read --cases "$1.verdict" 2> /dev/null |
+		while read -r kind r _ name _; do
+			[ "$kind" = case ] || continue
+			case $2:$r in
+			ok:pass|not_ok:fail|not_ok:known) echo "$name" ;;
+			esac
+		done | sort -u
 }
 
 log "building the copy in $src"

@@ -424,9 +424,11 @@ finish_run() {
 	# The run ended with its last line of output, maybe well before the
 	# next mutant's build let us look.
 	if [ -n "$lava_dir" ]; then
-		# A LAVA job: the guest's own run time, from its result line.
-		s=$(sed -n 's/^# IOPATH-VM-RESULT: .* seconds=\([0-9]*\).*/\1/p' "$logs/$n.1.tap" | tail -n 1)
-		s=${s:-0}
+		# A LAVA job: the guest's own run time, from its result line
+		# (the one reader of the machine lines; '-' when it has none).
+		s=$("$(iopath_bin)" verdict --read --result IOPATH-VM-RESULT --fields seconds \
+			"$logs/$n.1.tap" 2> /dev/null) || s=0
+		[ "$s" = - ] && s=0
 	else
 		s=$(($(stat -c %Y "$logs/$n.1.err") - bg_t0))
 	fi

@@ -144,15 +144,15 @@ sed 's/\(IOPATH-LAVA:guest-verdict: .*\) passed=14 /\1 passed=13 /' "$fixture" >
 verdict lava.verdict.guest_verdict_other_counts_noted "$tmp/gv.log" 0 \
 	"note: the guest's own verdict differs: .* passed=13 "
 
-# The guest's test cases (scripts/vm/lava-guest.sh: the verdict engine,
-# then an awk over its machine lines, busybox) are the host's (the same reader's
-# machine lines) for every kind of TAP line: a pass, a fail, a skip, a
-# failed program, a passed one and one skipped whole.
-guest_awk=$(sed -n "/iopath_verdict .* | awk '\$/,/^	}' > \/tmp\/cases\$/p" "$top/scripts/vm/lava-guest.sh" |
-	sed "1d; \$s/' > \/tmp\/cases\$//")
+# The guest's test cases (scripts/vm/lava-guest.sh's guest_cases: the
+# verdict engine, then the one reader of its machine lines, busybox sh)
+# are the host's (the same reader's machine lines) for every kind of TAP
+# line: a pass, a fail, a skip, a failed program, a passed one and one
+# skipped whole.
+guest_fn=$(sed -n '/^guest_cases() {$/,/^}$/p' "$top/scripts/vm/lava-guest.sh" | sed "s|/tmp/|$tmp/guest-|g")
 guest_cases() {
-	"$build/selftests/iopath_verdict" /dev/null /dev/null /dev/null "$1" 2> /dev/null |
-		awk "$guest_awk" | sort
+	# shellcheck disable=SC2034 # judge: the guest function's engine
+	(judge=$build/selftests/iopath_verdict && eval "$guest_fn" && guest_cases "$1") | sort
 }
 printf '%s\n' 'TAP version 13' '1..3' '# selftests: iopath: a_test' '# ok 1 a.xfs.one' '# not ok 2 a.xfs.two' \
 	'# ok 3 a.ext4.three # SKIP no reflink' 'not ok 1 selftests: iopath: a_test # exit=1' \
@@ -207,7 +207,8 @@ else
 	not_ok lava.host_test_cases_are_the_readers_machine_lines "$(head -c 800 "$tmp/err3")"
 fi
 
-# The runner's output in the guest (scripts/vm/lava-guest.sh's awk): its
+# The runner's output in the guest (the engine's --kinds, then
+# scripts/vm/lava-guest.sh's awk): its
 # verdict's notes go on a channel of their own, not into the TAP the host
 # judges again; the host's verdict has its own notes, each once, and none
 # of the guest's (whose known-failures list may not be the host's).
@@ -216,8 +217,9 @@ runner_awk=$(sed -n "/| awk '{\$/,/^}'\$/p" "$top/scripts/vm/lava-guest.sh" |
 printf '%s\n' '# iopath-vm: feature xfs_reflink yes' 'TAP version 13' '1..1' '# ok 1 a.xfs.one' \
 	'not ok 1 selftests: iopath: a_test # exit=1' '# iopath-vm: failed programs: a_test' \
 	'# iopath-vm: known failure on 6.12: a.xfs.two: some-bug: why' \
-	'# IOPATH-VM-RESULT: status=fail passed=1 failed=0' > "$tmp/runner.out"
-awk "$runner_awk" "$tmp/runner.out" > "$tmp/runner.marked"
+	'# IOPATH-VM-RESULT: status=fail passed=1 failed=0 known=0 skipped=0 programs=1 programs_failed=1 required_missing=0 stale_known=0' \
+	> "$tmp/runner.out"
+"$build/selftests/iopath_verdict" --kinds iopath-vm < "$tmp/runner.out" | awk "$runner_awk" > "$tmp/runner.marked"
 if [ "$(grep -c '^IOPATH-LAVA:guest-note: # iopath-vm: ' "$tmp/runner.marked")" = 2 ] &&
    [ "$(grep -c '^IOPATH-LAVA:tap: ' "$tmp/runner.marked")" = 4 ] &&
    ! grep -q '^IOPATH-LAVA:tap: # iopath-vm:' "$tmp/runner.marked" &&

@@ -109,6 +109,16 @@ for e in "${engines[@]}"; do
 	check $? "verdict_read.$w.result_line_written_is_read"
 done
 
+# One writer and one reader: no file but lib/verdict.c writes a machine
+# line or takes one apart (an anchored pattern, an awk field compare, an
+# echo of one, a strncmp on one, a slice of its seconds).
+pat=(-e '\^# IOPATH-(CASE|PROGRAM|[A-Z-]*RESULT)' -e '\|IOPATH-[A-Z-]*RESULT\)'
+	-e '== "IOPATH-(CASE|PROGRAM)' -e "(say|echo|printf) [\"']# IOPATH-(CASE|PROGRAM|[A-Z-]*RESULT)"
+	-e 'strn?cmp\([^)]*"# IOPATH-(CASE|PROGRAM|[A-Z-]*RESULT)' -e 'strstr\([^)]*" seconds="')
+readers=$(cd "$top" && git grep -lE "${pat[@]}" -- scripts cli lib contrib selftests ':!lib/verdict.c' 2> /dev/null)
+[ -z "$readers" ]
+check $? "verdict_read.machine_lines_written_and_read_only_by_lib_verdict_c${readers:+ (also: $(echo $readers))}"
+
 # The engine's files in layers: each calls only the ones before it.
 layers=(verdict tap_known tap_note tap_cov tap tap_main)
 bad=""

@@ -123,7 +123,7 @@ boot_guest() {
 		fi
 		[ -n "$timed_out" ] && break
 		# The guest powers off right after its result line; give it a little.
-		if [ -z "$done_at" ] && grep -q '^# IOPATH-VM-RESULT:' "$tap"; then
+		if [ -z "$done_at" ] && has_result; then
 			done_at=$now
 		elif [ -n "$done_at" ] && [ $((now - done_at)) -ge 30 ]; then
 			break
@@ -147,12 +147,19 @@ boot_guest() {
 
 }
 
+# has_result: whether the guest's TAP holds its result line yet, as the
+# one reader of the machine lines says (a line still being written does
+# not read yet).
+has_result() {
+	"$(iopath_bin)" verdict --read --result IOPATH-VM-RESULT --fields status "$tap" > /dev/null 2>&1
+}
+
 # save_tb_counts: with --tb-counts, the plugin's counts to that file. A
 # guest that gave no result is report_result's to explain; one that did
 # and left no complete counts is a failure of its own.
 save_tb_counts() {
 	[ -n "${tb_counts:-}" ] || return 0
-	grep -q '^# IOPATH-VM-RESULT:' "$tap" || return 0
+	has_result || return 0
 	[ -f "$tmp/tbcounts" ] && [ "$(tail -n 1 "$tmp/tbcounts" | cut -d' ' -f1-2)" = "# total-insns" ] ||
 		fail "the block-counting plugin wrote no complete counts: $(esc "$(grep -m1 tbcount "$tmp/qemu.out")")"
 	write_file "$tb_counts" < "$tmp/tbcounts" || exit 1

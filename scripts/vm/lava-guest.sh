@@ -45,6 +45,9 @@ else
 	}
 fi
 
+# The collection's verdict engine, also the one reader of its machine lines.
+judge=/iopath/kselftest/iopath/iopath_verdict
+
 mark kernel "$(uname -r)"
 # The kernel image the job deployed (its sha256, from the job's test
 # definition: the initramfs may be shared by several kernels).
@@ -113,22 +116,25 @@ else
 fi
 start=$(cut -d' ' -f1 /proc/uptime)
 # The one runner, as /init runs it in iopath vm. Its lines go out one at a
-# time (fflush), so that a job cut short keeps what ran: its features on
+# time (fflush), so that a job cut short keeps what ran, each by its kind
+# as the verdict engine tells them apart (iopath_verdict --kinds): its features on
 # "feature", its verdict's notes ("# iopath-vm: failed programs: ...",
 # "known failure on ...") on "guest-note", its result line on
 # "guest-verdict", the rest on "tap". The host judges the TAP again and
 # writes notes of its own: on "tap" the guest's would be there twice, and
 # a known failure the host does not excuse would still read as excused.
 /etc/iopath-vm/selftest-runner.sh --known /etc/iopath-vm/known-failures --tag iopath-vm \
-	--result IOPATH-VM-RESULT /iopath/kselftest "$@" 2>&1 | awk '{
+	--result IOPATH-VM-RESULT /iopath/kselftest "$@" 2>&1 | "$judge" --kinds iopath-vm | awk '{
 	gsub(/[\001-\010\013-\037\177]/, "?")
 	gsub(/<LAVA_/, "<lava_")
-	if (sub(/^# iopath-vm: feature /, "")) {
+	kind = $1
+	sub(/^[a-z]+ /, "")
+	if (kind == "feature") {
 		print "IOPATH-LAVA:feature: " $0
-	} else if ($0 ~ /^# IOPATH-VM-RESULT: /) {
+	} else if (kind == "result") {
 		print > "/tmp/verdict"
 		print "IOPATH-LAVA:guest-verdict: " $0
-	} else if ($0 ~ /^# iopath-vm: /) {
+	} else if (kind == "note") {
 		print "IOPATH-LAVA:guest-note: " $0
 	} else {
 		print > "/tmp/tap"
@@ -139,35 +145,37 @@ start=$(cut -d' ' -f1 /proc/uptime)
 end=$(cut -d' ' -f1 /proc/uptime)
 mark end "$start $end"
 
-# The test cases, as the one TAP reader says them (its machine lines on
-# the TAP: "# IOPATH-CASE: result=R program=P name=N ..." per harness
-# test, "# IOPATH-PROGRAM: result=R program=P" per program): harness tests
-# by name, then "program.NAME"; a known failure or an excused program is
-# still a failure, an unfinished one no test case.
-/iopath/kselftest/iopath/iopath_verdict /dev/null /dev/null /dev/null /tmp/tap 2> /dev/null | awk '
-	function val(k,	i) {
-		for (i = 3; i <= NF; i++)
-			if (index($i, k "=") == 1)
-				return substr($i, length(k) + 2)
-		return ""
-	}
-	$1 == "#" && ($2 == "IOPATH-CASE:" || $2 == "IOPATH-PROGRAM:") {
-		r = val("result")
-		if (r == "known" || r == "excused")
-			r = "fail"
-		if (r != "pass" && r != "fail" && r != "skip")
-			next
-		if ($2 == "IOPATH-PROGRAM:")
-			print "program." val("program"), r
-		else if (val("name") ~ /^[A-Za-z0-9_.-]+$/)
-			print val("name"), r
-	}' > /tmp/cases
+# guest_cases TAP: the test cases of TAP, "NAME RESULT" a line, as the
+# verdict engine judges them and the one reader of its machine lines says
+# them (iopath_verdict --read --cases): harness tests by name, then
+# "program.NAME"; a known failure or an excused program is still a
+# failure, an unfinished one no test case.
+guest_cases() {
+	"$judge" /dev/null /dev/null /dev/null "$1" > /tmp/judged 2> /dev/null
+	"$judge" --read --cases /tmp/judged 2> /dev/null | while read -r kind r prog name _; do
+		case $r in
+		known|excused) r=fail ;;
+		pass|fail|skip) ;;
+		*) continue ;;
+		esac
+		if [ "$kind" = program ]; then
+			echo "program.$prog $r"
+		else
+			case $name in
+			""|*[!A-Za-z0-9_.-]*) ;;
+			*) echo "$name $r" ;;
+			esac
+		fi
+	done
+}
+guest_cases /tmp/tap > /tmp/cases
 while read -r name result; do
 	lava_test_case "$name" --result "$result"
 done < /tmp/cases
 
 verdict=fail
-grep -q '^# IOPATH-VM-RESULT: status=pass ' /tmp/verdict 2> /dev/null && verdict=pass
+[ "$("$judge" --read --result IOPATH-VM-RESULT --fields status /tmp/verdict 2> /dev/null)" = pass ] &&
+	verdict=pass
 lava_test_case iopath-verdict --result "$verdict"
 # The test shell goes on; its exit status is LAVA's, the verdict is above.
 exit 0

@@ -50,7 +50,20 @@ guest_stop_line() {
 	printf '# IOPATH-STOP: reason=%s seconds=%s what=%s\n' "$reason" "$elapsed" "$(esc "$what")"
 }
 
-field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p" <<< "$result"; }
+# read_result: the guest's result line, as the one reader of the machine
+# lines says it (iopath verdict --read): its values into status, passed,
+# failed, known, skipped, programs, required_missing and stale_known. 1
+# when the guest gave none (or one that does not read: said on stderr).
+read_result() {
+	local v rc
+	v=$("$(iopath_bin)" verdict --read --result IOPATH-VM-RESULT \
+		--fields status,passed,failed,known,skipped,programs,required_missing,stale_known \
+		"$tap" 2> "$tmp/read.err")
+	rc=$?
+	[ "$rc" = 2 ] && echo "$prog: $kdesc: the guest's machine lines: $(esc "$(head -n 1 "$tmp/read.err")")" >&2
+	[ "$rc" = 0 ] || return 1
+	read -r status passed failed known skipped programs required_missing stale_known <<< "$v"
+}
 
 # The console lines lib/kmsg.c calls a kernel bug report: iopath kmsg scan
 # is the classifier the selftests use, applied to the console log.
@@ -69,7 +82,7 @@ report_bench() {
 	local n bad
 	tr -d '\r' < "$tap" | sed -n 's/^IOPATH-RECORD //p' > "$tmp/records.jsonl"
 	n=$(wc -l < "$tmp/records.jsonl")
-	echo "vm: bench: $n records, bench exit $(field bench_exit) ($kdesc, $acc$([ "$icount" = 1 ] && echo ", instructions");" \
+	echo "vm: bench: $n records ($kdesc, $acc$([ "$icount" = 1 ] && echo ", instructions");" \
 		"prepare ${t_prep} s, boot+run ${elapsed} s)" >&2
 	bad=$(kernel_log_findings < "$console")
 	if [ -n "$bad" ]; then
@@ -88,39 +101,36 @@ report_bench() {
 }
 
 report_result() {
-	result=$(tr -d '\r' < "$tap" | grep '^# IOPATH-VM-RESULT:' | tail -n 1)
-	if [ -z "$result" ]; then
+	if ! read_result; then
 		echo "$prog: $kdesc: $(guest_stop_reason)" >&2
 		guest_stop_line
 		echo "$prog: last kernel console lines:" >&2
 		console_tail 20
 		exit 1
 	fi
-	status=$(field status)
 	if [ "$bench" = 1 ]; then
 		report_bench
 		return
 	fi
-	known=$(field known)
 	kn=""
-	[ "${known:-0}" != 0 ] && kn=" $known known,"
-	echo "vm: $(field passed) passed, $(field failed) failed,$kn $(field skipped) skipped" \
-		"($(field programs) programs on $kdesc, $acc; prepare ${t_prep} s, boot+run ${elapsed} s)" >&2
+	[ "$known" != 0 ] && kn=" $known known,"
+	echo "vm: $passed passed, $failed failed,$kn $skipped skipped" \
+		"($programs programs on $kdesc, $acc; prepare ${t_prep} s, boot+run ${elapsed} s)" >&2
 	bad_console=$(kernel_log_findings)
 	if [ -n "$bad_console" ]; then
 		echo "$prog: the kernel console shows a kernel bug report (lib/kmsg_patterns.h):" >&2
 		head -n 5 <<< "$bad_console" | sed 's/^/  | /' >&2
 		status=fail
 	fi
-	if [ "$status" = fail ] && [ "$(field required_missing)" != 0 ]; then
-		echo "$prog: $(field required_missing) required test(s) skipped on a kernel that has what they need:" >&2
+	if [ "$status" = fail ] && [ "$required_missing" != 0 ]; then
+		echo "$prog: $required_missing required test(s) skipped on a kernel that has what they need:" >&2
 		tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: \(required: .*\)/  \1/p' >&2
 	fi
-	if [ "${known:-0}" != 0 ]; then
+	if [ "$known" != 0 ]; then
 		echo "$prog: known kernel bugs of this kernel (configs/known-failures) failed as expected:" >&2
 		tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: known failure on [^:]*: /  /p' >&2
 	fi
-	if [ "$(field stale_known)" != 0 ] && [ -n "$(field stale_known)" ]; then
+	if [ "$stale_known" != 0 ]; then
 		tr -d '\r' < "$tap" | sed -n 's/^# iopath-vm: \(known failure did not reproduce: .*\)/'"$prog"': \1/p' >&2
 	fi
 	# The summary ends with the coverage block: the guest's, then the console.
