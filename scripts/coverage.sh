@@ -15,7 +15,7 @@
 # part of the caller's blocks. Its address in vmlinux is the symbol of
 # that name and size (the one nearest the file's other symbols when
 # static functions of one name and size are in two files). The static
-# blocks come from objdump of the vmlinux (scripts/coverage-blocks.awk).
+# blocks come from objdump of the vmlinux (iopath tbprof blocks).
 # Function and block level: the small kernel has no debug info, so no
 # lines.
 #
@@ -184,8 +184,10 @@ for f in "${srcs[@]}"; do
 			awk -v s="$s" -v e="$e" '$1 >= s && $1 < e' "$tmp/funcs"
 			echo --
 			objdump -d --no-show-raw-insn --start-address="0x$s" --stop-address="0x$e" "$obj/vmlinux"
-		} | awk -v file="$f" -f "$top/scripts/coverage-blocks.awk" >> "$tmp/blocks"
-	done
+		} > "$tmp/disasm"
+		"$iopath" tbprof blocks --file "$f" "$tmp/disasm" >> "$tmp/blocks" 2> "$tmp/blocks.err" ||
+			fail "iopath tbprof blocks failed: $(esc "$(head -n 1 "$tmp/blocks.err")")"
+	done || exit 1
 done
 [ -s "$tmp/blocks" ] || fail "no block of the listed files found in $(esc "$obj/vmlinux")"
 write_file "$out/blocks.txt" < "$tmp/blocks" || exit 1

@@ -120,7 +120,7 @@ else
 	not_ok tbprof.coverage.tables_by_file_and_never_reached "$(head -n 4 "$tmp/c.txt")"
 fi
 
-# The static blocks of a disassembly (scripts/coverage-blocks.awk): a block
+# The static blocks of a disassembly (iopath tbprof blocks): a block
 # starts at the entry, at a jump's target inside the function and after a
 # jump, a return or ud2; a call ends none. Addresses above 2^31 (all of
 # the kernel's): mawk printed them as %.6g in array keys, and every
@@ -142,7 +142,8 @@ fi
 		'ffffffff813b980c:	pop    %rbp' \
 		'ffffffff813b980d:	ret' \
 		'ffffffff813b9820:	int3'
-} | awk -v file=fs/x.c -f "$top/scripts/coverage-blocks.awk" > "$tmp/blocks.out"
+} > "$tmp/blocks.in"
+"$iopath" tbprof blocks --file fs/x.c "$tmp/blocks.in" > "$tmp/blocks.out"
 want="ffffffff813b97e7 ffffffff813b97f0 fs/x.c f;ffffffff813b97f0 ffffffff813b9807 fs/x.c f;\
 ffffffff813b9807 ffffffff813b9809 fs/x.c f;ffffffff813b9809 ffffffff813b980c fs/x.c f;\
 ffffffff813b980c ffffffff813b9820 fs/x.c f;"
@@ -151,6 +152,19 @@ if [ "$got" = "$want" ]; then
 	ok coverage.blocks.split_at_targets_and_after_jumps_above_2g
 else
 	not_ok coverage.blocks.split_at_targets_and_after_jumps_above_2g "$got"
+fi
+# The fixture: a user-space ELF's short addresses, the prefixes objdump
+# prints (cs, ds, bnd, notrack; lock and rep are mnemonics), jmpq and retq,
+# backward jumps, a jump out of the function, instructions between two
+# functions, two names of one range (the first takes the instructions)
+# and overlapping ranges. blocks.want is what scripts/coverage-blocks.awk
+# gave, whose output this replaced byte for byte (also on a whole
+# vmlinux's fast-path files).
+"$iopath" tbprof blocks --file fs/x.c "$fix/blocks.in" > "$tmp/fixture.out" 2> "$tmp/fixture.err"
+if cmp -s "$tmp/fixture.out" "$fix/blocks.want" && [ ! -s "$tmp/fixture.err" ]; then
+	ok coverage.blocks.fixture_as_the_awk_gave_it
+else
+	not_ok coverage.blocks.fixture_as_the_awk_gave_it "$(diff "$fix/blocks.want" "$tmp/fixture.out" | head -n 8)"
 fi
 
 # iopath coverage from a build tree and a boot's counts: a "vmlinux" of
@@ -282,5 +296,17 @@ if [ ! -e "$tmp/ab1" ] && [ ! -e "$tmp/ab2" ] && [ ! -e "$tmp/ab3" ] && [ ! -e "
 else
 	not_ok ab.explain.nothing_created_on_bad_usage
 fi
+
+sed '2{h;d};3G' "$fix/blocks.in" > "$tmp/unsorted.in"
+refused coverage.blocks.bad_input.functions_not_sorted "unsorted.in:3: functions not sorted by START" \
+	"$iopath" tbprof blocks --file fs/x.c "$tmp/unsorted.in"
+sed '/^--$/d' "$fix/blocks.in" > "$tmp/nosep.in"
+refused coverage.blocks.bad_input.no_separator_line 'nosep.in:7: expected "START END NAME"' \
+	"$iopath" tbprof blocks --file fs/x.c "$tmp/nosep.in"
+refused coverage.blocks.bad_input.file_not_one_word "--file: not one word" \
+	"$iopath" tbprof blocks --file 'fs/a b.c' "$fix/blocks.in"
+mkfifo "$tmp/blocks.fifo"
+refused coverage.blocks.bad_input.fifo_not_read "blocks.fifo" \
+	timeout 10 "$iopath" tbprof blocks --file fs/x.c "$tmp/blocks.fifo"
 
 finish_tap

@@ -8,6 +8,7 @@
  *              instructions per operation changed, A and B side by side
  *              with 95% CIs over the boots, largest change first
  *   coverage   the static basic blocks of a list that ran (tbprof_cover.c)
+ *   blocks     that list, from a kernel's disassembly (tbprof_blocks.c)
  *
  * An operation is an entry into the function(s) named by --per: the
  * executions of the blocks that start at its address. A function's
@@ -398,20 +399,23 @@ static int explain(int argc, char **argv)
 static int cmd_tbprof(int argc, char **argv)
 {
 	if (argc < 2)
-		return iop_usage_error("tbprof", "expected a mode: explain or coverage (iopath tbprof --help)");
+		return iop_usage_error("tbprof", "expected a mode: explain, coverage or blocks (iopath tbprof --help)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		printf("usage: iopath tbprof explain|coverage ... (each with --help)\n"
+		printf("usage: iopath tbprof explain|coverage|blocks ... (each with --help)\n"
 		       "The block counts of QEMU's tbcount plugin (make qemu-plugin; written by\n"
 		       "iopath vm) per kernel function: explain compares A and B (iopath\n"
-		       "ab --explain), coverage marks the static basic blocks that ran.\n");
+		       "ab --explain), coverage marks the static basic blocks that ran, blocks\n"
+		       "lists those blocks from a kernel's disassembly.\n");
 		return 0;
 	}
 	if (!strcmp(argv[1], "explain"))
 		return explain(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "coverage"))
 		return tb_coverage(argc - 1, argv + 1);
-	return iop_usage_error("tbprof", "unknown mode '%s' (explain or coverage)", argv[1]);
+	if (!strcmp(argv[1], "blocks"))
+		return tb_blocks(argc - 1, argv + 1);
+	return iop_usage_error("tbprof", "unknown mode '%s' (explain, coverage or blocks)", argv[1]);
 }
 
-IOP_COMMAND("tbprof", "kernel functions and blocks from QEMU's block counts: explain an A/B, coverage",
+IOP_COMMAND("tbprof", "kernel functions and blocks from QEMU's block counts: explain an A/B, coverage, blocks",
 	    cmd_tbprof)

@@ -98,6 +98,8 @@ double tb_entries(const struct tb_dump *d, const struct tb_map *m, size_t id, bo
 
 /* iopath tbprof coverage (cli/tbprof/tbprof_cover.c): argv[0] is "coverage". */
 int tb_coverage(int argc, char **argv);
+/* iopath tbprof blocks (cli/tbprof/tbprof_blocks.c): argv[0] is "blocks". */
+int tb_blocks(int argc, char **argv);
 
 void tb_dump_free(struct tb_dump *d);
 void tb_map_free(struct tb_map *m);
