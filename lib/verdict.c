@@ -282,10 +282,14 @@ int iop_verdict_parse_line(const char *line, struct iop_verdict *v)
 	return parse_result(w, wlen, colon + 2, v);
 }
 
-/* A value as one word of a machine line: [A-Za-z0-9_.:+-], '?' for any other byte. */
-static char *word(const char *s)
+/*
+ * A value as one word of a machine line: [A-Za-z0-9_.:+-], '?' for any
+ * other byte, cut to @size - 1 bytes: the writer writes nothing the
+ * reader's struct cannot hold (a check's prose name of 300 bytes).
+ */
+static char *word(const char *s, size_t size)
 {
-	char *w = strdup(s && *s ? s : "?");
+	char *w = strndup(s && *s ? s : "?", size - 1);
 	size_t i;
 
 	for (i = 0; w && w[i]; i++)
@@ -297,11 +301,13 @@ static char *word(const char *s)
 int iop_verdict_fmt_case(char **line, const char *result, const char *program, const char *name,
 			 unsigned long first, unsigned long last, const char *bug)
 {
-	char *p = word(program), *n = word(name);
+	struct iop_case c;
+	char *p = word(program, sizeof(c.program)), *n = word(name, sizeof(c.name));
 	int ret = -ENOMEM;
 
-	if (p && n && asprintf(line, "# IOPATH-CASE: result=%s program=%s name=%s lines=%lu-%lu%s%s",
-			       result, p, n, first, last, bug ? " bug=" : "", bug ? bug : "") >= 0)
+	if (p && n && asprintf(line, "# IOPATH-CASE: result=%s program=%s name=%s lines=%lu-%lu%s%.*s",
+			       result, p, n, first, last, bug ? " bug=" : "",
+			       (int)sizeof(c.bug) - 1, bug ? bug : "") >= 0)
 		ret = 0;
 	free(p);
 	free(n);
@@ -310,7 +316,8 @@ int iop_verdict_fmt_case(char **line, const char *result, const char *program, c
 
 int iop_verdict_fmt_program(char **line, const char *result, const char *program, bool timed_out)
 {
-	char *p = word(program);
+	struct iop_program pr;
+	char *p = word(program, sizeof(pr.program));
 	int ret = -ENOMEM;
 
 	if (p && asprintf(line, "# IOPATH-PROGRAM: result=%s program=%s%s", result, p,

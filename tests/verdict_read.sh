@@ -6,7 +6,9 @@
 # the scripts ask `iopath verdict --read` (the result line's values, the
 # cases in order), `--kinds` (a runner's output line by line) and
 # `--result-line` (a line of their own counts), and take no line apart
-# themselves. Bugs it catches: a script that slices a result line with
+# themselves. Bugs it catches: a name the writer wrote longer than the
+# reader holds (make check counted a check of tests/tap_verdict.sh with a
+# 264-byte name as no verdict), a script that slices a result line with
 # sed (a key renamed or reordered read as nothing, a CR kept from a
 # serial console), a guest that writes a result line of its own shape
 # (the bench guest's "bench_exit=" line the reader refused), a reader
@@ -101,6 +103,17 @@ for e in "${engines[@]}"; do
 		"$e" --kinds iopath-vm | cut -d' ' -f1 | tr '\n' ' ')
 	[ "$out" = "feature line note line result line line " ]
 	check $? "verdict_read.$w.kinds_of_a_runners_lines"
+
+	# A check named in prose longer than the reader holds (a tests/*.sh
+	# check of 264 bytes failed make check's count as "malformed"): the
+	# writer cuts it to what the reader takes.
+	long=$(printf 'x%.0s' $(seq 300))
+	printf '%s\n' 'TAP version 13' '1..1' "ok 1 $long" > "$tmp/$w.long.tap"
+	"$e" --program p --exit-status 0 /dev/null /dev/null /dev/null "$tmp/$w.long.tap" > "$tmp/$w.long"
+	out=$("$e" --read --cases "$tmp/$w.long" 2>&1)
+	[ "$?" = 0 ] && [ "$out" = "case pass p ${long:0:255}"$'\n'"program pass p" ] &&
+		[ "$("$e" --read --fields status,passed "$tmp/$w.long")" = "pass 1" ]
+	check $? "verdict_read.$w.long_name_written_as_the_reader_holds_it"
 
 	out=$("$e" --result-line --result IOPATH-VM-RESULT status=pass passed=1 failed=0 known=0 \
 		skipped=0 programs=1 programs_failed=0 required_missing=0 stale_known=0 > "$tmp/$w.rl" &&
