@@ -20,6 +20,7 @@
 #include "campaign_int.h"
 #include "input.h"
 #include "quote.h"
+#include "tap.h"
 #include "why.h"
 
 #define RUN_LINE_MAX	(1u << 20)	/* bytes in a line of a run's output */

@@ -84,7 +84,7 @@ check_cmd mutant_campaign.plan.control_character_in_a_plan_refused \
 # ---- the pristine runs --------------------------------------------------------------
 # run FILE RESULT_OF_a.x.two: a run's output, TAP as the guest prints it
 run() {
-	printf '# selftests: iopath: a_test\n# ok 1 a.x.one\n%s 2 a.x.two\nok 1 selftests: iopath: a_test\n# IOPATH-VM-RESULT: status=pass seconds=1\n' \
+	printf '# selftests: iopath: a_test\n# ok 1 a.x.one\n%s 2 a.x.two\nok 1 selftests: iopath: a_test\n# IOPATH-VM-RESULT: status=pass passed=1 failed=0 known=0 skipped=0 programs=1 programs_failed=0 required_missing=0 stale_known=0 seconds=1\n' \
 		"$2" > "$1"
 }
 run "$tmp/r1" "# ok"
