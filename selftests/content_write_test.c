@@ -21,7 +21,9 @@
  * PROT_NONE) into a folio that is not uptodate accepted as if complete,
  * so the file shows bytes that were never written
  * (42-iomap-short-copy-marks-uptodate on XFS,
- * 51-block-write-end-short-copy-accepted on ext4).
+ * 51-block-write-end-short-copy-accepted on ext4 without delayed
+ * allocation: with it, ext4_da_write_end() refuses such a copy before
+ * block_write_end() sees it).
  *
  * The free space of each fresh filesystem holds a pattern first
  * (fill_free_space()), and the blocks under each state held it, so stale
@@ -29,7 +31,9 @@
  * blocks on a loop device with 512-byte sectors; the fixed sequence also
  * on ext4 mounted nodioread_nolock (content_write_zeroout), where
  * writeback converts unwritten extents by splitting and zeroing them out
- * (ext4_ext_convert_to_initialized()) instead of at I/O completion.
+ * (ext4_ext_convert_to_initialized()) instead of at I/O completion; the
+ * short copies also on ext4 mounted nodelalloc (content_write_nodelalloc,
+ * both block sizes), whose buffered writes end in block_write_end().
  *
  * Three tests:
  *   - fixed: one file per (write method x extent state), buffered and
@@ -111,6 +115,30 @@ FIXTURE_VARIANT_ADD(content_write_zeroout, ext4_dioread_lock) {
 	IOP_FS_EXT4, .mount_opts = "nodioread_nolock",
 };
 
+/*
+ * ext4 without delayed allocation: a buffered write ends in
+ * ext4_write_end() and block_write_end(), which alone turn a short copy
+ * into a folio that is not uptodate into a zero-length write (with delayed
+ * allocation, ext4_da_write_end() does it before block_write_end() is
+ * reached, so a mistake there cannot show); the short copies alone
+ * (51-block-write-end-short-copy-accepted).
+ */
+FIXTURE(content_write_nodelalloc) {
+	struct cw w;
+};
+
+FIXTURE_VARIANT(content_write_nodelalloc) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+FIXTURE_VARIANT_ADD(content_write_nodelalloc, ext4_nodelalloc) {
+	IOP_FS_EXT4, .mount_opts = "nodelalloc",
+};
+
+FIXTURE_VARIANT_ADD(content_write_nodelalloc, ext4_1k_nodelalloc) {
+	IOP_FS_EXT4_1K, .mount_opts = "nodelalloc",
+};
+
 /* As content_model_test: 1 unless IOPATH_SEED says otherwise, 0 the clock. */
 static uint64_t clock_seed;
 
@@ -188,6 +216,18 @@ FIXTURE_SETUP(content_write_zeroout)
 }
 
 FIXTURE_TEARDOWN(content_write_zeroout)
+{
+	wm_teardown(&self->w.c);
+	IOP_TEST_FS_TEARDOWN(&self->w.fs);
+}
+
+FIXTURE_SETUP(content_write_nodelalloc)
+{
+	cw_setup(&self->w, variant->fstype, variant->mkfs_opts, variant->mount_opts,
+		 variant->blksz, variant->reflink);
+}
+
+FIXTURE_TEARDOWN(content_write_nodelalloc)
 {
 	wm_teardown(&self->w.c);
 	IOP_TEST_FS_TEARDOWN(&self->w.fs);
@@ -800,7 +840,8 @@ out:
  * state, starting on and around block and folio boundaries and stopping
  * on and around them: the count returned is exactly what reached the
  * file, nothing else changes, before and after a cache drop. Catches 42
- * (XFS) and 51 (ext4).
+ * (XFS) and 51 (ext4 nodelalloc: a write from a block's start whose copy
+ * stops inside it, into blocks written and not cached).
  */
 static void short_copy_run(struct __test_metadata *_metadata, struct cw *self)
 {
@@ -844,6 +885,11 @@ static void short_copy_run(struct __test_metadata *_metadata, struct cw *self)
 }
 
 TEST_F_TIMEOUT(content_write, short_copy_writes_exactly_the_count_returned, 300)
+{
+	short_copy_run(_metadata, &self->w);
+}
+
+TEST_F_TIMEOUT(content_write_nodelalloc, short_copy_writes_exactly_the_count_returned, 300)
 {
 	short_copy_run(_metadata, &self->w);
 }
