@@ -85,6 +85,13 @@ struct cw {
 	char ctx[96];
 	char hist[HISTORY][96];
 	unsigned int nhist;
+	/*
+	 * The test's files, for the teardown to close and free when an ASSERT
+	 * ends the test: a file left open keeps the scratch filesystem busy,
+	 * and its post-test fsck would fail on the umount instead.
+	 */
+	struct mfile *files;
+	unsigned int nfiles;
 };
 
 FIXTURE(content_write) {
@@ -178,6 +185,8 @@ static void cw_setup(struct cw *self, const char *fstype, const char *mkfs_opts,
 	char bad[160];
 
 	wm_init(&self->c);
+	self->files = NULL;
+	self->nfiles = 0;
 	self->bs = blksz;
 	self->reflink = reflink;
 	if (seed_env(&self->seed, bad, sizeof(bad))) {
@@ -197,6 +206,31 @@ static void cw_setup(struct cw *self, const char *fstype, const char *mkfs_opts,
 	wm_fs_prepare(&self->fs, &self->c, self->ring_why, sizeof(self->ring_why));
 }
 
+/* The one file of a test, owned by @self until the test frees it; NULL without memory. */
+static struct mfile *cw_file(struct cw *self)
+{
+	struct mfile *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->fd = -1;
+	f->dfd = -1;
+	self->files = f;
+	self->nfiles = 1;
+	return f;
+}
+
+/* What cw_setup() and the test left: the files first, the filesystem after them. */
+static void cw_teardown(struct __test_metadata *_metadata, struct cw *self)
+{
+	if (self->files)
+		free_files(self->files, self->nfiles);
+	self->files = NULL;
+	self->nfiles = 0;
+	wm_teardown(&self->c);
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
 FIXTURE_SETUP(content_write)
 {
 	cw_setup(&self->w, variant->fstype, variant->mkfs_opts, variant->mount_opts,
@@ -205,8 +239,7 @@ FIXTURE_SETUP(content_write)
 
 FIXTURE_TEARDOWN(content_write)
 {
-	wm_teardown(&self->w.c);
-	IOP_TEST_FS_TEARDOWN(&self->w.fs);
+	cw_teardown(_metadata, &self->w);
 }
 
 FIXTURE_SETUP(content_write_zeroout)
@@ -217,8 +250,7 @@ FIXTURE_SETUP(content_write_zeroout)
 
 FIXTURE_TEARDOWN(content_write_zeroout)
 {
-	wm_teardown(&self->w.c);
-	IOP_TEST_FS_TEARDOWN(&self->w.fs);
+	cw_teardown(_metadata, &self->w);
 }
 
 FIXTURE_SETUP(content_write_nodelalloc)
@@ -229,8 +261,7 @@ FIXTURE_SETUP(content_write_nodelalloc)
 
 FIXTURE_TEARDOWN(content_write_nodelalloc)
 {
-	wm_teardown(&self->w.c);
-	IOP_TEST_FS_TEARDOWN(&self->w.fs);
+	cw_teardown(_metadata, &self->w);
 }
 
 static void note(struct cw *self, const char *fmt, ...)
@@ -487,8 +518,11 @@ static void fixed_run(struct __test_metadata *_metadata, struct cw *self)
 
 	IOP_TEST_BEGIN(&self->fs);
 	ASSERT_NE(NULL, fs);
-	if (self->reflink)
-		ASSERT_EQ(0, donor_new(self, &fs[n++], 8 * B)) TH_LOG("donor: %s", self->c.why);
+	self->files = fs;
+	if (self->reflink) {
+		self->nfiles = ++n;
+		ASSERT_EQ(0, donor_new(self, &fs[0], 8 * B)) TH_LOG("donor: %s", self->c.why);
+	}
 	files = fs + n;
 	if (!self->c.ring_up)
 		TH_LOG("io_uring methods left out: %s", self->ring_why);
@@ -498,9 +532,9 @@ static void fixed_run(struct __test_metadata *_metadata, struct cw *self)
 		TH_LOG("buffered RWF_NOWAIT writes left out: the filesystem refuses them (EOPNOTSUPP)");
 	for (i = 0; fixed_pair(self, i, &s, &m, &d); i++) {
 		snprintf(name, sizeof(name), "s%u-w%02u-%c", s, m, d ? 'd' : 'b');
+		self->nfiles = ++n;
 		ASSERT_EQ(0, mfile_new(self, &files[i], name, FIX_BLOCKS * B))
 			TH_LOG("%s: %s", name, strerror(errno));
-		n++;
 	}
 	for (step = 0; step < 4; step++) {
 		for (i = 0; fixed_pair(self, i, &s, &m, &d); i++)
@@ -524,6 +558,8 @@ static void fixed_run(struct __test_metadata *_metadata, struct cw *self)
 	       i, self->c.fallbacks, self->c.exdev);
 	EXPECT_EQ(0, check_after(self, fs, n, "fixed sequence")) TH_LOG("%s", self->c.why);
 	free_files(fs, n);
+	self->files = NULL;
+	self->nfiles = 0;
 }
 
 TEST_F_TIMEOUT(content_write, every_write_method_lands_where_the_model_says_over_every_extent_state,
@@ -668,25 +704,24 @@ static void random_run(struct __test_metadata *_metadata, struct cw *self)
 {
 	unsigned int mix[W_NR * 2] = { 0 }, ops[OP_NR] = { 0 };
 	unsigned int seq, i, h, idx = 0, diverged = 0;
-	struct mfile f;
+	struct mfile *f;
 	char what[96];
 	uint64_t rs;
 	int ret;
 
-	memset(&f, 0, sizeof(f));
-	f.fd = -1;
-	f.dfd = -1;
 	IOP_TEST_BEGIN(&self->fs);
+	f = cw_file(self);
+	ASSERT_NE(NULL, f);
 	rs = self->seed;
 	TH_LOG("seed %" PRIu64 ": IOPATH_SEED=%" PRIu64 " replays this run", self->seed, self->seed);
-	ASSERT_EQ(0, mfile_new(self, &f, "random", RAND_CAP)) TH_LOG("%s", strerror(errno));
-	ASSERT_EQ(0, patterned_hole(&f, RAND_CAP));
-	ASSERT_EQ(0, ftruncate(f.fd, 0));
-	model_truncate(&f, 0);
+	ASSERT_EQ(0, mfile_new(self, f, "random", RAND_CAP)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, patterned_hole(f, RAND_CAP));
+	ASSERT_EQ(0, ftruncate(f->fd, 0));
+	model_truncate(f, 0);
 	for (seq = 0; seq < RAND_SEQS; seq++) {
 		for (i = 0; i < RAND_OPS / RAND_SEQS; i++, idx++) {
 			self->c.why[0] = '\0';
-			ret = random_op(self, &f, &rs, idx, mix, ops);
+			ret = random_op(self, f, &rs, idx, mix, ops);
 			if (!ret)
 				continue;
 			if (!diverged++) {
@@ -705,11 +740,12 @@ static void random_run(struct __test_metadata *_metadata, struct cw *self)
 		}
 		snprintf(what, sizeof(what), "seed %" PRIu64 ", after operation %u", self->seed,
 			 idx - 1);
-		EXPECT_EQ(0, check_after(self, &f, 1, what)) TH_LOG("%s", self->c.why);
+		EXPECT_EQ(0, check_after(self, f, 1, what)) TH_LOG("%s", self->c.why);
 	}
 	log_mix(_metadata, mix, ops, self->seed);
-	mfile_close(&f);
-	free(f.m);
+	free_files(f, 1);
+	self->files = NULL;
+	self->nfiles = 0;
 }
 
 TEST_F_TIMEOUT(content_write, seeded_random_writes_by_every_method_keep_the_model, 300)
@@ -848,16 +884,18 @@ static void short_copy_run(struct __test_metadata *_metadata, struct cw *self)
 	const unsigned int combos = SC_DELTAS * SC_COPIES;
 	unsigned int s, k, d, writes = 0;
 	uint64_t delta, mapped, off;
-	struct mfile f;
+	struct mfile *f;
 	char name[24], ctx[128];
 
 	IOP_TEST_BEGIN(&self->fs);
+	f = cw_file(self);
+	ASSERT_NE(NULL, f);
 	for (s = 0; s < SC_NR; s++)
 		for (d = 0; d < 2; d++) {
 			snprintf(name, sizeof(name), "short%u%c", s, d ? 'd' : 'b');
-			ASSERT_EQ(0, mfile_new(self, &f, name, (uint64_t)combos * SC_REGION))
+			ASSERT_EQ(0, mfile_new(self, f, name, (uint64_t)combos * SC_REGION))
 				TH_LOG("%s: %s", name, strerror(errno));
-			ASSERT_EQ(0, sc_build(self, &f, s))
+			ASSERT_EQ(0, sc_build(self, f, s))
 				TH_LOG("state %s: %s", scname[s], self->c.why);
 			for (k = 0; k < combos; k++) {
 				sc_geometry(self->bs, k, &delta, &mapped);
@@ -867,20 +905,24 @@ static void short_copy_run(struct __test_metadata *_metadata, struct cw *self)
 				writes++;
 				snprintf(ctx, sizeof(ctx), "state %s, %s at %" PRIu64 " with %" PRIu64 " mapped:",
 					 scname[s], d ? "O_DIRECT" : "buffered", off, mapped);
-				ASSERT_EQ(0, short_copy(self, &f, off, mapped, d, k % 2))
+				ASSERT_EQ(0, short_copy(self, f, off, mapped, d, k % 2))
 					TH_LOG("%s %s", ctx, self->c.why);
-				ASSERT_EQ(0, wm_compare(&self->c, &f, f.fd, ctx))
+				ASSERT_EQ(0, wm_compare(&self->c, f, f->fd, ctx))
 					TH_LOG("%s", self->c.why);
 			}
 			snprintf(ctx, sizeof(ctx), "state %s, %s, after fsync and DONTNEED:",
 				 scname[s], d ? "O_DIRECT" : "buffered");
-			ASSERT_EQ(0, fsync(f.fd));
-			ASSERT_EQ(0, posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED));
-			EXPECT_EQ(0, wm_compare(&self->c, &f, f.fd, ctx)) TH_LOG("%s", self->c.why);
-			mfile_close(&f);
-			free(f.m);
+			ASSERT_EQ(0, fsync(f->fd));
+			ASSERT_EQ(0, posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED));
+			EXPECT_EQ(0, wm_compare(&self->c, f, f->fd, ctx)) TH_LOG("%s", self->c.why);
+			mfile_close(f);
+			free(f->m);
+			f->m = NULL;
 			ASSERT_EQ(0, unlinkat(self->c.dirfd, name, 0));
 		}
+	free_files(f, 1);
+	self->files = NULL;
+	self->nfiles = 0;
 	TH_LOG("%u short-copy writes", writes);
 }
 
