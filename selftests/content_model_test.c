@@ -91,6 +91,11 @@ static const char *const rname[R_NR] = {
 	"io_uring READV(2)", "io_uring READ_FIXED", "splice", "sendfile", "copy_file_range",
 };
 
+enum rop {
+	OP_READ, OP_WRITE, OP_DWRITE, OP_MWRITE, OP_TRUNC, OP_FALLOC, OP_PUNCH, OP_ZERO,
+	OP_COLLAPSE, OP_INSERT, OP_CLONE, OP_UNSHARE, OP_FSYNC, OP_WRITEBACK, OP_DROP, OP_NR
+};
+
 FIXTURE(content_model) {
 	struct iop_test_fs fs;
 	int dirfd;
@@ -108,6 +113,7 @@ FIXTURE(content_model) {
 	char ctx[96];		/* where a divergence happened */
 	char hist[HISTORY][80];
 	unsigned int nhist;
+	unsigned int op, mix[OP_NR];	/* the random operation run last, the runs by kind */
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
 #endif
@@ -803,12 +809,11 @@ TEST_F_TIMEOUT(content_model, every_read_method_returns_the_model_over_every_ext
 
 /* ---- random sequences ---- */
 
-enum rop {
-	OP_READ, OP_WRITE, OP_DWRITE, OP_MWRITE, OP_TRUNC, OP_FALLOC, OP_PUNCH, OP_ZERO,
-	OP_COLLAPSE, OP_INSERT, OP_CLONE, OP_UNSHARE, OP_FSYNC, OP_WRITEBACK, OP_DROP, OP_NR
-};
-
 static const unsigned char weight[OP_NR] = { 40, 12, 6, 4, 4, 5, 5, 5, 3, 3, 3, 2, 2, 3, 3 };
+static const char *const opname[OP_NR] = {
+	"read", "pwrite", "O_DIRECT pwrite", "mmap write", "ftruncate", "fallocate", "punch",
+	"zero range", "collapse", "insert", "clone", "unshare", "fsync", "writeback", "drop",
+};
 
 /*
  * One random operation on @f (the file under test; @d, the donor, or
@@ -829,6 +834,7 @@ static int random_op(FIXTURE_DATA(content_model) *self, struct mfile *f, struct 
 	for (op = 0; op < OP_NR - 1 && w >= weight[op]; op++)
 		w -= weight[op];
 	pick_range(rs, cap, &off, &len);
+	self->op = op;
 	switch (op) {
 	case OP_WRITE:
 		note(self, "%u: pwrite [%" PRIu64 ",+%" PRIu64 ")", idx, off, len);
@@ -902,6 +908,7 @@ static int random_op(FIXTURE_DATA(content_model) *self, struct mfile *f, struct 
 		break;
 	}
 	/* A read; also what an operation the file's state does not allow becomes. */
+	self->op = OP_READ;
 	do {
 		m = (enum rmethod)rnd_below(rs, R_NR);
 		direct = rnd_below(rs, 3) == 0;
@@ -926,7 +933,8 @@ TEST_F_TIMEOUT(content_model, seeded_random_operations_keep_every_read_equal_to_
 	struct mfile fs[2];
 	uint64_t rs;
 	unsigned int n = 1, seq, i, h, idx = 0, per = RAND_OPS / RAND_SEQS, diverged = 0;
-	char what[96];
+	char what[96], line[400];
+	size_t at;
 	int ret;
 
 	memset(fs, 0, sizeof(fs));
@@ -947,6 +955,7 @@ TEST_F_TIMEOUT(content_model, seeded_random_operations_keep_every_read_equal_to_
 		for (i = 0; i < per; i++, idx++) {
 			self->why[0] = '\0';
 			ret = random_op(self, &fs[0], n > 1 ? &fs[1] : NULL, &rs, idx);
+			self->mix[self->op]++;
 			if (!ret)
 				continue;
 			if (!diverged++) {
@@ -956,12 +965,9 @@ TEST_F_TIMEOUT(content_model, seeded_random_operations_keep_every_read_equal_to_
 					TH_LOG("  %s", self->hist[h % HISTORY]);
 			}
 			/*
-			 * The divergence follows the failed expectation: a
-			 * known failure's diagnostic is matched against the
-			 * "Expected" line and what is logged after it. The
-			 * sequence goes on, and the checks after it run, so
-			 * that a known bug hides nothing else this variant
-			 * would show: every later divergence must match too.
+			 * After the failed expectation (a known failure's
+			 * diagnostic is matched there) the sequence and its
+			 * checks go on: every later divergence must match too.
 			 */
 			EXPECT_EQ(0, ret)
 				TH_LOG("seed %" PRIu64 ", operation %u diverged (replay: IOPATH_SEED=%" PRIu64 "): %s",
@@ -975,7 +981,10 @@ TEST_F_TIMEOUT(content_model, seeded_random_operations_keep_every_read_equal_to_
 			 idx - 1);
 		after_sequence(_metadata, self, fs, n, what);
 	}
-	TH_LOG("seed %" PRIu64 ": %u operations", self->seed, idx);
+	for (i = 0, at = 0; i < OP_NR; i++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s %u", i ? ", " : "",
+				       opname[i], self->mix[i]);
+	TH_LOG("seed %" PRIu64 ": %u operations: %s", self->seed, idx, line);
 	for (i = 0; i < n; i++) {
 		mfile_close(&fs[i]);
 		free(fs[i].m);
