@@ -467,7 +467,7 @@ static inline int wm_compare(struct wctx *c, const struct mfile *f, int fd, cons
 
 /*
  * Probe what the kernel and the filesystem take, on a file of their own
- * (@name, removed after): RWF_NOAPPEND (5.9) and buffered RWF_NOWAIT
+ * (@name, removed after): RWF_NOAPPEND (6.9) and buffered RWF_NOWAIT
  * writes (ext4 refuses them with EOPNOTSUPP). 0 or -errno of the setup.
  */
 static inline int wm_probe(struct wctx *c, const char *name)

@@ -527,7 +527,7 @@ static void fixed_run(struct __test_metadata *_metadata, struct cw *self)
 	if (!self->c.ring_up)
 		TH_LOG("io_uring methods left out: %s", self->ring_why);
 	if (!self->c.noappend)
-		TH_LOG("RWF_NOAPPEND left out: the kernel refuses it (before 5.9)");
+		TH_LOG("RWF_NOAPPEND left out: the kernel refuses it (before 6.9)");
 	if (!self->c.nowait_buffered)
 		TH_LOG("buffered RWF_NOWAIT writes left out: the filesystem refuses them (EOPNOTSUPP)");
 	for (i = 0; fixed_pair(self, i, &s, &m, &d); i++) {
