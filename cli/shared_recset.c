@@ -22,6 +22,7 @@
 #include "array_size.h"
 #include "input.h"
 #include "record.h"
+#include "record_view.h"
 #include "shared_recset.h"
 
 struct load_ctx {
@@ -802,23 +803,5 @@ int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const cha
 
 size_t iop_rs_boot_seed(json_t *rec, char *buf, size_t len)
 {
-	const char *cmdline = iop_rs_env_str(rec, "kernel.cmdline");
-	const char *p = cmdline;
-	size_t n;
-
-	buf[0] = '\0';
-	while (p && (p = strstr(p, "iopath.seed=")) != NULL) {
-		/* a word of its own, not the tail of another */
-		if (p == cmdline || p[-1] == ' ' || p[-1] == '\t') {
-			p += strlen("iopath.seed=");
-			n = strspn(p, "0123456789abcdef");
-			if (!n || n >= len || (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n'))
-				return 0;
-			memcpy(buf, p, n);
-			buf[n] = '\0';
-			return n;
-		}
-		p++;
-	}
-	return 0;
+	return iop_cmdline_seed(iop_rs_env_str(rec, "kernel.cmdline"), buf, len);
 }

@@ -51,8 +51,11 @@ static int opt_obj(json_t *obj, const char *key, const char *where, json_t **out
 	return 0;
 }
 
-/* The "iopath.seed=" word of a kernel command line (hex digits), or "". */
-static void cmdline_seed(const char *cmdline, char *buf, size_t len)
+/*
+ * The "iopath.seed=" word of a kernel command line (hex digits) into @buf;
+ * its length, or 0 and "" when there is none or it does not fit.
+ */
+size_t iop_cmdline_seed(const char *cmdline, char *buf, size_t len)
 {
 	const char *p = cmdline;
 	size_t n;
@@ -63,14 +66,15 @@ static void cmdline_seed(const char *cmdline, char *buf, size_t len)
 		if (p == cmdline || p[-1] == ' ' || p[-1] == '\t') {
 			p += strlen("iopath.seed=");
 			n = strspn(p, "0123456789abcdef");
-			if (n && n < len && (!p[n] || p[n] == ' ' || p[n] == '\t' || p[n] == '\n')) {
-				memcpy(buf, p, n);
-				buf[n] = '\0';
-			}
-			return;
+			if (!n || n >= len || (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n'))
+				return 0;
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			return n;
 		}
 		p++;
 	}
+	return 0;
 }
 
 static int parse_env(json_t *rec, struct iop_rec *r, char *what, size_t len)
@@ -106,7 +110,7 @@ static int parse_env(json_t *rec, struct iop_rec *r, char *what, size_t len)
 		snprintf(what, len, "env.clock.domain is neither \"wall\" nor \"instructions\"");
 		return -EINVAL;
 	}
-	cmdline_seed(e->cmdline, r->seed_buf, sizeof(r->seed_buf));
+	iop_cmdline_seed(e->cmdline, r->seed_buf, sizeof(r->seed_buf));
 	e->seed = r->seed_buf;
 	return 0;
 }

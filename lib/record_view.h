@@ -68,6 +68,7 @@ struct iop_rec {
  * iop_rec_free().
  */
 int iop_rec_parse(json_t *rec, struct iop_rec *r, char *what, size_t len);
+size_t iop_cmdline_seed(const char *cmdline, char *buf, size_t len);
 void iop_rec_free(struct iop_rec *r);
 
 /* The metric named @name, or NULL. */
