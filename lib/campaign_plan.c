@@ -22,14 +22,6 @@
 #include "quote.h"
 #include "why.h"
 
-bool iop_campaign_test_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n && n <= 255 &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:+-?") == n;
-}
-
 bool iop_campaign_program_ok(const char *s)
 {
 	size_t n = strlen(s);

@@ -25,6 +25,15 @@
 #include "outfile.h"
 #include "why.h"
 
+/* A test or program name as the verdict's reader writes it; '?' for others. */
+bool iop_campaign_test_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 255 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:+-?") == n;
+}
+
 #define COUNT_MAX	((json_int_t)UINT32_MAX)
 
 int iop_strs_add(struct iop_strs *v, const char *s)
