@@ -582,6 +582,29 @@ static inline void wm_fs_prepare(struct iop_test_fs *fs, struct wctx *c,
 		snprintf(fs->error, sizeof(fs->error), "setup: %s", strerror(-ret));
 }
 
+/*
+ * Close the source and the directory, remount @s (the page cache goes, the
+ * log is replayed) and open both again. 0, or -errno with @c->why set.
+ */
+static inline int wm_remount(struct wctx *c, struct iop_scratch *s)
+{
+	int ret;
+
+	IOP_CLOSE_FDS(c->src, c->dirfd);
+	c->src = -1;
+	c->dirfd = -1;
+	ret = iop_scratch_remount(s);
+	if (ret) {
+		snprintf(c->why, sizeof(c->why), "remount: %s", strerror(-ret));
+		return ret;
+	}
+	c->dirfd = open(s->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c->src = openat(c->dirfd, "source", O_RDONLY | O_CLOEXEC);
+	if (c->dirfd < 0 || c->src < 0)
+		return -errno;
+	return 0;
+}
+
 static inline void wm_init(struct wctx *c)
 {
 	memset(c, 0, sizeof(*c));

@@ -277,18 +277,9 @@ static int crash(FIXTURE_DATA(crash_oracle) *self, struct cfile *cfs, unsigned i
 	}
 	for (i = 0; i < n; i++)
 		mfile_close(&cfs[i].f);
-	IOP_CLOSE_FDS(self->c.src, self->c.dirfd);
-	self->c.src = -1;
-	self->c.dirfd = -1;
-	ret = iop_scratch_remount(self->fs.scratch);
-	if (ret) {
-		snprintf(self->c.why, sizeof(self->c.why), "remount: %s", strerror(-ret));
+	ret = wm_remount(&self->c, self->fs.scratch);
+	if (ret)
 		return ret;
-	}
-	self->c.dirfd = open(self->fs.scratch->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	self->c.src = openat(self->c.dirfd, "source", O_RDONLY | O_CLOEXEC);
-	if (self->c.dirfd < 0 || self->c.src < 0)
-		return -errno;
 	for (i = 0; i < n; i++) {
 		ret = cf_open(self, &cfs[i], false);
 		if (ret)
