@@ -753,8 +753,8 @@ static bool blank(const char *s, size_t n)
 	return true;
 }
 
-int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *arg,
-		     char *why, size_t len)
+int iop_records_read_at(const char *path, int (*cb)(json_t *rec, size_t line, void *arg),
+			void *arg, char *why, size_t len)
 {
 	size_t records = 0;
 	bool any_bytes = false, terminated;
@@ -820,7 +820,7 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 			break;
 		}
 		/* The callback borrows @rec: json_incref() it to keep it. */
-		ret = cb(rec, arg);
+		ret = cb(rec, in.lineno, arg);
 		json_decref(rec);
 		if (ret)
 			break;
@@ -833,4 +833,29 @@ int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *
 	}
 	iop_input_close(&in);
 	return ret;
+}
+
+struct read_plain {
+	int (*cb)(json_t *rec, void *arg);
+	void *arg;
+};
+
+static int read_plain_one(json_t *rec, size_t line, void *arg)
+{
+	struct read_plain *p = arg;
+
+	(void)line;
+	return p->cb(rec, p->arg);
+}
+
+int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *arg,
+		     char *why, size_t len)
+{
+	struct read_plain p = { .cb = cb, .arg = arg };
+
+	if (!cb) {
+		iop_why(why, len, "no file or callback");
+		return -EINVAL;
+	}
+	return iop_records_read_at(path, read_plain_one, &p, why, len);
 }

@@ -115,5 +115,12 @@ int iop_record_check(json_t *rec, char *what, size_t len);
  */
 int iop_records_read(const char *path, int (*cb)(json_t *rec, void *arg), void *arg,
 		     char *why, size_t len);
+/*
+ * The same, @cb also given the record's line in @path: a reader that
+ * checks more than iop_record_check() (lib/record_view.c) refuses in the
+ * same "<path>:<line>: <what>" words.
+ */
+int iop_records_read_at(const char *path, int (*cb)(json_t *rec, size_t line, void *arg),
+			void *arg, char *why, size_t len);
 
 #endif
