@@ -220,6 +220,59 @@ static int parse_metrics(json_t *rec, struct iop_rec *r, char *what, size_t len)
 	return 0;
 }
 
+/* ---- the fields export and lava also read (cli/export, cli/lava) ---- */
+
+/* A metric's "n" (an integer) and "cv" (a number; null is none). */
+static int parse_metric_counts(json_t *m, struct iop_rec_metric *rm, char *what, size_t len)
+{
+	json_t *n = json_object_get(m, "n"), *cv = json_object_get(m, "cv");
+
+	if (n && !json_is_null(n) && !json_is_integer(n)) {
+		snprintf(what, len, "metric \"%s\": \"n\" is not an integer", rm->name);
+		return -EINVAL;
+	}
+	if (cv && !json_is_null(cv) && !json_is_number(cv)) {
+		snprintf(what, len, "metric \"%s\": \"cv\" is not a number", rm->name);
+		return -EINVAL;
+	}
+	rm->has_n = json_is_integer(n);
+	rm->n = json_integer_value(n);
+	rm->has_cv = json_is_number(cv);
+	rm->cv = json_number_value(cv);
+	return 0;
+}
+
+static int parse_export(json_t *rec, struct iop_rec *r, char *what, size_t len)
+{
+	json_t *env = json_object_get(rec, "env"), *mach, *s;
+	size_t i;
+	int ret;
+
+	ret = opt_obj(env, "fs", "env.fs", &r->env.fs, what, len);
+	if (!ret)
+		ret = opt_str(r->env.fs, "mkfs_opts", "env.fs.mkfs_opts", &r->env.mkfs_opts, what,
+			      len);
+	if (!ret)
+		ret = opt_obj(env, "machine", "env.machine", &mach, what, len);
+	if (!ret)
+		ret = opt_str(mach, "arch", "env.machine.arch", &r->env.arch, what, len);
+	if (!ret)
+		ret = opt_str(rec, "status", "status", &r->status, what, len);
+	if (ret)
+		return ret;
+	r->untrusted_why = json_object_get(rec, "untrusted");
+	json_array_foreach(r->untrusted_why, i, s) {
+		if (!json_is_string(s)) {
+			snprintf(what, len, "untrusted[%zu] is not a string", i);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; !ret && i < r->nmetrics; i++)
+		ret = parse_metric_counts(json_array_get(json_object_get(rec, "metrics"), i),
+					  &r->metrics[i], what, len);
+	return ret;
+}
+
 int iop_rec_parse(json_t *rec, struct iop_rec *r, char *what, size_t len)
 {
 	json_t *v, *untrusted;
@@ -256,6 +309,9 @@ int iop_rec_parse(json_t *rec, struct iop_rec *r, char *what, size_t len)
 		ret = parse_run(rec, &r->run, what, len);
 	if (!ret)
 		ret = parse_metrics(rec, r, what, len);
+	/* What export and lava also read (cli/export, cli/lava). */
+	if (!ret)
+		ret = parse_export(rec, r, what, len);
 	return ret;
 }
 
@@ -278,4 +334,92 @@ const struct iop_rec_metric *iop_rec_metric(const struct iop_rec *r, const char 
 		if (!strcmp(r->metrics[i].name, name))
 			return &r->metrics[i];
 	return NULL;
+}
+
+/*
+ * Whether @rec has a metric whose "value" is not a finite number, one
+ * that iop_rec_parse() refuses.
+ */
+static bool any_valueless(json_t *rec)
+{
+	json_t *m, *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(rec, "metrics"), i, m) {
+		v = json_object_get(m, "value");
+		if (json_is_object(m) && (!json_is_number(v) || !isfinite(json_number_value(v))))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A copy of @rec (sharing every member with it) where each metric
+ * without a finite value has a stand-in 0, so that iop_rec_parse() checks
+ * the rest of the metric as any other.
+ */
+static json_t *with_stand_ins(json_t *rec)
+{
+	json_t *copy = json_copy(rec), *metrics, *m, *v, *m2;
+	size_t i;
+
+	if (!copy)
+		return NULL;
+	/* json_object_set_new() takes the array, also when it fails */
+	metrics = json_copy(json_object_get(rec, "metrics"));
+	if (json_object_set_new(copy, "metrics", metrics))
+		goto err_put_copy;
+	json_array_foreach(metrics, i, m) {
+		v = json_object_get(m, "value");
+		if (!json_is_object(m) || (json_is_number(v) && isfinite(json_number_value(v))))
+			continue;
+		m2 = json_copy(m);
+		if (m2 && json_object_set_new(m2, "value", json_integer(0))) {
+			json_decref(m2);
+			m2 = NULL;
+		}
+		/* json_array_set_new() takes m2, also when it fails */
+		if (!m2 || json_array_set_new(metrics, i, m2))
+			goto err_put_copy;
+	}
+	return copy;
+
+err_put_copy:
+	json_decref(copy);
+	return NULL;
+}
+
+int iop_rec_parse_keep(json_t *rec, struct iop_rec *r, char *what, size_t len)
+{
+	json_t *copy, *metrics, *v;
+	size_t i;
+	int ret;
+
+	if (!json_is_object(rec) || !json_is_array(json_object_get(rec, "metrics")) ||
+	    !any_valueless(rec))
+		return iop_rec_parse(rec, r, what, len);
+	copy = with_stand_ins(rec);
+	if (!copy) {
+		memset(r, 0, sizeof(*r));
+		return -ENOMEM;
+	}
+	ret = iop_rec_parse(copy, r, what, len);
+	/*
+	 * Every string and object the view points to is shared with @rec:
+	 * it holds @rec, and the stand-ins go with the copy.
+	 */
+	if (r->json) {
+		json_decref(r->json);
+		r->json = json_incref(rec);
+	}
+	json_decref(copy);
+	metrics = json_object_get(rec, "metrics");
+	for (i = 0; i < r->nmetrics; i++) {
+		v = json_object_get(json_array_get(metrics, i), "value");
+		if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+			r->metrics[i].no_value = true;
+			r->metrics[i].value = NAN;
+		}
+	}
+	return ret;
 }

@@ -25,6 +25,12 @@ struct iop_rec_metric {
 	size_t nsamples;
 	bool has_samples;
 	double quantum;		/* a fraction in [0, 1); 0 when the record gives none */
+	/* What export and lava also read (cli/export, cli/lava). */
+	bool no_value;		/* "value" not a finite number: only iop_rec_parse_keep() */
+	json_int_t n;		/* "n", when has_n */
+	bool has_n;
+	double cv;		/* "cv", when has_cv (null: none) */
+	bool has_cv;
 };
 
 struct iop_rec_env {
@@ -35,6 +41,10 @@ struct iop_rec_env {
 	const char *seed;	/* "iopath.seed=" of the cmdline, "" when none */
 	const char *clock_domain;	/* "wall" (also when absent) or "instructions" */
 	const char *fs_type;	/* env.fs.type */
+	/* What export and lava also read (cli/export, cli/lava). */
+	const char *mkfs_opts;	/* env.fs.mkfs_opts */
+	const char *arch;	/* env.machine.arch */
+	json_t *fs;		/* env.fs as given (borrowed): KCIDB's misc carries it whole */
 };
 
 struct iop_rec_run {
@@ -59,6 +69,9 @@ struct iop_rec {
 	size_t nmetrics;
 	json_t *json;		/* the record (one reference held): strings above point into it */
 	char seed_buf[80];
+	/* What export and lava also read (cli/export, cli/lava). */
+	const char *status;	/* "status", NULL when none */
+	json_t *untrusted_why;	/* "untrusted", strings (borrowed), NULL when none */
 };
 
 /*
@@ -73,5 +86,13 @@ void iop_rec_free(struct iop_rec *r);
 
 /* The metric named @name, or NULL. */
 const struct iop_rec_metric *iop_rec_metric(const struct iop_rec *r, const char *name);
+
+/*
+ * iop_rec_parse(), but a metric whose "value" is not a finite number is
+ * kept with no_value set (and value NaN) rather than refused: export
+ * leaves that metric out with a note and lava passes the record on, as a
+ * statistic undefined over its samples is written null (lib/record.c).
+ */
+int iop_rec_parse_keep(json_t *rec, struct iop_rec *r, char *what, size_t len);
 
 #endif

@@ -6,12 +6,17 @@
  * wrong type. Catches a view that takes a field from the wrong place
  * (env.kernel.cmdline's seed, run.pairing's cycle default), one that
  * accepts a string where a number belongs, and one that leaks or crashes
- * on a record refused half way through its metrics.
+ * on a record refused half way through its metrics. For export and lava:
+ * the fields they also read, each refused when of the wrong type, and a
+ * metric without a finite value kept and marked by iop_rec_parse_keep()
+ * (export skips it with a note), the record itself left as it was.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kselftest_harness.h"
@@ -142,6 +147,154 @@ TEST(record_view_refuses_a_field_of_the_wrong_type)
 			TH_LOG("\"%s\" does not say \"%s\"", what, bad[i].words);
 		iop_rec_free(&r);
 	}
+}
+
+/* ---- what export and lava also read (cli/export, cli/lava) ---------------- */
+
+#define EXPORTED "{\"schema\":1,\"bench\":\"pread\",\"status\":\"untrusted\"," \
+	"\"untrusted\":[\"cv 3.4% > 2%\"]," \
+	"\"env\":{\"fs\":{\"type\":\"xfs\",\"mkfs_opts\":\"-b size=4096\",\"mnt\":\"/m\"}," \
+	"\"machine\":{\"arch\":\"aarch64\"}}," \
+	"\"metrics\":[{\"name\":\"iops\",\"better\":\"higher\",\"agg\":\"hmean\",\"value\":9," \
+	"\"samples\":[9],\"n\":1,\"cv\":0.25}," \
+	"{\"name\":\"lat\",\"better\":\"lower\",\"agg\":\"median\",\"value\":7,\"samples\":[7]," \
+	"\"cv\":null}]}"
+
+TEST(record_view_holds_what_export_reads)
+{
+	const struct iop_rec_metric *m;
+	struct iop_rec r;
+	char what[256] = "";
+
+	ASSERT_EQ(0, parse(EXPORTED, &r, what, sizeof(what))) TH_LOG("%s", what);
+	EXPECT_STREQ("untrusted", r.status);
+	ASSERT_TRUE(json_is_array(r.untrusted_why));
+	EXPECT_STREQ("cv 3.4% > 2%", json_string_value(json_array_get(r.untrusted_why, 0)));
+	EXPECT_STREQ("-b size=4096", r.env.mkfs_opts);
+	EXPECT_STREQ("aarch64", r.env.arch);
+	EXPECT_STREQ("/m", json_string_value(json_object_get(r.env.fs, "mnt")));
+	m = iop_rec_metric(&r, "iops");
+	ASSERT_NE(NULL, m);
+	EXPECT_FALSE(m->no_value);
+	EXPECT_TRUE(m->has_n);
+	EXPECT_EQ(1, m->n);
+	EXPECT_TRUE(m->has_cv);
+	EXPECT_EQ(0.25, m->cv);
+	m = iop_rec_metric(&r, "lat");
+	ASSERT_NE(NULL, m);
+	EXPECT_FALSE(m->has_n);
+	EXPECT_FALSE(m->has_cv);
+	iop_rec_free(&r);
+
+	ASSERT_EQ(0, parse("{\"schema\":1,\"bench\":\"b\",\"metrics\":[]}", &r, what,
+			   sizeof(what)));
+	EXPECT_EQ(NULL, r.status);
+	EXPECT_EQ(NULL, r.untrusted_why);
+	EXPECT_EQ(NULL, r.env.mkfs_opts);
+	EXPECT_EQ(NULL, r.env.arch);
+	EXPECT_EQ(NULL, r.env.fs);
+	iop_rec_free(&r);
+}
+
+static const struct {
+	const char *text, *words;
+} bad_export[] = {
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"env\":{\"fs\":[]}}",
+	  "\"env.fs\" is not an object" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"env\":{\"fs\":{\"mkfs_opts\":5}}}",
+	  "\"env.fs.mkfs_opts\" is not a string" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"env\":{\"machine\":\"x86_64\"}}",
+	  "\"env.machine\" is not an object" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"env\":{\"machine\":{\"arch\":64}}}",
+	  "\"env.machine.arch\" is not a string" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"status\":true}",
+	  "\"status\" is not a string" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[],\"untrusted\":[\"cv\",3]}",
+	  "untrusted[1] is not a string" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"lower\","
+	  "\"agg\":\"median\",\"value\":1,\"samples\":[1],\"n\":1.5}]}",
+	  "metric \"m\": \"n\" is not an integer" },
+	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"lower\","
+	  "\"agg\":\"median\",\"value\":1,\"samples\":[1],\"cv\":\"2%\"}]}",
+	  "metric \"m\": \"cv\" is not a number" },
+};
+
+TEST(record_view_refuses_an_export_field_of_the_wrong_type)
+{
+	struct iop_rec r;
+	char what[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_export); i++) {
+		what[0] = '\0';
+		EXPECT_EQ(-EINVAL, parse(bad_export[i].text, &r, what, sizeof(what)))
+			TH_LOG("accepted: %s", bad_export[i].text);
+		EXPECT_NE(NULL, strstr(what, bad_export[i].words))
+			TH_LOG("\"%s\" does not say \"%s\"", what, bad_export[i].words);
+		iop_rec_free(&r);
+	}
+}
+
+#define VALUELESS "{\"schema\":1,\"bench\":\"b\",\"params\":{\"bs\":4096},\"metrics\":[" \
+	"{\"name\":\"a\",\"better\":\"lower\",\"agg\":\"median\",\"value\":true,\"samples\":[1]}," \
+	"{\"name\":\"b\",\"better\":\"higher\",\"agg\":\"hmean\",\"value\":2,\"samples\":[2]," \
+	"\"n\":1}," \
+	"{\"name\":\"c\",\"better\":\"lower\",\"agg\":\"median\",\"value\":null,\"samples\":[],\"n\":0}]}"
+
+/*
+ * A metric without a finite value: refused by iop_rec_parse(), kept and
+ * marked by iop_rec_parse_keep(), which leaves the record as it was and
+ * checks the rest of that metric as any other's.
+ */
+TEST(record_view_keep_marks_a_metric_without_a_value)
+{
+	const struct iop_rec_metric *m;
+	json_t *j = json_loads(VALUELESS, 0, NULL);
+	struct iop_rec r;
+	char what[256] = "";
+	char *before, *after;
+
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(-EINVAL, iop_rec_parse(j, &r, what, sizeof(what)));
+	EXPECT_NE(NULL, strstr(what, "metric \"a\" has no numeric \"value\"")) TH_LOG("%s", what);
+	iop_rec_free(&r);
+
+	before = json_dumps(j, JSON_SORT_KEYS);
+	ASSERT_EQ(0, iop_rec_parse_keep(j, &r, what, sizeof(what))) TH_LOG("%s", what);
+	EXPECT_EQ(j, r.json);
+	ASSERT_EQ(3, r.nmetrics);
+	EXPECT_TRUE(r.metrics[0].no_value);
+	EXPECT_TRUE(isnan(r.metrics[0].value));
+	EXPECT_STREQ("a", r.metrics[0].name);
+	EXPECT_FALSE(r.metrics[1].no_value);
+	EXPECT_EQ(2, r.metrics[1].value);
+	EXPECT_TRUE(r.metrics[1].has_n);
+	EXPECT_TRUE(r.metrics[2].no_value);
+	EXPECT_TRUE(r.metrics[2].has_n);
+	EXPECT_EQ(0, r.metrics[2].n);
+	EXPECT_EQ(4096, json_integer_value(json_object_get(r.params, "bs")));
+	m = iop_rec_metric(&r, "c");
+	ASSERT_NE(NULL, m);
+	EXPECT_EQ(IOP_LOWER_IS_BETTER, m->better);
+	after = json_dumps(j, JSON_SORT_KEYS);
+	EXPECT_STREQ(before, after);
+	free(before);
+	free(after);
+	json_decref(j);
+	/* The view holds the record: its strings outlive the caller's reference. */
+	EXPECT_STREQ("b", r.bench);
+	EXPECT_STREQ("c", r.metrics[2].name);
+	iop_rec_free(&r);
+
+	/* The rest of a metric without a value is checked as any other's. */
+	j = json_loads("{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"a\","
+		       "\"better\":\"up\",\"agg\":\"median\",\"value\":null,\"samples\":[]}]}",
+		       0, NULL);
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(-EINVAL, iop_rec_parse_keep(j, &r, what, sizeof(what)));
+	EXPECT_NE(NULL, strstr(what, "\"better\" must be")) TH_LOG("%s", what);
+	iop_rec_free(&r);
+	json_decref(j);
 }
 
 TEST_HARNESS_MAIN
