@@ -280,6 +280,12 @@ sed 's/"value":1218490.627/"value":1e999/' "$top/tests/fixtures/compare/base.jso
 refused kcidb.infinite_record_refused_never_written 'inf\.jsonl:1' -o "$tmp/out.d/x.json" "$tmp/inf.jsonl"
 printf '{"schema":1,"bench":"x","metrics":5}\n' > "$tmp/metrics5.jsonl"
 refused kcidb.metrics_not_a_list_is_one_line 'metrics' -o "$tmp/out.d/x.json" "$tmp/metrics5.jsonl"
+# A field of the wrong type, as the record's typed view (lib/record_view.c)
+# checks it, in the words iopath compare refuses it with: a "better" that
+# is neither "higher" nor "lower" was exported as a test.
+refused kcidb.record_field_of_the_wrong_type_refused_with_its_line \
+	'bad-metric\.jsonl:4: metric "lat_p99_ns": "better" must be' \
+	-o "$tmp/out.d/x.json" "$top/tests/fixtures/compare/bad-metric.jsonl"
 jq '.mutants[0].killed_by = 5' "$tmp/matrix.json" > "$tmp/killed5.json"
 refused kcidb.matrix_killed_by_not_a_list_is_one_line 'killed_by' -o "$tmp/out.d/x.json" "$tmp/killed5.json"
 refused kcidb.file_url_refused 'log-url' --log-url "file://$tmp/log" -o "$tmp/out.d/x.json" "$tmp/known.tap"
