@@ -260,6 +260,24 @@ sed 's/IOPATH-LAVA:bench-exit: 0/IOPATH-LAVA:bench-exit: 1/' "$bench" > "$tmp/be
 verdict lava.verdict.bench_job_whose_bench_failed_fails "$tmp/bench1.log" 1 'iopath bench exited 1 in the guest'
 sed '0,/schema\\\\\\":1/s//schema\\\\\\":2/' "$bench" > "$tmp/bench2.log"
 verdict lava.verdict.bench_record_of_another_schema_fails "$tmp/bench2.log" 1 'a record that is not of schema 1'
+# A field of the wrong type, as the record's typed view (lib/record_view.c)
+# checks every field: a "better" that is neither "higher" nor "lower" was
+# passed on (only the schema, bench and samples were checked), and iopath
+# compare refused the records file lava had written.
+sed '0,/better\\\\\\":\\\\\\"lower/s//better\\\\\\":\\\\\\"up/' "$bench" > "$tmp/bench-up.log"
+verdict lava.verdict.bench_record_field_of_the_wrong_type_fails "$tmp/bench-up.log" 1 \
+	'line [0-9]+: a record that is not of schema 1 \(metric "[a-z_]+": "better" must be "higher" or "lower"\)'
+# A metric whose value is null (a statistic undefined over its samples)
+# is no wrong type: the record is passed on as the guest wrote it.
+sed '0,/value\\\\\\":[0-9.]*/s//value\\\\\\":null/' "$bench" > "$tmp/bench-null.log"
+lava verdict --build "$build" "$tmp/bench-null.log" --records "$tmp/bench-null.jsonl" > /dev/null 2> "$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -q '^lava: bench: 2 records, 28 metrics on ' "$tmp/err" &&
+   jq -se '[.[].metrics[] | select(.value == null)] | length == 1' "$tmp/bench-null.jsonl" > /dev/null 2>&1; then
+	ok lava.verdict.bench_metric_with_null_value_passed_on
+else
+	not_ok lava.verdict.bench_metric_with_null_value_passed_on "exit $rc: $(head -c 300 "$tmp/err")"
+fi
 
 # A TAP line with quotes, as LAVA logs it: the quotes come back bare.
 sed 's/IOPATH-LAVA:tap: # # Starting 16 tests from 4 test cases./IOPATH-LAVA:tap: # # Starting \\\"16\\\" tests/' \

@@ -6,9 +6,10 @@
  * same counts, known failures and required coverage); LAVA's test cases
  * must say what the TAP says, one for one; the console is checked for
  * kernel bug reports (lib/kmsg.c's patterns). A benchmark job gives its
- * records instead, each checked by lib/record.c. A log LAVA's
- * infrastructure cut short is reported as that, with LAVA's error_type
- * and error_msg, and exit 3: it says nothing about the kernel.
+ * records instead, each checked by lib/record.c and taken into its typed
+ * view (lib/record_view.c). A log LAVA's infrastructure cut short is
+ * reported as that, with LAVA's error_type and error_msg, and exit 3: it
+ * says nothing about the kernel.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,6 +27,7 @@
 #include "lava.h"
 #include "quote.h"
 #include "record.h"
+#include "record_view.h"
 #include "tap.h"
 #include "verdict.h"
 
@@ -101,8 +103,9 @@ static int bench_verdict(struct lava_opts *o, const struct lava_job *job)
 	json_t **recs = calloc(job->records.n + 1, sizeof(*recs));
 	char *reason = NULL, what[200];
 	size_t i, n = 0, metrics = 0;
+	struct iop_rec view;
 	json_error_t err;
-	int rc;
+	int rc, ret;
 
 	if (!recs)
 		return lava_fail(1, "out of memory");
@@ -116,14 +119,20 @@ static int bench_verdict(struct lava_opts *o, const struct lava_job *job)
 				reason = NULL;
 			break;
 		}
-		if (iop_record_check(rec, what, sizeof(what))) {
-			if (asprintf(&reason, "malformed LAVA log: line %zu: a record that is not of schema 1 (%s)",
-				     job->records.line[i], what) < 0)
+		/* Each record taken once into its view, every field checked there. */
+		ret = iop_rec_parse_keep(rec, &view, what, sizeof(what));
+		if (!ret)
+			metrics += view.nmetrics;
+		iop_rec_free(&view);
+		if (ret) {
+			if (ret == -ENOMEM)
+				reason = strdup("out of memory");
+			else if (asprintf(&reason, "malformed LAVA log: line %zu: a record that is not of schema 1 (%s)",
+					  job->records.line[i], what) < 0)
 				reason = NULL;
 			json_decref(rec);
 			break;
 		}
-		metrics += json_array_size(json_object_get(rec, "metrics"));
 		recs[n++] = rec;
 	}
 	for (i = job->bench.n > 20 ? job->bench.n - 20 : 0; i < job->bench.n; i++)
