@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "record_view.h"
 
 /*
@@ -77,9 +78,144 @@ size_t iop_cmdline_seed(const char *cmdline, char *buf, size_t len)
 	return 0;
 }
 
+const char *const iop_rec_env_compared[IOP_REC_NENV] = {
+	"machine.cpu_model", "machine.cpus_online", "machine.nodes", "machine.hostname",
+	"kernel.cmdline", "placement.requested", "placement.cpus", "placement.mems",
+	"placement.node", "device.backing", "device.queue", "fs.type", "fs.mkfs_opts",
+	"fs.mount_opts", "iopath.version",
+};
+
+/*
+ * The kernel command line without the words that name the kernel image:
+ * BOOT_IMAGE= (GRUB) and initrd= differ between a base and a patched
+ * kernel by design, and iopath.seed= (iopath vm --icount) differs between
+ * any two boots by design, as boot ids do. Returns a new string or NULL.
+ */
+static char *cmdline_norm(const char *cmdline)
+{
+	char *copy = strdup(cmdline), *out = calloc(1, strlen(cmdline) + 1), *tok, *save, *end;
+
+	if (!copy || !out) {
+		free(copy);
+		free(out);
+		return NULL;
+	}
+	/* Appending at @end, not strcat(): a long cmdline is linear, not quadratic. */
+	end = out;
+	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		size_t l = strlen(tok);
+
+		if (!strncmp(tok, "BOOT_IMAGE=", 11) || !strncmp(tok, "initrd=", 7) ||
+		    !strncmp(tok, "iopath.seed=", 12))
+			continue;
+		if (end != out)
+			*end++ = ' ';
+		memcpy(end, tok, l);
+		end += l;
+	}
+	*end = '\0';
+	free(copy);
+	return out;
+}
+
+/* The value at a dotted path below "env" ("machine.cpu_model"), or NULL. */
+static json_t *env_at(json_t *rec, const char *path)
+{
+	json_t *v = json_object_get(rec, "env");
+	char buf[128], *tok, *save;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && v; tok = strtok_r(NULL, ".", &save))
+		v = json_object_get(v, tok);
+	return v;
+}
+
+/* @v as struct iop_rec_env's cmp[] holds it, into *@out: 0 or -ENOMEM. */
+static int env_text(json_t *v, bool cmdline, char **out)
+{
+	char *norm = NULL;
+	int ret;
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v)) {
+		*out = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+		return *out ? 0 : -ENOMEM;
+	}
+	if (cmdline) {
+		norm = cmdline_norm(json_string_value(v));
+		if (!norm)
+			return -ENOMEM;
+	}
+	ret = asprintf(out, "\"%s\"", norm ? norm : json_string_value(v));
+	free(norm);
+	if (ret < 0) {
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int env_texts(json_t *rec, struct iop_rec_env *e)
+{
+	for (size_t i = 0; i < IOP_REC_NENV; i++)
+		if (env_text(env_at(rec, iop_rec_env_compared[i]),
+			     !strcmp(iop_rec_env_compared[i], "kernel.cmdline"), &e->cmp[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+/* env.machine.cpus_online: a list of CPUs ("0-3"), or in older records a count. */
+static int cpus_online(json_t *machine, struct iop_rec_env *e, char *what, size_t len)
+{
+	json_t *v = json_object_get(machine, "cpus_online");
+
+	e->has_ncpus_online = json_is_integer(v);
+	e->ncpus_online = json_integer_value(v);
+	if (e->has_ncpus_online)
+		return 0;
+	if (opt_str(machine, "cpus_online", "env.machine.cpus_online", &e->cpus_online, what,
+		    len)) {
+		snprintf(what, len, "\"env.machine.cpus_online\" is neither a string nor an integer");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The fields compare and plot print: strings where present. */
+static int parse_env_shown(json_t *env, json_t *clock, json_t *fs, struct iop_rec_env *e,
+			   char *what, size_t len)
+{
+	json_t *machine, *placement, *device;
+	int ret = opt_obj(env, "machine", "env.machine", &machine, what, len);
+
+	if (!ret)
+		ret = opt_obj(env, "placement", "env.placement", &placement, what, len);
+	if (!ret)
+		ret = opt_obj(env, "device", "env.device", &device, what, len);
+	if (!ret)
+		ret = opt_str(clock, "accel", "env.clock.accel", &e->clock_accel, what, len);
+	if (!ret)
+		ret = opt_str(machine, "cpu_model", "env.machine.cpu_model", &e->cpu_model, what,
+			      len);
+	if (!ret)
+		ret = cpus_online(machine, e, what, len);
+	if (!ret)
+		ret = opt_str(placement, "cpus", "env.placement.cpus", &e->placement_cpus, what,
+			      len);
+	if (!ret)
+		ret = opt_str(device, "backing", "env.device.backing", &e->backing, what, len);
+	if (!ret)
+		ret = opt_str(device, "name", "env.device.name", &e->dev_name, what, len);
+	if (!ret)
+		ret = opt_str(fs, "mnt", "env.fs.mnt", &e->fs_mnt, what, len);
+	return ret;
+}
+
 static int parse_env(json_t *rec, struct iop_rec *r, char *what, size_t len)
 {
-	json_t *env, *kernel = NULL, *clock = NULL, *fs = NULL;
+	json_t *env, *kernel = NULL, *clock = NULL, *fs = NULL, *v;
 	struct iop_rec_env *e = &r->env;
 	int ret = opt_obj(rec, "env", "env", &env, what, len);
 
@@ -99,25 +235,27 @@ static int parse_env(json_t *rec, struct iop_rec *r, char *what, size_t len)
 		ret = opt_str(kernel, "image_sha256", "env.kernel.image_sha256", &e->image_sha256,
 			      what, len);
 	if (!ret)
-		ret = opt_str(clock, "domain", "env.clock.domain", &e->clock_domain, what, len);
-	if (!ret)
 		ret = opt_str(fs, "type", "env.fs.type", &e->fs_type, what, len);
+	if (!ret)
+		ret = parse_env_shown(env, clock, fs, e, what, len);
 	if (ret)
 		return ret;
-	if (!e->clock_domain)
-		e->clock_domain = "wall";
-	if (strcmp(e->clock_domain, "wall") && strcmp(e->clock_domain, "instructions")) {
+	/* absent: older than the field, and all of those were wall time */
+	v = json_object_get(clock, "domain");
+	e->clock_domain = v ? json_string_value(v) : "wall";
+	if (!e->clock_domain ||
+	    (strcmp(e->clock_domain, "wall") && strcmp(e->clock_domain, "instructions"))) {
 		snprintf(what, len, "env.clock.domain is neither \"wall\" nor \"instructions\"");
 		return -EINVAL;
 	}
 	iop_cmdline_seed(e->cmdline, r->seed_buf, sizeof(r->seed_buf));
 	e->seed = r->seed_buf;
-	return 0;
+	return env_texts(rec, e);
 }
 
 static int parse_run(json_t *rec, struct iop_rec_run *run, char *what, size_t len)
 {
-	json_t *o, *p = NULL, *v;
+	json_t *o, *p = NULL, *facts = NULL, *v;
 	int ret = opt_obj(rec, "run", "run", &o, what, len);
 
 	if (!ret)
@@ -128,6 +266,11 @@ static int parse_run(json_t *rec, struct iop_rec_run *run, char *what, size_t le
 		ret = opt_obj(o, "pairing", "run.pairing", &p, what, len);
 	if (!ret)
 		ret = opt_str(p, "id", "run.pairing.id", &run->pairing_id, what, len);
+	if (!ret)
+		ret = opt_obj(o, "facts", "run.facts", &facts, what, len);
+	if (!ret)
+		ret = opt_str(facts, "file_layout", "run.facts.file_layout", &run->file_layout,
+			      what, len);
 	if (ret)
 		return ret;
 	v = json_object_get(p, "round");
@@ -138,7 +281,64 @@ static int parse_run(json_t *rec, struct iop_rec_run *run, char *what, size_t le
 	return 0;
 }
 
-static int parse_metric(json_t *m, size_t i, struct iop_rec_metric *rm, char *what, size_t len)
+/* A rate: harmonic aggregate, or a unit per second. */
+static bool is_rate(const struct iop_rec_metric *m)
+{
+	size_t ul = m->unit ? strlen(m->unit) : 0;
+
+	return iop_agg_is_rate(m->agg) || (ul > 2 && !strcmp(m->unit + ul - 2, "/s"));
+}
+
+/* A duration: its unit is one of time. */
+static bool is_duration(const struct iop_rec_metric *m)
+{
+	static const char *const units[] = { "ns", "us", "\u00b5s", "ms", "s" };
+
+	for (size_t i = 0; m->unit && i < ARRAY_SIZE(units); i++)
+		if (!strcmp(m->unit, units[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Magnitudes no measurement has and the statistics cannot take: compare
+ * squares the values (variances) and tests rates as 1/x, and 1e-320 or
+ * 1e308 there leave the range of a double (0, inf or a subnormal without
+ * precision), so the mean, the change or the interval came out null or
+ * infinite under a verdict. Within 1e-150 .. 1e150 both stay normal.
+ */
+#define VALUE_MIN 1e-150
+#define VALUE_MAX 1e150
+
+/*
+ * IOP_REC_MEASURED: @x, the value (@sample 0) or sample @sample of @m, is
+ * one a measurement gives: finite, not a negative time or rate, and in
+ * range. Else -EINVAL with what is wrong in @what.
+ */
+static int check_measured(const struct iop_rec_metric *m, double x, size_t sample, char *what,
+			  size_t len)
+{
+	char which[48];
+
+	if (sample)
+		snprintf(which, sizeof(which), "sample %zu (%g)", sample, x);
+	else
+		snprintf(which, sizeof(which), "value %g", x);
+	if (!isfinite(x) || (x < 0 && (is_rate(m) || is_duration(m)))) {
+		snprintf(what, len, "metric \"%s\": %s is impossible for a %s in %s", m->name,
+			 which, is_rate(m) ? "rate" : "time", m->unit ? m->unit : "");
+		return -EINVAL;
+	}
+	if (x != 0 && !(fabs(x) >= VALUE_MIN && fabs(x) <= VALUE_MAX)) {
+		snprintf(what, len, "metric \"%s\": %s is out of range (0, or %g to %g in magnitude)",
+			 m->name, which, VALUE_MIN, VALUE_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_metric(json_t *m, size_t i, struct iop_rec_metric *rm, unsigned int flags,
+			char *what, size_t len)
 {
 	json_t *v, *s;
 	const char *better;
@@ -164,7 +364,7 @@ static int parse_metric(json_t *m, size_t i, struct iop_rec_metric *rm, char *wh
 	}
 	rm->better = strcmp(better, "higher") ? IOP_LOWER_IS_BETTER : IOP_HIGHER_IS_BETTER;
 	if (!iop_agg_known(rm->agg)) {
-		snprintf(what, len, "metric \"%s\": \"agg\" is not an aggregate records name",
+		snprintf(what, len, "metric \"%s\": \"agg\" must be \"hmean\", \"median\", \"ops_over_time\", \"time_over_ops\" or \"hmean_inliers\"",
 			 rm->name);
 		return -EINVAL;
 	}
@@ -179,6 +379,8 @@ static int parse_metric(json_t *m, size_t i, struct iop_rec_metric *rm, char *wh
 		snprintf(what, len, "metric \"%s\": \"unit\" is not a string", rm->name);
 		return -EINVAL;
 	}
+	if ((flags & IOP_REC_MEASURED) && check_measured(rm, rm->value, 0, what, len))
+		return -EINVAL;
 	v = json_object_get(m, "samples");
 	rm->has_samples = json_is_array(v);
 	rm->nsamples = json_array_size(v);
@@ -192,11 +394,15 @@ static int parse_metric(json_t *m, size_t i, struct iop_rec_metric *rm, char *wh
 			return -EINVAL;
 		}
 		rm->samples[j] = json_number_value(s);
+		if ((flags & IOP_REC_MEASURED) &&
+		    check_measured(rm, rm->samples[j], j + 1, what, len))
+			return -EINVAL;
 	}
 	return 0;
 }
 
-static int parse_metrics(json_t *rec, struct iop_rec *r, char *what, size_t len)
+static int parse_metrics(json_t *rec, struct iop_rec *r, unsigned int flags, char *what,
+			 size_t len)
 {
 	json_t *metrics = json_object_get(rec, "metrics"), *m;
 	size_t i, j;
@@ -206,7 +412,7 @@ static int parse_metrics(json_t *rec, struct iop_rec *r, char *what, size_t len)
 	if (!r->metrics)
 		return -ENOMEM;
 	json_array_foreach(metrics, i, m) {
-		ret = parse_metric(m, i, &r->metrics[i], what, len);
+		ret = parse_metric(m, i, &r->metrics[i], flags, what, len);
 		r->nmetrics = i + 1;	/* freed with the others, also when refused */
 		if (ret)
 			return ret;
@@ -273,7 +479,87 @@ static int parse_export(json_t *rec, struct iop_rec *r, char *what, size_t len)
 	return ret;
 }
 
+int iop_rec_param_init(struct iop_rec_param *p, const char *name, json_t *value)
+{
+	/* a number is one value whichever way it was written: runtime 1 and 1.0 pair */
+	json_t *canon = json_is_integer(value) ? json_real((double)json_integer_value(value)) :
+			json_incref(value);
+
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	p->value = json_incref(value);
+	p->is_str = json_is_string(value);
+	p->text = p->is_str ? strdup(json_string_value(value)) :
+		  json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+	p->key = canon ? json_dumps(canon, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+	json_decref(canon);
+	if (!p->text || !p->key) {
+		iop_rec_param_release(p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void iop_rec_param_release(struct iop_rec_param *p)
+{
+	json_decref(p->value);
+	free(p->text);
+	free(p->key);
+	memset(p, 0, sizeof(*p));
+}
+
+bool iop_rec_param_same(const struct iop_rec_param *a, const struct iop_rec_param *b)
+{
+	return json_equal(a->value, b->value);
+}
+
+const struct iop_rec_param *iop_rec_param(const struct iop_rec_param *p, size_t n,
+					  const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(p[i].name, name))
+			return &p[i];
+	return NULL;
+}
+
+static int parse_params(struct iop_rec *r)
+{
+	const char *k;
+	json_t *v;
+
+	r->param_list = calloc(json_object_size(r->params) + 1, sizeof(*r->param_list));
+	if (!r->param_list)
+		return -ENOMEM;
+	json_object_foreach(r->params, k, v) {
+		if (iop_rec_param_init(&r->param_list[r->nparams], k, v))
+			return -ENOMEM;
+		r->nparams++;
+	}
+	return 0;
+}
+
+/* The reasons "untrusted" gives; an entry that is no string gives none. */
+static int parse_untrusted(json_t *untrusted, struct iop_rec *r)
+{
+	size_t i;
+	json_t *v;
+
+	r->untrusted_reasons = calloc(json_array_size(untrusted) + 1, sizeof(const char *));
+	if (!r->untrusted_reasons)
+		return -ENOMEM;
+	json_array_foreach(untrusted, i, v)
+		if (json_is_string(v))
+			r->untrusted_reasons[r->nuntrusted_reasons++] = json_string_value(v);
+	return 0;
+}
+
 int iop_rec_parse(json_t *rec, struct iop_rec *r, char *what, size_t len)
+{
+	return iop_rec_parse_flags(rec, r, 0, what, len);
+}
+
+int iop_rec_parse_flags(json_t *rec, struct iop_rec *r, unsigned int flags, char *what,
+			size_t len)
 {
 	json_t *v, *untrusted;
 	const char *status;
@@ -304,14 +590,20 @@ int iop_rec_parse(json_t *rec, struct iop_rec *r, char *what, size_t len)
 		return -EINVAL;
 	}
 	r->untrusted = (status && !strcmp(status, "untrusted")) || json_array_size(untrusted);
-	ret = parse_env(rec, r, what, len);
+	ret = parse_untrusted(untrusted, r);
+	if (!ret)
+		ret = parse_params(r);
+	if (!ret)
+		ret = parse_env(rec, r, what, len);
 	if (!ret)
 		ret = parse_run(rec, &r->run, what, len);
 	if (!ret)
-		ret = parse_metrics(rec, r, what, len);
+		ret = parse_metrics(rec, r, flags, what, len);
 	/* What export and lava also read (cli/export, cli/lava). */
 	if (!ret)
 		ret = parse_export(rec, r, what, len);
+	if (ret == -ENOMEM)
+		snprintf(what, len, "%s", strerror(ENOMEM));
 	return ret;
 }
 
@@ -322,6 +614,12 @@ void iop_rec_free(struct iop_rec *r)
 	for (i = 0; r->metrics && i < r->nmetrics; i++)
 		free(r->metrics[i].samples);
 	free(r->metrics);
+	for (i = 0; r->param_list && i < r->nparams; i++)
+		iop_rec_param_release(&r->param_list[i]);
+	free(r->param_list);
+	free(r->untrusted_reasons);
+	for (i = 0; i < IOP_REC_NENV; i++)
+		free(r->env.cmp[i]);
 	json_decref(r->json);
 	memset(r, 0, sizeof(*r));
 }

@@ -9,7 +9,12 @@
  * on a record refused half way through its metrics. For export and lava:
  * the fields they also read, each refused when of the wrong type, and a
  * metric without a finite value kept and marked by iop_rec_parse_keep()
- * (export skips it with a note), the record itself left as it was.
+ * (export skips it with a note), the record itself left as it was. What
+ * compare and plot read: the parameters as text and as paired (1 and 1.0
+ * one key), the environment as compared (the cmdline without the words
+ * that name the boot), the untrusted reasons, the file layout, and the
+ * values a measurement cannot have refused only where asked
+ * (IOP_REC_MEASURED).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -122,7 +127,7 @@ static const struct {
 	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"up\","
 	  "\"agg\":\"median\",\"value\":1,\"samples\":[1]}]}", "\"better\" must be" },
 	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"lower\","
-	  "\"agg\":\"mean\",\"value\":1,\"samples\":[1]}]}", "\"agg\" is not" },
+	  "\"agg\":\"mean\",\"value\":1,\"samples\":[1]}]}", "\"agg\" must be" },
 	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"lower\","
 	  "\"agg\":\"median\",\"value\":1,\"samples\":[1],\"quantum\":1}]}", "\"quantum\" must be" },
 	{ "{\"schema\":1,\"bench\":\"b\",\"metrics\":[{\"name\":\"m\",\"better\":\"lower\","
@@ -295,6 +300,102 @@ TEST(record_view_keep_marks_a_metric_without_a_value)
 	EXPECT_NE(NULL, strstr(what, "\"better\" must be")) TH_LOG("%s", what);
 	iop_rec_free(&r);
 	json_decref(j);
+}
+
+#define SHOWN "{\"schema\":1,\"bench\":\"b\",\"metrics\":[]," \
+	"\"params\":{\"mode\":\"keep\",\"bs\":4096,\"rt\":1.5,\"o\":{\"z\":1,\"a\":2}}," \
+	"\"untrusted\":[\"cpu hot\",3,\"throttled\"]," \
+	"\"run\":{\"facts\":{\"file_layout\":\"0+8@100\"}}," \
+	"\"env\":{\"kernel\":{\"cmdline\":\"BOOT_IMAGE=/v a=1 iopath.seed=ab  initrd=/i b\"}," \
+	"\"clock\":{\"accel\":\"tcg\"},\"machine\":{\"cpu_model\":\"cpu\",\"cpus_online\":4," \
+	"\"nodes\":1},\"placement\":{\"cpus\":\"2\"},\"device\":{\"backing\":\"loop\"," \
+	"\"name\":\"loop7\",\"queue\":{\"z\":1,\"a\":null}},\"fs\":{\"type\":\"xfs\",\"mnt\":\"/m\"," \
+	"\"mkfs_opts\":null}}}"
+
+static const char *env_cmp(const struct iop_rec *r, const char *field)
+{
+	for (size_t i = 0; i < IOP_REC_NENV; i++)
+		if (!strcmp(iop_rec_env_compared[i], field))
+			return r->env.cmp[i];
+	return "(not a compared field)";
+}
+
+TEST(record_view_holds_what_compare_and_plot_read)
+{
+	const struct iop_rec_param *p;
+	struct iop_rec r;
+	char what[256] = "";
+
+	ASSERT_EQ(0, parse(SHOWN, &r, what, sizeof(what))) TH_LOG("%s", what);
+	ASSERT_EQ(4, r.nparams);
+	EXPECT_STREQ("mode", r.param_list[0].name);
+	EXPECT_TRUE(r.param_list[0].is_str);
+	EXPECT_STREQ("keep", r.param_list[0].text);
+	EXPECT_STREQ("\"keep\"", r.param_list[0].key);
+	p = iop_rec_param(r.param_list, r.nparams, "bs");
+	ASSERT_NE(NULL, p);
+	EXPECT_FALSE(p->is_str);
+	EXPECT_STREQ("4096", p->text);
+	EXPECT_STREQ("4096.0", p->key);
+	p = iop_rec_param(r.param_list, r.nparams, "o");
+	ASSERT_NE(NULL, p);
+	EXPECT_STREQ("{\"z\":1,\"a\":2}", p->text);
+	EXPECT_STREQ("{\"a\":2,\"z\":1}", p->key);
+	EXPECT_EQ(NULL, iop_rec_param(r.param_list, r.nparams, "fs"));
+	ASSERT_EQ(2, r.nuntrusted_reasons);
+	EXPECT_STREQ("throttled", r.untrusted_reasons[1]);
+	EXPECT_TRUE(r.untrusted);
+	EXPECT_STREQ("0+8@100", r.run.file_layout);
+	EXPECT_STREQ("tcg", r.env.clock_accel);
+	EXPECT_STREQ("cpu", r.env.cpu_model);
+	EXPECT_EQ(NULL, r.env.cpus_online);
+	EXPECT_TRUE(r.env.has_ncpus_online);
+	EXPECT_EQ(4, r.env.ncpus_online);
+	EXPECT_STREQ("2", r.env.placement_cpus);
+	EXPECT_STREQ("loop", r.env.backing);
+	EXPECT_STREQ("loop7", r.env.dev_name);
+	EXPECT_STREQ("/m", r.env.fs_mnt);
+	EXPECT_STREQ("ab", r.env.seed);
+	EXPECT_STREQ("\"a=1 b\"", env_cmp(&r, "kernel.cmdline"));
+	EXPECT_STREQ("4", env_cmp(&r, "machine.cpus_online"));
+	EXPECT_STREQ("\"xfs\"", env_cmp(&r, "fs.type"));
+	EXPECT_STREQ("{\"a\":null,\"z\":1}", env_cmp(&r, "device.queue"));
+	EXPECT_EQ(NULL, env_cmp(&r, "fs.mkfs_opts"));
+	EXPECT_EQ(NULL, env_cmp(&r, "iopath.version"));
+	iop_rec_free(&r);
+}
+
+/* A negative rate and a subnormal sample: records, but no measurements. */
+static const struct {
+	const char *metric, *words;
+} unmeasured[] = {
+	{ "{\"name\":\"iops\",\"unit\":\"ops/s\",\"better\":\"higher\",\"agg\":\"hmean\","
+	  "\"value\":-5,\"samples\":[1]}", "metric \"iops\": value -5 is impossible for a rate in ops/s" },
+	{ "{\"name\":\"lat\",\"unit\":\"us\",\"better\":\"lower\",\"agg\":\"median\","
+	  "\"value\":1,\"samples\":[1,1e-300]}",
+	  "metric \"lat\": sample 2 (1e-300) is out of range (0, or 1e-150 to 1e+150 in magnitude)" },
+};
+
+TEST(record_view_refuses_what_no_measurement_gives_when_asked)
+{
+	struct iop_rec r;
+	char text[512], what[256];
+	json_t *j;
+
+	for (size_t i = 0; i < ARRAY_SIZE(unmeasured); i++) {
+		snprintf(text, sizeof(text), "{\"schema\":1,\"bench\":\"b\",\"metrics\":[%s]}",
+			 unmeasured[i].metric);
+		j = json_loads(text, 0, NULL);
+		ASSERT_NE(NULL, j);
+		what[0] = '\0';
+		EXPECT_EQ(0, iop_rec_parse(j, &r, what, sizeof(what))) TH_LOG("%s", what);
+		iop_rec_free(&r);
+		EXPECT_EQ(-EINVAL,
+			  iop_rec_parse_flags(j, &r, IOP_REC_MEASURED, what, sizeof(what)));
+		EXPECT_STREQ(unmeasured[i].words, what);
+		iop_rec_free(&r);
+		json_decref(j);
+	}
 }
 
 TEST_HARNESS_MAIN
