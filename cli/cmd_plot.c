@@ -93,25 +93,18 @@ static char *esc_printf(const char *fmt, ...)
 	return e;
 }
 
-static bool param_matches(json_t *params, const char *kv)
+/* --where KEY=VALUE: a string as it is, any other value as compact JSON. */
+static bool param_matches(const struct iop_rs_group *g, const char *kv)
 {
 	const char *eq = strchr(kv, '=');
-	char key[128], *val;
-	json_t *v;
-	bool ok;
+	const struct iop_rec_param *p;
+	char key[128];
 
 	if (!eq || (size_t)(eq - kv) >= sizeof(key))
 		return false;
 	snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
-	v = json_object_get(params, key);
-	if (!v)
-		return false;
-	if (json_is_string(v))
-		return !strcmp(json_string_value(v), eq + 1);
-	val = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	ok = val && !strcmp(val, eq + 1);
-	free(val);
-	return ok;
+	p = iop_rec_param(g->params, g->nparams, key);
+	return p && !strcmp(p->text, eq + 1);
 }
 
 static bool metric_matches(const char *bench, const char *name, const char *want)
@@ -150,18 +143,15 @@ static void gp_data(FILE *gp, const char *name, struct iop_rs_group *g, int side
 
 	fprintf(gp, "$%s << EOD\n", name);
 	for (size_t i = 0; i < g->n[side]; i++) {
-		json_t *m = iop_rs_metric(g->recs[side][i], metric), *s;
-		json_t *samples = json_object_get(m, "samples");
-		size_t j;
+		const struct iop_rec_metric *m = iop_rec_metric(g->recs[side][i], metric);
 
 		if (!m)
 			continue;
-		if (json_array_size(samples)) {
-			json_array_foreach(samples, j, s)
-				fprintf(gp, "%zu %.10g\n", ++x, json_number_value(s));
+		if (m->nsamples) {
+			for (size_t j = 0; j < m->nsamples; j++)
+				fprintf(gp, "%zu %.10g\n", ++x, m->samples[j]);
 		} else {
-			fprintf(gp, "%zu %.10g\n", ++x,
-				json_number_value(json_object_get(m, "value")));
+			fprintf(gp, "%zu %.10g\n", ++x, m->value);
 		}
 		fprintf(gp, "\n");
 	}
@@ -202,10 +192,10 @@ static FILE *spawn_gnuplot(int out, pid_t *pid)
 static int draw(const struct plot_opts *o, struct iop_rs_group *groups, size_t ngroups,
 		struct iop_rs_group *g, const char *metric, const char *paths[2], int fd)
 {
-	json_t *m = iop_rs_metric(g->recs[0][0], metric);
-	const char *unit = json_string_value(json_object_get(m, "unit"));
-	const char *kb = iop_rs_env_str(g->recs[0][0], "kernel.release");
-	const char *kn = iop_rs_env_str(g->recs[1][0], "kernel.release");
+	const struct iop_rec_metric *m = iop_rec_metric(g->recs[0][0], metric);
+	const char *unit = m ? m->unit : NULL;
+	const char *kb = g->recs[0][0]->env.release;
+	const char *kn = g->recs[1][0]->env.release;
 	char *label = iop_rs_group_label(groups, ngroups, g), *title = NULL, *lb = NULL, *ln = NULL;
 	size_t nb = 0, nn = 0;
 	void (*old)(int sig);
@@ -354,23 +344,23 @@ static size_t pick_group(struct iop_rs_group *groups, size_t ngroups, const stru
 
 	for (size_t i = 0; i < ngroups; i++) {
 		struct iop_rs_group *g = &groups[i];
-		json_t *m;
-		size_t j;
+		const struct iop_rec *first;
 		int w;
 
 		if (!g->n[0] || !g->n[1])
 			continue;
 		paired++;
+		first = g->recs[0][0];
 		for (w = 0; w < o->nwhere; w++)
-			if (!param_matches(g->params, o->where[w]))
+			if (!param_matches(g, o->where[w]))
 				break;
 		if (w < o->nwhere)
 			continue;
-		json_array_foreach(json_object_get(g->recs[0][0], "metrics"), j, m) {
-			const char *name = json_string_value(json_object_get(m, "name"));
+		for (size_t j = 0; j < first->nmetrics; j++) {
+			const char *name = first->metrics[j].name;
 
 			if (!metric_matches(g->bench, name, o->metric) ||
-			    !iop_rs_metric(g->recs[1][0], name))
+			    !iop_rec_metric(g->recs[1][0], name))
 				continue;
 			if (!(*matches)++) {
 				*pick = g;

@@ -2,9 +2,11 @@
 /*
  * Record sets: load result files for `iopath compare` and `iopath plot` and
  * pair their records by benchmark and parameters. lib/record.c parses the
- * JSON Lines and checks the schema; this file checks what a comparison
- * relies on (each metric's name, value, direction and mean), so that a bad
+ * JSON Lines and checks the schema, lib/record_view.c turns each record
+ * into its typed view once, checking every field a reader takes (values
+ * as measurements: no negative time, none out of range), so that a bad
  * record is reported with its file and line before anything is printed.
+ * From the load on nothing here reads the JSON: only struct iop_rec.
  *
  * Shared by several commands (hence shared_): compare, plot, records and
  * bench --calibrate (bench_calibrate.c) all load and pair records here.
@@ -46,168 +48,52 @@ static int fail(struct load_ctx *c, const char *fmt, ...)
 	return 1;
 }
 
-static const char *unit_of(json_t *m)
+static void rec_destroy(struct iop_rec *r)
 {
-	const char *u = json_string_value(json_object_get(m, "unit"));
-
-	return u ? u : "";
+	if (!r)
+		return;
+	iop_rec_free(r);
+	free(r);
 }
 
-/* A rate: harmonic aggregate, or a unit per second. */
-static bool rate(json_t *m)
-{
-	const char *agg = json_string_value(json_object_get(m, "agg"));
-	const char *unit = json_string_value(json_object_get(m, "unit"));
-	size_t ul = unit ? strlen(unit) : 0;
-
-	return iop_agg_is_rate(agg) || (ul > 2 && !strcmp(unit + ul - 2, "/s"));
-}
-
-/* A duration: its unit is one of time. */
-static bool duration(json_t *m)
-{
-	static const char *const units[] = { "ns", "us", "\u00b5s", "ms", "s" };
-	const char *unit = json_string_value(json_object_get(m, "unit"));
-
-	for (size_t i = 0; unit && i < ARRAY_SIZE(units); i++)
-		if (!strcmp(unit, units[i]))
-			return true;
-	return false;
-}
-
-/* Not finite, or a negative time or rate: no measurement gives that. */
-static bool impossible(json_t *m, json_t *v)
-{
-	double x = json_number_value(v);
-
-	return !isfinite(x) || (x < 0 && (rate(m) || duration(m)));
-}
-
-/*
- * Magnitudes no measurement has and the statistics cannot take: compare
- * squares the values (variances) and tests rates as 1/x, and 1e-320 or
- * 1e308 there leave the range of a double (0, inf or a subnormal without
- * precision), so the mean, the change or the interval came out null or
- * infinite under a verdict. Within 1e-150 .. 1e150 both stay normal.
- */
-#define VALUE_MIN 1e-150
-#define VALUE_MAX 1e150
-
-static bool out_of_range(json_t *v)
-{
-	double x = fabs(json_number_value(v));
-
-	return x != 0 && !(x >= VALUE_MIN && x <= VALUE_MAX);
-}
-
-/* @v is the string @a or the string @b. */
-static bool is_one_of(json_t *v, const char *a, const char *b)
-{
-	return json_is_string(v) &&
-	       (!strcmp(json_string_value(v), a) || !strcmp(json_string_value(v), b));
-}
-
-static int check_metric(struct load_ctx *c, json_t *m, size_t i, json_t *metrics)
-{
-	json_t *name = json_object_get(m, "name");
-	json_t *samples = json_object_get(m, "samples");
-	json_t *v;
-	size_t j;
-
-	if (!json_is_object(m))
-		return fail(c, "metric %zu is not an object", i + 1);
-	if (!json_is_string(name) || !json_string_length(name))
-		return fail(c, "metric %zu has no \"name\"", i + 1);
-	if (!json_is_number(json_object_get(m, "value")))
-		return fail(c, "metric \"%s\" has no numeric \"value\"", json_string_value(name));
-	if (!is_one_of(json_object_get(m, "better"), "higher", "lower"))
-		return fail(c, "metric \"%s\": \"better\" must be \"higher\" or \"lower\"",
-			    json_string_value(name));
-	if (!iop_agg_known(json_string_value(json_object_get(m, "agg"))))
-		return fail(c, "metric \"%s\": \"agg\" must be \"hmean\", \"median\", \"ops_over_time\", \"time_over_ops\" or \"hmean_inliers\"",
-			    json_string_value(name));
-	v = json_object_get(m, "quantum");
-	if (v && !(json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) < 1))
-		return fail(c, "metric \"%s\": \"quantum\" must be a fraction in [0, 1)",
-			    json_string_value(name));
-	if (json_object_get(m, "unit") && !json_is_string(json_object_get(m, "unit")))
-		return fail(c, "metric \"%s\": \"unit\" is not a string", json_string_value(name));
-	if (impossible(m, json_object_get(m, "value")))
-		return fail(c, "metric \"%s\": value %g is impossible for a %s in %s",
-			    json_string_value(name), json_number_value(json_object_get(m, "value")),
-			    rate(m) ? "rate" : "time", unit_of(m));
-	if (out_of_range(json_object_get(m, "value")))
-		return fail(c, "metric \"%s\": value %g is out of range (0, or %g to %g in magnitude)",
-			    json_string_value(name), json_number_value(json_object_get(m, "value")),
-			    VALUE_MIN, VALUE_MAX);
-	if (samples) {
-		if (!json_is_array(samples))
-			return fail(c, "metric \"%s\": \"samples\" is not an array",
-				    json_string_value(name));
-		json_array_foreach(samples, j, v) {
-			if (!json_is_number(v))
-				return fail(c, "metric \"%s\": sample %zu is not a number",
-					    json_string_value(name), j + 1);
-			if (impossible(m, v))
-				return fail(c, "metric \"%s\": sample %zu (%g) is impossible for a %s in %s",
-					    json_string_value(name), j + 1, json_number_value(v),
-					    rate(m) ? "rate" : "time", unit_of(m));
-			if (out_of_range(v))
-				return fail(c, "metric \"%s\": sample %zu (%g) is out of range (0, or %g to %g in magnitude)",
-					    json_string_value(name), j + 1, json_number_value(v),
-					    VALUE_MIN, VALUE_MAX);
-		}
-	}
-	for (j = 0; j < i; j++) {
-		json_t *o = json_object_get(json_array_get(metrics, j), "name");
-
-		if (json_is_string(o) && json_equal(o, name))
-			return fail(c, "metric \"%s\" appears twice", json_string_value(name));
-	}
-	return 0;
-}
-
+/* The one place a record of a set is read: its typed view, or why not. */
 static int load_one(json_t *rec, void *arg)
 {
 	struct load_ctx *c = arg;
 	struct iop_rs_file *f = c->f;
-	json_t *bench = json_object_get(rec, "bench");
-	json_t *params = json_object_get(rec, "params");
-	json_t *metrics = json_object_get(rec, "metrics");
-	json_t *status = json_object_get(rec, "status");
+	struct iop_rec *r;
 	const char *d;
-	json_t *m;
-	size_t i;
-
-	if (!json_is_string(bench) || !json_string_length(bench))
-		return fail(c, "\"bench\" is not a non-empty string");
-	if (params && !json_is_object(params))
-		return fail(c, "\"params\" is not an object");
-	if (!json_is_array(metrics))
-		return fail(c, "\"metrics\" is not an array");
-	if (status && !json_is_string(status))
-		return fail(c, "\"status\" is not a string");
-	json_array_foreach(metrics, i, m)
-		if (check_metric(c, m, i, metrics))
-			return 1;
-	d = iop_rs_clock_domain(rec);
-	if (!d)
-		return fail(c, "env.clock.domain is neither \"wall\" nor \"instructions\"");
-	if (f->domain && strcmp(f->domain, d))
-		return fail(c, "clock domain \"%s\", where the records above are in \"%s\": one file, one domain",
-			    d, f->domain);
-	f->domain = d;
+	int ret;
 
 	if (f->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 16;
-		json_t **r = realloc(f->recs, cap * sizeof(*r));
+		struct iop_rec **recs = realloc(f->recs, cap * sizeof(*recs));
 
-		if (!r)
+		if (!recs)
 			return -ENOMEM;
-		f->recs = r;
+		f->recs = recs;
 		c->cap = cap;
 	}
-	f->recs[f->n++] = json_incref(rec);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	ret = iop_rec_parse_flags(rec, r, IOP_REC_MEASURED, c->what, sizeof(c->what));
+	if (ret) {
+		rec_destroy(r);
+		if (ret != -EINVAL)
+			return ret;
+		c->bad = f->n + 1;
+		return 1;
+	}
+	/* a literal, not the record's string: it outlives the records */
+	d = strcmp(r->env.clock_domain, "wall") ? "instructions" : "wall";
+	if (f->domain && strcmp(f->domain, d)) {
+		rec_destroy(r);
+		return fail(c, "clock domain \"%s\", where the records above are in \"%s\": one file, one domain",
+			    d, f->domain);
+	}
+	f->domain = d;
+	f->recs[f->n++] = r;
 	return 0;
 }
 
@@ -279,23 +165,10 @@ err_free:
 	return ret < 0 ? ret : -EINVAL;
 }
 
-const char *iop_rs_clock_domain(json_t *rec)
-{
-	json_t *d = iop_rs_env(rec, "clock.domain");
-
-	if (!d)
-		return "wall";
-	if (json_is_string(d) && !strcmp(json_string_value(d), "wall"))
-		return "wall";
-	if (json_is_string(d) && !strcmp(json_string_value(d), "instructions"))
-		return "instructions";
-	return NULL;
-}
-
 void iop_rs_free(struct iop_rs_file *f)
 {
 	for (size_t i = 0; i < f->n; i++)
-		json_decref(f->recs[i]);
+		rec_destroy(f->recs[i]);
 	free(f->recs);
 	free(f->lines);
 	f->recs = NULL;
@@ -303,58 +176,109 @@ void iop_rs_free(struct iop_rs_file *f)
 	f->n = 0;
 }
 
+static void params_release(struct iop_rec_param *p, size_t n)
+{
+	for (size_t i = 0; p && i < n; i++)
+		iop_rec_param_release(&p[i]);
+	free(p);
+}
+
 /*
  * The parameters a record was run with, as compare sees them: its "params"
  * plus the filesystem, which iopath bench takes as an option (--fs) and
  * records in env.fs.type. ext4 and XFS runs of one benchmark must not pair.
+ * Into *@out (record order, "fs" last when it comes from env): how many,
+ * or -ENOMEM.
  */
-static json_t *effective_params(json_t *rec, bool *fs_from_env)
+static long effective_params(const struct iop_rec *r, struct iop_rec_param **out,
+			     bool *fs_from_env)
 {
-	json_t *params = json_object_get(rec, "params");
-	json_t *p = params ? json_deep_copy(params) : json_object();
-	const char *fs = iop_rs_env_str(rec, "fs.type");
+	struct iop_rec_param *p = calloc(r->nparams + 1, sizeof(*p));
+	size_t n = 0;
+	json_t *fs;
 
-	*fs_from_env = false;
-	/* which metric a run is judged by does not change what it measured */
-	if (p)
-		json_object_del(p, "main_metric");
-	if (p && !json_object_get(p, "fs")) {
-		if (json_object_set_new(p, "fs", json_string(fs ? fs : "none"))) {
-			json_decref(p);
-			return NULL;
-		}
-		*fs_from_env = true;
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nparams; i++) {
+		/* which metric a run is judged by does not change what it measured */
+		if (!strcmp(r->param_list[i].name, "main_metric"))
+			continue;
+		if (iop_rec_param_init(&p[n], r->param_list[i].name, r->param_list[i].value))
+			goto err_release;
+		n++;
 	}
-	return p;
+	*fs_from_env = !iop_rec_param(r->param_list, r->nparams, "fs");
+	if (*fs_from_env) {
+		fs = json_string(r->env.fs_type ? r->env.fs_type : "none");
+		if (!fs || iop_rec_param_init(&p[n], "fs", fs)) {
+			json_decref(fs);
+			goto err_release;
+		}
+		json_decref(fs);
+		n++;
+	}
+	*out = p;
+	return (long)n;
+
+err_release:
+	params_release(p, n);
+	return -ENOMEM;
 }
 
-static char *group_key(json_t *rec, json_t *params)
+static int cmp_param(const void *a, const void *b)
 {
-	json_t *canon = json_deep_copy(params), *v;
-	const char *name;
-	char *p, *key;
+	const struct iop_rec_param *const *x = a, *const *y = b;
 
-	/* a number is one value whichever way it was written: runtime 1 and 1.0 */
-	json_object_foreach(canon, name, v) {
-		if (json_is_integer(v) &&
-		    json_object_set_new(canon, name, json_real((double)json_integer_value(v)))) {
-			json_decref(canon);
-			return NULL;
-		}
-	}
-	p = canon ? json_dumps(canon, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	json_decref(canon);
-	if (!p)
+	return strcmp((*x)->name, (*y)->name);
+}
+
+const struct iop_rec_param **iop_rs_params_sorted(const struct iop_rec_param *p, size_t n)
+{
+	const struct iop_rec_param **s = calloc(n + 1, sizeof(*s));
+
+	if (!s)
 		return NULL;
-	if (asprintf(&key, "%s %s", json_string_value(json_object_get(rec, "bench")), p) < 0)
-		key = NULL;
-	free(p);
+	for (size_t i = 0; i < n; i++)
+		s[i] = &p[i];
+	qsort(s, n, sizeof(*s), cmp_param);
+	return s;
+}
+
+/*
+ * What pairs records: the benchmark and each parameter's value as paired
+ * (iop_rec_param's key), names sorted. A name is [a-z][a-z0-9_]*
+ * (lib/record.c) and a key one JSON value without a space outside its
+ * strings, so no two parameter sets give one key.
+ */
+static char *group_key(const char *bench, const struct iop_rec_param *p, size_t n)
+{
+	const struct iop_rec_param **s = iop_rs_params_sorted(p, n);
+	char *key = NULL;
+	size_t len;
+	FILE *f;
+
+	if (!s)
+		return NULL;
+	f = open_memstream(&key, &len);
+	if (!f) {
+		free(s);
+		return NULL;
+	}
+	fprintf(f, "%zu:%s", strlen(bench), bench);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %s=%s", s[i]->name, s[i]->key);
+	free(s);
+	if (fclose(f)) {
+		free(key);
+		return NULL;
+	}
 	return key;
 }
 
-static int add_to_group(struct iop_rs_group *g, int side, json_t *rec, int line)
+static int add_to_group(struct iop_rs_group *g, int side, const struct iop_rec *rec, int line)
 {
-	json_t **r = realloc(g->recs[side], (g->n[side] + 1) * sizeof(*r));
+	const struct iop_rec **r = realloc(g->recs[side], (g->n[side] + 1) * sizeof(*r));
 	int *l;
 
 	if (!r)
@@ -370,78 +294,86 @@ static int add_to_group(struct iop_rs_group *g, int side, json_t *rec, int line)
 	return 0;
 }
 
+/* The group of @rec among *@g (a new one at the end if none): its index, or -ENOMEM. */
+static long find_group(struct iop_rs_group **g, size_t *ng, const struct iop_rec *rec)
+{
+	struct iop_rec_param *params;
+	struct iop_rs_group *grown;
+	bool fs_from_env;
+	long np = effective_params(rec, &params, &fs_from_env);
+	char *key = np >= 0 ? group_key(rec->bench, params, (size_t)np) : NULL;
+	size_t j;
+
+	if (!key)
+		goto err_params;
+	/* Few groups (tens): a linear search keeps file order simply. */
+	for (j = 0; j < *ng; j++) {
+		if (!strcmp((*g)[j].key, key)) {
+			free(key);
+			params_release(params, (size_t)np);
+			return (long)j;
+		}
+	}
+	grown = realloc(*g, (*ng + 1) * sizeof(**g));
+	if (!grown)
+		goto err_key;
+	*g = grown;
+	memset(&grown[j], 0, sizeof(grown[j]));
+	grown[j].key = key;
+	grown[j].bench = rec->bench;
+	grown[j].params = params;
+	grown[j].nparams = (size_t)np;
+	grown[j].fs_from_env = fs_from_env;
+	(*ng)++;
+	return (long)j;
+
+err_key:
+	free(key);
+err_params:
+	if (np >= 0)
+		params_release(params, (size_t)np);
+	return -ENOMEM;
+}
+
 int iop_rs_pair(const struct iop_rs_file *base, const struct iop_rs_file *new,
 		struct iop_rs_group **groups, size_t *n)
 {
 	const struct iop_rs_file *side[2] = { base, new };
 	struct iop_rs_group *g = NULL;
-	size_t ng = 0, i, j;
-	int ret = -ENOMEM;
+	size_t ng = 0;
+	long j;
 
 	for (int s = 0; s < 2; s++) {
-		for (i = 0; i < side[s]->n; i++) {
-			json_t *rec = side[s]->recs[i];
-			bool fs_from_env;
-			json_t *params = effective_params(rec, &fs_from_env);
-			char *key = params ? group_key(rec, params) : NULL;
-
-			if (!key) {
-				json_decref(params);
-				goto err;
-			}
-			/* Few groups (tens): a linear search keeps file order simply. */
-			for (j = 0; j < ng; j++)
-				if (!strcmp(g[j].key, key))
-					break;
-			if (j == ng) {
-				struct iop_rs_group *ng_arr = realloc(g, (ng + 1) * sizeof(*g));
-
-				if (!ng_arr) {
-					free(key);
-					json_decref(params);
-					goto err;
-				}
-				g = ng_arr;
-				memset(&g[ng], 0, sizeof(g[ng]));
-				g[ng].key = key;
-				g[ng].bench = json_string_value(json_object_get(rec, "bench"));
-				g[ng].params = params;
-				g[ng].fs_from_env = fs_from_env;
-				ng++;
-			} else {
-				free(key);
-				json_decref(params);
-			}
-			if (add_to_group(&g[j], s, rec, side[s]->lines[i]))
-				goto err;
+		for (size_t i = 0; i < side[s]->n; i++) {
+			j = find_group(&g, &ng, side[s]->recs[i]);
+			if (j < 0 || add_to_group(&g[j], s, side[s]->recs[i], side[s]->lines[i]))
+				goto err_free;
 		}
 	}
 	*groups = g;
 	*n = ng;
 	return 0;
-err:
+
+err_free:
 	iop_rs_groups_free(g, ng);
-	return ret;
+	return -ENOMEM;
 }
 
 /* ---- what a comparison cannot take ------------------------------------ */
 
 struct rep_key {
-	json_t *rec;
+	const struct iop_rec *rec;
 	int line;
 };
 
 static int cmp_rep_key(const void *a, const void *b)
 {
 	const struct rep_key *x = a, *y = b;
-	json_int_t rx = json_integer_value(json_object_get(x->rec, "rep"));
-	json_int_t ry = json_integer_value(json_object_get(y->rec, "rep"));
 	int c;
 
-	if (rx != ry)
-		return rx < ry ? -1 : 1;
-	c = strcmp(json_string_value(json_object_get(x->rec, "time")),
-		   json_string_value(json_object_get(y->rec, "time")));
+	if (x->rec->rep != y->rec->rep)
+		return x->rec->rep < y->rec->rep ? -1 : 1;
+	c = strcmp(x->rec->time, y->rec->time);
 	return c ? c : x->line - y->line;
 }
 
@@ -462,24 +394,20 @@ static int check_duplicates(const struct iop_rs_group *g, int side, const char *
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < g->n[side]; i++) {
-		json_t *rec = g->recs[side][i];
+		const struct iop_rec *rec = g->recs[side][i];
 
-		if (json_is_integer(json_object_get(rec, "rep")) &&
-		    json_is_string(json_object_get(rec, "time")))
+		if (rec->has_rep && rec->time)
 			k[n++] = (struct rep_key){ rec, g->lines[side][i] };
 	}
 	qsort(k, n, sizeof(*k), cmp_rep_key);
 	for (size_t i = 1; i < n; i++) {
-		if (json_integer_value(json_object_get(k[i].rec, "rep")) !=
-		    json_integer_value(json_object_get(k[i - 1].rec, "rep")) ||
-		    strcmp(json_string_value(json_object_get(k[i].rec, "time")),
-			   json_string_value(json_object_get(k[i - 1].rec, "time"))))
+		const struct iop_rec *a = k[i - 1].rec, *b = k[i].rec;
+
+		if (a->rep != b->rep || strcmp(a->time, b->time))
 			continue;
 		snprintf(why, len, "%s:%d: duplicate record: %s rep %" JSON_INTEGER_FORMAT
 			 " at %s is also line %d",
-			 path, k[i].line, g->bench,
-			 json_integer_value(json_object_get(k[i].rec, "rep")),
-			 json_string_value(json_object_get(k[i].rec, "time")), k[i - 1].line);
+			 path, k[i].line, g->bench, k[i].rec->rep, k[i].rec->time, k[i - 1].line);
 		ret = -EINVAL;
 		break;
 	}
@@ -487,51 +415,97 @@ static int check_duplicates(const struct iop_rs_group *g, int side, const char *
 	return ret;
 }
 
+/*
+ * One name (a metric's, a boot's) that must carry one value (a unit, a
+ * kernel release) wherever it appears; @seq is the order of appearance.
+ */
+struct claim {
+	const char *name, *val;
+	int side, line;
+	size_t seq;
+};
+
+struct claims {
+	struct claim *v;
+	size_t n, cap;
+};
+
+static int claim(struct claims *c, const char *name, const char *val, int side, int line)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct claim *v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n] = (struct claim){ name, val, side, line, c->n };
+	c->n++;
+	return 0;
+}
+
+static int cmp_claim(const void *a, const void *b)
+{
+	const struct claim *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The first claim, in order of appearance, whose value is not the one
+ * its name first appeared with; that first one in *@first. NULL: none.
+ * Sorted, not searched: a file of many boots stays n log n.
+ */
+static const struct claim *first_conflict(struct claims *c, const struct claim **first)
+{
+	const struct claim *bad = NULL, *head = NULL;
+
+	qsort(c->v, c->n, sizeof(*c->v), cmp_claim);
+	for (size_t i = 0; i < c->n; i++) {
+		if (!head || strcmp(head->name, c->v[i].name))
+			head = &c->v[i];
+		if (strcmp(head->val, c->v[i].val) && (!bad || c->v[i].seq < bad->seq)) {
+			*first = head;
+			bad = &c->v[i];
+		}
+	}
+	return bad;
+}
+
 /* Every record of @g names each metric in one unit, on both sides. */
 static int check_units(const struct iop_rs_group *g, const char *const paths[2],
 		       char *why, size_t len)
 {
-	json_t *seen = json_object();	/* name -> [unit, side, line] of its first record */
+	struct claims c = { 0 };
+	const struct claim *bad, *first;
 	int ret = 0;
 
-	if (!seen)
-		return -ENOMEM;
 	for (int s = 0; s < 2 && !ret; s++) {
 		for (size_t i = 0; i < g->n[s] && !ret; i++) {
-			json_t *m, *first;
-			size_t j;
+			const struct iop_rec *rec = g->recs[s][i];
 
-			json_array_foreach(json_object_get(g->recs[s][i], "metrics"), j, m) {
-				const char *name = json_string_value(json_object_get(m, "name"));
-				const char *unit = unit_of(m), *first_unit;
-				json_int_t first_side;
-
-				first = json_object_get(seen, name);
-				if (!first) {
-					first = json_pack("[s, i, i]", unit, s, g->lines[s][i]);
-					if (json_object_set_new(seen, name, first)) {
-						ret = -ENOMEM;
-						snprintf(why, len, "%s", strerror(ENOMEM));
-						break;
-					}
-					continue;
-				}
-				first_unit = json_string_value(json_array_get(first, 0));
-				first_side = json_integer_value(json_array_get(first, 1));
-				if (strcmp(first_unit, unit)) {
-					snprintf(why, len,
-						 "%s:%d: metric \"%s\" of %s in \"%s\", but %s:%d has \"%s\"",
-						 paths[s], g->lines[s][i], name, g->bench, unit,
-						 paths[first_side],
-						 (int)json_integer_value(json_array_get(first, 2)),
-						 first_unit);
-					ret = -EINVAL;
-					break;
-				}
-			}
+			for (size_t j = 0; j < rec->nmetrics && !ret; j++)
+				ret = claim(&c, rec->metrics[j].name,
+					    rec->metrics[j].unit ? rec->metrics[j].unit : "", s,
+					    g->lines[s][i]);
 		}
 	}
-	json_decref(seen);
+	if (ret) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	bad = first_conflict(&c, &first);
+	if (bad) {
+		snprintf(why, len, "%s:%d: metric \"%s\" of %s in \"%s\", but %s:%d has \"%s\"",
+			 paths[bad->side], bad->line, bad->name, g->bench, bad->val,
+			 paths[first->side], first->line, first->val);
+		ret = -EINVAL;
+	}
+out:
+	free(c.v);
 	return ret;
 }
 
@@ -543,42 +517,34 @@ static int check_units(const struct iop_rs_group *g, const char *const paths[2],
 static int check_boots(const struct iop_rs_group *groups, size_t n, const char *const paths[2],
 		       char *why, size_t len)
 {
-	json_t *seen = json_object();	/* boot id -> [release, side, line] of its first record */
+	struct claims c = { 0 };
+	const struct claim *bad, *first;
 	int ret = 0;
 
-	if (!seen)
-		return -ENOMEM;
 	for (size_t i = 0; i < n && !ret; i++) {
 		for (int s = 0; s < 2 && !ret; s++) {
 			for (size_t j = 0; j < groups[i].n[s] && !ret; j++) {
-				json_t *rec = groups[i].recs[s][j], *first;
-				const char *boot = iop_rs_env_str(rec, "kernel.boot_id");
-				const char *rel = iop_rs_env_str(rec, "kernel.release"), *first_rel;
+				const struct iop_rec_env *e = &groups[i].recs[s][j]->env;
 
-				if (!boot || !*boot || !rel)
-					continue;
-				first = json_object_get(seen, boot);
-				if (!first) {
-					if (json_object_set_new(seen, boot,
-								json_pack("[s, i, i]", rel, s,
-									  groups[i].lines[s][j]))) {
-						ret = -ENOMEM;
-						snprintf(why, len, "%s", strerror(ENOMEM));
-					}
-					continue;
-				}
-				first_rel = json_string_value(json_array_get(first, 0));
-				if (!first_rel || !strcmp(first_rel, rel))
-					continue;
-				snprintf(why, len, "%s:%d: boot %s ran kernel \"%s\", but %s:%d has it run \"%s\": one boot runs one kernel",
-					 paths[s], groups[i].lines[s][j], boot, rel,
-					 paths[json_integer_value(json_array_get(first, 1))],
-					 (int)json_integer_value(json_array_get(first, 2)), first_rel);
-				ret = -EINVAL;
+				if (e->boot_id && *e->boot_id && e->release)
+					ret = claim(&c, e->boot_id, e->release, s,
+						    groups[i].lines[s][j]);
 			}
 		}
 	}
-	json_decref(seen);
+	if (ret) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	bad = first_conflict(&c, &first);
+	if (bad) {
+		snprintf(why, len, "%s:%d: boot %s ran kernel \"%s\", but %s:%d has it run \"%s\": one boot runs one kernel",
+			 paths[bad->side], bad->line, bad->name, bad->val, paths[first->side],
+			 first->line, first->val);
+		ret = -EINVAL;
+	}
+out:
+	free(c.v);
 	return ret;
 }
 
@@ -605,7 +571,7 @@ void iop_rs_groups_free(struct iop_rs_group *groups, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(groups[i].key);
-		json_decref(groups[i].params);
+		params_release(groups[i].params, groups[i].nparams);
 		for (int s = 0; s < 2; s++) {
 			free(groups[i].recs[s]);
 			free(groups[i].lines[s]);
@@ -614,44 +580,26 @@ void iop_rs_groups_free(struct iop_rs_group *groups, size_t n)
 	free(groups);
 }
 
-static int cmp_str(const void *a, const void *b)
+/* "bs=4096 fs=ext4": @n parameters, names sorted; caller frees. */
+static char *params_str(const struct iop_rec_param *const *p, size_t n, const char *sep)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-char *iop_rs_params_str(json_t *params, const char *sep)
-{
-	size_t n = 0, len;
-	const char **keys, *k;
+	const struct iop_rec_param **s = calloc(n + 1, sizeof(*s));
 	char *out = NULL;
+	size_t len;
 	FILE *f;
-	json_t *v;
 
-	keys = calloc(json_object_size(params) + 1, sizeof(*keys));
-	if (!keys)
+	if (!s)
 		return NULL;
-	json_object_foreach(params, k, v)
-		keys[n++] = k;
-	qsort(keys, n, sizeof(*keys), cmp_str);
-
+	memcpy(s, p, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_param);
 	f = open_memstream(&out, &len);
 	if (!f) {
-		free(keys);
+		free(s);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++) {
-		v = json_object_get(params, keys[i]);
-		fprintf(f, "%s%s=", i ? sep : "", keys[i]);
-		if (json_is_string(v)) {
-			fputs(json_string_value(v), f);
-		} else {
-			char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-
-			fputs(d ? d : "?", f);
-			free(d);
-		}
-	}
-	free(keys);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s=%s", i ? sep : "", s[i]->name, s[i]->text);
+	free(s);
 	if (fclose(f)) {
 		free(out);
 		return NULL;
@@ -662,66 +610,31 @@ char *iop_rs_params_str(json_t *params, const char *sep)
 char *iop_rs_group_label(const struct iop_rs_group *groups, size_t n,
 			 const struct iop_rs_group *g)
 {
-	json_t *short_params = json_object();
-	const char *k;
+	const struct iop_rec_param **shown = calloc(g->nparams + 1, sizeof(*shown));
+	size_t nshown = 0;
 	char *p, *label = NULL;
-	json_t *v;
 
-	if (!short_params)
+	if (!shown)
 		return NULL;
-	json_object_foreach(g->params, k, v) {
-		bool varies = !strcmp(k, "fs");
+	for (size_t k = 0; k < g->nparams; k++) {
+		const struct iop_rec_param *v = &g->params[k], *o;
+		bool varies = !strcmp(v->name, "fs");
 
 		for (size_t i = 0; i < n && !varies; i++) {
 			if (&groups[i] == g || strcmp(groups[i].bench, g->bench))
 				continue;
-			varies = !json_equal(json_object_get(groups[i].params, k), v);
+			o = iop_rec_param(groups[i].params, groups[i].nparams, v->name);
+			varies = !o || !iop_rec_param_same(o, v);
 		}
-		if (varies && json_object_set(short_params, k, v)) {
-			json_decref(short_params);
-			return NULL;
-		}
+		if (varies)
+			shown[nshown++] = v;
 	}
-	p = iop_rs_params_str(short_params, " ");
+	p = params_str(shown, nshown, " ");
 	if (p && asprintf(&label, "%s%s%s", g->bench, *p ? " " : "", p) < 0)
 		label = NULL;
 	free(p);
-	json_decref(short_params);
+	free(shown);
 	return label;
-}
-
-json_t *iop_rs_metric(json_t *rec, const char *name)
-{
-	json_t *m;
-	size_t i;
-
-	json_array_foreach(json_object_get(rec, "metrics"), i, m)
-		if (!strcmp(json_string_value(json_object_get(m, "name")), name))
-			return m;
-	return NULL;
-}
-
-json_t *iop_rs_env(json_t *rec, const char *path)
-{
-	json_t *v = json_object_get(rec, "env");
-	char buf[128], *tok, *save;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, ".", &save); tok && v; tok = strtok_r(NULL, ".", &save))
-		v = json_object_get(v, tok);
-	return v;
-}
-
-const char *iop_rs_env_str(json_t *rec, const char *path)
-{
-	return json_string_value(iop_rs_env(rec, path));
-}
-
-bool iop_rs_untrusted(json_t *rec)
-{
-	const char *s = json_string_value(json_object_get(rec, "status"));
-
-	return (s && !strcmp(s, "untrusted")) || json_array_size(json_object_get(rec, "untrusted"));
 }
 
 /* A boot id as the kernel gives it (/proc/sys/kernel/random/boot_id): 36 of [0-9a-f-]. */
@@ -740,10 +653,9 @@ static bool boot_id_ok(const char *id)
 static void why_not_whole(const struct iop_rs_file *f, size_t i, const char *domain, char *why,
 			  size_t len)
 {
-	json_t *run = json_object_get(f->recs[i], "run");
-	const char *main = json_string_value(json_object_get(run, "main_metric"));
-	json_t *m = main ? iop_rs_metric(f->recs[i], main) : NULL;
-	const char *agg = json_string_value(json_object_get(m, "agg"));
+	const char *main = f->recs[i]->run.main_metric;
+	const struct iop_rec_metric *m = main ? iop_rec_metric(f->recs[i], main) : NULL;
+	const char *agg = m ? m->agg : NULL;
 
 	why[0] = '\0';
 	if (strcmp(domain, "instructions") || iop_agg_is_whole(agg))
@@ -764,8 +676,8 @@ int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const cha
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < f->n; i++) {
-		const char *sha = iop_rs_env_str(f->recs[i], "kernel.image_sha256");
-		const char *b = iop_rs_env_str(f->recs[i], "kernel.boot_id");
+		const char *sha = f->recs[i]->env.image_sha256;
+		const char *b = f->recs[i]->env.boot_id;
 
 		if (!sha || strcmp(sha, sha256)) {
 			snprintf(why, len, "%s:%d: a record from another kernel image (%s)", f->path,
@@ -789,7 +701,7 @@ int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const cha
 	}
 	for (size_t s = 0; s < nseen; s++) {
 		for (size_t i = 0; i < seen[s].n; i++) {
-			const char *b = iop_rs_env_str(seen[s].recs[i], "kernel.boot_id");
+			const char *b = seen[s].recs[i]->env.boot_id;
 
 			if (b && !strcmp(b, id)) {
 				snprintf(why, len, "%s: boot id %s seen before (%s:%d): not a boot of its own",
@@ -799,9 +711,4 @@ int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const cha
 		}
 	}
 	return 0;
-}
-
-size_t iop_rs_boot_seed(json_t *rec, char *buf, size_t len)
-{
-	return iop_cmdline_seed(iop_rs_env_str(rec, "kernel.cmdline"), buf, len);
 }

@@ -14,9 +14,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "record_view.h"
+
+/*
+ * A result file, each record parsed once at load (iop_rec_parse_flags(),
+ * values as measurements): from here on its readers take the typed view
+ * and never look a field of the JSON up.
+ */
 struct iop_rs_file {
 	const char *path;
-	json_t **recs;		/* one reference held per record */
+	struct iop_rec **recs;	/* each allocated, and freed by iop_rs_free() */
 	int *lines;		/* line of each record in @path */
 	size_t n;
 	const char *domain;	/* env.clock.domain of every record: "wall" or "instructions" */
@@ -28,10 +35,11 @@ struct iop_rs_file {
  */
 struct iop_rs_group {
 	const char *bench;	/* borrowed from the first record */
-	json_t *params;		/* "params" plus "fs" (env.fs.type or "none") */
+	struct iop_rec_param *params;	/* "params" plus "fs" (env.fs.type or "none") */
+	size_t nparams;
 	bool fs_from_env;	/* "fs" is not a benchmark parameter but --fs */
 	char *key;
-	json_t **recs[2];
+	const struct iop_rec **recs[2];
 	int *lines[2];
 	size_t n[2];
 };
@@ -60,8 +68,8 @@ void iop_rs_groups_free(struct iop_rs_group *groups, size_t n);
 int iop_rs_check(const struct iop_rs_group *groups, size_t n, const char *base_path,
 		 const char *new_path, char *why, size_t len);
 
-/* "bs=4096 fs=ext4" (keys sorted); caller frees. */
-char *iop_rs_params_str(json_t *params, const char *sep);
+/* @n parameters in order of their names (an array of pointers: caller frees), or NULL. */
+const struct iop_rec_param **iop_rs_params_sorted(const struct iop_rec_param *p, size_t n);
 
 /*
  * "falloc_write fs=xfs mode=keep_size": the benchmark, its filesystem and
@@ -70,22 +78,6 @@ char *iop_rs_params_str(json_t *params, const char *sep);
  */
 char *iop_rs_group_label(const struct iop_rs_group *groups, size_t n,
 			 const struct iop_rs_group *g);
-
-/* The metric object named @name in @rec, or NULL. */
-json_t *iop_rs_metric(json_t *rec, const char *name);
-
-/* String at a dotted path below "env" ("machine.cpu_model"), or NULL. */
-const char *iop_rs_env_str(json_t *rec, const char *path);
-
-/* Any JSON value at a dotted path below "env", or NULL. */
-json_t *iop_rs_env(json_t *rec, const char *path);
-
-/*
- * The clock domain @rec was measured in: "wall", "instructions", or NULL
- * for anything else. Records without env.clock are older than the field
- * and were all measured in wall time.
- */
-const char *iop_rs_clock_domain(json_t *rec);
 
 /*
  * What iopath ab requires of the records of one boot (@f, loaded): all in
@@ -96,16 +88,5 @@ const char *iop_rs_clock_domain(json_t *rec);
  */
 int iop_rs_check_boot(const struct iop_rs_file *f, const char *sha256, const char *domain,
 		      const struct iop_rs_file *seen, size_t nseen, char *why, size_t len);
-
-/*
- * The seed the host gave the boot of @rec (iopath.seed=HEX on its kernel
- * command line, iopath vm --seed) into @buf; its length, 0 when there is
- * none or it is not lowercase hex shorter than @len. Boots given one seed
- * were paired on purpose: the seed is drawn at random otherwise.
- */
-size_t iop_rs_boot_seed(json_t *rec, char *buf, size_t len);
-
-/* Whether @rec is marked untrusted. */
-bool iop_rs_untrusted(json_t *rec);
 
 #endif

@@ -52,7 +52,7 @@
 
 #include "bench_calibrate.h"
 #include "iopath.h"
-#include "shared_recset.h"
+#include "record.h"
 
 #define MAX_KV	96
 
@@ -315,6 +315,18 @@ static void tally_pair(struct tally *t, const struct side *a, const struct side 
 	}
 }
 
+/* The metric object named @name in @rec, one this run has just made, or NULL. */
+static json_t *rec_metric(json_t *rec, const char *name)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(rec, "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")), name))
+			return m;
+	return NULL;
+}
+
 /*
  * One metric's values in @recs on the tested scale (1/x for rates): per
  * repetition, or with @by_run each run's trimmed mean, as the side's main
@@ -327,7 +339,7 @@ static size_t metric_vals(json_t *recs, const char *name, bool by_run, double *v
 	json_t *rec;
 
 	json_array_foreach(recs, i, rec) {
-		json_t *m = iop_rs_metric(rec, name);
+		json_t *m = rec_metric(rec, name);
 		double x = json_number_value(json_object_get(m, "value"));
 		bool rate = iop_agg_is_rate(json_string_value(json_object_get(m, "agg")));
 

@@ -138,6 +138,13 @@ int comparison_verdicts(const struct comparison *c, bool verdict, bool all, char
 			size_t len);
 
 /*
+ * The seed the host gave the boot of @rec (iopath.seed=, iopath vm
+ * --seed), "" when none or longer than any iopath draws. Boots given one
+ * seed were paired on purpose: the seed is drawn at random otherwise.
+ */
+const char *compare_rec_seed(const struct iop_rec *rec);
+
+/*
  * Whether the boots of @gc read the benchmark's file in different layouts
  * (run.facts.file_layout): within pairs by seed, else between any boots.
  * Changes no figure. 0 or -ENOMEM.

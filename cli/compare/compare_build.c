@@ -58,108 +58,28 @@ static void notes_free(struct notes *nt)
 }
 
 /*
- * What must match for two runs to be comparable. The kernel release and
- * version are left out on purpose: they are what differs.
+ * Note the fields in which @b and @n differ (iop_rec_env_compared[]: the
+ * texts are equal when the values are); returns how many.
  */
-static const char *const env_fields[] = {
-	"machine.cpu_model", "machine.cpus_online", "machine.nodes", "machine.hostname",
-	"kernel.cmdline", "placement.requested", "placement.cpus", "placement.mems",
-	"placement.node", "device.backing", "device.queue", "fs.type", "fs.mkfs_opts",
-	"fs.mount_opts", "iopath.version",
-};
-
-/*
- * The kernel command line without the words that name the kernel image:
- * BOOT_IMAGE= (GRUB) and initrd= differ between a base and a patched
- * kernel by design, and iopath.seed= (iopath vm --icount) differs between
- * any two boots by design, as boot ids do. Returns a new string or NULL.
- */
-static char *cmdline_norm(const char *cmdline)
-{
-	char *copy = strdup(cmdline), *out = calloc(1, strlen(cmdline) + 1), *tok, *save, *end;
-
-	if (!copy || !out) {
-		free(copy);
-		free(out);
-		return NULL;
-	}
-	/* Appending at @end, not strcat(): a long cmdline is linear, not quadratic. */
-	end = out;
-	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-		size_t l = strlen(tok);
-
-		if (!strncmp(tok, "BOOT_IMAGE=", 11) || !strncmp(tok, "initrd=", 7) ||
-		    !strncmp(tok, "iopath.seed=", 12))
-			continue;
-		if (end != out)
-			*end++ = ' ';
-		memcpy(end, tok, l);
-		end += l;
-	}
-	*end = '\0';
-	free(copy);
-	return out;
-}
-
-/* An env field as compared: the cmdline normalized, everything else as is. */
-static json_t *env_get(json_t *rec, const char *field)
-{
-	json_t *v = iop_rs_env(rec, field);
-	char *norm;
-
-	if (!json_is_string(v) || strcmp(field, "kernel.cmdline"))
-		return json_incref(v);
-	norm = cmdline_norm(json_string_value(v));
-	v = norm ? json_string(norm) : NULL;
-	free(norm);
-	return v;
-}
-
-static char *env_val(json_t *rec, const char *field)
-{
-	json_t *v = env_get(rec, field);
-	char *s;
-
-	if (!v || json_is_null(v)) {
-		s = strdup("(none)");
-	} else if (json_is_string(v)) {
-		if (asprintf(&s, "\"%s\"", json_string_value(v)) < 0)
-			s = NULL;
-	} else {
-		s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-	}
-	json_decref(v);
-	return s;
-}
-
-/* Note the fields in which @b and @n differ; returns how many. */
-static int env_diff(struct notes *nt, json_t *b, json_t *n, const char *what)
+static int env_diff(struct notes *nt, const struct iop_rec *b, const struct iop_rec *n,
+		    const char *what)
 {
 	int diffs = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(env_fields); i++) {
-		json_t *vb = env_get(b, env_fields[i]), *vn = env_get(n, env_fields[i]);
-		bool same = (!vb || json_is_null(vb)) && (!vn || json_is_null(vn));
-		char *sb, *sn;
+	for (size_t i = 0; i < IOP_REC_NENV; i++) {
+		const char *vb = b->env.cmp[i], *vn = n->env.cmp[i];
 
-		same = same || (vb && vn && json_equal(vb, vn));
-		json_decref(vb);
-		json_decref(vn);
-		if (same)
+		if (vb == vn || (vb && vn && !strcmp(vb, vn)))
 			continue;
-		sb = env_val(b, env_fields[i]);
-		sn = env_val(n, env_fields[i]);
-		note(nt, "environment differs (%s): %s: %s vs %s", what, env_fields[i],
-		     sb ? sb : "?", sn ? sn : "?");
-		free(sb);
-		free(sn);
+		note(nt, "environment differs (%s): %s: %s vs %s", what, iop_rec_env_compared[i],
+		     vb ? vb : "(none)", vn ? vn : "(none)");
 		diffs++;
 	}
 	return diffs;
 }
 
 static int metric_values(struct iop_rs_group *g, int side, const char *name, double **out,
-			 size_t *n, json_t **first)
+			 size_t *n, const struct iop_rec_metric **first)
 {
 	double *v = calloc(g->n[side] ? g->n[side] : 1, sizeof(*v));
 	size_t k = 0;
@@ -168,13 +88,13 @@ static int metric_values(struct iop_rs_group *g, int side, const char *name, dou
 		return -ENOMEM;
 	*first = NULL;
 	for (size_t i = 0; i < g->n[side]; i++) {
-		json_t *m = iop_rs_metric(g->recs[side][i], name);
+		const struct iop_rec_metric *m = iop_rec_metric(g->recs[side][i], name);
 
 		if (!m)
 			continue;
 		if (!*first)
 			*first = m;
-		v[k++] = json_number_value(json_object_get(m, "value"));
+		v[k++] = m->value;
 	}
 	*out = v;
 	*n = k;
@@ -191,8 +111,8 @@ static double metric_quantum(struct iop_rs_group *g, int side, const char *name)
 	double q = 0;
 
 	for (size_t i = 0; i < g->n[side]; i++) {
-		json_t *m = iop_rs_metric(g->recs[side][i], name);
-		double v = json_number_value(json_object_get(m, "quantum"));
+		const struct iop_rec_metric *m = iop_rec_metric(g->recs[side][i], name);
+		double v = m ? m->quantum : 0;
 
 		if (isfinite(v) && v > q)
 			q = v;
@@ -200,14 +120,22 @@ static double metric_quantum(struct iop_rs_group *g, int side, const char *name)
 	return q;
 }
 
-static const char *rec_boot(json_t *rec)
+static const char *rec_boot(const struct iop_rec *rec)
 {
-	return iop_rs_env_str(rec, "kernel.boot_id");
+	return rec->env.boot_id;
 }
 
-static const char *rec_run(json_t *rec)
+static const char *rec_run(const struct iop_rec *rec)
 {
-	return json_string_value(json_object_get(json_object_get(rec, "run"), "invocation"));
+	return rec->run.invocation;
+}
+
+/* Longest seed taken: iopath vm draws 16 bytes, 32 hex digits. */
+#define SEED_MAX 64
+
+const char *compare_rec_seed(const struct iop_rec *rec)
+{
+	return strlen(rec->env.seed) <= SEED_MAX ? rec->env.seed : "";
 }
 
 /*
@@ -216,7 +144,8 @@ static const char *rec_run(json_t *rec)
  * record has a key.
  */
 static size_t unit_means(struct iop_rs_group *g, int side, const char *name, bool rate,
-			 const char *(*key)(json_t *), const double *v, const char **keys,
+			 const char *(*key)(const struct iop_rec *), const double *v,
+			 const char **keys,
 			 double *means)
 {
 	size_t k = 0;
@@ -225,7 +154,7 @@ static size_t unit_means(struct iop_rs_group *g, int side, const char *name, boo
 	for (size_t i = 0; i < g->n[side]; i++) {
 		const char *id = key(g->recs[side][i]);
 
-		if (!iop_rs_metric(g->recs[side][i], name))
+		if (!iop_rec_metric(g->recs[side][i], name))
 			continue;
 		known |= id && *id;
 		keys[k++] = id ? id : "";
@@ -292,15 +221,13 @@ static bool run_rounds(struct iop_rs_group *g, int side, const char *name, const
 	bool ok = inv;
 
 	for (size_t i = 0; ok && i < g->n[side]; i++) {
-		json_t *rec = g->recs[side][i];
-		json_t *p = json_object_get(json_object_get(rec, "run"), "pairing");
-		const char *pid = json_string_value(json_object_get(p, "id"));
-		json_t *r = json_object_get(p, "round"), *cy = json_object_get(p, "cycle");
-		json_int_t k_cy = cy ? (json_is_integer(cy) ? json_integer_value(cy) : 0) : 2;
+		const struct iop_rec *rec = g->recs[side][i];
+		const char *pid = rec->run.pairing_id;
+		json_int_t k_cy = rec->run.cycle;
 
-		if (!iop_rs_metric(rec, name))
+		if (!iop_rec_metric(rec, name))
 			continue;
-		ok = pid && json_is_integer(r) && rec_run(rec) && (!*id || !strcmp(*id, pid)) &&
+		ok = pid && rec->run.has_round && rec_run(rec) && (!*id || !strcmp(*id, pid)) &&
 		     k_cy >= 2 && (!*cycle || *cycle == k_cy);
 		if (!ok)
 			break;
@@ -312,10 +239,10 @@ static bool run_rounds(struct iop_rs_group *g, int side, const char *name, const
 			ok = k < n;
 			if (ok) {
 				inv[k] = rec_run(rec);
-				round[k++] = json_integer_value(r);
+				round[k++] = rec->run.round;
 			}
 		} else {
-			ok = round[u] == json_integer_value(r);
+			ok = round[u] == rec->run.round;
 		}
 	}
 	free(inv);
@@ -368,9 +295,6 @@ static size_t pair_rounds(struct iop_rs_group *g, const char *name, const struct
 	return ok ? (size_t)k : 0;
 }
 
-/* Longest seed taken: iopath vm draws 16 bytes, 32 hex digits. */
-#define SEED_MAX 64
-
 struct boot_unit {
 	const char *id;
 	char seed[SEED_MAX + 1];	/* "" none, or its records disagree */
@@ -390,16 +314,15 @@ static size_t boot_units(struct iop_rs_group *g, int s, const char *name, struct
 	bool ok = u;
 
 	for (size_t i = 0; ok && i < g->n[s]; i++) {
-		json_t *rec = g->recs[s][i], *m = iop_rs_metric(rec, name);
-		const char *id = rec_boot(rec);
-		char seed[SEED_MAX + 1];
+		const struct iop_rec *rec = g->recs[s][i];
+		const struct iop_rec_metric *m = iop_rec_metric(rec, name);
+		const char *id = rec_boot(rec), *seed = compare_rec_seed(rec);
 
 		if (!m)
 			continue;
 		ok = id && *id;
 		if (!ok)
 			break;
-		iop_rs_boot_seed(rec, seed, sizeof(seed));
 		for (k = 0; k < nu && strcmp(u[k].id, id); k++)
 			;
 		if (k == nu) {
@@ -413,7 +336,7 @@ static size_t boot_units(struct iop_rs_group *g, int s, const char *name, struct
 		} else if (strcmp(u[k].seed, seed)) {
 			u[k].seed[0] = '\0';
 		}
-		u[k].v[u[k].n++] = json_number_value(json_object_get(m, "value"));
+		u[k].v[u[k].n++] = m->value;
 	}
 	if (!ok && u) {
 		for (k = 0; k < nu; k++)
@@ -509,11 +432,10 @@ static int metric_names(struct iop_rs_group *g, const char ***out, size_t *nout)
 
 	for (int s = 0; s < 2; s++) {
 		for (size_t i = 0; i < g->n[s]; i++) {
-			json_t *m;
-			size_t j;
+			const struct iop_rec *rec = g->recs[s][i];
 
-			json_array_foreach(json_object_get(g->recs[s][i], "metrics"), j, m) {
-				const char *name = json_string_value(json_object_get(m, "name"));
+			for (size_t j = 0; j < rec->nmetrics; j++) {
+				const char *name = rec->metrics[j].name;
 				const char **nn;
 
 				if (has_name(names, nnames, name))
@@ -544,17 +466,21 @@ static int skip(struct group_cmp *gc, const char *name, bool both, char *why)
 	return 0;
 }
 
-/* Why metric @mb of the base and @mn of the new side are not compared (a new string). */
-static char *differs(json_t *mb, json_t *mn)
+static const char *better_word(const struct iop_rec_metric *m)
 {
-	const char *key = json_equal(json_object_get(mb, "better"), json_object_get(mn, "better")) ?
-			  "agg" : "better";
-	const char *b = json_string_value(json_object_get(mb, key));
-	const char *n = json_string_value(json_object_get(mn, key));
+	return m->better == IOP_HIGHER_IS_BETTER ? "higher" : "lower";
+}
+
+/* Why metric @mb of the base and @mn of the new side are not compared (a new string). */
+static char *differs(const struct iop_rec_metric *mb, const struct iop_rec_metric *mn)
+{
+	bool same_better = mb->better == mn->better;
+	const char *b = same_better ? mb->agg : better_word(mb);
+	const char *n = same_better ? mn->agg : better_word(mn);
 	char *s;
 
 	if (asprintf(&s, "\"%s\" is \"%s\" in the base records, \"%s\" in the new: the sides do not compare",
-		     key, b ? b : "?", n ? n : "?") < 0)
+		     same_better ? "agg" : "better", b, n) < 0)
 		return NULL;
 	return s;
 }
@@ -573,7 +499,7 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 	double *vb = NULL, *vn = NULL, quantum;
 	size_t nb, nn, cycle;
 	bool by_seed;
-	json_t *mb, *mn;
+	const struct iop_rec_metric *mb, *mn;
 	struct metric_cmp *mc;
 	char *s;
 	int ret = 0;
@@ -590,8 +516,7 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 						     c->new_path) < 0 ? NULL : s);
 		goto out;
 	}
-	if (!json_equal(json_object_get(mb, "better"), json_object_get(mn, "better")) ||
-	    !json_equal(json_object_get(mb, "agg"), json_object_get(mn, "agg"))) {
+	if (mb->better != mn->better || strcmp(mb->agg, mn->agg)) {
 		note(&c->notes, "not compared: %s.%s (%s): \"better\" or \"agg\" differs between the files",
 		     g->bench, name, label);
 		ret = skip(gc, name, true, differs(mb, mn));
@@ -599,9 +524,9 @@ static int compare_one(struct comparison *c, struct group_cmp *gc, const char *n
 	}
 	mc = &gc->m[gc->nm++];
 	mc->name = name;
-	mc->unit = json_string_value(json_object_get(mb, "unit"));
-	mc->higher = !strcmp(json_string_value(json_object_get(mb, "better")), "higher");
-	mc->rate = iop_agg_is_rate(json_string_value(json_object_get(mb, "agg")));
+	mc->unit = mb->unit;
+	mc->higher = mb->better == IOP_HIGHER_IS_BETTER;
+	mc->rate = iop_agg_is_rate(mb->agg);
 	if (boot_values(g, 0, name, mc->rate, vb, &nb, &mc->s[0]) ||
 	    boot_values(g, 1, name, mc->rate, vn, &nn, &mc->s[1])) {
 		ret = -ENOMEM;
@@ -655,21 +580,20 @@ static void note_untrusted(struct comparison *c, struct group_cmp *gc, const cha
 		int first = 0;
 
 		for (size_t i = 0; i < g->n[s]; i++) {
-			json_t *rec = g->recs[s][i], *r;
-			size_t j;
+			const struct iop_rec *rec = g->recs[s][i];
 
-			if (!iop_rs_untrusted(rec))
+			if (!rec->untrusted)
 				continue;
 			if (ll < sizeof(lines))
 				ll += snprintf(lines + ll, sizeof(lines) - ll, "%s%d", bad ? "," : "",
 					       g->lines[s][i]);
 			if (!bad++) {
 				first = g->lines[s][i];
-				json_array_foreach(json_object_get(rec, "untrusted"), j, r)
-					if (json_is_string(r) && rl < sizeof(reasons))
-						rl += snprintf(reasons + rl, sizeof(reasons) - rl, "%s%s",
-							       rl ? "; " : "",
-							       json_string_value(r));
+				for (size_t j = 0; j < rec->nuntrusted_reasons; j++)
+					if (rl < sizeof(reasons))
+						rl += snprintf(reasons + rl, sizeof(reasons) - rl,
+							       "%s%s", rl ? "; " : "",
+							       rec->untrusted_reasons[j]);
 			}
 		}
 		if (!bad)
@@ -694,18 +618,17 @@ static const char *group_main(const struct iop_rs_group *g, bool *differs)
 	*differs = false;
 	for (int s = 0; s < 2; s++) {
 		for (size_t i = 0; i < g->n[s]; i++) {
-			json_t *v = json_object_get(json_object_get(g->recs[s][i], "run"),
-						    "main_metric");
+			const char *v = g->recs[s][i]->run.main_metric;
 
 			if (!v) {
 				none = true;
 				continue;
 			}
-			if (!json_is_string(v) || (main && strcmp(main, json_string_value(v)))) {
+			if (main && strcmp(main, v)) {
 				*differs = true;
 				return NULL;
 			}
-			main = json_string_value(v);
+			main = v;
 		}
 	}
 	*differs = main && none;
@@ -785,13 +708,13 @@ static size_t file_boots(const struct iop_rs_file *f, const char **id)
 
 	*id = NULL;
 	for (size_t i = 0; i < f->n; i++) {
-		const char *b = iop_rs_env_str(f->recs[i], "kernel.boot_id");
+		const char *b = f->recs[i]->env.boot_id;
 		size_t j;
 
 		if (!b)
 			continue;
 		for (j = 0; j < i; j++) {
-			const char *o = iop_rs_env_str(f->recs[j], "kernel.boot_id");
+			const char *o = f->recs[j]->env.boot_id;
 
 			if (o && !strcmp(o, b))
 				break;

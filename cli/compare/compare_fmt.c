@@ -90,7 +90,7 @@ static const char *esc(const char *s)
 
 static const char *kernel_of(struct iop_rs_file *f)
 {
-	const char *r = f->n ? iop_rs_env_str(f->recs[0], "kernel.release") : NULL;
+	const char *r = f->n ? f->recs[0]->env.release : NULL;
 
 	return esc(r ? r : "unknown");
 }
@@ -102,43 +102,6 @@ static void print_notes(FILE *out, const struct notes *nt)
 	fprintf(out, "\nnotes (a '?' after a verdict: untrusted records or another environment):\n");
 	for (size_t i = 0; i < nt->n; i++)
 		fprintf(out, "  ! %s\n", esc(nt->v[i]));
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The parameter names in sorted order; caller frees the array only. */
-static const char **sorted_keys(json_t *params, size_t *n)
-{
-	const char **keys = calloc(json_object_size(params) + 1, sizeof(*keys)), *k;
-	size_t i = 0;
-	json_t *v;
-
-	if (!keys)
-		return NULL;
-	json_object_foreach(params, k, v)
-		keys[i++] = k;
-	qsort(keys, i, sizeof(*keys), cmp_key);
-	*n = i;
-	return keys;
-}
-
-/* A parameter's value as text (a new string), or NULL. */
-static char *param_text(json_t *v)
-{
-	if (json_is_string(v))
-		return strdup(json_string_value(v));
-	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-}
-
-static void print_param_value(FILE *out, json_t *v)
-{
-	char *s = param_text(v);
-
-	fputs(esc(s), out);
-	free(s);
 }
 
 /* " WORD": "PREFIX" and @s as one shell word. */
@@ -158,20 +121,17 @@ static void print_word(FILE *out, const char *prefix, const char *s)
 /* The robot's two lines: "bs/fs/bench:" then "  4k/ext4/falloc_write". */
 static void print_lkp_params(FILE *out, struct iop_rs_group *g)
 {
-	size_t n = 0;
-	const char **keys = sorted_keys(g->params, &n);
+	const struct iop_rec_param **p = iop_rs_params_sorted(g->params, g->nparams);
 
-	if (!keys)
+	if (!p)
 		return;
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s/", esc(keys[i]));
+	for (size_t i = 0; i < g->nparams; i++)
+		fprintf(out, "%s/", esc(p[i]->name));
 	fprintf(out, "bench:\n  ");
-	for (size_t i = 0; i < n; i++) {
-		print_param_value(out, json_object_get(g->params, keys[i]));
-		fputc('/', out);
-	}
+	for (size_t i = 0; i < g->nparams; i++)
+		fprintf(out, "%s/", esc(p[i]->text));
 	fprintf(out, "%s\n", esc(g->bench));
-	free(keys);
+	free(p);
 }
 
 /*
@@ -181,14 +141,12 @@ static void print_lkp_params(FILE *out, struct iop_rs_group *g)
  */
 static void print_reproduce(FILE *out, struct iop_rs_group *g)
 {
-	json_t *rec = g->recs[0][0];
-	const char *fs = g->fs_from_env ? json_string_value(json_object_get(g->params, "fs"))
-					: iop_rs_env_str(rec, "fs.type");
-	const char *backing = iop_rs_env_str(rec, "device.backing");
-	const char *dev = iop_rs_env_str(rec, "device.name");
-	const char *mnt = iop_rs_env_str(rec, "fs.mnt");
-	size_t n = 0;
-	const char **keys = sorted_keys(g->params, &n);
+	const struct iop_rec_env *env = &g->recs[0][0]->env;
+	const struct iop_rec_param *fs_param = iop_rec_param(g->params, g->nparams, "fs");
+	const char *fs = !g->fs_from_env ? env->fs_type :
+			 fs_param && fs_param->is_str ? fs_param->text : NULL;
+	const char *backing = env->backing, *dev = env->dev_name, *mnt = env->fs_mnt;
+	const struct iop_rec_param **p = iop_rs_params_sorted(g->params, g->nparams);
 
 	fprintf(out, "iopath bench --fs");
 	print_word(out, "", fs ? fs : "none");
@@ -202,40 +160,34 @@ static void print_reproduce(FILE *out, struct iop_rs_group *g)
 		print_word(out, "dir:", mnt);
 	}
 	print_word(out, "", g->bench);
-	for (size_t i = 0; keys && i < n; i++) {
-		json_t *v = json_object_get(g->params, keys[i]);
-		char *prefix = NULL, *val;
+	for (size_t i = 0; p && i < g->nparams; i++) {
+		char *prefix = NULL;
 
 		/* "fs" is --fs; an empty value is the parameter's default. */
-		if ((g->fs_from_env && !strcmp(keys[i], "fs")) ||
-		    (json_is_string(v) && !*json_string_value(v)))
+		if ((g->fs_from_env && !strcmp(p[i]->name, "fs")) || (p[i]->is_str && !*p[i]->text))
 			continue;
-		val = param_text(v);
-		if (asprintf(&prefix, "%s=", keys[i]) >= 0)
-			print_word(out, prefix, val ? val : "?");
+		if (asprintf(&prefix, "%s=", p[i]->name) >= 0)
+			print_word(out, prefix, p[i]->text);
 		free(prefix);
-		free(val);
 	}
 	fputc('\n', out);
-	free(keys);
+	free(p);
 }
 
-static void print_machine(FILE *out, json_t *rec)
+static void print_machine(FILE *out, const struct iop_rec *rec)
 {
-	const char *cpu = iop_rs_env_str(rec, "machine.cpu_model");
-	json_t *online = iop_rs_env(rec, "machine.cpus_online");
-	const char *pin = iop_rs_env_str(rec, "placement.cpus");
+	const struct iop_rec_env *e = &rec->env;
 
-	fprintf(out, "machine: %s", cpu ? esc(cpu) : "unknown CPU");
-	if (json_is_string(online))
-		fprintf(out, ", CPUs %s online", esc(json_string_value(online)));
-	else if (json_is_integer(online))
-		fprintf(out, ", %lld CPUs online", (long long)json_integer_value(online));
-	if (pin && *pin)
-		fprintf(out, ", pinned to CPU %s", esc(pin));
+	fprintf(out, "machine: %s", e->cpu_model ? esc(e->cpu_model) : "unknown CPU");
+	if (e->cpus_online)
+		fprintf(out, ", CPUs %s online", esc(e->cpus_online));
+	else if (e->has_ncpus_online)
+		fprintf(out, ", %lld CPUs online", (long long)e->ncpus_online);
+	if (e->placement_cpus && *e->placement_cpus)
+		fprintf(out, ", pinned to CPU %s", esc(e->placement_cpus));
 	fputc('\n', out);
 	/* Only where it is not wall time: every older report reads as before. */
-	if (!strcmp(iop_rs_clock_domain(rec), "instructions"))
+	if (!strcmp(e->clock_domain, "instructions"))
 		fprintf(out, "clock: instructions (QEMU TCG icount: 1 ns = 1 instruction executed; counts work, not waits, cache misses or device latency)\n");
 }
 
@@ -505,6 +457,23 @@ fail:
 }
 
 /*
+ * The group's parameters, "fs" with them, as its first record gave them:
+ * compare.json's "params", made here at the output from the typed view.
+ */
+static json_t *params_json(const struct iop_rs_group *g)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o && i < g->nparams; i++) {
+		if (json_object_set(o, g->params[i].name, g->params[i].value)) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+/*
  * The JSON of @c; NULL when a part of it cannot be made (a path that is
  * not UTF-8, no memory): never a document with a part left out.
  */
@@ -527,8 +496,9 @@ json_t *comparison_json(struct comparison *c)
 			break;
 		}
 		bad = json_array_append_new(groups,
-					    json_pack("{s:s, s:O, s:{s:I, s:I}, s:b, s:b, s:I, s:O, s:o, s:s?}",
-						      "bench", gc->g->bench, "params", gc->g->params,
+					    json_pack("{s:s, s:o, s:{s:I, s:I}, s:b, s:b, s:I, s:O, s:o, s:s?}",
+						      "bench", gc->g->bench,
+						      "params", params_json(gc->g),
 						      "runs", "base", (json_int_t)gc->g->n[0],
 						      "new", (json_int_t)gc->g->n[1],
 						      "untrusted", gc->untrusted,
@@ -574,17 +544,25 @@ static const char *pct3(char *buf, size_t len, double frac, bool sign)
 }
 
 /* "instructions, QEMU TCG icount", "wall time, KVM": what the counts are of. */
-static const char *clock_words(json_t *rec)
+static const char *clock_words(const struct iop_rec *rec)
 {
-	const char *accel = iop_rs_env_str(rec, "clock.accel");
+	const char *accel = rec->env.clock_accel;
 
-	if (!strcmp(iop_rs_clock_domain(rec), "instructions"))
+	if (!strcmp(rec->env.clock_domain, "instructions"))
 		return "instructions, QEMU TCG icount";
 	if (accel && !strcmp(accel, "kvm"))
 		return "wall time, KVM";
 	if (accel && !strcmp(accel, "tcg"))
 		return "wall time, QEMU TCG";
 	return "wall time";
+}
+
+/* The group's "fs" parameter where it is a string, or NULL. */
+static const char *group_fs(const struct iop_rs_group *g)
+{
+	const struct iop_rec_param *fs = iop_rec_param(g->params, g->nparams, "fs");
+
+	return fs && fs->is_str ? fs->text : NULL;
 }
 
 /* What a side's observations are: boots, runs or repetitions. */
@@ -606,7 +584,7 @@ void compare_print_verdict(FILE *out, struct comparison *c, const struct opts *o
 	for (size_t i = 0; i < c->ngc; i++) {
 		const struct group_cmp *gc = &c->gc[i];
 		const struct metric_cmp *m = group_verdict_metric(gc);
-		const char *fs = json_string_value(json_object_get(gc->g->params, "fs"));
+		const char *fs = group_fs(gc->g);
 		char ch[32], lo[32], hi[32], mde[32], boots[64], lc[64];
 
 		if (!m)
@@ -641,7 +619,7 @@ void compare_print_planted(FILE *out, struct comparison *c)
 	for (size_t i = 0; i < c->ngc; i++) {
 		const struct group_cmp *gc = &c->gc[i];
 		const struct metric_cmp *m = group_verdict_metric(gc);
-		const char *fs = json_string_value(json_object_get(gc->g->params, "fs"));
+		const char *fs = group_fs(gc->g);
 		double per_op, d[3], ch[3];
 
 		if (!m)

@@ -20,21 +20,11 @@
 
 #include "compare.h"
 
-/* Longest seed taken, as compare_build.c's pairing. */
-#define LAYOUT_SEED_MAX 64
-
 struct layout_boot {
 	const char *id;
 	const char *layout;	/* NULL: not recorded; "" when its records disagree */
-	char seed[LAYOUT_SEED_MAX + 1];
+	const char *seed;	/* as compare_build.c's pairing takes it */
 };
-
-static const char *rec_layout(json_t *rec)
-{
-	json_t *facts = json_object_get(json_object_get(rec, "run"), "facts");
-
-	return json_string_value(json_object_get(facts, "file_layout"));
-}
 
 /* The boots of side @s of @g in order of first appearance; how many, or -ENOMEM. */
 static long layout_boots(const struct iop_rs_group *g, int s, struct layout_boot **out)
@@ -46,9 +36,9 @@ static long layout_boots(const struct iop_rs_group *g, int s, struct layout_boot
 	if (!b)
 		return -ENOMEM;
 	for (size_t i = 0; i < g->n[s]; i++) {
-		json_t *rec = g->recs[s][i];
-		const char *id = iop_rs_env_str(rec, "kernel.boot_id");
-		const char *l = rec_layout(rec);
+		const struct iop_rec *rec = g->recs[s][i];
+		const char *id = rec->env.boot_id;
+		const char *l = rec->run.file_layout;
 
 		if (!id)
 			continue;
@@ -57,7 +47,7 @@ static long layout_boots(const struct iop_rs_group *g, int s, struct layout_boot
 		if (k == nb) {
 			b[nb].id = id;
 			b[nb].layout = l;
-			iop_rs_boot_seed(rec, b[nb].seed, sizeof(b[nb].seed));
+			b[nb].seed = compare_rec_seed(rec);
 			nb++;
 		} else if (!b[k].layout != !l || (l && strcmp(b[k].layout, l))) {
 			b[k].layout = "";
@@ -72,21 +62,25 @@ static bool layouts_differ(const struct layout_boot *a, const struct layout_boot
 					  strcmp(a->layout, b->layout));
 }
 
+/* A boot's layout in words: "" is its records disagreeing. */
+static const char *layout_words(const struct layout_boot *b)
+{
+	return *b->layout ? b->layout : "(differs between its records)";
+}
+
 /* One pair's entry for the JSON and, the first time, the words for the verdict line. */
 static int layout_pair(struct group_cmp *gc, size_t pair, const struct layout_boot *a,
 		       const struct layout_boot *b)
 {
 	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s}", "pair", (json_int_t)pair,
 			      "seed", a->seed, "base_boot", a->id, "new_boot", b->id,
-			      "base_layout", *a->layout ? a->layout : "(differs between its records)",
-			      "new_layout", *b->layout ? b->layout : "(differs between its records)");
+			      "base_layout", layout_words(a), "new_layout", layout_words(b));
 
 	if (!o || json_array_append_new(gc->layouts, o))
 		return -ENOMEM;
 	if (!gc->layout_first &&
-	    asprintf(&gc->layout_first, "pair %zu base '%s' new '%s'", pair,
-		     json_string_value(json_object_get(o, "base_layout")),
-		     json_string_value(json_object_get(o, "new_layout"))) < 0) {
+	    asprintf(&gc->layout_first, "pair %zu base '%s' new '%s'", pair, layout_words(a),
+		     layout_words(b)) < 0) {
 		gc->layout_first = NULL;
 		return -ENOMEM;
 	}
