@@ -138,6 +138,19 @@ bad=$(git grep -nE '^(    )+[a-z{}]' -- '*.c' '*.h' | grep -v '^.*: \*' | head -
 if [ -z "$bad" ]; then ok "lint.c_indents_with_tabs"; else
 	echo "$bad" | sed 's/^/# /'; not_ok "lint.c_indents_with_tabs"; fi
 
+# A record is read once, into its typed view (iop_rec_parse() in
+# lib/record_view.c, every field checked there): compare and plot take
+# struct iop_rec from the load on and make JSON only for their output
+# (docs/records.md, "The walk of a record"). A JSON read in their files
+# is a second reader of the record, with checks of its own or none.
+mapfile -t typed < <(git ls-files 'cli/shared_recset.[ch]' 'cli/cmd_plot.c' 'cli/compare/*')
+bad=$(git grep -nE 'json_(object_get|object_iter|object_foreach|object_size|array_get|array_foreach|array_size|string_value|string_length|integer_value|number_value|real_value|boolean_value|is_[a-z]+|unpack|equal|load)' -- "${typed[@]}")
+git grep -q 'iop_rec_parse' -- cli/shared_recset.c ||
+	bad="${bad:+$bad
+}cli/shared_recset.c: no iop_rec_parse(), so no typed view"
+if [ "${#typed[@]}" -ge 4 ] && [ -z "$bad" ]; then ok "lint.compare_and_plot_read_records_typed"; else
+	echo "$bad" | sed 's/^/# /'; not_ok "lint.compare_and_plot_read_records_typed"; fi
+
 if command -v shellcheck >/dev/null 2>&1; then
 	mapfile -t scripts < <(git ls-files '*.sh')
 	if shellcheck -x -S warning "${scripts[@]}" .ci/run; then
