@@ -450,7 +450,7 @@ static int parse_metric_counts(json_t *m, struct iop_rec_metric *rm, char *what,
 
 static int parse_export(json_t *rec, struct iop_rec *r, char *what, size_t len)
 {
-	json_t *env = json_object_get(rec, "env"), *mach, *s;
+	json_t *env = json_object_get(rec, "env"), *mach;
 	size_t i;
 	int ret;
 
@@ -466,13 +466,8 @@ static int parse_export(json_t *rec, struct iop_rec *r, char *what, size_t len)
 		ret = opt_str(rec, "status", "status", &r->status, what, len);
 	if (ret)
 		return ret;
+	/* its entries are checked with the reasons, in parse_untrusted() */
 	r->untrusted_why = json_object_get(rec, "untrusted");
-	json_array_foreach(r->untrusted_why, i, s) {
-		if (!json_is_string(s)) {
-			snprintf(what, len, "untrusted[%zu] is not a string", i);
-			return -EINVAL;
-		}
-	}
 	for (i = 0; !ret && i < r->nmetrics; i++)
 		ret = parse_metric_counts(json_array_get(json_object_get(rec, "metrics"), i),
 					  &r->metrics[i], what, len);
@@ -538,8 +533,8 @@ static int parse_params(struct iop_rec *r)
 	return 0;
 }
 
-/* The reasons "untrusted" gives; an entry that is no string gives none. */
-static int parse_untrusted(json_t *untrusted, struct iop_rec *r)
+/* The reasons "untrusted" gives, each a string. */
+static int parse_untrusted(json_t *untrusted, struct iop_rec *r, char *what, size_t len)
 {
 	size_t i;
 	json_t *v;
@@ -547,9 +542,13 @@ static int parse_untrusted(json_t *untrusted, struct iop_rec *r)
 	r->untrusted_reasons = calloc(json_array_size(untrusted) + 1, sizeof(const char *));
 	if (!r->untrusted_reasons)
 		return -ENOMEM;
-	json_array_foreach(untrusted, i, v)
-		if (json_is_string(v))
-			r->untrusted_reasons[r->nuntrusted_reasons++] = json_string_value(v);
+	json_array_foreach(untrusted, i, v) {
+		if (!json_is_string(v)) {
+			snprintf(what, len, "untrusted[%zu] is not a string", i);
+			return -EINVAL;
+		}
+		r->untrusted_reasons[r->nuntrusted_reasons++] = json_string_value(v);
+	}
 	return 0;
 }
 
@@ -590,7 +589,7 @@ int iop_rec_parse_flags(json_t *rec, struct iop_rec *r, unsigned int flags, char
 		return -EINVAL;
 	}
 	r->untrusted = (status && !strcmp(status, "untrusted")) || json_array_size(untrusted);
-	ret = parse_untrusted(untrusted, r);
+	ret = parse_untrusted(untrusted, r, what, len);
 	if (!ret)
 		ret = parse_params(r);
 	if (!ret)

@@ -304,7 +304,7 @@ TEST(record_view_keep_marks_a_metric_without_a_value)
 
 #define SHOWN "{\"schema\":1,\"bench\":\"b\",\"metrics\":[]," \
 	"\"params\":{\"mode\":\"keep\",\"bs\":4096,\"rt\":1.5,\"o\":{\"z\":1,\"a\":2}}," \
-	"\"untrusted\":[\"cpu hot\",3,\"throttled\"]," \
+	"\"untrusted\":[\"cpu hot\",\"throttled\"]," \
 	"\"run\":{\"facts\":{\"file_layout\":\"0+8@100\"}}," \
 	"\"env\":{\"kernel\":{\"cmdline\":\"BOOT_IMAGE=/v a=1 iopath.seed=ab  initrd=/i b\"}," \
 	"\"clock\":{\"accel\":\"tcg\"},\"machine\":{\"cpu_model\":\"cpu\",\"cpus_online\":4," \
