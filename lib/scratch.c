@@ -521,19 +521,19 @@ static int create_check(const struct iop_scratch_opts *o, enum iop_backing *back
 			uint64_t size, char *real, char *why, size_t len)
 {
 	const struct iop_scratch *s = NULL;
+	char mkfs[sizeof(s->mkfs_opts)], mount[sizeof(s->mount_opts)];
 
 	if (!o->fstype || (strcmp(o->fstype, "ext4") && strcmp(o->fstype, "xfs"))) {
 		iop_why(why, len, "filesystem '%s': expected ext4 or xfs", o->fstype ? o->fstype : "");
 		return -EINVAL;
 	}
-	if ((o->mkfs_opts && strlen(o->mkfs_opts) >= sizeof(s->mkfs_opts)) ||
-	    (o->mount_opts && strlen(o->mount_opts) >= sizeof(s->mount_opts))) {
-		iop_why(why, len, "mkfs or mount options too long");
-		return -EINVAL;
-	}
 	if (*backing == IOP_BACKING_DEFAULT)
 		*backing = access(ZRAM_CONTROL "/hot_add", W_OK) == 0 ? IOP_BACKING_ZRAM :
 									IOP_BACKING_LOOP;
+	if (iop_scratch_fs_opts(o, *backing, mkfs, mount, sizeof(s->mkfs_opts))) {
+		iop_why(why, len, "mkfs or mount options too long");
+		return -EINVAL;
+	}
 	if ((*backing == IOP_BACKING_ZRAM || *backing == IOP_BACKING_LOOP) &&
 	    !strcmp(o->fstype, "xfs") && size < XFS_MIN_SIZE) {
 		iop_why(why, len, "XFS needs at least 300 MiB, not %llu bytes",
@@ -608,6 +608,40 @@ static int run_dirs(char *why, size_t len)
 	return 0;
 }
 
+int iop_scratch_fs_opts(const struct iop_scratch_opts *o, enum iop_backing backing,
+			char *mkfs, char *mount, size_t len)
+{
+	const char *mk = o->mkfs_opts ? o->mkfs_opts : "", *mo = o->mount_opts ? o->mount_opts : "";
+	bool ext4 = o->fstype && !strcmp(o->fstype, "ext4") && backing != IOP_BACKING_DIR;
+	int n, m;
+
+	/*
+	 * ext4 otherwise zeroes its inode tables from a kernel thread after
+	 * mount: background I/O in the middle of a measurement. An explicit -E
+	 * wins (mke2fs keeps only the last -E).
+	 */
+	if (ext4 && !strstr(mk, "-E"))
+		n = snprintf(mkfs, len, "-E lazy_itable_init=0,lazy_journal_init=0%s%s",
+			     *mk ? " " : "", mk);
+	else
+		n = snprintf(mkfs, len, "%s", mk);
+	/*
+	 * With the inode tables zeroed, what that thread still does is load
+	 * every group's block bitmap and buddy (prefetch_block_bitmaps), at a
+	 * random time up to 5 s after mount. mballoc's cheap passes consider
+	 * only groups already loaded, so a file allocated before it ran went
+	 * to one place and after it to another (a whole boot 12 instructions
+	 * a read slower), and a run of it could land in a measured interval.
+	 * Without it, groups are loaded by the allocation itself, the same in
+	 * every boot. An explicit [no_]prefetch_block_bitmaps wins.
+	 */
+	if (ext4 && o->measure && !strstr(mo, "prefetch_block_bitmaps"))
+		m = snprintf(mount, len, "no_prefetch_block_bitmaps%s%s", *mo ? "," : "", mo);
+	else
+		m = snprintf(mount, len, "%s", mo);
+	return n < 0 || (size_t)n >= len || m < 0 || (size_t)m >= len ? -EINVAL : 0;
+}
+
 /* A new struct iop_scratch with the options as they will be used. */
 static struct iop_scratch *scratch_new(const struct iop_scratch_opts *o, enum iop_backing backing)
 {
@@ -620,18 +654,8 @@ static struct iop_scratch *scratch_new(const struct iop_scratch_opts *o, enum io
 	s->loop_fd = -1;
 	s->guardian_fd = -1;
 	snprintf(s->fstype, sizeof(s->fstype), "%s", o->fstype);
-	snprintf(s->mount_opts, sizeof(s->mount_opts), "%s", o->mount_opts ? o->mount_opts : "");
-	/*
-	 * ext4 otherwise zeroes its inode tables from a kernel thread after
-	 * mount: background I/O in the middle of a measurement. An explicit -E
-	 * wins (mke2fs keeps only the last -E).
-	 */
-	if (!strcmp(o->fstype, "ext4") && backing != IOP_BACKING_DIR &&
-	    !(o->mkfs_opts && strstr(o->mkfs_opts, "-E")))
-		snprintf(s->mkfs_opts, sizeof(s->mkfs_opts), "-E lazy_itable_init=0,lazy_journal_init=0%s%s",
-			 o->mkfs_opts && *o->mkfs_opts ? " " : "", o->mkfs_opts ? o->mkfs_opts : "");
-	else
-		snprintf(s->mkfs_opts, sizeof(s->mkfs_opts), "%s", o->mkfs_opts ? o->mkfs_opts : "");
+	/* create_check() made sure that they fit */
+	iop_scratch_fs_opts(o, backing, s->mkfs_opts, s->mount_opts, sizeof(s->mkfs_opts));
 	return s;
 }
 

@@ -26,7 +26,10 @@
  *
  * mkfs details: ext4 is made with lazy_itable_init=0,lazy_journal_init=0
  * (no background zeroing after mount) unless the options carry their own
- * -E; struct iop_scratch.mkfs_opts records the options actually used.
+ * -E, and a measurement's ext4 is mounted with no_prefetch_block_bitmaps
+ * unless the options name prefetch_block_bitmaps themselves;
+ * struct iop_scratch.mkfs_opts and mount_opts record the options actually
+ * used (iop_scratch_fs_opts()).
  * Mount options are mount(8)-style: generic words (noatime, ro, sync, ...)
  * become MS_* flags, the rest goes to the filesystem.
  */
@@ -77,6 +80,14 @@ struct iop_scratch_opts {
 		IOP_STABLE_WRITES_ON,
 	} stable_writes;
 	bool force;		/* format a named device that carries a filesystem */
+	/*
+	 * A filesystem for a measurement (iopath bench): ext4 is mounted
+	 * without its lazyinit thread's block bitmap prefetch. That thread
+	 * loads the allocator's groups at a random time in the 5 s after
+	 * mount; whether it has run when a file is allocated decides where
+	 * the file goes (docs/ab.md, "Where ext4 puts the file").
+	 */
+	bool measure;
 };
 
 #define IOP_SCRATCH_DEFAULT_SIZE (1ull << 30)
@@ -154,6 +165,15 @@ int iop_run_tmp(const char *what, char *path, size_t len);
  * refusal.
  */
 int iop_scratch_create_check(const struct iop_scratch_opts *o, char *why, size_t len);
+
+/*
+ * The mkfs and mount options a scratch of @o on @backing (resolved: not
+ * IOP_BACKING_DEFAULT) is made with, defaults included, into @mkfs and
+ * @mount (@len bytes each): what struct iop_scratch records. -EINVAL if
+ * either does not fit.
+ */
+int iop_scratch_fs_opts(const struct iop_scratch_opts *o, enum iop_backing backing,
+			char *mkfs, char *mount, size_t len);
 
 /*
  * Make a scratch filesystem. On failure nothing is left behind and @why

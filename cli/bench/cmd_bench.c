@@ -86,6 +86,8 @@ static int get_scratch(struct ctx *c, const char *fstype, const char *backing,
 		return ret;
 	o.fstype = fstype;
 	o.stable_writes = sw;
+	/* where a file's blocks go must not follow background timing */
+	o.measure = true;
 	/* room for the default 1 GiB files; zram uses memory only for what is written */
 	if (!o.size)
 		o.size = IOP_BENCH_SCRATCH_SIZE;
