@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "shared_recset.h"
 #include "stats.h"
@@ -137,12 +138,18 @@ const struct metric_cmp *group_verdict_metric(const struct group_cmp *gc);
 int comparison_verdicts(const struct comparison *c, bool verdict, bool all, char *why,
 			size_t len);
 
+/* Longest seed taken: iopath vm draws 16 bytes, 32 hex digits. */
+#define COMPARE_SEED_MAX 64
+
 /*
  * The seed the host gave the boot of @rec (iopath.seed=, iopath vm
  * --seed), "" when none or longer than any iopath draws. Boots given one
  * seed were paired on purpose: the seed is drawn at random otherwise.
  */
-const char *compare_rec_seed(const struct iop_rec *rec);
+static inline const char *compare_rec_seed(const struct iop_rec *rec)
+{
+	return strlen(rec->env.seed) <= COMPARE_SEED_MAX ? rec->env.seed : "";
+}
 
 /*
  * Whether the boots of @gc read the benchmark's file in different layouts

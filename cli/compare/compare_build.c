@@ -130,14 +130,6 @@ static const char *rec_run(const struct iop_rec *rec)
 	return rec->run.invocation;
 }
 
-/* Longest seed taken: iopath vm draws 16 bytes, 32 hex digits. */
-#define SEED_MAX 64
-
-const char *compare_rec_seed(const struct iop_rec *rec)
-{
-	return strlen(rec->env.seed) <= SEED_MAX ? rec->env.seed : "";
-}
-
 /*
  * The means of @v (the values of metric @name, in record order) per
  * distinct @key of their records into @means; returns how many, 0 when no
@@ -297,7 +289,7 @@ static size_t pair_rounds(struct iop_rs_group *g, const char *name, const struct
 
 struct boot_unit {
 	const char *id;
-	char seed[SEED_MAX + 1];	/* "" none, or its records disagree */
+	char seed[COMPARE_SEED_MAX + 1];	/* "" none, or its records disagree */
 	double *v;
 	size_t n;
 };
