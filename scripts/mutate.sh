@@ -67,6 +67,10 @@ matrix to WORK/matrix.md and WORK/matrix.json.
   --crash-runs N   runs of a mutant that crashed (default 2; at most the
                    pristine runs)
   --all-tests      run every selftest program for every mutant, unfiltered
+  --first-kill     stop a mutant's run once a test that passed on every
+                   pristine run has failed: the mutant is killed, its
+                   killers are the tests that failed up to there (the later
+                   ones did not run); a survivor still runs everything
   --timeout S      limit for one VM run, 1 to 9999 seconds (default 1500)
   --jobs N         make -j for the kernel, 1 or 2 (default 2)
   --fresh          forget earlier results (default: resume)
@@ -108,6 +112,8 @@ build=$top/build
 pristine_runs=3
 crash_runs=2
 all_tests=0
+first_kill=0
+watch_pid=""
 timeout_s=1500
 jobs=2
 fresh=0
@@ -133,6 +139,7 @@ while [ $# -gt 0 ]; do
 		esac
 		shift 2 ;;
 	--all-tests) all_tests=1; shift ;;
+	--first-kill) first_kill=1; shift ;;
 	--fresh) fresh=1; shift ;;
 	--list) list_only=1; shift ;;
 	--matrix) matrix_only=1; shift ;;
@@ -242,6 +249,7 @@ obj=$work/obj
 kbuild_state
 
 on_exit() {
+	[ -n "$watch_pid" ] && kill -TERM "$watch_pid" 2>/dev/null && wait "$watch_pid"
 	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
 	[ -n "$bg_pid" ] && kill -TERM "$bg_pid" 2>/dev/null && wait "$bg_pid"
 }
@@ -409,7 +417,34 @@ start_run() {
 	progs=$(programs_of "$n") || exit
 	note "$n: running ${progs:-every program}"
 	bg_t0=$(date +%s)
+	rm -f "$logs/$n.1.stopped" "$logs/$n.1.seen"
 	run_vm "$logs/$n.1" "$work/kernels/$n" bg "$n"
+	if [ "$first_kill" = 1 ]; then
+		watch_kill "$logs/$n.1" "$n" &
+		watch_pid=$!
+	fi
+}
+
+# watch_kill LOGBASE NAME: --first-kill. While the guest runs, its TAP so
+# far (the complete lines: a line being written could end a test's name
+# early) is judged every few seconds as a run stopped at its kill would be
+# (iopath mutant classify --stopped-at-kill); once that says killed, the
+# guest is stopped (vm.sh takes QEMU down on SIGTERM) and LOGBASE.stopped
+# says so for finish_run.
+watch_kill() {
+	local base=$1 n=$2 lines
+	trap - EXIT INT TERM
+	while kill -0 "$bg_pid" 2>/dev/null; do
+		sleep "${IOPATH_MUTATE_WATCH_S:-3}"
+		lines=$(wc -l < "$base.tap") || exit 1
+		head -n "$lines" "$base.tap" | write_file "$base.seen" || exit 1
+		if mutant_cmd classify --plan "$plan" --pristine "$pristine" --stopped-at-kill \
+			-- "$n" "$base.seen" 2>/dev/null | grep -q '^# IOPATH-MUTANT: class=killed '; then
+			echo "$lines" | write_file "$base.stopped" || exit 1
+			kill -TERM "$bg_pid" 2>/dev/null
+			exit 0
+		fi
+	done
 }
 
 # finish_run NAME: wait for its first run, repeat a crash, classify:
@@ -417,10 +452,15 @@ start_run() {
 # lines against the tests that passed on every pristine run, and writes
 # the mutant's result.
 finish_run() {
-	local n=$1 b s crash i
+	local n=$1 b s crash i r
 	local -a runs=()
 	b=$(cat "$state/$n.built")
 	wait_bg
+	if [ -n "$watch_pid" ]; then
+		kill -TERM "$watch_pid" 2>/dev/null
+		wait "$watch_pid"
+		watch_pid=""
+	fi
 	# The run ended with its last line of output, maybe well before the
 	# next mutant's build let us look.
 	if [ -n "$lava_dir" ]; then
@@ -432,6 +472,21 @@ finish_run() {
 	else
 		s=$(($(stat -c %Y "$logs/$n.1.err") - bg_t0))
 	fi
+	# A run stopped at its first kill is judged on LOGBASE.seen, its TAP
+	# up to the line where the watcher saw the kill (LOGBASE.tap keeps all
+	# the guest wrote); it has no result line, and is no crash.
+	if [ -f "$logs/$n.1.stopped" ]; then
+		head -n "$(cat "$logs/$n.1.stopped")" "$logs/$n.1.tap" | write_file "$logs/$n.1.seen" || exit 1
+		r=$(mutant_cmd results "$logs/$n.1.seen") || exit
+		printf '%s' "${r:+$r$'\n'}" | write_file "$logs/$n.1.results" || exit 1
+		mutant_cmd classify --plan "$plan" --pristine "$pristine" --stopped-at-kill \
+			--build-s "$b" --run-s "$s" --err "$logs/$n.1.err" --out "$state/$n.json" \
+			-- "$n" "$logs/$n.1.seen" > /dev/null || exit
+		rm -f "$work/kernels/$n"
+		note "$n: $(mutant_cmd class "$state/$n.json")"
+		return
+	fi
+	rm -f "$logs/$n.1.seen"
 	# A crash is run again, up to --crash-runs times; a clean run ends it.
 	for i in $(seq 1 "$crash_runs"); do
 		if [ "$i" -gt 1 ]; then

@@ -100,6 +100,23 @@ if grep -q HANG "$kernel"; then
 	echo "# IOPATH-STOP: reason=hang seconds=9 what=no output from the guest for 9 s"
 	exit 1
 fi
+if grep -q LINGER "$kernel"; then
+	# a.x.two fails at once, then the program runs on for a minute
+	# (until SIGTERM, which vm.sh answers by taking QEMU down).
+	echo "# selftests: iopath: a_test"
+	echo "# #  RUN           a.x.one ..."
+	echo "# ok 1 a.x.one"
+	echo "# #  RUN           a.x.two ..."
+	echo "# # a_test.c:10:two:Expected 4096 (4096) == got (4095)"
+	echo "# not ok 2 a.x.two"
+	trap 'kill "$spid"; echo "iopath: vm: terminated" >&2; exit 143' TERM
+	sleep 60 &
+	spid=$!
+	echo "$spid" > "$(dirname "$log")/../linger.pid"
+	wait "$spid"
+	echo "# IOPATH-STOP: reason=hang seconds=60 what=still running"
+	exit 1
+fi
 tap=$(mktemp)
 n=0
 for p in "${progs[@]}"; do
@@ -165,6 +182,7 @@ mutant 08-hang a_test seek.c one HANG
 mutant 09-skip-hides a_test seek.c two SKIP_HIDES
 mutant 10-prose a_test seek.c two PROSE
 mutant 11-hostile c_test seek.c one HOSTILE
+mutant 12-linger "a_test b_test" seek.c one LINGER
 mkdir -p "$work/five"
 cp "$mutants"/0[1-5]-*.patch "$work/five/"
 # A generated mutant (iopath mutant generate): "# Tests: all", the whole
@@ -559,6 +577,43 @@ if [ "$(cls 11-hostile)" = killed ] && ! res 11-hostile '.[]?, .killed_by[]?' | 
 else
 	not_ok "classify.hostile_test_name_and_diagnostic_escaped" \
 		"$(cat -v "$w/state/11-hostile.json" 2>&1)" "$(tail -n 2 "$work/err9" | cat -v)"
+fi
+
+# ---- --first-kill ------------------------------------------------------------
+
+# A run is stopped once a test that passed on every pristine run fails in
+# it: the mutant is killed by what failed up to there, in seconds, not
+# after the minute its program would go on for; the guest is stopped, not
+# left running; no crash is read into the missing result line. A mutant
+# that nothing kills still runs everything.
+# gone PID: the process is gone within two seconds (a signal is delivered
+# when the scheduler gets to it).
+gone() {
+	local i
+	for i in $(seq 20); do
+		kill -0 "$1" 2> /dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+w=$work/w9
+t0=$SECONDS
+IOPATH_MUTATE_WATCH_S=1 run_mutate "$w" "$mutants" --first-kill 12-linger 03-survived \
+	> /dev/null 2> "$work/err12"
+t=$((SECONDS - t0))
+if [ "$(cls 12-linger)" = killed ] && [ "$(killers 12-linger)" = a.x.two ] && [ "$t" -lt 40 ] &&
+   res 12-linger .detail | grep -q '^a_test.c:10:two:Expected 4096.*stopped at this kill' &&
+   [ "$(grep -c '^12-linger' "$w/vm-calls")" = 1 ] && [ -f "$w/logs/12-linger.1.seen" ] &&
+   gone "$(cat "$w/linger.pid")"; then
+	ok "first_kill.run_stops_at_the_kill"
+else
+	not_ok "first_kill.run_stops_at_the_kill" "${t} s" "$(cat "$w/state/12-linger.json" 2>&1)" \
+		"$(tail -n 3 "$work/err12")"
+fi
+if [ "$(cls 03-survived)" = survived ] && grep -q IOPATH-VM-RESULT "$w/logs/03-survived.1.tap"; then
+	ok "first_kill.survivor_runs_everything"
+else
+	not_ok "first_kill.survivor_runs_everything" "$(cat "$w/state/03-survived.json" 2>&1)"
 fi
 
 finish_tap

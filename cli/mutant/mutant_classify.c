@@ -21,6 +21,10 @@
  *                                its runs (each after one that stopped),
  *                                against the pristine kernel's state;
  *                                --out: its result file (lib/campaign.h);
+ *                                --stopped-at-kill: its one run was ended
+ *                                once a test failed (iopath mutate
+ *                                --first-kill), so a test with no result
+ *                                did not run and decides nothing;
  *                                one line on stdout:
  *   # IOPATH-MUTANT: class=C killers=T1,T2 detail=TEXT
  *   C killed, crash, survived, equivalent or unstable; TEXT escaped
@@ -141,6 +145,7 @@ struct classify {
 	const char *plan_path, *pristine_path, *err_path, *out;
 	struct iop_input err;	/* --err, opened with the other inputs */
 	uint64_t crash_runs, build_s, run_s;
+	bool stopped;		/* --stopped-at-kill */
 	struct iop_run runs[MAX_RUNS];
 	int nruns;
 	struct iop_plan plan;
@@ -191,7 +196,8 @@ static int kills(struct classify *c, const struct iop_run *r, char *why, size_t 
 	}
 	iop_strs_sort(&c->seen);
 	iop_strs_sort(&c->failed);
-	for (size_t i = 0; i < pr->tests.n && !ret; i++)
+	/* A run ended at its first kill: what comes after it never ran. */
+	for (size_t i = 0; i < pr->tests.n && !ret && !c->stopped; i++)
 		if (iop_plan_unfiltered(c->m, pr->test_programs.s[i]) &&
 		    iop_strs_has(&pr->passing, pr->tests.s[i]) &&
 		    !iop_strs_has(&c->seen, pr->tests.s[i]))
@@ -269,12 +275,49 @@ static int crashed(struct classify *c, int crashes, char *why, size_t len)
 	return conclude(counts ? "crash" : "unstable", c, why, len);
 }
 
+/*
+ * --stopped-at-kill: the run was ended by iopath mutate once a test that
+ * passed on every pristine run had failed in it, so it has no result line
+ * and its later tests never ran. Killed by what failed up to the stop;
+ * with no such failure (a run looked at before its first kill) nothing is
+ * decided yet: "unstable".
+ */
+static int stopped_at_kill(struct classify *c, char *why, size_t len)
+{
+	const struct iop_run *r = &c->runs[0];
+	char diag[DIAG_MAX + 1];
+	int ret;
+
+	if (c->nruns != 1) {
+		snprintf(why, len, "--stopped-at-kill judges one run, not %d", c->nruns);
+		return -EINVAL;
+	}
+	ret = kills(c, r, why, len);
+	if (ret)
+		return ret;
+	if (!c->failed.n) {
+		snprintf(c->detail, sizeof(c->detail),
+			 "stopped at a kill, but no test that passed on every pristine run failed");
+		return conclude("unstable", c, why, len);
+	}
+	ret = failed_diagnostic(c, r, diag, sizeof(diag), why, len);
+	if (ret)
+		return ret;
+	if (!*diag)
+		snprintf(diag, sizeof(diag), "see %s", r->path);
+	snprintf(c->detail, sizeof(c->detail), "%s (the run stopped at this kill: later tests did not run)",
+		 diag);
+	return conclude("killed", c, why, len);
+}
+
 static int decide(struct classify *c, char *why, size_t len)
 {
 	const struct iop_run *last = &c->runs[c->nruns - 1];
 	char flaky[IOP_RUN_STOP_MAX + 80] = "", diag[DIAG_MAX + 1], err[256];
 	int crashes = 0, ret;
 
+	if (c->stopped)
+		return stopped_at_kill(c, why, len);
 	for (int i = 0; i < c->nruns; i++) {
 		if (c->runs[i].result && i < c->nruns - 1) {
 			snprintf(why, len, "%s gave a result: no run comes after it",
@@ -339,13 +382,17 @@ static void classify_free(struct classify *c)
 static void classify_help(void)
 {
 	printf("usage: iopath mutant classify --plan PLAN --pristine FILE [--crash-runs N]\n"
-	       "         [--err FILE] [--build-s N --run-s N --out RESULT] NAME RUN...\n"
+	       "         [--err FILE] [--build-s N --run-s N --out RESULT]\n"
+	       "         [--stopped-at-kill] NAME RUN...\n"
 	       "The class of the plan's mutant NAME from its VM runs (RUN: vm.sh's stdout;\n"
 	       "each one after a run that stopped without a result), judged by the\n"
 	       "verdict's machine lines against the tests that passed on every run of\n"
 	       "the pristine kernel (FILE: iopath mutant pristine's):\n"
 	       "  # IOPATH-MUTANT: class=C killers=T1,T2 detail=TEXT\n"
 	       "and with --out, the mutant's result file (docs/efficacy.md).\n"
+	       "--stopped-at-kill: the one RUN was ended once a test failed (iopath\n"
+	       "mutate --first-kill): killed by what failed up to there, tests with no\n"
+	       "result did not run; unstable if nothing failed yet.\n"
 	       "iopath mutant results RUN: each test's result; iopath mutant stop RUN:\n"
 	       "why the guest stopped without a result, if it did.\n");
 }
@@ -360,6 +407,7 @@ static int classify_opts(struct classify *c, int argc, char **argv)
 		{ "run-s", required_argument, NULL, 'r' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "err", required_argument, NULL, 'e' },
+		{ "stopped-at-kill", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -376,7 +424,9 @@ static int classify_opts(struct classify *c, int argc, char **argv)
 			classify_help();
 			return 0;
 		}
-		if (path)
+		if (opt == 's')
+			c->stopped = true;
+		else if (path)
 			*path = optarg;
 		else if (!slot)
 			return 2;
