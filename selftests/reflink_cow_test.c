@@ -229,6 +229,49 @@ TEST_F(reflink_cow, unshare_range_keeps_holes_unallocated)
 }
 
 /*
+ * FALLOC_FL_UNSHARE_RANGE is done when it returns: XFS writes the unshared
+ * range back itself (xfs_reflink_unshare(): filemap_write_and_wait_range(),
+ * whose COW completion remaps the data fork), so FIEMAP without
+ * FIEMAP_FLAG_SYNC, and no fsync, already finds neither file sharing a
+ * block.
+ * Catches: an unshare that returns after dirtying the page cache only (the
+ * range still shared on disk until some later writeback, and the inode's
+ * reflink flag never cleared; 010-negate-xfs_reflink_unshare of generated
+ * sample 1, which the fsync of the test above hid).
+ */
+TEST_F(reflink_cow, unshare_range_is_unshared_on_disk_when_it_returns)
+{
+	struct iop_fiemap f;
+	int i, n, k;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_EQ(0, make_src(self, 29)) TH_LOG("%s", self->why);
+	ASSERT_EQ(0, ftruncate(self->dst, FILE_SIZE));
+	CLONE_OR_SKIP(0, IOP_K(64), 0);
+	CLONE_OR_SKIP(IOP_K(128), IOP_K(64), IOP_K(128));
+	ASSERT_EQ(0, fsync(self->dst));
+
+	ASSERT_EQ(0, fallocate(self->dst, FALLOC_FL_UNSHARE_RANGE, 0, FILE_SIZE))
+		TH_LOG("FALLOC_FL_UNSHARE_RANGE: %s", strerror(errno));
+	for (k = 0; k < 2; k++) {
+		n = iop_fiemap(k ? self->src : self->dst, 0, FILE_SIZE, &f);
+		ASSERT_LE(0, n) TH_LOG("FIEMAP: %s", strerror(-n));
+		for (i = 0; i < n; i++) {
+			const struct fiemap_extent *e = &f.ext[i];
+
+			EXPECT_EQ(0, e->fe_flags & FIEMAP_EXTENT_SHARED)
+				TH_LOG("%s: extent [%" PRIu64 ",%" PRIu64 ") still shared after the unshare returned",
+				       k ? "src" : "dst", (uint64_t)e->fe_logical,
+				       (uint64_t)(e->fe_logical + e->fe_length));
+		}
+	}
+	EXPECT_EQ(0, iop_file_compare(self->dst, self->dst_model, FILE_SIZE, self->why,
+				      sizeof(self->why))) TH_LOG("dst: %s", self->why);
+	EXPECT_EQ(0, iop_file_compare(self->src, self->src_model, FILE_SIZE, self->why,
+				      sizeof(self->why))) TH_LOG("src: %s", self->why);
+}
+
+/*
  * dst = [S 0-64K cloned][P 64-128K private, written]. One O_DIRECT write
  * of [32K, 96K): dst reads back the model, src is unchanged, and after
  * fsync dst shares exactly [0, 32K) with src.
