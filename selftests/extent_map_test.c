@@ -372,4 +372,73 @@ TEST_F(extent_map, fiemap_marks_only_cloned_extents_shared)
 	free(src_model);
 }
 
+#define MANY_EXTENTS	1024	/* a few leaves of ext4's extent tree even at 4K */
+#define MANY_UNIT	4096	/* one O_DIRECT write, aligned for every variant */
+
+/*
+ * A file of MANY_EXTENTS one-unit extents with a hole after each, written
+ * with O_DIRECT so that every write allocates at once, then its holes
+ * filled front to back: ext4's extent tree grows leaves (340 extents a 4K
+ * block, 84 a 1K block) and an index level, and each fill allocates next
+ * to the block on its right, which for the last extent of a leaf is found
+ * by climbing to the index and down into the next leaf
+ * (ext4_ext_search_right(), its got_index path). XFS's bmap btree splits
+ * the same way. The file reads back as written, and FIEMAP's extents
+ * cover it whole.
+ * Catches: the search for the right neighbour going wrong across leaves
+ * (a NULL or stale extent pointer, an oops, a wrong goal or length;
+ * 011-call-zero-ext4_ext_search_right of generated sample 1, which no
+ * file of a few extents reached).
+ */
+TEST_F(extent_map, filling_holes_across_extent_tree_leaves_keeps_every_block)
+{
+	const uint64_t size = 2ull * MANY_EXTENTS * MANY_UNIT;
+	uint64_t off, start, covered = 0;
+	struct iop_fiemap f;
+	int fd, pass, n, i;
+	uint8_t *model;
+	uint8_t buf[MANY_UNIT] __attribute__((aligned(4096)));
+
+	IOP_TEST_BEGIN(&self->fs);
+	/* the fixture's model and second descriptor, freed and closed by its teardown */
+	free(self->model);
+	self->model = calloc(1, size);
+	model = self->model;
+	ASSERT_NE(NULL, model);
+	self->src = iop_open_at(self->fs.scratch->mnt, "leaves",
+				O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0644);
+	fd = self->src;
+	ASSERT_LE(0, fd) TH_LOG("open O_DIRECT: %s", strerror(-fd));
+	/* pass 0: the even units (the extents), pass 1: the odd ones (the holes) */
+	for (pass = 0; pass < 2; pass++) {
+		for (off = (uint64_t)pass * MANY_UNIT; off < size; off += 2 * MANY_UNIT) {
+			iop_pattern_fill(buf, off, MANY_UNIT, 31 + pass);
+			memcpy(model + off, buf, MANY_UNIT);
+			ASSERT_EQ(0, iop_pwrite_all(fd, buf, MANY_UNIT, off))
+				TH_LOG("O_DIRECT write of %d at %" PRIu64 " (pass %d): %s", MANY_UNIT,
+				       off, pass, strerror(errno));
+		}
+	}
+	ASSERT_EQ(0, fsync(fd));
+	EXPECT_EQ(0, iop_file_compare(fd, model, size, self->why,
+				      sizeof(self->why))) TH_LOG("%s", self->why);
+	/* FIEMAP in windows: the extents, however merged, cover [0, size) */
+	for (start = 0; start < size; ) {
+		n = iop_fiemap(fd, start, size - start, &f);
+		ASSERT_LT(0, n) TH_LOG("FIEMAP from %" PRIu64 ": %s", start, strerror(n ? -n : ENODATA));
+		for (i = 0; i < n; i++) {
+			const struct fiemap_extent *e = &f.ext[i];
+
+			ASSERT_EQ(start, e->fe_logical)
+				TH_LOG("FIEMAP: extent at %" PRIu64 ", the previous one ended at %" PRIu64,
+				       (uint64_t)e->fe_logical, start);
+			EXPECT_EQ(0, e->fe_flags & (FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_DELALLOC))
+				TH_LOG("FIEMAP: extent at %" PRIu64 " flags 0x%x", start, e->fe_flags);
+			start += e->fe_length;
+			covered += e->fe_length;
+		}
+	}
+	EXPECT_EQ(size, covered);
+}
+
 TEST_HARNESS_MAIN
