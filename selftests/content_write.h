@@ -71,7 +71,6 @@ struct wctx {
 	unsigned int dio;	/* direct I/O offset, length and memory alignment */
 	bool noappend;		/* the kernel has RWF_NOAPPEND */
 	bool nowait_buffered;	/* the filesystem takes buffered RWF_NOWAIT writes */
-	bool nowait_direct;	/* ... and O_DIRECT ones (ext4 data=journal: buffered) */
 	bool ring_up;
 	unsigned int fallbacks;	/* RWF_NOWAIT writes refused or cut short, then finished plain */
 	unsigned int exdev;	/* cross-filesystem copies refused with EXDEV */
@@ -88,7 +87,7 @@ static inline bool wm_runs(const struct wctx *c, enum wmethod m, bool direct)
 		return !direct;
 	if (m == W_RWF_NOAPPEND && !c->noappend)
 		return false;
-	if (m == W_RWF_NOWAIT && !(direct ? c->nowait_direct : c->nowait_buffered))
+	if (m == W_RWF_NOWAIT && !direct && !c->nowait_buffered)
 		return false;
 	/*
 	 * io_uring at the file position, direct: a write that completes
@@ -469,15 +468,13 @@ static inline int wm_compare(struct wctx *c, const struct mfile *f, int fd, cons
 /*
  * Probe what the kernel and the filesystem take, on a file of their own
  * (@name, removed after): RWF_NOAPPEND (6.9) and buffered RWF_NOWAIT
- * writes (ext4 refuses them with EOPNOTSUPP), and O_DIRECT RWF_NOWAIT ones
- * (refused too where ext4 turns O_DIRECT into buffered I/O: data=journal).
- * 0 or -errno of the setup.
+ * writes (ext4 refuses them with EOPNOTSUPP). 0 or -errno of the setup.
  */
 static inline int wm_probe(struct wctx *c, const char *name)
 {
 	struct iovec iov = { .iov_base = c->wbuf, .iov_len = 1 };
 	int fd = openat(c->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC |
-			O_APPEND, 0600), dfd, ret = 0;
+			O_APPEND, 0600), ret = 0;
 	ssize_t n;
 
 	if (fd < 0)
@@ -493,21 +490,8 @@ static inline int wm_probe(struct wctx *c, const char *name)
 		ret = -errno;
 	n = pwritev2(fd, &iov, 1, 0, RWF_NOWAIT);
 	c->nowait_buffered = n == 1 || (n < 0 && errno == EAGAIN);
-	if (n < 0 && errno != EOPNOTSUPP && errno != EAGAIN) {
-		ret = -errno;
-		goto out;
-	}
-	dfd = openat(c->dirfd, name, O_WRONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	iov.iov_len = 4096;
-	n = pwritev2(dfd, &iov, 1, 0, RWF_NOWAIT);
-	c->nowait_direct = n == 4096 || (n < 0 && errno == EAGAIN);
 	if (n < 0 && errno != EOPNOTSUPP && errno != EAGAIN)
 		ret = -errno;
-	close(dfd);
 out:
 	close(fd);
 	if (unlinkat(c->dirfd, name, 0) && !ret)

@@ -146,26 +146,6 @@ FIXTURE_VARIANT_ADD(content_write_nodelalloc, ext4_1k_nodelalloc) {
 	IOP_FS_EXT4_1K, .mount_opts = "nodelalloc",
 };
 
-/*
- * ext4 with data=journal: file data goes through the journal, and a folio
- * dirtied through mmap is journalled by writeback
- * (mpage_prepare_extent_to_map() -> mpage_journal_page_buffers()), a path
- * no other mount reaches; a mistake there loses the store, or leaves the
- * folio locked and the next fsync hung (006-relop-mpage_prepare_extent_to_map
- * of generated sample 1, which nothing else ran).
- */
-FIXTURE(content_write_journal) {
-	struct cw w;
-};
-
-FIXTURE_VARIANT(content_write_journal) {
-	IOP_FS_VARIANT_FIELDS;
-};
-
-FIXTURE_VARIANT_ADD(content_write_journal, ext4_data_journal) {
-	IOP_FS_EXT4, .mount_opts = "data=journal",
-};
-
 /* As content_model_test: 1 unless IOPATH_SEED says otherwise, 0 the clock. */
 static uint64_t clock_seed;
 
@@ -280,17 +260,6 @@ FIXTURE_SETUP(content_write_nodelalloc)
 }
 
 FIXTURE_TEARDOWN(content_write_nodelalloc)
-{
-	cw_teardown(_metadata, &self->w);
-}
-
-FIXTURE_SETUP(content_write_journal)
-{
-	cw_setup(&self->w, variant->fstype, variant->mkfs_opts, variant->mount_opts,
-		 variant->blksz, variant->reflink);
-}
-
-FIXTURE_TEARDOWN(content_write_journal)
 {
 	cw_teardown(_metadata, &self->w);
 }
@@ -552,8 +521,6 @@ static void fixed_run(struct __test_metadata *_metadata, struct cw *self)
 		TH_LOG("RWF_NOAPPEND left out: the kernel refuses it (before 6.9)");
 	if (!self->c.nowait_buffered)
 		TH_LOG("buffered RWF_NOWAIT writes left out: the filesystem refuses them (EOPNOTSUPP)");
-	if (!self->c.nowait_direct)
-		TH_LOG("O_DIRECT RWF_NOWAIT writes left out: the filesystem refuses them (EOPNOTSUPP)");
 	for (i = 0; fixed_pair(self, i, &s, &m, &d); i++) {
 		snprintf(name, sizeof(name), "s%u-w%02u-%c", s, m, d ? 'd' : 'b');
 		self->nfiles = ++n;
@@ -958,17 +925,6 @@ TEST_F_TIMEOUT(content_write, short_copy_writes_exactly_the_count_returned, 300)
 TEST_F_TIMEOUT(content_write_nodelalloc, short_copy_writes_exactly_the_count_returned, 300)
 {
 	short_copy_run(_metadata, &self->w);
-}
-
-TEST_F_TIMEOUT(content_write_journal,
-	       every_write_method_lands_where_the_model_says_over_every_extent_state, 300)
-{
-	fixed_run(_metadata, &self->w);
-}
-
-TEST_F_TIMEOUT(content_write_journal, seeded_random_writes_by_every_method_keep_the_model, 300)
-{
-	random_run(_metadata, &self->w);
 }
 
 TEST_HARNESS_MAIN
