@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ext4 with data=journal: file data that reaches the page cache behind
+ * the filesystem's back is journalled by writeback.
+ *
+ * Under data=journal ext4 journals a folio's buffers when it is dirtied
+ * through a write or a page fault. A folio dirtied while a device holds
+ * it pinned (an O_DIRECT read whose buffer is a MAP_SHARED mapping of the
+ * file: the block layer marks the pages dirty when the read completes)
+ * cannot be journalled there, so ext4_journalled_dirty_folio() marks it
+ * "checked" and the next writeback journals it
+ * (mpage_prepare_extent_to_map() -> mpage_journal_page_buffers()). That
+ * path is reached by nothing else; the test drives it and checks that the
+ * bytes the read delivered are the file's after fsync and a remount.
+ *
+ * Catches: writeback that mishandles a checked folio: leaves it locked
+ * (the next fsync, truncate or unmount waits forever), skips its
+ * journalling (the file reverts to the old bytes after the remount), or
+ * journals the wrong range (54-ext4-journalled-folio-left-locked, from
+ * generated sample 1's 006-relop-mpage_prepare_extent_to_map, which no
+ * test reached).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "iopath_test.h"
+#include "iomap_layout.h"
+
+#define SPAN	(64 * 1024)	/* the file, mapped whole */
+#define DEV_TAIL	(1024 * 1024)	/* the read comes from this far before the device's end */
+
+FIXTURE(journal) {
+	struct iop_test_fs fs;
+	int fd;
+	int dev;
+	uint8_t *map;
+	uint8_t *want;
+};
+
+FIXTURE_VARIANT(journal) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+FIXTURE_VARIANT_ADD(journal, ext4_data_journal) {
+	IOP_FS_EXT4, .mount_opts = "data=journal",
+};
+
+FIXTURE_VARIANT_ADD(journal, ext4_1k_data_journal) {
+	IOP_FS_EXT4_1K, .mount_opts = "data=journal",
+};
+
+FIXTURE_SETUP(journal)
+{
+	self->fd = -1;
+	self->dev = -1;
+	self->map = MAP_FAILED;
+	self->want = NULL;
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+}
+
+FIXTURE_TEARDOWN(journal)
+{
+	if (self->map != MAP_FAILED)
+		munmap(self->map, SPAN);
+	IOP_CLOSE_FDS(self->fd, self->dev);
+	free(self->want);
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+/*
+ * The file @self->fd, SPAN bytes of pattern @seed, on disk (fsync), and
+ * mapped shared, every page faulted in for write.
+ */
+static int mapped_file(FIXTURE_DATA(journal) *self, unsigned int seed)
+{
+	uint8_t *buf = iop_alloc_aligned(SPAN);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	iop_pattern_fill(buf, 0, SPAN, seed);
+	ret = iop_pwrite_all(self->fd, buf, SPAN, 0);
+	free(buf);
+	if (ret)
+		return ret;
+	if (fsync(self->fd))
+		return -errno;
+	self->map = mmap(NULL, SPAN, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	if (self->map == MAP_FAILED)
+		return -errno;
+	/* a store per page: each is journalled by ext4_page_mkwrite() now */
+	for (size_t i = 0; i < SPAN; i += 4096)
+		self->map[i] ^= 0;
+	return 0;
+}
+
+/*
+ * An O_DIRECT read of the scratch device (the suite's own loop device, read
+ * only, a range near its end that the filesystem leaves alone) into the
+ * mapping: the device holds the file's pages pinned while it fills them.
+ */
+TEST_F(journal, dma_into_a_mapped_file_is_journalled_by_writeback)
+{
+	uint64_t size = 0;
+	off_t from;
+	ssize_t n;
+	char why[256];
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "mapped", O_RDWR | O_CREAT | O_EXCL, 0644);
+	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
+	ASSERT_EQ(0, mapped_file(self, 41)) TH_LOG("the mapped file: %s", strerror(errno));
+
+	self->dev = open(self->fs.scratch->dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	ASSERT_LE(0, self->dev) TH_LOG("open %s O_DIRECT: %s", self->fs.scratch->dev,
+				       strerror(errno));
+	ASSERT_EQ(0, ioctl(self->dev, BLKGETSIZE64, &size))
+		TH_LOG("BLKGETSIZE64: %s", strerror(errno));
+	ASSERT_LT(DEV_TAIL, size);
+	from = (off_t)(size - DEV_TAIL);
+	/* what the device holds there, read first into memory of our own */
+	self->want = iop_alloc_aligned(SPAN);
+	ASSERT_NE(NULL, self->want);
+	ASSERT_EQ(SPAN, pread(self->dev, self->want, SPAN, from));
+	/* make sure the read changes the file: the pattern is never all zero */
+	ASSERT_NE(0, memcmp(self->want, self->map, SPAN))
+		TH_LOG("the device range holds the file's own pattern");
+
+	n = pread(self->dev, self->map, SPAN, from);
+	ASSERT_EQ(SPAN, n) TH_LOG("O_DIRECT read into the mapping: %s",
+				  n < 0 ? strerror(errno) : "short");
+	EXPECT_EQ(0, iop_model_compare(self->map, self->want, 0, SPAN, why, sizeof(why)))
+		TH_LOG("the mapping after the read: %s", why);
+
+	ASSERT_EQ(0, fsync(self->fd)) TH_LOG("fsync: %s", strerror(errno));
+	ASSERT_EQ(0, munmap(self->map, SPAN));
+	self->map = MAP_FAILED;
+	IOP_CLOSE_FDS(self->fd, self->dev);
+	self->fd = -1;
+	self->dev = -1;
+	ASSERT_EQ(0, iop_scratch_remount(self->fs.scratch)) TH_LOG("remount");
+	self->fd = iop_open_at(self->fs.scratch->mnt, "mapped", O_RDONLY, 0);
+	ASSERT_LE(0, self->fd);
+	EXPECT_EQ(0, iop_file_compare(self->fd, self->want, SPAN, why, sizeof(why)))
+		TH_LOG("after fsync and a remount: %s", why);
+}
+
+TEST_HARNESS_MAIN
