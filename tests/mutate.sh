@@ -589,8 +589,8 @@ fi
 # gone PID: the process is gone within two seconds (a signal is delivered
 # when the scheduler gets to it).
 gone() {
-	local i
-	for i in $(seq 20); do
+	local _
+	for _ in $(seq 20); do
 		kill -0 "$1" 2> /dev/null || return 0
 		sleep 0.1
 	done
