@@ -13,12 +13,12 @@
  * path is reached by nothing else; the test drives it and checks that the
  * bytes the read delivered are the file's after fsync and a remount.
  *
- * Catches: writeback that mishandles a checked folio: leaves it locked
- * (the next fsync, truncate or unmount waits forever), skips its
- * journalling (the file reverts to the old bytes after the remount), or
- * journals the wrong range (54-ext4-journalled-folio-left-locked, from
- * generated sample 1's 006-relop-mpage_prepare_extent_to_map, which no
- * test reached).
+ * The bug it catches: a kernel whose writeback mishandles a checked
+ * folio: leaves it locked (the next fsync, truncate or unmount waits
+ * forever), skips its journalling (the file reverts to the old bytes after
+ * the remount), or journals the wrong range
+ * (54-ext4-journalled-folio-left-locked, from generated sample 1's
+ * 006-relop-mpage_prepare_extent_to_map, which no test reached).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
