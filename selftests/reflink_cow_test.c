@@ -306,8 +306,9 @@ TEST_F(reflink_cow, seek_over_cow_reservation_finds_only_the_data)
 		bool in_hole = off >= IOP_K(64) && off < IOP_K(128);
 
 		for (j = 0; j < 2; j++) {
-			uint64_t want_u = j ? (in_hole ? off : off < IOP_K(64) ? IOP_K(64) : IOP_K(192)) :
-					      (in_hole ? IOP_K(128) : off);
+			/* SEEK_DATA: here, or 128K in the hole; SEEK_HOLE: the data's end */
+			uint64_t hole_at = off < IOP_K(64) ? IOP_K(64) : IOP_K(192);
+			uint64_t want_u = j ? (in_hole ? off : hole_at) : (in_hole ? IOP_K(128) : off);
 			off_t want = (off_t)want_u;
 			off_t got = lseek(self->dst, (off_t)off, whence[j]);
 
