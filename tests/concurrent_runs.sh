@@ -58,8 +58,8 @@ runtime = 1
 warmup = 0
 size = 16m
 EOF
-# four tests in each of the two variants
-want_tests=8
+# five tests in each of the two variants
+want_tests=10
 
 # Start both at the beginning of a second, so that their time stamps match.
 sleep "0.$(printf '%03d' $(( (1000000000 - 10#$(date +%N)) / 1000000 % 1000 )))"
