@@ -138,13 +138,7 @@ FIXTURE_VARIANT(content_write_nodelalloc) {
 	IOP_FS_VARIANT_FIELDS;
 };
 
-FIXTURE_VARIANT_ADD(content_write_nodelalloc, ext4_nodelalloc) {
-	IOP_FS_EXT4, .mount_opts = "nodelalloc",
-};
-
-FIXTURE_VARIANT_ADD(content_write_nodelalloc, ext4_1k_nodelalloc) {
-	IOP_FS_EXT4_1K, .mount_opts = "nodelalloc",
-};
+IOP_EXT4_MOUNT_VARIANTS(content_write_nodelalloc, nodelalloc, "nodelalloc");
 
 /* As content_model_test: 1 unless IOPATH_SEED says otherwise, 0 the clock. */
 static uint64_t clock_seed;

@@ -52,13 +52,7 @@ FIXTURE_VARIANT(journal) {
 	IOP_FS_VARIANT_FIELDS;
 };
 
-FIXTURE_VARIANT_ADD(journal, ext4_data_journal) {
-	IOP_FS_EXT4, .mount_opts = "data=journal",
-};
-
-FIXTURE_VARIANT_ADD(journal, ext4_1k_data_journal) {
-	IOP_FS_EXT4_1K, .mount_opts = "data=journal",
-};
+IOP_EXT4_MOUNT_VARIANTS(journal, data_journal, "data=journal");
 
 FIXTURE_SETUP(journal)
 {

@@ -310,4 +310,14 @@ static inline int iop_clone_range(int dst, int src, uint64_t src_off, uint64_t l
 	FIXTURE_VARIANT_ADD(f, xfs_1k) { IOP_FS_XFS_1K };			\
 	struct iop_iomap_fs_variants_of_##f
 
+/*
+ * ext4 at 4K and 1K blocks, both mounted with @opts: the variants ext4_@name
+ * and ext4_1k_@name of fixture @f (for a mount option that takes the
+ * filesystem down a path of its own, such as nodelalloc or data=journal).
+ */
+#define IOP_EXT4_MOUNT_VARIANTS(f, name, opts)					\
+	FIXTURE_VARIANT_ADD(f, ext4_##name) { IOP_FS_EXT4, .mount_opts = opts };	\
+	FIXTURE_VARIANT_ADD(f, ext4_1k_##name) { IOP_FS_EXT4_1K, .mount_opts = opts };	\
+	struct iop_ext4_mount_variants_of_##f##_##name
+
 #endif
