@@ -303,12 +303,12 @@ crash_of() {
 	mutant_cmd stop "$1.tap"
 }
 
-# save_results LOGBASE: LOGBASE.results, "name<TAB>ok|fail|skip<TAB>program"
+# save_results LOGBASE [RUN]: LOGBASE.results (of RUN, default LOGBASE.tap), "name<TAB>ok|fail|skip<TAB>program"
 # per test of the run, from the machine lines of the one TAP reader
 # (the verdict engine, run by iopath mutant results), never the TAP.
 save_results() {
 	local r
-	r=$(mutant_cmd results "$1.tap") || exit
+	r=$(mutant_cmd results "${2:-$1.tap}") || exit
 	printf '%s' "${r:+$r$'\n'}" | write_file "$1.results" || exit 1
 }
 
@@ -452,7 +452,7 @@ watch_kill() {
 # lines against the tests that passed on every pristine run, and writes
 # the mutant's result.
 finish_run() {
-	local n=$1 b s crash i r
+	local n=$1 b s crash i
 	local -a runs=()
 	b=$(cat "$state/$n.built")
 	wait_bg
@@ -477,8 +477,7 @@ finish_run() {
 	# the guest wrote); it has no result line, and is no crash.
 	if [ -f "$logs/$n.1.stopped" ]; then
 		head -n "$(cat "$logs/$n.1.stopped")" "$logs/$n.1.tap" | write_file "$logs/$n.1.seen" || exit 1
-		r=$(mutant_cmd results "$logs/$n.1.seen") || exit
-		printf '%s' "${r:+$r$'\n'}" | write_file "$logs/$n.1.results" || exit 1
+		save_results "$logs/$n.1" "$logs/$n.1.seen"
 		mutant_cmd classify --plan "$plan" --pristine "$pristine" --stopped-at-kill \
 			--build-s "$b" --run-s "$s" --err "$logs/$n.1.err" --out "$state/$n.json" \
 			-- "$n" "$logs/$n.1.seen" > /dev/null || exit
