@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The limits a write is held to at the end of the file's offsets: the
+ * largest file size the filesystem allows (s_maxbytes), and the range of
+ * loff_t itself, for pwrite(2) and for sendfile(2), which writes through
+ * splice and checks its output range on its own.
+ *
+ *   - A write that starts at the largest size fails with EFBIG; one that
+ *     starts below it and runs past it is cut short at it. The largest
+ *     size is found from userspace as the largest size ftruncate(2)
+ *     accepts (inode_newsize_ok(), a check of its own). ext4's is below
+ *     loff_t's range ((2^32 - 1) blocks); XFS's is LLONG_MAX, where a
+ *     write's end past it overflows loff_t and is EINVAL before any limit.
+ *   - sendfile(2) to a file positioned at that largest offset fails with
+ *     the errno pwrite(2) gives for the same range, and writes nothing:
+ *     EFBIG on ext4, and on XFS, where the range's end overflows loff_t,
+ *     EINVAL from do_sendfile()'s own check (rw_verify_area()).
+ *
+ * The bugs it catches: generic_write_check_limits() without its EFBIG
+ * check, so a write at the limit returns 0 (58-write-at-max-size-not-efbig,
+ * generated sample 2's 018-call-zero-generic_write_check_limits), and
+ * do_sendfile() without the check of its output range, so the range goes
+ * on to the write path, which answers with another errno or writes
+ * (59-sendfile-output-range-unchecked, generated sample 2's
+ * 033-drop-stmt-do_sendfile).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iopath_test.h"
+#include "iomap_layout.h"
+
+#define SRC_LEN	4096	/* sendfile's source file */
+
+FIXTURE(write_limits) {
+	struct iop_test_fs fs;
+	int fd;
+	int src;
+};
+
+FIXTURE_VARIANT(write_limits) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+IOP_IOMAP_FS_VARIANTS(write_limits);
+
+FIXTURE_SETUP(write_limits)
+{
+	self->fd = -1;
+	self->src = -1;
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+}
+
+FIXTURE_TEARDOWN(write_limits)
+{
+	IOP_CLOSE_FDS(self->fd, self->src);
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+/*
+ * The largest size ftruncate(2) accepts for @fd (a bisection; a refusal
+ * must be EFBIG), the file truncated back to 0 after. 0 or -errno.
+ */
+static int largest_size(int fd, off_t *max)
+{
+	off_t lo = 0, hi = LLONG_MAX, mid;
+
+	if (!ftruncate(fd, hi)) {
+		*max = hi;
+		return ftruncate(fd, 0) ? -errno : 0;
+	}
+	if (errno != EFBIG)
+		return -errno;
+	/* lo is accepted, hi is refused */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (!ftruncate(fd, mid))
+			lo = mid;
+		else if (errno == EFBIG)
+			hi = mid;
+		else
+			return -errno;
+	}
+	*max = lo;
+	return ftruncate(fd, 0) ? -errno : 0;
+}
+
+TEST_F(write_limits, write_at_the_largest_file_size_fails_with_efbig)
+{
+	static const char ten[10] = "0123456789";
+	struct stat st;
+	off_t max = 0;
+	ssize_t n;
+	char c = 0;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "big", O_RDWR | O_CREAT | O_EXCL, 0644);
+	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
+	ASSERT_EQ(0, largest_size(self->fd, &max)) TH_LOG("ftruncate: %s", strerror(errno));
+	TH_LOG("%s: the largest file size is %jd", variant->fstype, (intmax_t)max);
+
+	if (max == LLONG_MAX) {
+		/* the end of a byte there is past loff_t: EINVAL, no limit */
+		errno = 0;
+		n = pwrite(self->fd, ten, 1, max);
+		EXPECT_EQ(-1, n);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("one byte at LLONG_MAX: %zd, %s", n,
+						 strerror(errno));
+		return;
+	}
+	errno = 0;
+	n = pwrite(self->fd, ten, 1, max);
+	EXPECT_EQ(-1, n) TH_LOG("one byte at the largest size %jd: wrote %zd", (intmax_t)max, n);
+	EXPECT_EQ(EFBIG, errno) TH_LOG("one byte at the largest size: %s", strerror(errno));
+	errno = 0;
+	n = pwrite(self->fd, ten, 1, max + 4096);
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(EFBIG, errno) TH_LOG("one byte past the largest size: %s", strerror(errno));
+
+	/* ten bytes from one below it: cut short to the one that fits */
+	n = pwrite(self->fd, ten, sizeof(ten), max - 1);
+	EXPECT_EQ(1, n) TH_LOG("ten bytes at the largest size - 1: %zd (%s)", n,
+			       n < 0 ? strerror(errno) : "count");
+	ASSERT_EQ(0, fstat(self->fd, &st));
+	EXPECT_EQ(max, st.st_size);
+	ASSERT_EQ(1, pread(self->fd, &c, 1, max - 1));
+	EXPECT_EQ('0', c);
+}
+
+/*
+ * sendfile(2) writes at the output file's position, so the range is placed
+ * with lseek(2): at the largest size (ext4: EFBIG from the write path), or
+ * 100 bytes below LLONG_MAX where that is the largest size (XFS: the end
+ * overflows, EINVAL from do_sendfile()'s own check). Either way it must
+ * fail as pwrite(2) fails for the same range, and write nothing.
+ */
+TEST_F(write_limits, sendfile_at_the_largest_offset_fails_as_pwrite_does)
+{
+	uint8_t buf[SRC_LEN];
+	off_t max = 0, at;
+	int perr, serr;
+	ssize_t n;
+	struct stat st;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->src = iop_open_at(self->fs.scratch->mnt, "src", O_RDWR | O_CREAT | O_EXCL, 0644);
+	ASSERT_LE(0, self->src) TH_LOG("create: %s", strerror(-self->src));
+	iop_pattern_fill(buf, 0, sizeof(buf), 59);
+	ASSERT_EQ(0, iop_pwrite_all(self->src, buf, sizeof(buf), 0));
+	self->fd = iop_open_at(self->fs.scratch->mnt, "out", O_RDWR | O_CREAT | O_EXCL, 0644);
+	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
+	ASSERT_EQ(0, largest_size(self->fd, &max)) TH_LOG("ftruncate: %s", strerror(errno));
+	at = max == LLONG_MAX ? max - 100 : max;
+
+	errno = 0;
+	n = pwrite(self->fd, buf, sizeof(buf), at);
+	ASSERT_EQ(-1, n) TH_LOG("pwrite at %jd wrote %zd", (intmax_t)at, n);
+	perr = errno;
+	EXPECT_EQ(max == LLONG_MAX ? EINVAL : EFBIG, perr) TH_LOG("pwrite: %s", strerror(perr));
+
+	ASSERT_EQ(at, lseek(self->fd, at, SEEK_SET)) TH_LOG("lseek: %s", strerror(errno));
+	errno = 0;
+	n = sendfile(self->fd, self->src, NULL, sizeof(buf));
+	serr = errno;
+	EXPECT_EQ(-1, n) TH_LOG("sendfile to %jd wrote %zd", (intmax_t)at, n);
+	EXPECT_EQ(perr, serr) TH_LOG("sendfile: %s, pwrite: %s", strerror(serr), strerror(perr));
+	ASSERT_EQ(0, fstat(self->fd, &st));
+	EXPECT_EQ(0, st.st_size) TH_LOG("the output file grew to %jd", (intmax_t)st.st_size);
+	EXPECT_EQ(at, lseek(self->fd, 0, SEEK_CUR));
+}
+
+TEST_HARNESS_MAIN
