@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What stat(2) says of an inode survives the inode's writeback: after a
+ * remount (the unmount writes every dirty inode back, the mount reads it
+ * from disk again), a file's owner, group and mode, and a device node's
+ * type and device number, are what they were set to.
+ *
+ * The values are chosen to reach every encoding the on-disk inode has: an
+ * owner above 65535 (ext4 keeps the high 16 bits apart), device numbers
+ * that fit the old 8:8 encoding and one that needs the new 12:20 one
+ * (major 300, minor 70000), a character and a block device.
+ *
+ * The bug it catches: a kernel that writes an inode back with a field
+ * left out or taken from elsewhere: ext4_fill_raw_inode() with the owner
+ * never read from the inode (60-ext4-inode-owner-not-written, generated
+ * sample 2's 037-drop-stmt-ext4_fill_raw_inode), or without the device
+ * number of a character device (61-ext4-chardev-number-not-written,
+ * generated sample 2's 009-call-zero-ext4_fill_raw_inode).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "iopath_test.h"
+#include "iomap_layout.h"
+
+FIXTURE(inode_fields) {
+	struct iop_test_fs fs;
+};
+
+FIXTURE_VARIANT(inode_fields) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+IOP_IOMAP_FS_VARIANTS(inode_fields);
+
+FIXTURE_SETUP(inode_fields)
+{
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+}
+
+FIXTURE_TEARDOWN(inode_fields)
+{
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+struct owned {
+	const char *name;
+	uid_t uid;
+	gid_t gid;
+	mode_t mode;
+};
+
+static const struct owned owned[] = {
+	{ "low", 1234, 5678, 0640 },
+	{ "high", 100000, 200001, 0604 },
+	{ "root-suid", 0, 0, 04755 },
+};
+
+struct node {
+	const char *name;
+	mode_t type;
+	unsigned int major, minor;
+};
+
+static const struct node nodes[] = {
+	{ "chr-old", S_IFCHR, 1, 3 },		/* fits the old 8:8 encoding */
+	{ "chr-new", S_IFCHR, 300, 70000 },	/* needs the new one */
+	{ "blk-old", S_IFBLK, 7, 0 },
+	{ "blk-new", S_IFBLK, 259, 65536 },
+};
+
+/* fstatat of @name in the scratch root: 0 or -errno */
+static int stat_at(const char *mnt, const char *name, struct stat *st)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", mnt, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return lstat(path, st) ? -errno : 0;
+}
+
+TEST_F(inode_fields, owner_group_and_mode_survive_a_remount)
+{
+	struct stat st;
+	unsigned int i;
+	int fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	for (i = 0; i < ARRAY_SIZE(owned); i++) {
+		fd = iop_open_at(self->fs.scratch->mnt, owned[i].name,
+				 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+		ASSERT_LE(0, fd) TH_LOG("create %s: %s", owned[i].name, strerror(-fd));
+		EXPECT_EQ(0, fchown(fd, owned[i].uid, owned[i].gid))
+			TH_LOG("fchown %s: %s", owned[i].name, strerror(errno));
+		/* after fchown, which clears set-user-ID */
+		EXPECT_EQ(0, fchmod(fd, owned[i].mode));
+		close(fd);
+	}
+	ASSERT_EQ(0, iop_scratch_remount(self->fs.scratch)) TH_LOG("remount");
+	for (i = 0; i < ARRAY_SIZE(owned); i++) {
+		ASSERT_EQ(0, stat_at(self->fs.scratch->mnt, owned[i].name, &st));
+		EXPECT_EQ(owned[i].uid, st.st_uid) TH_LOG("%s: owner", owned[i].name);
+		EXPECT_EQ(owned[i].gid, st.st_gid) TH_LOG("%s: group", owned[i].name);
+		EXPECT_EQ(S_IFREG | owned[i].mode, st.st_mode)
+			TH_LOG("%s: mode 0%o", owned[i].name, st.st_mode);
+	}
+}
+
+TEST_F(inode_fields, device_numbers_survive_a_remount)
+{
+	struct stat st;
+	unsigned int i;
+	char path[PATH_MAX];
+	dev_t dev;
+
+	IOP_TEST_BEGIN(&self->fs);
+	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
+		ASSERT_GT(sizeof(path), (size_t)snprintf(path, sizeof(path), "%s/%s",
+							 self->fs.scratch->mnt, nodes[i].name));
+		dev = makedev(nodes[i].major, nodes[i].minor);
+		ASSERT_EQ(0, mknod(path, nodes[i].type | 0600, dev))
+			TH_LOG("mknod %s: %s", nodes[i].name, strerror(errno));
+	}
+	ASSERT_EQ(0, iop_scratch_remount(self->fs.scratch)) TH_LOG("remount");
+	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
+		ASSERT_EQ(0, stat_at(self->fs.scratch->mnt, nodes[i].name, &st));
+		EXPECT_EQ(nodes[i].type | 0600, st.st_mode)
+			TH_LOG("%s: mode 0%o", nodes[i].name, st.st_mode);
+		EXPECT_EQ(nodes[i].major, major(st.st_rdev))
+			TH_LOG("%s: %u:%u, not %u:%u", nodes[i].name, major(st.st_rdev),
+			       minor(st.st_rdev), nodes[i].major, nodes[i].minor);
+		EXPECT_EQ(nodes[i].minor, minor(st.st_rdev))
+			TH_LOG("%s: %u:%u, not %u:%u", nodes[i].name, major(st.st_rdev),
+			       minor(st.st_rdev), nodes[i].major, nodes[i].minor);
+	}
+}
+
+TEST_HARNESS_MAIN
