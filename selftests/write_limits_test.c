@@ -114,8 +114,8 @@ TEST_F(write_limits, write_at_the_largest_file_size_fails_with_efbig)
 		errno = 0;
 		n = pwrite(self->fd, ten, 1, max);
 		EXPECT_EQ(-1, n);
-		EXPECT_EQ(EINVAL, errno) TH_LOG("one byte at LLONG_MAX: %zd, %s", n,
-						 strerror(errno));
+		EXPECT_EQ(EINVAL, errno)
+			TH_LOG("one byte at LLONG_MAX: %zd, %s", n, strerror(errno));
 		return;
 	}
 	errno = 0;
