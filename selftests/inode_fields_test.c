@@ -8,14 +8,20 @@
  * The values are chosen to reach every encoding the on-disk inode has: an
  * owner above 65535 (ext4 keeps the high 16 bits apart), device numbers
  * that fit the old 8:8 encoding and one that needs the new 12:20 one
- * (major 300, minor 70000), a character and a block device.
+ * (major 300, minor 70000), a character and a block device; extended
+ * attributes in the inode, in a block of their own, and, where the
+ * filesystem takes values larger than a block (XFS; ext4 with ea_inode),
+ * in blocks of the value's own (XFS remote blocks, ext4's EA inode).
  *
  * The bug it catches: a kernel that writes an inode back with a field
  * left out or taken from elsewhere: ext4_fill_raw_inode() with the owner
  * never read from the inode (60-ext4-inode-owner-not-written, generated
  * sample 2's 037-drop-stmt-ext4_fill_raw_inode), or without the device
  * number of a character device (61-ext4-chardev-number-not-written,
- * generated sample 2's 009-call-zero-ext4_fill_raw_inode).
+ * generated sample 2's 009-call-zero-ext4_fill_raw_inode); and a kernel
+ * whose read of an EA inode's blocks answers 1 after waiting for them, so
+ * the value cannot be read (64-ext4-ea-inode-read-returns-one, generated
+ * sample 1's 039-off-by-one-ext4_bread_batch).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "iopath_test.h"
@@ -41,6 +48,7 @@ FIXTURE_VARIANT(inode_fields) {
 };
 
 IOP_IOMAP_FS_VARIANTS(inode_fields);
+FIXTURE_VARIANT_ADD(inode_fields, ext4_ea_inode) { IOP_FS_EXT4_EA_INODE };
 
 FIXTURE_SETUP(inode_fields)
 {
@@ -142,6 +150,61 @@ TEST_F(inode_fields, device_numbers_survive_a_remount)
 			TH_LOG("%s: %u:%u, not %u:%u", nodes[i].name, major(st.st_rdev),
 			       minor(st.st_rdev), nodes[i].major, nodes[i].minor);
 	}
+}
+
+struct xval {
+	const char *name;
+	size_t len;
+	bool large;	/* larger than a block: only where values can be */
+};
+
+static const struct xval xvals[] = {
+	{ "user.small", 24, false },		/* in the inode */
+	{ "user.block", 900, false },		/* in the xattr block */
+	{ "user.large", 60000, true },		/* remote blocks, or an EA inode */
+};
+
+TEST_F(inode_fields, extended_attributes_survive_a_remount)
+{
+	const bool large = !strcmp(variant->fstype, "xfs") ||
+			   strstr(variant->mkfs_opts, "ea_inode");
+	uint8_t *want = malloc(65536), *got = malloc(65536);
+	unsigned int i;
+	ssize_t n;
+	int fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_NE(NULL, want);
+	ASSERT_NE(NULL, got);
+	fd = iop_open_at(self->fs.scratch->mnt, "attrs", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+			 0600);
+	ASSERT_LE(0, fd) TH_LOG("create: %s", strerror(-fd));
+	for (i = 0; i < ARRAY_SIZE(xvals); i++) {
+		if (xvals[i].large && !large)
+			continue;
+		iop_pattern_fill(want, 0, xvals[i].len, 80 + i);
+		EXPECT_EQ(0, fsetxattr(fd, xvals[i].name, want, xvals[i].len, XATTR_CREATE))
+			TH_LOG("set %s (%zu bytes): %s", xvals[i].name, xvals[i].len,
+			       strerror(errno));
+	}
+	close(fd);
+	ASSERT_EQ(0, iop_scratch_remount(self->fs.scratch)) TH_LOG("remount");
+	fd = iop_open_at(self->fs.scratch->mnt, "attrs", O_RDONLY | O_NOFOLLOW, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(-fd));
+	for (i = 0; i < ARRAY_SIZE(xvals); i++) {
+		if (xvals[i].large && !large)
+			continue;
+		iop_pattern_fill(want, 0, xvals[i].len, 80 + i);
+		memset(got, 0, 65536);
+		n = fgetxattr(fd, xvals[i].name, got, 65536);
+		EXPECT_EQ((ssize_t)xvals[i].len, n)
+			TH_LOG("get %s: %zd (%s)", xvals[i].name, n, n < 0 ? strerror(errno) : "size");
+		EXPECT_EQ(0, memcmp(want, got, xvals[i].len))
+			TH_LOG("%s: the value read back differs", xvals[i].name);
+	}
+	close(fd);
+	free(want);
+	free(got);
 }
 
 TEST_HARNESS_MAIN

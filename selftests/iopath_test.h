@@ -58,6 +58,12 @@
  */
 #define IOP_FS_EXT4	.fstype = "ext4", .mkfs_opts = "", .blksz = 4096
 #define IOP_FS_EXT4_1K	.fstype = "ext4", .mkfs_opts = "-b 1024", .blksz = 1024
+/*
+ * ext4 with xattr values in inodes of their own (mkfs -O ea_inode): a
+ * value larger than a block lives in an EA inode's data blocks, read
+ * through ext4_bread_batch().
+ */
+#define IOP_FS_EXT4_EA_INODE	.fstype = "ext4", .mkfs_opts = "-O ea_inode", .blksz = 4096
 #define IOP_FS_XFS	.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096, .reflink = true
 #define IOP_FS_XFS_1K	.fstype = "xfs", .mkfs_opts = "-b size=1024 -m reflink=1", .blksz = 1024, \
 			.reflink = true
