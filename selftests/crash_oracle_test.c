@@ -27,7 +27,9 @@
  * not wait, so XFS never forces its log (48-syncfs-second-pass-does-not-wait);
  * a buffered sync write of one byte returned without syncing
  * (62-xfs-one-byte-sync-write-not-synced, generated sample 2's
- * 038-off-by-one-xfs_file_buffered_write).
+ * 038-off-by-one-xfs_file_buffered_write); a truncate whose zeroed tail
+ * block is not written before the new size commits
+ * (65-ext4-truncate-tail-zeroing-not-ordered).
  *
  * Crash points, as fstests' dm-flakey tests choose them (a sync, then
  * _flakey_drop_and_remount): right after a completed sync operation, so
@@ -571,6 +573,70 @@ TEST_F_TIMEOUT(crash_oracle, one_byte_sync_writes_survive_a_crash, 300)
 	}
 	for (n = 0; n < ARRAY_SIZE(cfs); n++)
 		cf_free(&cfs[n]);
+}
+
+/*
+ * A truncate down to a size inside a block zeroes the rest of that block
+ * in the page cache; the transaction that makes the new size durable must
+ * carry those zeros to the disk first (ext4 orders them through the
+ * inode's jbd2 inode), or after a crash the block's old bytes lie past
+ * EOF and the next extension shows them. truncate(2) by path, on a file
+ * not opened for writing since the mount (so ext4 attaches the jbd2 inode
+ * in ext4_setattr() itself), then an fsync of another file commits the
+ * size, then the crash; the file extended again must read zeros from the
+ * size on. Catches 65-ext4-truncate-tail-zeroing-not-ordered (generated
+ * sample 1's 041-negate-ext4_setattr).
+ */
+TEST_F_TIMEOUT(crash_oracle, truncate_by_path_then_crash_leaves_zeros_past_eof, 120)
+{
+	const uint64_t B = self->bs, cut = 5 * B + 100, len = 16 * B;
+	char path[PATH_MAX], why[256];
+	uint8_t *want = NULL;
+	struct stat st;
+	struct cfile other;
+	int fd, ret;
+
+	memset(&other, 0, sizeof(other));
+	other.f.fd = -1;
+	other.f.dfd = -1;
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_GT(sizeof(path), (size_t)snprintf(path, sizeof(path), "%s/cut",
+						 self->fs.scratch->mnt));
+	fd = openat(self->c.dirfd, "cut", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	ASSERT_LE(0, fd) TH_LOG("create: %s", strerror(errno));
+	iop_pattern_fill(self->c.wbuf, 0, len, 65);
+	ASSERT_EQ(0, iop_pwrite_all(fd, self->c.wbuf, len, 0));
+	ASSERT_EQ(0, fsync(fd));
+	close(fd);
+	ASSERT_EQ(0, wm_remount(&self->c, self->fs.scratch)) TH_LOG("%s", self->c.why);
+
+	ASSERT_EQ(0, truncate(path, (off_t)cut)) TH_LOG("truncate: %s", strerror(errno));
+	/* commit the running transaction, and the size with it */
+	ASSERT_EQ(0, cf_new(self, &other, "other", B));
+	ASSERT_EQ(0, iop_pwrite_all(other.f.fd, "x", 1, 0));
+	ASSERT_EQ(0, fsync(other.f.fd));
+	snprintf(self->where, sizeof(self->where), "crash after truncate(2) to %" PRIu64
+		 " and fsync of another file", cut);
+	ret = crash(self, &other, 1);
+	if (ret == 1)
+		SKIP(return, "the filesystem has no shutdown ioctl");
+	ASSERT_EQ(0, ret) TH_LOG("%s", self->c.why);
+
+	ASSERT_EQ(0, stat(path, &st));
+	/* the fsync committed the size; if not, the old bytes are the file's */
+	ASSERT_EQ((off_t)cut, st.st_size) TH_LOG("size after the crash: %jd", (intmax_t)st.st_size);
+	ASSERT_EQ(0, truncate(path, (off_t)len)) TH_LOG("truncate up: %s", strerror(errno));
+	fd = openat(self->c.dirfd, "cut", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	want = calloc(1, len);
+	ASSERT_NE(NULL, want);
+	iop_pattern_fill(want, 0, cut, 65);
+	EXPECT_EQ(0, iop_file_compare(fd, want, len, why, sizeof(why)))
+		TH_LOG("extended after the crash: %s (0 expected from %" PRIu64 ")", why, cut);
+	close(fd);
+	free(want);
+	cf_free(&other);
 }
 
 /* ---- random ---- */
