@@ -585,7 +585,8 @@ TEST_F_TIMEOUT(crash_oracle, one_byte_sync_writes_survive_a_crash, 300)
  * in ext4_setattr() itself), then an fsync of another file commits the
  * size, then the crash; the file extended again must read zeros from the
  * size on. Catches 65-ext4-truncate-tail-zeroing-not-ordered (generated
- * sample 1's 041-negate-ext4_setattr).
+ * sample 1's 041-negate-ext4_setattr: on 7.2.13 the truncate itself
+ * oopses, the zeroing ordered through a jbd2 inode never attached).
  */
 TEST_F_TIMEOUT(crash_oracle, truncate_by_path_then_crash_leaves_zeros_past_eof, 120)
 {
