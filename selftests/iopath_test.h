@@ -67,6 +67,11 @@
 #define IOP_FS_XFS	.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096, .reflink = true
 #define IOP_FS_XFS_1K	.fstype = "xfs", .mkfs_opts = "-b size=1024 -m reflink=1", .blksz = 1024, \
 			.reflink = true
+/*
+ * XFS without reflink: no out-of-place writes, so no COW fork, and none of
+ * what is built on it (software atomic writes among them).
+ */
+#define IOP_FS_XFS_NOREFLINK .fstype = "xfs", .mkfs_opts = "-m reflink=0", .blksz = 4096
 
 struct iop_test_fs {
 	struct iop_scratch *scratch;
