@@ -16,10 +16,13 @@
  * A kernel without atomic writes (no STATX_WRITE_ATOMIC in the statx
  * answer, before 6.11) skips.
  *
- * The bug it catches: limits that promise what the write path cannot do,
- * such as XFS without reflink reporting a software atomic unit it has no
- * out-of-place write for (66-xfs-atomic-cow-limit-without-reflink,
- * generated sample 1's 016-off-by-one-xfs_reflink_max_atomic_cow).
+ * The bug it catches: a write path whose limits are not the ones statx
+ * reports, such as a check against the largest unit that is off by one
+ * (66-xfs-atomic-write-of-the-largest-unit-refused). XFS without reflink
+ * is a variant of its own: generated sample 1's 016, a software atomic
+ * limit of one block where there is no out-of-place write, prompted it;
+ * that limit turned out to be read only where there is one, so the
+ * variant checks that none is reported and every atomic write is refused.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
