@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The limits a write is held to at the end of the file's offsets: the
- * largest file size the filesystem allows (s_maxbytes), and the range of
- * loff_t itself, for pwrite(2) and for sendfile(2), which writes through
- * splice and checks its output range on its own.
+ * The limits I/O is held to at the end of the file's offsets: the largest
+ * file size the filesystem allows (s_maxbytes), and the range of loff_t
+ * itself, for pwrite(2), and for the paths that check a range on their
+ * own: sendfile(2), which writes through splice, and io_uring's reads and
+ * writes.
  *
  *   - A write that starts at the largest size fails with EFBIG; one that
  *     starts below it and runs past it is cut short at it. The largest
@@ -15,6 +16,9 @@
  *     the errno pwrite(2) gives for the same range, and writes nothing:
  *     EFBIG on ext4, and on XFS, where the range's end overflows loff_t,
  *     EINVAL from do_sendfile()'s own check (rw_verify_area()).
+ *   - io_uring READ, READV, WRITE and WRITEV of a range whose end
+ *     overflows loff_t fail with the errno pread(2) and pwrite(2) give
+ *     (EINVAL), on every filesystem.
  *
  * The bugs it catches: generic_write_check_limits() without its EFBIG
  * check, so a write at the limit returns 0 (58-write-at-max-size-not-efbig,
@@ -22,7 +26,10 @@
  * do_sendfile() without the check of its output range, so the range goes
  * on to the write path, which answers with another errno or writes
  * (59-sendfile-output-range-unchecked, generated sample 2's
- * 033-drop-stmt-do_sendfile).
+ * 033-drop-stmt-do_sendfile); io_uring reads without the check of their
+ * range, so a read past loff_t's end answers 0, end of file
+ * (67-io-uring-read-range-unchecked, generated sample 3's
+ * 003-call-arg-__io_read).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -35,33 +42,38 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+#include "uring_helpers.h"
+#endif
 
 #include "iopath_test.h"
 #include "iomap_layout.h"
 
 #define SRC_LEN	4096	/* sendfile's source file */
 
-FIXTURE(write_limits) {
+FIXTURE(offset_limits) {
 	struct iop_test_fs fs;
 	int fd;
 	int src;
 };
 
-FIXTURE_VARIANT(write_limits) {
+FIXTURE_VARIANT(offset_limits) {
 	IOP_FS_VARIANT_FIELDS;
 };
 
-IOP_IOMAP_FS_VARIANTS(write_limits);
+IOP_IOMAP_FS_VARIANTS(offset_limits);
 
-FIXTURE_SETUP(write_limits)
+FIXTURE_SETUP(offset_limits)
 {
 	self->fd = -1;
 	self->src = -1;
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
 }
 
-FIXTURE_TEARDOWN(write_limits)
+FIXTURE_TEARDOWN(offset_limits)
 {
 	IOP_CLOSE_FDS(self->fd, self->src);
 	IOP_TEST_FS_TEARDOWN(&self->fs);
@@ -95,7 +107,7 @@ static int largest_size(int fd, off_t *max)
 	return ftruncate(fd, 0) ? -errno : 0;
 }
 
-TEST_F(write_limits, write_at_the_largest_file_size_fails_with_efbig)
+TEST_F(offset_limits, write_at_the_largest_file_size_fails_with_efbig)
 {
 	static const char ten[10] = "0123456789";
 	struct stat st;
@@ -144,7 +156,7 @@ TEST_F(write_limits, write_at_the_largest_file_size_fails_with_efbig)
  * overflows, EINVAL from do_sendfile()'s own check). Either way it must
  * fail as pwrite(2) fails for the same range, and write nothing.
  */
-TEST_F(write_limits, sendfile_at_the_largest_offset_fails_as_pwrite_does)
+TEST_F(offset_limits, sendfile_at_the_largest_offset_fails_as_pwrite_does)
 {
 	uint8_t buf[SRC_LEN];
 	off_t max = 0, at;
@@ -177,6 +189,75 @@ TEST_F(write_limits, sendfile_at_the_largest_offset_fails_as_pwrite_does)
 	ASSERT_EQ(0, fstat(self->fd, &st));
 	EXPECT_EQ(0, st.st_size) TH_LOG("the output file grew to %jd", (intmax_t)st.st_size);
 	EXPECT_EQ(at, lseek(self->fd, 0, SEEK_CUR));
+}
+
+/*
+ * io_uring's reads and writes check their range themselves (__io_read(),
+ * __io_write(): rw_verify_area()), as pread(2) and pwrite(2) do in
+ * vfs_read() and vfs_write(): 4 KiB at LLONG_MAX - 100, whose end
+ * overflows loff_t, must fail with the errno the system calls give, on
+ * every filesystem and before the filesystem is asked.
+ */
+TEST_F(offset_limits, io_uring_io_past_loff_t_fails_as_pread_and_pwrite_do)
+{
+#ifdef HAVE_LIBURING
+	static const struct { const char *name; int op; bool write; } ops[] = {
+		{ "READ", IORING_OP_READ, false },
+		{ "READV", IORING_OP_READV, false },
+		{ "WRITE", IORING_OP_WRITE, true },
+		{ "WRITEV", IORING_OP_WRITEV, true },
+	};
+	const off_t at = LLONG_MAX - 100;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	uint8_t buf[SRC_LEN];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	char why[128];
+	int rerr, werr, ret;
+	unsigned int i;
+	struct stat st;
+
+	IOP_TEST_BEGIN(&self->fs);
+	if (iop_probe("io_uring", why, sizeof(why)) <= 0)
+		SKIP(return, "%s", why);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "edge", O_RDWR | O_CREAT | O_EXCL, 0644);
+	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
+	iop_pattern_fill(buf, 0, sizeof(buf), 67);
+	ASSERT_EQ(0, iop_pwrite_all(self->fd, buf, sizeof(buf), 0));
+	errno = 0;
+	ASSERT_EQ(-1, pread(self->fd, buf, sizeof(buf), at));
+	rerr = errno;
+	errno = 0;
+	ASSERT_EQ(-1, pwrite(self->fd, buf, sizeof(buf), at));
+	werr = errno;
+	EXPECT_EQ(EINVAL, rerr) TH_LOG("pread at LLONG_MAX - 100: %s", strerror(rerr));
+	EXPECT_EQ(EINVAL, werr) TH_LOG("pwrite at LLONG_MAX - 100: %s", strerror(werr));
+
+	ret = io_uring_queue_init(4, &ring, 0);
+	ASSERT_EQ(0, ret) TH_LOG("io_uring_queue_init: %s", strerror(-ret));
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		sqe = io_uring_get_sqe(&ring);
+		ASSERT_NE(NULL, sqe);
+		if (ops[i].op == IORING_OP_READ)
+			io_uring_prep_read(sqe, self->fd, buf, sizeof(buf), at);
+		else if (ops[i].op == IORING_OP_READV)
+			io_uring_prep_readv(sqe, self->fd, &iov, 1, at);
+		else if (ops[i].op == IORING_OP_WRITE)
+			io_uring_prep_write(sqe, self->fd, buf, sizeof(buf), at);
+		else
+			io_uring_prep_writev(sqe, self->fd, &iov, 1, at);
+		ret = t_submit_and_wait_one(&ring);
+		EXPECT_EQ(-(ops[i].write ? werr : rerr), ret)
+			TH_LOG("io_uring %s at LLONG_MAX - 100: %d (%s), %s: %s", ops[i].name, ret,
+			       ret < 0 ? strerror(-ret) : "bytes", ops[i].write ? "pwrite" : "pread",
+			       strerror(ops[i].write ? werr : rerr));
+	}
+	io_uring_queue_exit(&ring);
+	ASSERT_EQ(0, fstat(self->fd, &st));
+	EXPECT_EQ(SRC_LEN, st.st_size) TH_LOG("the file is %jd bytes", (intmax_t)st.st_size);
+#else
+	SKIP(return, IOP_NO_LIBURING);
+#endif
 }
 
 TEST_HARNESS_MAIN
