@@ -441,6 +441,44 @@ static int build_step(FIXTURE_DATA(crash_oracle) *self, struct cfile *cf, enum s
 }
 
 /*
+ * Files @cfs[0..@n), file i in state i % S_NR: the build steps for all of
+ * them at once with a syncfs after each, then the oracle armed on each and
+ * the file closed. 0, or -errno with c->why naming the file and the step.
+ */
+static int build_states(FIXTURE_DATA(crash_oracle) *self, struct cfile *cfs, unsigned int n)
+{
+	char what[sizeof(self->c.why)];
+	unsigned int i, step;
+	int ret;
+
+	for (step = 0; step < 3; step++) {
+		for (i = 0; i < n; i++) {
+			ret = build_step(self, &cfs[i], i % S_NR, step, i);
+			if (ret) {
+				snprintf(what, sizeof(what), "%s", self->c.why);
+				snprintf(self->c.why, sizeof(self->c.why), "%s, step %u: %.300s",
+					 cfs[i].f.name, step, what);
+				return ret;
+			}
+		}
+		if (syncfs(self->c.dirfd)) {
+			snprintf(self->c.why, sizeof(self->c.why), "syncfs: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		ret = cf_arm(&cfs[i]);
+		if (ret) {
+			snprintf(self->c.why, sizeof(self->c.why), "%s: %s", cfs[i].f.name,
+				 strerror(-ret));
+			return ret;
+		}
+		mfile_close(&cfs[i].f);
+	}
+	return 0;
+}
+
+/*
  * For each sync operation, buffered and direct (the calls after a
  * buffered write only), four files: an unsynced buffered write over
  * block 1, then the promise over the state, then, after the fourth,
@@ -451,7 +489,7 @@ TEST_F_TIMEOUT(crash_oracle, every_sync_promise_survives_a_crash_right_after_it,
 {
 	const uint64_t B = self->bs;
 	struct cfile cfs[K_NR * 2 * S_NR], *group;
-	unsigned int k, d, s, step, n = 0, crashes = 0;
+	unsigned int k, d, s, n = 0, crashes = 0;
 	uint64_t off, len, at;
 	char name[24];
 	int ret;
@@ -469,16 +507,7 @@ TEST_F_TIMEOUT(crash_oracle, every_sync_promise_survives_a_crash_right_after_it,
 				ASSERT_EQ(0, cf_new(self, &cfs[n], name, FIX_BLOCKS * B))
 					TH_LOG("%s: %s", name, strerror(errno));
 			}
-	for (step = 0; step < 3; step++) {
-		for (n = 0; n < ARRAY_SIZE(cfs); n++)
-			ASSERT_EQ(0, build_step(self, &cfs[n], n % S_NR, step, n))
-				TH_LOG("%s, step %u: %s", cfs[n].f.name, step, self->c.why);
-		ASSERT_EQ(0, syncfs(self->c.dirfd)) TH_LOG("syncfs: %s", strerror(errno));
-	}
-	for (n = 0; n < ARRAY_SIZE(cfs); n++) {
-		ASSERT_EQ(0, cf_arm(&cfs[n]));
-		mfile_close(&cfs[n].f);
-	}
+	ASSERT_EQ(0, build_states(self, cfs, ARRAY_SIZE(cfs))) TH_LOG("%s", self->c.why);
 	for (k = 0; k < K_NR; k++)
 		for (d = 0; d < 2; d++) {
 			if (d && k == K_MSYNC)
@@ -525,7 +554,7 @@ TEST_F_TIMEOUT(crash_oracle, one_byte_sync_writes_survive_a_crash, 300)
 {
 	const uint64_t B = self->bs;
 	struct cfile cfs[K_FSYNC * S_NR], *group;
-	unsigned int k, s, step, n;
+	unsigned int k, s, n;
 	char name[24];
 	int ret;
 
@@ -540,16 +569,7 @@ TEST_F_TIMEOUT(crash_oracle, one_byte_sync_writes_survive_a_crash, 300)
 		ASSERT_EQ(0, cf_new(self, &cfs[n], name, FIX_BLOCKS * B))
 			TH_LOG("%s: %s", name, strerror(errno));
 	}
-	for (step = 0; step < 3; step++) {
-		for (n = 0; n < ARRAY_SIZE(cfs); n++)
-			ASSERT_EQ(0, build_step(self, &cfs[n], n % S_NR, step, n))
-				TH_LOG("%s, step %u: %s", cfs[n].f.name, step, self->c.why);
-		ASSERT_EQ(0, syncfs(self->c.dirfd)) TH_LOG("syncfs: %s", strerror(errno));
-	}
-	for (n = 0; n < ARRAY_SIZE(cfs); n++) {
-		ASSERT_EQ(0, cf_arm(&cfs[n]));
-		mfile_close(&cfs[n].f);
-	}
+	ASSERT_EQ(0, build_states(self, cfs, ARRAY_SIZE(cfs))) TH_LOG("%s", self->c.why);
 	for (k = 0; k < K_FSYNC; k++) {
 		group = &cfs[k * S_NR];
 		for (s = 0; s < S_NR; s++) {
