@@ -219,6 +219,34 @@ static inline int iop_fiemap(int fd, uint64_t start, uint64_t len, struct iop_fi
 	return (int)f->n;
 }
 
+/*
+ * The first extent in [start, end) with @flag set, through as many FIEMAP
+ * calls as the range takes: 1 with it in @found, 0 if there is none, or
+ * -errno.
+ */
+static inline int iop_fiemap_find(int fd, uint64_t start, uint64_t end, uint32_t flag,
+				  struct fiemap_extent *found)
+{
+	struct iop_fiemap f;
+	unsigned int i;
+	int n;
+
+	while (start < end) {
+		n = iop_fiemap(fd, start, end - start, &f);
+		if (n <= 0)
+			return n;
+		for (i = 0; i < f.n; i++)
+			if ((f.ext[i].fe_flags & flag) && f.ext[i].fe_logical < end) {
+				*found = f.ext[i];
+				return 1;
+			}
+		if (f.ext[f.n - 1].fe_flags & FIEMAP_EXTENT_LAST)
+			return 0;
+		start = f.ext[f.n - 1].fe_logical + f.ext[f.n - 1].fe_length;
+	}
+	return 0;
+}
+
 /* The FIEMAP flags that describe an extent's state (not its encoding). */
 #define IOP_FIEMAP_STATE_FLAGS (FIEMAP_EXTENT_LAST | FIEMAP_EXTENT_UNKNOWN | \
 				FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNWRITTEN | \
