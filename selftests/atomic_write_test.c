@@ -18,7 +18,7 @@
  *
  * The bug it catches: a write path whose limits are not the ones statx
  * reports, such as a check against the largest unit that is off by one
- * (66-xfs-atomic-write-of-the-largest-unit-refused). XFS without reflink
+ * (66-xfs-atomic-write-largest-unit-refused). XFS without reflink
  * is a variant of its own: generated sample 1's 016, a software atomic
  * limit of one block where there is no out-of-place write, prompted it;
  * that limit turned out to be read only where there is one, so the

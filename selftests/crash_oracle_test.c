@@ -29,7 +29,7 @@
  * (62-xfs-one-byte-sync-write-not-synced, generated sample 2's
  * 038-off-by-one-xfs_file_buffered_write); a truncate whose zeroed tail
  * block is not written before the new size commits
- * (65-ext4-truncate-tail-zeroing-not-ordered).
+ * (65-ext4-truncate-tail-zeroing-unordered).
  *
  * Crash points, as fstests' dm-flakey tests choose them (a sync, then
  * _flakey_drop_and_remount): right after a completed sync operation, so
@@ -604,7 +604,7 @@ TEST_F_TIMEOUT(crash_oracle, one_byte_sync_writes_survive_a_crash, 300)
  * not opened for writing since the mount (so ext4 attaches the jbd2 inode
  * in ext4_setattr() itself), then an fsync of another file commits the
  * size, then the crash; the file extended again must read zeros from the
- * size on. Catches 65-ext4-truncate-tail-zeroing-not-ordered (generated
+ * size on. Catches 65-ext4-truncate-tail-zeroing-unordered (generated
  * sample 1's 041-negate-ext4_setattr: on 7.2.13 the truncate itself
  * oopses, the zeroing ordered through a jbd2 inode never attached).
  */

@@ -16,7 +16,7 @@
  *
  * The bug it catches: a registration that loses the buffer's offset in
  * its first page, so every fixed read and write is shifted by it
- * (68-io-uring-fixed-buffer-page-offset-lost, generated sample 3's
+ * (68-io-uring-fixed-buffer-offset-lost, generated sample 3's
  * 022-drop-stmt-io_sqe_buffer_register).
  */
 #ifndef _GNU_SOURCE
