@@ -19,6 +19,8 @@
  *   - io_uring READ, READV, WRITE and WRITEV of a range whose end
  *     overflows loff_t fail with the errno pread(2) and pwrite(2) give
  *     (EINVAL), on every filesystem.
+ *   - copy_file_range(2) from at or past the input's EOF, or of length 0,
+ *     returns 0, as pread(2) does there.
  *
  * The bugs it catches: generic_write_check_limits() without its EFBIG
  * check, so a write at the limit returns 0 (58-write-at-max-size-not-efbig,
@@ -29,7 +31,10 @@
  * 033-drop-stmt-do_sendfile); io_uring reads without the check of their
  * range, so a read past loff_t's end answers 0, end of file
  * (67-io-uring-read-range-unchecked, generated sample 3's
- * 003-call-arg-__io_read).
+ * 003-call-arg-__io_read); copy_file_range() checking its source range
+ * with one byte less, so the empty range it has cut a copy from EOF to
+ * becomes a count of SIZE_MAX and EINVAL (70-copy-range-from-eof-einval,
+ * generated sample 3's 039-off-by-one-vfs_copy_file_range).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -189,6 +194,48 @@ TEST_F(offset_limits, sendfile_at_the_largest_offset_fails_as_pwrite_does)
 	ASSERT_EQ(0, fstat(self->fd, &st));
 	EXPECT_EQ(0, st.st_size) TH_LOG("the output file grew to %jd", (intmax_t)st.st_size);
 	EXPECT_EQ(at, lseek(self->fd, 0, SEEK_CUR));
+}
+
+/*
+ * copy_file_range(2) from the input's end: the copy is shortened to EOF
+ * first (generic_copy_file_checks()), so a source range at or past EOF, or
+ * of length 0, copies nothing and returns 0, as pread(2) there returns 0;
+ * the range checks that follow (rw_verify_area()) must take that 0 as the
+ * empty range it is.
+ */
+TEST_F(offset_limits, copy_file_range_at_or_past_eof_returns_0)
+{
+	static const struct { off_t at; size_t len; } c[] = {
+		{ SRC_LEN, 100 }, { SRC_LEN + 8192, 100 }, { 0, 0 }, { SRC_LEN - 1, 0 },
+	};
+	uint8_t buf[SRC_LEN];
+	off_t in, out;
+	unsigned int i;
+	struct stat st;
+	ssize_t n;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->src = iop_open_at(self->fs.scratch->mnt, "src", O_RDWR | O_CREAT | O_EXCL, 0644);
+	ASSERT_LE(0, self->src) TH_LOG("create: %s", strerror(-self->src));
+	iop_pattern_fill(buf, 0, sizeof(buf), 70);
+	ASSERT_EQ(0, iop_pwrite_all(self->src, buf, sizeof(buf), 0));
+	self->fd = iop_open_at(self->fs.scratch->mnt, "out", O_RDWR | O_CREAT | O_EXCL, 0644);
+	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
+	ASSERT_EQ(0, pread(self->src, buf, 1, SRC_LEN));
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		in = c[i].at;
+		out = 0;
+		errno = 0;
+		n = copy_file_range(self->src, &in, self->fd, &out, c[i].len, 0);
+		EXPECT_EQ(0, n) TH_LOG("copy_file_range of %zu from %jd (EOF %d): %zd (%s)",
+				       c[i].len, (intmax_t)c[i].at, SRC_LEN, n,
+				       n < 0 ? strerror(errno) : "bytes");
+		EXPECT_EQ(c[i].at, in);
+		EXPECT_EQ(0, out);
+	}
+	ASSERT_EQ(0, fstat(self->fd, &st));
+	EXPECT_EQ(0, st.st_size);
 }
 
 /*
