@@ -112,6 +112,27 @@ static int largest_size(int fd, off_t *max)
 	return ftruncate(fd, 0) ? -errno : 0;
 }
 
+/*
+ * "src", SRC_LEN bytes of pattern @seed (left in @buf too), and an empty
+ * "out", as self->src and self->fd. 0 or -errno.
+ */
+static int src_and_out(FIXTURE_DATA(offset_limits) *self, uint8_t *buf, unsigned int seed)
+{
+	int ret;
+
+	self->src = iop_open_at(self->fs.scratch->mnt, "src",
+				O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+	if (self->src < 0)
+		return self->src;
+	iop_pattern_fill(buf, 0, SRC_LEN, seed);
+	ret = iop_pwrite_all(self->src, buf, SRC_LEN, 0);
+	if (ret)
+		return ret;
+	self->fd = iop_open_at(self->fs.scratch->mnt, "out",
+			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+	return self->fd < 0 ? self->fd : 0;
+}
+
 TEST_F(offset_limits, write_at_the_largest_file_size_fails_with_efbig)
 {
 	static const char ten[10] = "0123456789";
@@ -165,17 +186,13 @@ TEST_F(offset_limits, sendfile_at_the_largest_offset_fails_as_pwrite_does)
 {
 	uint8_t buf[SRC_LEN];
 	off_t max = 0, at;
-	int perr, serr;
+	int perr, serr, ret;
 	ssize_t n;
 	struct stat st;
 
 	IOP_TEST_BEGIN(&self->fs);
-	self->src = iop_open_at(self->fs.scratch->mnt, "src", O_RDWR | O_CREAT | O_EXCL, 0644);
-	ASSERT_LE(0, self->src) TH_LOG("create: %s", strerror(-self->src));
-	iop_pattern_fill(buf, 0, sizeof(buf), 59);
-	ASSERT_EQ(0, iop_pwrite_all(self->src, buf, sizeof(buf), 0));
-	self->fd = iop_open_at(self->fs.scratch->mnt, "out", O_RDWR | O_CREAT | O_EXCL, 0644);
-	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
+	ret = src_and_out(self, buf, 59);
+	ASSERT_EQ(0, ret) TH_LOG("the files: %s", strerror(-ret));
 	ASSERT_EQ(0, largest_size(self->fd, &max)) TH_LOG("ftruncate: %s", strerror(errno));
 	at = max == LLONG_MAX ? max - 100 : max;
 
@@ -213,14 +230,11 @@ TEST_F(offset_limits, copy_file_range_at_or_past_eof_returns_0)
 	unsigned int i;
 	struct stat st;
 	ssize_t n;
+	int ret;
 
 	IOP_TEST_BEGIN(&self->fs);
-	self->src = iop_open_at(self->fs.scratch->mnt, "src", O_RDWR | O_CREAT | O_EXCL, 0644);
-	ASSERT_LE(0, self->src) TH_LOG("create: %s", strerror(-self->src));
-	iop_pattern_fill(buf, 0, sizeof(buf), 70);
-	ASSERT_EQ(0, iop_pwrite_all(self->src, buf, sizeof(buf), 0));
-	self->fd = iop_open_at(self->fs.scratch->mnt, "out", O_RDWR | O_CREAT | O_EXCL, 0644);
-	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
+	ret = src_and_out(self, buf, 70);
+	ASSERT_EQ(0, ret) TH_LOG("the files: %s", strerror(-ret));
 	ASSERT_EQ(0, pread(self->src, buf, 1, SRC_LEN));
 
 	for (i = 0; i < ARRAY_SIZE(c); i++) {
