@@ -227,6 +227,16 @@ static void cf_synced_all(struct cfile *cf)
 	cf->hi = cf->f.size;
 }
 
+/* @n files that hold nothing yet: the teardown and cf_free() may see them. */
+static void cfs_init(struct cfile *cfs, unsigned int n)
+{
+	memset(cfs, 0, n * sizeof(*cfs));
+	while (n--) {
+		cfs[n].f.fd = -1;
+		cfs[n].f.dfd = -1;
+	}
+}
+
 static void cf_free(struct cfile *cf)
 {
 	mfile_close(&cf->f);
@@ -494,11 +504,7 @@ TEST_F_TIMEOUT(crash_oracle, every_sync_promise_survives_a_crash_right_after_it,
 	char name[24];
 	int ret;
 
-	memset(cfs, 0, sizeof(cfs));
-	for (k = 0; k < ARRAY_SIZE(cfs); k++) {
-		cfs[k].f.fd = -1;
-		cfs[k].f.dfd = -1;
-	}
+	cfs_init(cfs, ARRAY_SIZE(cfs));
 	IOP_TEST_BEGIN(&self->fs);
 	for (k = 0; k < K_NR; k++)
 		for (d = 0; d < 2; d++)
@@ -558,11 +564,7 @@ TEST_F_TIMEOUT(crash_oracle, one_byte_sync_writes_survive_a_crash, 300)
 	char name[24];
 	int ret;
 
-	memset(cfs, 0, sizeof(cfs));
-	for (n = 0; n < ARRAY_SIZE(cfs); n++) {
-		cfs[n].f.fd = -1;
-		cfs[n].f.dfd = -1;
-	}
+	cfs_init(cfs, ARRAY_SIZE(cfs));
 	IOP_TEST_BEGIN(&self->fs);
 	for (n = 0; n < ARRAY_SIZE(cfs); n++) {
 		snprintf(name, sizeof(name), "one%u-s%u", n / S_NR, n % S_NR);
@@ -617,9 +619,7 @@ TEST_F_TIMEOUT(crash_oracle, truncate_by_path_then_crash_leaves_zeros_past_eof, 
 	struct cfile other;
 	int fd, ret;
 
-	memset(&other, 0, sizeof(other));
-	other.f.fd = -1;
-	other.f.dfd = -1;
+	cfs_init(&other, 1);
 	IOP_TEST_BEGIN(&self->fs);
 	ASSERT_GT(sizeof(path), (size_t)snprintf(path, sizeof(path), "%s/cut",
 						 self->fs.scratch->mnt));
