@@ -238,6 +238,16 @@ int iop_scratch_tools(const char *fstype, char *why, size_t len);
 int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len);
 
 /*
+ * Edit an unmounted ext4 scratch filesystem with one debugfs request
+ * ("set_inode_field f size 2048"), then mount it again: the on-disk
+ * states a running kernel never writes (a corrupted inode, blocks past
+ * EOF), which only a test of how the kernel reads them needs. 0 if done;
+ * -EOPNOTSUPP for another filesystem or IOP_BACKING_DIR, -ENOENT without
+ * debugfs, -EIO with debugfs's complaint in @why.
+ */
+int iop_scratch_debugfs(struct iop_scratch *s, const char *request, char *why, size_t len);
+
+/*
  * The safety checks for a user-named scratch device, without touching it.
  * 0 if it may be formatted; otherwise -errno and a one-line reason:
  * -ENOTBLK not a block device, -EBUSY mounted or has holders, -EPERM the

@@ -285,15 +285,47 @@ int iop_scratch_tools(const char *fstype, char *why, size_t len)
 	return 0;
 }
 
-int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len)
+/*
+ * Run @argv on the unmounted device, then mount again: what the checker
+ * and an offline edit share. The tool's exit status (>= 0) or -errno, with
+ * @why filled for a failure of our own (the umount, the mount after).
+ */
+static int run_offline(struct iop_scratch *s, char *const argv[], char *out, size_t cap,
+		       char *why, size_t len)
 {
 	struct undo_ctx c = { .busy_tries = 40, .nap = 50 };
+	char mwhy[256];
+	int ret, mret;
+
+	ret = umount_all(s->mnt, &c);
+	if (ret < 0) {
+		iop_why(why, len, "umount %s: %s", s->mnt, strerror(-ret));
+		return ret;
+	}
+	ret = wait_superblock_gone(s->dev, why, len);
+	if (!ret) {
+		ret = run_tool(argv, out, cap);
+		if (ret == -ENOENT)
+			iop_why(why, len, "%s not found", argv[0]);
+		else if (ret < 0)
+			iop_why(why, len, "%s: %s", argv[0], strerror(-ret));
+	}
+	mret = do_mount(s, mwhy, sizeof(mwhy));
+	if (mret && ret >= 0) {
+		iop_why(why, len, "remount after %s: %s", argv[0], mwhy);
+		ret = mret;
+	}
+	return ret;
+}
+
+int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len)
+{
 	static char out[64 << 10];
-	char line[512], mwhy[256];
+	char line[512];
 	bool ext4 = !strcmp(s->fstype, "ext4");
 	char *e2[] = { "e2fsck", "-fn", s->dev, NULL };
 	char *xr[] = { "xfs_repair", "-n", s->dev, NULL };
-	int ret, mret;
+	int ret;
 
 	if (why && len)
 		why[0] = '\0';
@@ -301,31 +333,48 @@ int iop_scratch_fsck(struct iop_scratch *s, char *why, size_t len)
 		iop_why(why, len, "an existing directory is not checked");
 		return -EOPNOTSUPP;
 	}
-	ret = umount_all(s->mnt, &c);
-	if (ret < 0) {
-		iop_why(why, len, "umount %s: %s", s->mnt, strerror(-ret));
-		return ret;
-	}
-	ret = wait_superblock_gone(s->dev, why, len);
-	if (!ret)
-		ret = run_tool(ext4 ? e2 : xr, out, sizeof(out));
-	if (ret == -EBUSY) {
-		/* @why says it */
-	} else if (ret == -ENOENT) {
-		iop_why(why, len, "%s not found", ext4 ? "e2fsck" : "xfs_repair");
+	ret = run_offline(s, ext4 ? e2 : xr, out, sizeof(out), why, len);
+	if (ret == -ENOENT) {
 		ret = -EOPNOTSUPP;
-	} else if (ret < 0) {
-		iop_why(why, len, "%s: %s", ext4 ? "e2fsck" : "xfs_repair", strerror(-ret));
-	} else if (ret) {
+	} else if (ret > 0) {
 		first_complaint(out, line, sizeof(line));
 		iop_why(why, len, "%s %s (exit %d): %s", ext4 ? "e2fsck -fn" : "xfs_repair -n",
 			s->dev, ret, line);
 		ret = -EUCLEAN;
 	}
-	mret = do_mount(s, mwhy, sizeof(mwhy));
-	if (mret && !ret) {
-		iop_why(why, len, "remount after the check: %s", mwhy);
-		ret = mret;
-	}
 	return ret;
+}
+
+int iop_scratch_debugfs(struct iop_scratch *s, const char *request, char *why, size_t len)
+{
+	char out[4096], *line, *save = NULL;
+	char *argv[] = { "debugfs", "-w", "-R", (char *)request, s->dev, NULL };
+	int ret;
+
+	if (why && len)
+		why[0] = '\0';
+	if (s->backing == IOP_BACKING_DIR || strcmp(s->fstype, "ext4")) {
+		iop_why(why, len, "debugfs edits only an ext4 scratch device");
+		return -EOPNOTSUPP;
+	}
+	if (find_tool("debugfs")) {
+		iop_why(why, len, "debugfs not installed (apt-get install e2fsprogs)");
+		return -ENOENT;
+	}
+	ret = run_offline(s, argv, out, sizeof(out), why, len);
+	if (ret < 0)
+		return ret;
+	/*
+	 * debugfs exits 0 when a request fails ("File not found by
+	 * ext2_lookup"): every line but its version banner is a complaint.
+	 */
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (s_prefix(line, "debugfs "))
+			continue;
+		iop_why(why, len, "debugfs -w -R '%s' %s: %s", request, s->dev, line);
+		return -EIO;
+	}
+	if (ret)
+		iop_why(why, len, "debugfs -w -R '%s' %s: exit %d", request, s->dev, ret);
+	return ret ? -EIO : 0;
 }
