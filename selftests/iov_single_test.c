@@ -828,9 +828,9 @@ TEST_F(iov_pipe_nonblock, empty_pipe_eagain_agrees)
 			       method_name[m], r[m].ret, strerror(r[m].err));
 
 	for (m = M_URING_READ; m <= M_URING_READV; m++) {
-		ret = uring_pending_read(self->ring,
-					 m == M_URING_READ ? IORING_OP_READ : IORING_OP_READV,
-					 self->p[0], buf, &iov, &r[m]);
+		ret = uring_pending(self->ring,
+				    m == M_URING_READ ? IORING_OP_READ : IORING_OP_READV,
+				    self->p[0], buf, &iov, sizeof(buf), &r[m]);
 		ASSERT_LE(0, ret) TH_LOG("%s: %s", method_name[m], strerror(-ret));
 		pending[m] = ret;
 		if (pending[m]) {
@@ -853,6 +853,114 @@ TEST_F(iov_pipe_nonblock, empty_pipe_eagain_agrees)
 		       pending[M_URING_READV] ? "waited" : "returned");
 	EXPECT_TRUE(r[M_URING_READ].ret == r[M_URING_READV].ret &&
 		    r[M_URING_READ].err == r[M_URING_READV].err);
+}
+
+/*
+ * A full pipe without O_NONBLOCK: io_uring WRITE and WRITEV(1) must wait
+ * for room, as write(2) would block, and once the reader drains the pipe
+ * complete with every byte, in order. The first attempt is nonblocking
+ * and gets -EAGAIN; only a request the caller asked not to wait for
+ * (RWF_NOWAIT) may complete with it. A kernel that completes the
+ * write with -EAGAIN instead of arming poll (io_write() taking any -EAGAIN
+ * for "no retry") fails here.
+ */
+#define FULL_WRITE	4096
+
+FIXTURE(iov_pipe_full) {
+#ifdef IOPATH_SUITE
+	struct iop_test_fs fs;	/* no filesystem: the kernel log check */
+#endif
+	int p[2];
+	size_t fill;		/* what filled the pipe */
+	struct io_uring *ring;
+	int ring_err;
+};
+
+FIXTURE_SETUP(iov_pipe_full)
+{
+	char chunk[4096];
+	ssize_t n;
+
+#ifdef IOPATH_SUITE
+	memset(&self->fs, 0, sizeof(self->fs));
+	iop_test_kmsg_mark(&self->fs);
+#endif
+	self->ring = NULL;
+	self->ring_err = -EOPNOTSUPP;
+	ASSERT_EQ(0, pipe2(self->p, O_NONBLOCK));
+	memset(chunk, 'f', sizeof(chunk));
+	self->fill = 0;
+	while ((n = write(self->p[1], chunk, sizeof(chunk))) > 0)
+		self->fill += n;
+	ASSERT_EQ(EAGAIN, errno);
+	/* from here on both ends block, as a pipe does by default */
+	ASSERT_EQ(0, fcntl(self->p[1], F_SETFL, 0));
+	ASSERT_EQ(0, fcntl(self->p[0], F_SETFL, 0));
+	self->ring_err = ring_open(&self->ring);
+}
+
+FIXTURE_TEARDOWN(iov_pipe_full)
+{
+	ring_close(self->ring);
+	close(self->p[0]);
+	close(self->p[1]);
+#ifdef IOPATH_SUITE
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+#endif
+}
+
+TEST_F(iov_pipe_full, uring_write_waits_for_room_then_writes_all)
+{
+	static const int ops[] = { IORING_OP_WRITE, IORING_OP_WRITEV };
+	static const char *const names[] = { "io_uring WRITE", "io_uring WRITEV(1)" };
+	char buf[FULL_WRITE], got[FULL_WRITE];
+	struct iovec iov;
+	struct result r;
+	unsigned int i;
+	size_t drained;
+	ssize_t n;
+	int ret;
+
+	if (self->ring_err)
+		SKIP(return, "%s", self->ring_err == -EOPNOTSUPP ? NO_LIBURING :
+		     "io_uring not available");
+	for (i = 0; i < 2; i++) {
+		memset(buf, 'a' + i, sizeof(buf));
+		memset(&r, 0, sizeof(r));
+		ret = uring_pending(self->ring, ops[i], self->p[1], buf, &iov, sizeof(buf), &r);
+		ASSERT_LE(0, ret) TH_LOG("%s: %s", names[i], strerror(-ret));
+		EXPECT_EQ(1, ret)
+			TH_LOG("%s to a full pipe completed at once: %zd (%s), expected it to wait",
+			       names[i], r.ret, r.err ? strerror(r.err) : "ok");
+		/* drain what filled the pipe: the write then has room */
+		for (drained = 0; drained < self->fill; drained += n) {
+			n = read(self->p[0], got, sizeof(got) < self->fill - drained ?
+				 sizeof(got) : self->fill - drained);
+			ASSERT_LT(0, n) TH_LOG("draining the pipe: %s", strerror(errno));
+		}
+		if (ret == 1) {
+			ASSERT_EQ(0, uring_complete(self->ring, &r))
+				TH_LOG("%s never completed after the pipe was drained", names[i]);
+			EXPECT_EQ(FULL_WRITE, r.ret)
+				TH_LOG("%s after the drain: %zd (%s)", names[i], r.ret,
+				       r.err ? strerror(r.err) : "ok");
+		}
+		if (r.ret == FULL_WRITE) {
+			for (drained = 0; drained < FULL_WRITE; drained += n) {
+				n = read(self->p[0], got + drained, FULL_WRITE - drained);
+				ASSERT_LT(0, n);
+			}
+			EXPECT_EQ(0, memcmp(got, buf, FULL_WRITE))
+				TH_LOG("%s: the pipe gave other bytes than were written", names[i]);
+		}
+		/* full again for the next write */
+		memset(got, 'f', sizeof(got));
+		for (drained = 0; drained < self->fill; drained += n) {
+			n = write(self->p[1], got, sizeof(got) < self->fill - drained ?
+				  sizeof(got) : self->fill - drained);
+			ASSERT_LT(0, n);
+		}
+	}
 }
 
 TEST_HARNESS_MAIN

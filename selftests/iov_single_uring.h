@@ -86,9 +86,13 @@ static int uring_rw(struct io_uring *ring, int op, int fd, const void *addr, uns
 	return uring_submit_reap(ring, &ts, r);
 }
 
-/* Submit one read on the empty pipe; 1: still pending after 200 ms. */
-static int uring_pending_read(struct io_uring *ring, int op, int fd, char *buf, struct iovec *iov,
-			      struct result *r)
+/*
+ * Submit one READ, READV, WRITE or WRITEV of @len bytes at the file
+ * position (a pipe: an empty one to read, a full one to write); 1: still
+ * pending after 200 ms.
+ */
+static int uring_pending(struct io_uring *ring, int op, int fd, char *buf, struct iovec *iov,
+			 unsigned int len, struct result *r)
 {
 	struct __kernel_timespec ts = { .tv_nsec = 200 * 1000 * 1000 };
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
@@ -96,10 +100,12 @@ static int uring_pending_read(struct io_uring *ring, int op, int fd, char *buf, 
 
 	if (!sqe)
 		return -EBUSY;
-	if (op == IORING_OP_READ)
-		io_uring_prep_read(sqe, fd, buf, 64, (__u64)-1);
+	iov->iov_base = buf;
+	iov->iov_len = len;
+	if (op == IORING_OP_READV || op == IORING_OP_WRITEV)
+		io_uring_prep_rw(op, sqe, fd, iov, 1, (__u64)-1);
 	else
-		io_uring_prep_readv(sqe, fd, iov, 1, (__u64)-1);
+		io_uring_prep_rw(op, sqe, fd, buf, len, (__u64)-1);
 	ret = uring_submit_reap(ring, &ts, r);
 	return ret == -ETIME ? 1 : ret;
 }
@@ -138,14 +144,15 @@ static int uring_rw(struct io_uring *ring, int op, int fd, const void *addr, uns
 	return -EOPNOTSUPP;
 }
 
-static int uring_pending_read(struct io_uring *ring, int op, int fd, char *buf, struct iovec *iov,
-			      struct result *r)
+static int uring_pending(struct io_uring *ring, int op, int fd, char *buf, struct iovec *iov,
+			 unsigned int len, struct result *r)
 {
 	(void)ring;
 	(void)op;
 	(void)fd;
 	(void)buf;
 	(void)iov;
+	(void)len;
 	(void)r;
 	return -EOPNOTSUPP;
 }
