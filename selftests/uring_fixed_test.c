@@ -14,10 +14,18 @@
  * addresses, and READ_FIXED into it must put the file's bytes there and
  * nowhere before them.
  *
- * The bug it catches: a registration that loses the buffer's offset in
+ * Registering pins the buffer's pages (FOLL_PIN); unregistering must
+ * unpin every one, or the pages can never be freed, migrated or written
+ * back cleanly. The kernel counts pins taken and released
+ * (/proc/vmstat nr_foll_pin_acquired and nr_foll_pin_released): their
+ * difference must not grow by a registration that was undone.
+ *
+ * The bugs it catches: a registration that loses the buffer's offset in
  * its first page, so every fixed read and write is shifted by it
  * (68-io-uring-fixed-buffer-offset-lost, generated sample 3's
- * 022-drop-stmt-io_sqe_buffer_register).
+ * 022-drop-stmt-io_sqe_buffer_register); an unregistration that unpins
+ * none of the pages (74-io-uring-unregister-keeps-pins, generated sample
+ * 4's 001-relop-io_release_ubuf).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,9 +33,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #ifdef HAVE_LIBURING
@@ -147,6 +157,97 @@ TEST_F(uring_fixed, buffers_registered_inside_a_page_move_their_own_bytes)
 		}
 		io_uring_queue_exit(&ring);
 	}
+#else
+	SKIP(return, IOP_NO_LIBURING);
+#endif
+}
+
+/*
+ * Pins held, all of the machine's: nr_foll_pin_acquired minus
+ * nr_foll_pin_released, the per-CPU deltas folded in first
+ * (vm.stat_refresh) so that the two are exact. -ENOENT: the kernel does
+ * not count pins.
+ */
+static long long pins_held(void)
+{
+	long long acquired = -1, released = -1, v;
+	char name[64];
+	FILE *f;
+	int fd;
+
+	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	/* without it the counters are only less exact: the margin allows for that */
+	if (fd >= 0) {
+		ssize_t n = write(fd, "1", 1);
+
+		(void)n;
+		close(fd);
+	}
+	f = fopen("/proc/vmstat", "re");
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		if (!strcmp(name, "nr_foll_pin_acquired"))
+			acquired = v;
+		else if (!strcmp(name, "nr_foll_pin_released"))
+			released = v;
+	}
+	fclose(f);
+	return acquired < 0 || released < 0 ? -ENOENT : acquired - released;
+}
+
+FIXTURE(uring_pins) {
+	struct iop_test_fs fs;	/* no filesystem: the kernel log check */
+};
+
+FIXTURE_SETUP(uring_pins)
+{
+	memset(&self->fs, 0, sizeof(self->fs));
+	iop_test_kmsg_mark(&self->fs);
+}
+
+FIXTURE_TEARDOWN(uring_pins)
+{
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+#define PIN_PAGES	2048	/* 8 MiB of base pages: far above the counters' noise */
+
+TEST_F(uring_pins, unregistering_a_buffer_releases_every_page_pin)
+{
+#ifdef HAVE_LIBURING
+	size_t len = (size_t)PIN_PAGES * PAGE;
+	long long before, during, after;
+	struct io_uring ring;
+	char why[256];
+	uint8_t *buf;
+	int ret;
+
+	if (iop_probe("io_uring", why, sizeof(why)) <= 0)
+		SKIP(return, "%s", why);
+	if (pins_held() == -ENOENT)
+		SKIP(return, "the kernel does not count page pins (no nr_foll_pin_acquired)");
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	/* base pages, one pin each: no huge page folds them into a few */
+	madvise(buf, len, MADV_NOHUGEPAGE);
+	memset(buf, 0x5a, len);
+	before = pins_held();
+	ret = t_ring_with_buffer(&ring, 4, buf, len);
+	ASSERT_EQ(0, ret) TH_LOG("register %zu bytes: %s", len, strerror(-ret));
+	during = pins_held();
+	EXPECT_EQ(0, io_uring_unregister_buffers(&ring));
+	after = pins_held();
+	io_uring_queue_exit(&ring);
+	munmap(buf, len);
+	ASSERT_LE(0, before);
+	/* the positive control: the registration is seen to pin */
+	EXPECT_LE(before + PIN_PAGES / 2, during)
+		TH_LOG("registering %d pages moved the pins held from %lld to %lld", PIN_PAGES,
+		       before, during);
+	EXPECT_GT(before + PIN_PAGES / 2, after)
+		TH_LOG("pins held: %lld before the registration, %lld with it, %lld after it was undone",
+		       before, during, after);
 #else
 	SKIP(return, IOP_NO_LIBURING);
 #endif
