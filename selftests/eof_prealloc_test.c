@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A file written once by appending and then closed keeps no blocks past
+ * its end.
+ *
+ * XFS reserves space past EOF while a file grows by appends (speculative
+ * preallocation), so that the file ends up in few extents. The first
+ * close of a file opened for writing gives back what lies past EOF
+ * (xfs_file_release() -> xfs_free_eofblocks(); later closes keep it, for
+ * files that are opened and appended to again and again): a tree of
+ * files unpacked one after another must not hold the space each one was
+ * reserved while it grew. ext4 keeps its preallocation in the allocator,
+ * never in the file, and holds to the same. The file's block count after
+ * the close says it: no more than the size rounded up to blocks, plus a
+ * little for mapping metadata.
+ *
+ * The bug it catches: a close that never trims the blocks past EOF
+ * (76-xfs-close-keeps-eof-preallocation, generated sample 4's
+ * 011-call-arg-xfs_file_release).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "iopath_test.h"
+#include "iomap_layout.h"
+
+#define APPEND		(64 * 1024)		/* each write */
+#define FILE_LEN	(8 * 1024 * 1024)	/* what the appends add up to */
+#define META_SLACK	(64 * 1024)		/* mapping metadata st_blocks may count */
+
+FIXTURE(eof_prealloc) {
+	struct iop_test_fs fs;
+	uint8_t *buf;
+};
+
+FIXTURE_VARIANT(eof_prealloc) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+IOP_IOMAP_FS_VARIANTS(eof_prealloc);
+
+FIXTURE_SETUP(eof_prealloc)
+{
+	self->buf = malloc(APPEND);
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+}
+
+FIXTURE_TEARDOWN(eof_prealloc)
+{
+	free(self->buf);
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+TEST_F(eof_prealloc, first_close_after_appends_leaves_no_blocks_past_eof)
+{
+	unsigned long long used, open_used;
+	struct stat st;
+	size_t done;
+	int fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_NE(NULL, self->buf);
+	fd = iop_open_at(self->fs.scratch->mnt, "f",
+			 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND, 0600);
+	ASSERT_LE(0, fd) TH_LOG("create f: %s", strerror(-fd));
+	for (done = 0; done < FILE_LEN; done += APPEND) {
+		memset(self->buf, (int)(done / APPEND), APPEND);
+		ASSERT_EQ(APPEND, write(fd, self->buf, APPEND))
+			TH_LOG("append at %zu: %s", done, strerror(errno));
+	}
+	/*
+	 * The positive control: on XFS the appends were given blocks past
+	 * EOF, so there is something for the close to trim.
+	 */
+	ASSERT_EQ(0, fstat(fd, &st));
+	open_used = (unsigned long long)st.st_blocks * 512;
+	if (!strcmp(variant->fstype, "xfs"))
+		EXPECT_LT((unsigned long long)FILE_LEN + META_SLACK, open_used)
+			TH_LOG("while open, the appended file holds %llu bytes of blocks: no preallocation past EOF to trim",
+			       open_used);
+	ASSERT_EQ(0, close(fd));
+
+	/* a read-only open and close trims nothing: fstat through it */
+	fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDONLY | O_NOFOLLOW, 0);
+	ASSERT_LE(0, fd) TH_LOG("open f: %s", strerror(-fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	close(fd);
+	ASSERT_EQ(FILE_LEN, st.st_size);
+	used = (unsigned long long)st.st_blocks * 512;
+	EXPECT_GE((unsigned long long)FILE_LEN + META_SLACK, used)
+		TH_LOG("after the close a %d-byte file holds %llu bytes of blocks (%llu while open)",
+		       FILE_LEN, used, open_used);
+}
+
+TEST_HARNESS_MAIN
