@@ -216,6 +216,30 @@ TEST_F(swapon, file_with_a_hole_is_refused)
 }
 
 /*
+ * The same file, its header read from disk: after a remount nothing of
+ * the file is cached, so swapon reads the header page through the page
+ * cache's filler (read_mapping_folio() -> do_read_cache_folio()) instead
+ * of finding the page the test wrote.
+ * Catches: a page-cache read that returns no folio, or the wrong one,
+ * when it had to read it (78-read-cache-folio-success-taken-as-error,
+ * generated sample 4's 014-negate-do_read_cache_folio).
+ */
+TEST_F(swapon, header_read_from_disk_is_accepted)
+{
+	static const struct iop_region r[] = {
+		{ 0, HALF, IOP_REGION_WRITTEN }, { HALF, HALF, IOP_REGION_WRITTEN },
+	};
+	int fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	fd = make_swapfile(self, "swap", r, 2);
+	ASSERT_LE(0, fd) TH_LOG("%s", self->why);
+	close(fd);
+	ASSERT_EQ(0, iop_scratch_remount(self->fs.scratch)) TH_LOG("remount");
+	EXPECT_SWAPON("swap", 0);
+}
+
+/*
  * A reflinked copy of a good swap file is refused (EINVAL, "has shared
  * extents"), and so is its source; after FALLOC_FL_UNSHARE_RANGE on the
  * copy the copy is accepted (positive control).
