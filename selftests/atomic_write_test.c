@@ -39,37 +39,12 @@
 
 #include "iopath_test.h"
 #include "iomap_layout.h"
+#include "iop_statx.h"
 
 #ifndef RWF_ATOMIC
 #define RWF_ATOMIC 0x00000040
 #endif
-#define IOP_STATX_WRITE_ATOMIC 0x00010000U
-#define IOP_STATX_BASIC 0x000007ffU
 #define MAX_LEN (4u << 20)	/* the largest write tried */
-
-/*
- * struct statx as the kernel's uapi has it since 6.16 (the C library's may
- * predate the atomic-write fields); 256 bytes, the fields at their offsets.
- */
-struct iop_statx {
-	uint32_t mask, blksize;
-	uint64_t attributes;
-	uint32_t nlink, uid, gid;
-	uint16_t mode, spare0;
-	uint64_t ino, size, blocks, attributes_mask;
-	uint8_t times[64];
-	uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
-	uint64_t mnt_id;
-	uint32_t dio_mem_align, dio_offset_align;
-	uint64_t subvol;
-	uint32_t awu_min, awu_max;		/* 0xa8 */
-	uint32_t aw_segments_max, dio_read_offset_align;
-	uint32_t awu_max_opt, spare2;
-	uint64_t spare3[8];
-};
-
-_Static_assert(sizeof(struct iop_statx) == 0x100, "struct statx is 256 bytes");
-_Static_assert(__builtin_offsetof(struct iop_statx, awu_min) == 0xa8, "stx_atomic_write_unit_min");
 
 FIXTURE(atomic_write) {
 	struct iop_test_fs fs;
@@ -108,7 +83,7 @@ TEST_F(atomic_write, statx_atomic_units_are_what_rwf_atomic_writes_do)
 	struct iovec v;
 	char why[256];
 	ssize_t n;
-	int err;
+	int err, ret;
 
 	IOP_TEST_BEGIN(&self->fs);
 	ASSERT_NE(NULL, self->buf);
@@ -117,9 +92,8 @@ TEST_F(atomic_write, statx_atomic_units_are_what_rwf_atomic_writes_do)
 			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_DIRECT, 0644);
 	ASSERT_LE(0, self->fd) TH_LOG("create O_DIRECT: %s", strerror(-self->fd));
 	memset(&sx, 0, sizeof(sx));
-	ASSERT_EQ(0, syscall(SYS_statx, self->fd, "", AT_EMPTY_PATH,
-			     IOP_STATX_BASIC | IOP_STATX_WRITE_ATOMIC, &sx))
-		TH_LOG("statx: %s", strerror(errno));
+	ret = iop_statx_fd(self->fd, IOP_STATX_BASIC | IOP_STATX_WRITE_ATOMIC, &sx);
+	ASSERT_EQ(0, ret) TH_LOG("statx: %s", strerror(-ret));
 	if (!(sx.mask & IOP_STATX_WRITE_ATOMIC))
 		SKIP(return, "the kernel has no atomic writes (statx without STATX_WRITE_ATOMIC)");
 	TH_LOG("%s: atomic write units %u to %u", variant->fstype, sx.awu_min, sx.awu_max);
