@@ -19,6 +19,14 @@
  * the remount), or journals the wrong range
  * (54-ext4-journalled-folio-left-locked, from generated sample 1's
  * 006-relop-mpage_prepare_extent_to_map, which no test reached).
+ *
+ * Under data=journal ext4 takes no direct I/O: an O_DIRECT read or write
+ * goes through the page cache and the journal, and statx(STATX_DIOALIGN)
+ * says so with alignments of 0 (statx(2): "0 if direct I/O is not
+ * supported"). A kernel that reports, and so uses, direct I/O for a
+ * journalled file writes its data around the journal
+ * (80-ext4-data-journal-takes-direct-io, generated sample 4's
+ * 026-off-by-one-ext4_dio_alignment).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -36,6 +44,7 @@
 
 #include "iopath_test.h"
 #include "iomap_layout.h"
+#include "iop_statx.h"
 
 #define SPAN	(64 * 1024)	/* the file, mapped whole */
 #define DEV_TAIL	(1024 * 1024)	/* the read comes from this far before the device's end */
@@ -148,6 +157,25 @@ TEST_F(journal, dma_into_a_mapped_file_is_journalled_by_writeback)
 	ASSERT_LE(0, self->fd);
 	EXPECT_EQ(0, iop_file_compare(self->fd, self->want, SPAN, why, sizeof(why)))
 		TH_LOG("after fsync and a remount: %s", why);
+}
+
+TEST_F(journal, statx_reports_no_direct_io_for_a_journalled_file)
+{
+	struct iop_statx sx;
+	int ret;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "journalled",
+			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
+	memset(&sx, 0, sizeof(sx));
+	ret = iop_statx_fd(self->fd, IOP_STATX_BASIC | IOP_STATX_DIOALIGN, &sx);
+	ASSERT_EQ(0, ret) TH_LOG("statx: %s", strerror(-ret));
+	if (!(sx.mask & IOP_STATX_DIOALIGN))
+		SKIP(return, "the kernel reports no direct I/O alignment (statx without STATX_DIOALIGN)");
+	EXPECT_EQ(0, sx.dio_mem_align) TH_LOG("dio_mem_align %u under data=journal", sx.dio_mem_align);
+	EXPECT_EQ(0, sx.dio_offset_align)
+		TH_LOG("dio_offset_align %u under data=journal", sx.dio_offset_align);
 }
 
 TEST_HARNESS_MAIN
