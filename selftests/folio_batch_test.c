@@ -56,6 +56,7 @@
 
 #include "iopath_test.h"
 #include "mapcheck.h"
+#include "iop_cachestat.h"
 
 #define NFILES		64		/* files per test, all open while checked */
 #define PREALLOC	65536		/* unwritten extent under the EOF block */
@@ -67,23 +68,6 @@
 #define IOMAP_UNWRITTEN		3
 #define IOMAP_ZERO		(1u << 1)
 #define IOMAP_F_FOLIO_BATCH	(1u << 13)
-
-#ifndef __NR_cachestat
-#define __NR_cachestat 451
-#endif
-
-struct cachestat_range_v1 {
-	uint64_t off;
-	uint64_t len;
-};
-
-struct cachestat_v1 {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
 
 /* A run of bytes the file must hold; everything not covered reads 0. */
 struct span {
