@@ -116,6 +116,7 @@ static int plan_mutant(struct iop_plan *p, struct iop_plan_mutant *pm, const cha
 		pm->gen_operator = strndup(v, strcspn(v, ","));
 		if (!pm->gen_operator)
 			return -ENOMEM;
+		ret = 0;	/* 1 said "generated"; the Tests loop below runs on 0 */
 	}
 	pm->whole = p->all_tests || iop_mutant_all_tests(m);
 	p->pristine_whole |= pm->whole;

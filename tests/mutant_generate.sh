@@ -221,4 +221,15 @@ if [ "$rc" = 2 ] && grep -q "'# Tests: all' (the whole collection) goes alone" "
 else
 	not_ok mutant_generate.header_tests_all_alone "exit $rc: $(cat "$tmp/badgen.err")"
 fi
+# A generated mutant narrowed to named programs (to run it again against a
+# new test) is planned with those programs, as a hand-written one is.
+mkdir -p "$tmp/narrow"
+sed 's/^# Tests: all$/# Tests: a_test b_test/' "$f" > "$tmp/narrow/$(basename "$f")"
+"$iopath" mutant plan --mutants "$tmp/narrow" --out "$tmp/narrow.json" > /dev/null 2> "$tmp/narrow.err"
+rc=$?
+if [ "$rc" = 0 ] && [ "$(jq -c '.mutants[0].programs' "$tmp/narrow.json" 2> /dev/null)" = '["a_test","b_test"]' ]; then
+	ok mutant_generate.narrowed_to_programs_planned_with_them
+else
+	not_ok mutant_generate.narrowed_to_programs_planned_with_them "exit $rc: $(cat "$tmp/narrow.err")"
+fi
 finish_tap
