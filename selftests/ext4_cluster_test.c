@@ -54,7 +54,8 @@ FIXTURE_VARIANT_ADD(ext4_cluster, ext4_bigalloc) { IOP_FS_EXT4_BIGALLOC };
 
 FIXTURE_SETUP(ext4_cluster)
 {
-	self->buf = malloc(OTHER_LEN);
+	/* aligned: the other file is written O_DIRECT */
+	self->buf = iop_alloc_aligned(OTHER_LEN);
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
 }
 
