@@ -83,7 +83,10 @@ FIXTURE_VARIANT_ADD(splice_wakeup, ext4) { IOP_FS_EXT4 };
 FIXTURE_SETUP(splice_wakeup)
 {
 	self->file = -1;
-	self->p[0] = self->p[1] = self->q[0] = self->q[1] = -1;
+	self->p[0] = -1;
+	self->p[1] = -1;
+	self->q[0] = -1;
+	self->q[1] = -1;
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
 }
 
