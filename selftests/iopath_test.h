@@ -64,12 +64,6 @@
  * through ext4_bread_batch().
  */
 #define IOP_FS_EXT4_EA_INODE	.fstype = "ext4", .mkfs_opts = "-O ea_inode", .blksz = 4096
-/*
- * ext4 with bigalloc: blocks are allocated and freed in clusters of four
- * 4 KiB blocks, and a range that ends inside a cluster must leave the
- * cluster to the blocks still using it.
- */
-#define IOP_FS_EXT4_BIGALLOC	.fstype = "ext4", .mkfs_opts = "-O bigalloc -C 16384", .blksz = 4096
 #define IOP_FS_XFS	.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096, .reflink = true
 #define IOP_FS_XFS_1K	.fstype = "xfs", .mkfs_opts = "-b size=1024 -m reflink=1", .blksz = 1024, \
 			.reflink = true
