@@ -154,6 +154,11 @@ static int try_swapon(FIXTURE_DATA(swapon) *self, const char *name, bool *skip)
 #define HALF (SWAP_SIZE / 2)
 #define QUARTER (SWAP_SIZE / 4)
 
+/* A swap file written whole, in two extents' worth of writes. */
+static const struct iop_region written[] = {
+	{ 0, HALF, IOP_REGION_WRITTEN }, { HALF, HALF, IOP_REGION_WRITTEN },
+};
+
 /*
  * Positive control: a fully written file is accepted.
  * Catches: a verdict taken from stale mapping state on a file whose
@@ -161,13 +166,10 @@ static int try_swapon(FIXTURE_DATA(swapon) *self, const char *name, bool *skip)
  */
 TEST_F(swapon, fully_written_file_is_accepted)
 {
-	static const struct iop_region r[] = {
-		{ 0, HALF, IOP_REGION_WRITTEN }, { HALF, HALF, IOP_REGION_WRITTEN },
-	};
 	int fd;
 
 	IOP_TEST_BEGIN(&self->fs);
-	fd = make_swapfile(self, "swap", r, 2);
+	fd = make_swapfile(self, "swap", written, 2);
 	ASSERT_LE(0, fd) TH_LOG("%s", self->why);
 	close(fd);
 	EXPECT_SWAPON("swap", 0);
@@ -226,13 +228,10 @@ TEST_F(swapon, file_with_a_hole_is_refused)
  */
 TEST_F(swapon, header_read_from_disk_is_accepted)
 {
-	static const struct iop_region r[] = {
-		{ 0, HALF, IOP_REGION_WRITTEN }, { HALF, HALF, IOP_REGION_WRITTEN },
-	};
 	int fd;
 
 	IOP_TEST_BEGIN(&self->fs);
-	fd = make_swapfile(self, "swap", r, 2);
+	fd = make_swapfile(self, "swap", written, 2);
 	ASSERT_LE(0, fd) TH_LOG("%s", self->why);
 	close(fd);
 	ASSERT_EQ(0, iop_scratch_remount(self->fs.scratch)) TH_LOG("remount");
@@ -248,14 +247,11 @@ TEST_F(swapon, header_read_from_disk_is_accepted)
  */
 TEST_F(swapon, reflinked_file_is_refused_until_unshared)
 {
-	static const struct iop_region r[] = {
-		{ 0, HALF, IOP_REGION_WRITTEN }, { HALF, HALF, IOP_REGION_WRITTEN },
-	};
 	uint8_t *buf;
 	int fd, copy, ret;
 
 	IOP_TEST_BEGIN(&self->fs);
-	fd = make_swapfile(self, "swap", r, 2);
+	fd = make_swapfile(self, "swap", written, 2);
 	ASSERT_LE(0, fd) TH_LOG("%s", self->why);
 	copy = iop_open_at(self->fs.scratch->mnt, "copy", O_RDWR | O_CREAT | O_TRUNC, 0600);
 	ASSERT_LE(0, copy);
