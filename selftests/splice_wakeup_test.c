@@ -28,14 +28,14 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "iopath_test.h"
 #include "iomap_layout.h"
+#include "clock.h"
 
 #define LEN		4096
-#define WAKE_NS		(5ll * 1000 * 1000 * 1000)
+#define WAKE_NS		(5ull * 1000 * 1000 * 1000)
 
 enum fill { FILL_SPLICE_FILE, FILL_VMSPLICE, FILL_SPLICE_PIPE, FILL_TEE };
 
@@ -57,14 +57,6 @@ static void *read_once(void *arg)
 	r->n = read(r->fd, r->buf, LEN);
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	return NULL;
-}
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
 FIXTURE(splice_wakeup) {
@@ -124,7 +116,7 @@ TEST_F(splice_wakeup, blocked_reader_wakes_when_the_pipe_is_filled)
 	static uint8_t src[LEN];
 	struct reader r;
 	pthread_t t;
-	long long start;
+	uint64_t start;
 	unsigned int how;
 	ssize_t n;
 
@@ -149,8 +141,8 @@ TEST_F(splice_wakeup, blocked_reader_wakes_when_the_pipe_is_filled)
 		n = fill(self, how, src);
 		EXPECT_EQ(LEN, n) TH_LOG("%s into the pipe: %s", fill_name[how],
 					 n < 0 ? strerror(errno) : "short");
-		start = now_ns();
-		while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) && now_ns() - start < WAKE_NS)
+		start = iop_now_ns();
+		while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) && iop_now_ns() - start < WAKE_NS)
 			usleep(1000);
 		EXPECT_EQ(1, __atomic_load_n(&r.done, __ATOMIC_ACQUIRE))
 			TH_LOG("the reader still sleeps 5 s after %s put %d bytes in its pipe",
