@@ -91,7 +91,6 @@ TEST_F(atomic_write, statx_atomic_units_are_what_rwf_atomic_writes_do)
 	self->fd = iop_open_at(self->fs.scratch->mnt, "atomic",
 			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_DIRECT, 0644);
 	ASSERT_LE(0, self->fd) TH_LOG("create O_DIRECT: %s", strerror(-self->fd));
-	memset(&sx, 0, sizeof(sx));
 	ret = iop_statx_fd(self->fd, IOP_STATX_BASIC | IOP_STATX_WRITE_ATOMIC, &sx);
 	ASSERT_EQ(0, ret) TH_LOG("statx: %s", strerror(-ret));
 	if (!(sx.mask & IOP_STATX_WRITE_ATOMIC))

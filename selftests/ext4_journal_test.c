@@ -168,7 +168,6 @@ TEST_F(journal, statx_reports_no_direct_io_for_a_journalled_file)
 	self->fd = iop_open_at(self->fs.scratch->mnt, "journalled",
 			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
 	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
-	memset(&sx, 0, sizeof(sx));
 	ret = iop_statx_fd(self->fd, IOP_STATX_BASIC | IOP_STATX_DIOALIGN, &sx);
 	ASSERT_EQ(0, ret) TH_LOG("statx: %s", strerror(-ret));
 	if (!(sx.mask & IOP_STATX_DIOALIGN))

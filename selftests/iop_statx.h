@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,9 +42,10 @@ struct iop_statx {
 _Static_assert(sizeof(struct iop_statx) == 0x100, "struct statx is 256 bytes");
 _Static_assert(__builtin_offsetof(struct iop_statx, awu_min) == 0xa8, "stx_atomic_write_unit_min");
 
-/* statx of the open file @fd for @mask: 0 or -errno */
+/* statx of the open file @fd for @mask into @sx (zeroed first): 0 or -errno */
 static inline int iop_statx_fd(int fd, unsigned int mask, struct iop_statx *sx)
 {
+	memset(sx, 0, sizeof(*sx));
 	return syscall(SYS_statx, fd, "", AT_EMPTY_PATH, mask, sx) ? -errno : 0;
 }
 
