@@ -123,7 +123,7 @@ TEST_F(ext4_ondisk, mapped_blocks_past_eof_read_as_zeros_through_mmap)
 	EXPECT_EQ((ssize_t)eof, n) TH_LOG("read(2) of f gave %zd bytes", n);
 	close(fd);
 	/* the checker holds mapped blocks past the size against the file */
-	ASSERT_LT(snprintf((char *)buf, sizeof(buf), "%s/f", self->fs.scratch->mnt), PATH_MAX);
+	ASSERT_EQ(0, iop_path_in((char *)buf, self->fs.scratch->mnt, "f"));
 	EXPECT_EQ(0, unlink((char *)buf));
 }
 
@@ -134,7 +134,7 @@ TEST_F(ext4_ondisk, casefold_flag_without_the_feature_fails_lookup_as_corrupted)
 	int fd, flags = 0, ret;
 
 	IOP_TEST_BEGIN(&self->fs);
-	ASSERT_LT(snprintf(path, sizeof(path), "%s/d", self->fs.scratch->mnt), (int)sizeof(path));
+	ASSERT_EQ(0, iop_path_in(path, self->fs.scratch->mnt, "d"));
 	ASSERT_EQ(0, mkdir(path, 0755));
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 	ASSERT_LE(0, fd);

@@ -86,17 +86,11 @@ static const struct node nodes[] = {
 	{ "blk-new", S_IFBLK, 259, 65536 },
 };
 
-/* @name in the scratch root @mnt, as a path in @path: 0, or -ENAMETOOLONG */
-static int path_in(char *path, const char *mnt, const char *name)
-{
-	return (size_t)snprintf(path, PATH_MAX, "%s/%s", mnt, name) < PATH_MAX ? 0 : -ENAMETOOLONG;
-}
-
 /* lstat of @name in the scratch root: 0 or -errno */
 static int stat_at(const char *mnt, const char *name, struct stat *st)
 {
 	char path[PATH_MAX];
-	int ret = path_in(path, mnt, name);
+	int ret = iop_path_in(path, mnt, name);
 
 	return ret ? ret : lstat(path, st) ? -errno : 0;
 }
@@ -137,7 +131,7 @@ TEST_F(inode_fields, device_numbers_survive_a_remount)
 
 	IOP_TEST_BEGIN(&self->fs);
 	for (i = 0; i < ARRAY_SIZE(nodes); i++) {
-		ASSERT_EQ(0, path_in(path, self->fs.scratch->mnt, nodes[i].name));
+		ASSERT_EQ(0, iop_path_in(path, self->fs.scratch->mnt, nodes[i].name));
 		dev = makedev(nodes[i].major, nodes[i].minor);
 		ASSERT_EQ(0, mknod(path, nodes[i].type | 0600, dev))
 			TH_LOG("mknod %s: %s", nodes[i].name, strerror(errno));

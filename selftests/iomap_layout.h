@@ -301,6 +301,12 @@ static inline void iop_close_fds(const int *fds, size_t n)
 	iop_close_fds((const int[]){ __VA_ARGS__ },					\
 		      sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
 
+/* @name in the directory @dir, as a path in @path (PATH_MAX): 0, or -ENAMETOOLONG */
+static inline int iop_path_in(char *path, const char *dir, const char *name)
+{
+	return (size_t)snprintf(path, PATH_MAX, "%s/%s", dir, name) < PATH_MAX ? 0 : -ENAMETOOLONG;
+}
+
 /* open(@dir/@name) without building a path (no length limit to hit). */
 static inline int iop_open_at(const char *dir, const char *name, int flags, mode_t mode)
 {
