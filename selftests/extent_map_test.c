@@ -374,6 +374,7 @@ TEST_F(extent_map, fiemap_marks_only_cloned_extents_shared)
 
 #define MANY_EXTENTS	1024	/* a few leaves of ext4's extent tree even at 4K */
 #define MANY_UNIT	4096	/* one O_DIRECT write, aligned for every variant */
+#define MANY_APPENDS	16
 
 /*
  * A file of MANY_EXTENTS one-unit extents with a hole after each, written
@@ -439,6 +440,69 @@ TEST_F(extent_map, filling_holes_across_extent_tree_leaves_keeps_every_block)
 		}
 	}
 	EXPECT_EQ(size, covered);
+}
+
+/* ext4's on-disk extent tree: a 12-byte header, then 12-byte entries */
+#define EXT4_TREE_ENTRY	12
+
+/*
+ * A file of one-unit extents with a hole after each, as many as one 4K
+ * (340) or 1K (84) leaf of ext4's extent tree holds, so that the tree is
+ * one index in the inode over one full leaf; then units appended right
+ * after the last extent, one O_DIRECT write each. Each append is
+ * allocated next to the last extent's blocks and joins that extent in
+ * place: the file needs no mapping block (st_blocks beyond the data) that
+ * it did not hold before the appends. XFS's bmap btree joins the same way.
+ * Catches: an insertion that looks for its neighbour at the wrong level of
+ * the tree, finds none, and adds the new extent as an entry of its own,
+ * splitting the full leaf (044-call-zero-ext4_ext_insert_extent of
+ * generated sample 4: the tree depth read as 0, which only a tree of
+ * depth 1 or more whose leaf is full shows; a tree with room merges the
+ * entry afterwards).
+ */
+TEST_F(extent_map, appending_to_the_last_extent_of_a_full_leaf_adds_no_mapping_block)
+{
+	int64_t meta_before, meta_after;
+	uint64_t off, end, nr, i;
+	struct iop_fiemap f;
+	struct stat st;
+	int fd, n;
+	uint8_t buf[MANY_UNIT] __attribute__((aligned(4096)));
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->src = iop_open_at(self->fs.scratch->mnt, "full-leaf",
+				O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0644);
+	fd = self->src;
+	ASSERT_LE(0, fd) TH_LOG("open O_DIRECT: %s", strerror(-fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	ASSERT_LT(EXT4_TREE_ENTRY, st.st_blksize);
+	nr = (uint64_t)(st.st_blksize - EXT4_TREE_ENTRY) / EXT4_TREE_ENTRY;
+	for (i = 0; i < nr; i++) {
+		off = i * 2 * MANY_UNIT;
+		iop_pattern_fill(buf, off, MANY_UNIT, 41);
+		ASSERT_EQ(0, iop_pwrite_all(fd, buf, MANY_UNIT, off))
+			TH_LOG("O_DIRECT write at %" PRIu64 ": %s", off, strerror(errno));
+	}
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	meta_before = (int64_t)st.st_blocks * 512 - (int64_t)(nr * MANY_UNIT);
+	end = (nr - 1) * 2 * MANY_UNIT + MANY_UNIT;
+	for (i = 0; i < MANY_APPENDS; i++) {
+		off = end + i * MANY_UNIT;
+		iop_pattern_fill(buf, off, MANY_UNIT, 42);
+		ASSERT_EQ(0, iop_pwrite_all(fd, buf, MANY_UNIT, off))
+			TH_LOG("O_DIRECT append at %" PRIu64 ": %s", off, strerror(errno));
+	}
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	meta_after = (int64_t)st.st_blocks * 512 - (int64_t)((nr + MANY_APPENDS) * MANY_UNIT);
+	/* the appends are one extent with the last unit: FIEMAP says where they went */
+	n = iop_fiemap(fd, end - MANY_UNIT, (MANY_APPENDS + 1) * MANY_UNIT, &f);
+	ASSERT_LT(0, n) TH_LOG("FIEMAP: %s", strerror(n ? -n : ENODATA));
+	EXPECT_EQ(meta_before, meta_after)
+		TH_LOG("%" PRIu64 " extents of %d bytes (blocks of %ld): mapping blocks of %" PRId64
+		       " bytes before %d appends, %" PRId64 " after; the last unit and the appends in %d extents",
+		       nr, MANY_UNIT, (long)st.st_blksize, meta_before, MANY_APPENDS, meta_after, n);
 }
 
 TEST_HARNESS_MAIN
