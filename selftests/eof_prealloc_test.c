@@ -17,6 +17,13 @@
  * The bug it catches: a close that never trims the blocks past EOF
  * (76-xfs-close-keeps-eof-preallocation, generated sample 4's
  * 011-call-arg-xfs_file_release).
+ *
+ * On a striped XFS a direct write past the end of a file at least a
+ * stripe unit long is allocated up to the next stripe unit boundary
+ * (xfs_iomap_eof_align_last_fsb()), so that the file's next extents start
+ * on a stripe; a file smaller than the unit is not rounded. The bug it
+ * catches: a kernel that stops aligning (generated sample 4's
+ * 027-call-arg-xfs_eof_alignment), or aligns small files too.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -99,6 +106,67 @@ TEST_F(eof_prealloc, first_close_after_appends_leaves_no_blocks_past_eof)
 	EXPECT_GE((unsigned long long)FILE_LEN + META_SLACK, used)
 		TH_LOG("after the close a %d-byte file holds %llu bytes of blocks (%llu while open)",
 		       FILE_LEN, used, open_used);
+}
+
+FIXTURE(eof_stripe) {
+	struct iop_test_fs fs;
+};
+
+FIXTURE_VARIANT(eof_stripe) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+FIXTURE_VARIANT_ADD(eof_stripe, xfs_stripe) { IOP_FS_XFS_STRIPE };
+
+FIXTURE_SETUP(eof_stripe)
+{
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+}
+
+FIXTURE_TEARDOWN(eof_stripe)
+{
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+#define STRIPE_FIRST	(2 * IOP_XFS_STRIPE_UNIT)	/* from an empty file */
+#define STRIPE_NEXT	4096				/* then past EOF */
+
+TEST_F(eof_stripe, direct_write_past_eof_allocates_to_a_stripe_unit_boundary)
+{
+	const unsigned long long size = STRIPE_FIRST + STRIPE_NEXT;
+	const unsigned long long aligned = (size + IOP_XFS_STRIPE_UNIT - 1) /
+					   IOP_XFS_STRIPE_UNIT * IOP_XFS_STRIPE_UNIT;
+	unsigned long long used;
+	struct stat st;
+	void *buf = NULL;
+	int fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_EQ(0, posix_memalign(&buf, 4096, STRIPE_FIRST));
+	memset(buf, 0x5a, STRIPE_FIRST);
+	fd = iop_open_at(self->fs.scratch->mnt, "f",
+			 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_DIRECT, 0600);
+	if (fd < 0)
+		free(buf);
+	ASSERT_LE(0, fd) TH_LOG("create f: %s", strerror(-fd));
+	/* an empty file is smaller than the unit: exactly what was written */
+	EXPECT_EQ(STRIPE_FIRST, pwrite(fd, buf, STRIPE_FIRST, 0))
+		TH_LOG("O_DIRECT write of %d at 0: %s", STRIPE_FIRST, strerror(errno));
+	EXPECT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(STRIPE_FIRST, (unsigned long long)st.st_blocks * 512)
+		TH_LOG("a %d-byte write into an empty file holds %llu bytes of blocks",
+		       STRIPE_FIRST, (unsigned long long)st.st_blocks * 512);
+	/* past the end of a file of two units: up to the next unit */
+	EXPECT_EQ(STRIPE_NEXT, pwrite(fd, buf, STRIPE_NEXT, STRIPE_FIRST))
+		TH_LOG("O_DIRECT write of %d at %d: %s", STRIPE_NEXT, STRIPE_FIRST,
+		       strerror(errno));
+	EXPECT_EQ(0, fstat(fd, &st));
+	used = (unsigned long long)st.st_blocks * 512;
+	EXPECT_EQ(aligned, used)
+		TH_LOG("a write past EOF to %llu bytes holds %llu bytes of blocks, not up to the %d-byte stripe unit (%llu)",
+		       size, used, IOP_XFS_STRIPE_UNIT, aligned);
+	free(buf);
+	ASSERT_EQ(0, close(fd));
 }
 
 TEST_HARNESS_MAIN

@@ -72,6 +72,13 @@
  * what is built on it (software atomic writes among them).
  */
 #define IOP_FS_XFS_NOREFLINK .fstype = "xfs", .mkfs_opts = "-m reflink=0", .blksz = 4096
+/*
+ * XFS on a striped volume (mkfs -d su=,sw=, as on RAID): allocations at
+ * the end of a file are rounded to the stripe unit, IOP_XFS_STRIPE_UNIT.
+ */
+#define IOP_XFS_STRIPE_UNIT	(64 * 1024)
+#define IOP_FS_XFS_STRIPE .fstype = "xfs", .mkfs_opts = "-m reflink=1 -d su=64k,sw=2", \
+			  .blksz = 4096, .reflink = true
 
 struct iop_test_fs {
 	struct iop_scratch *scratch;
