@@ -15,14 +15,19 @@
  *
  * The casefold flag on a filesystem without the casefold feature: the
  * inode is corrupt, and looking it up must fail with EFSCORRUPTED
- * (EUCLEAN), not succeed and not answer "no such file".
+ * (EUCLEAN), not succeed and not answer "no such file", and the error must
+ * be recorded in the superblock (its error count, which e2fsck and
+ * /sys/fs/ext4/<dev>/errors_count report), so that the next fsck is
+ * forced and an administrator sees it.
  *
  * The bugs it catches: a read of the last page that maps the blocks past
  * EOF and shows their stale bytes (72-ext4-readpages-maps-blocks-past-eof,
  * generated sample 3's 045-relop-ext4_mpage_readpages), and an inode
  * refused as corrupt without the error, so the lookup answers ENOENT
  * (73-ext4-casefold-inode-refused-without-error, generated sample 3's
- * 035-drop-stmt-__ext4_iget).
+ * 035-drop-stmt-__ext4_iget), or refused without recording the error
+ * (88-ext4-casefold-inode-error-not-recorded, generated sample 5's
+ * 011-call-void-__ext4_iget).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -30,8 +35,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -63,6 +70,23 @@ FIXTURE_SETUP(ext4_ondisk)
 FIXTURE_TEARDOWN(ext4_ondisk)
 {
 	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+/* The superblock's error count as sysfs shows it, or -errno. */
+static long errors_count(const struct iop_scratch *s)
+{
+	char path[PATH_MAX], buf[32];
+	long n;
+	FILE *f;
+
+	if (iop_ext4_sysfs_path(path, s->dev, "errors_count"))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fgets(buf, sizeof(buf), f) ? strtol(buf, NULL, 10) : -EIO;
+	fclose(f);
+	return n;
 }
 
 /* One debugfs request on the unmounted scratch: 0, or fails the test. */
@@ -144,6 +168,8 @@ TEST_F(ext4_ondisk, casefold_flag_without_the_feature_fails_lookup_as_corrupted)
 	snprintf(req, sizeof(req), "set_inode_field /d flags 0x%x", flags | CASEFOLD_FL);
 	if (edit(_metadata, self->fs.scratch, req))
 		return;
+	/* the positive control: a fresh filesystem has no error recorded */
+	ASSERT_EQ(0, errors_count(self->fs.scratch));
 	ret = stat(path, &st) ? errno : 0;
 	EXPECT_EQ(EUCLEAN, ret)
 		TH_LOG("stat of a directory with the casefold flag on a filesystem without casefold: %s, expected %s",
@@ -154,6 +180,9 @@ TEST_F(ext4_ondisk, casefold_flag_without_the_feature_fails_lookup_as_corrupted)
 		return;
 	EXPECT_EQ(0, stat(path, &st)) TH_LOG("stat after the flag was cleared: %s",
 					     strerror(errno));
+	/* the edit unmounted it: the superblock holds what the error recorded */
+	EXPECT_LT(0, errors_count(self->fs.scratch))
+		TH_LOG("no error recorded in the superblock for the corrupt inode");
 	EXPECT_EQ(0, rmdir(path));
 }
 

@@ -82,14 +82,14 @@ FIXTURE_TEARDOWN(extent_map)
  */
 static int ext4_no_zeroout(FIXTURE_DATA(extent_map) *self)
 {
-	const char *dev = strrchr(self->fs.scratch->dev, '/');
-	char path[128];
+	char path[PATH_MAX];
 	int fd, ret = 0;
 
 	if (strcmp(self->fs.scratch->fstype, "ext4"))
 		return 0;
-	snprintf(path, sizeof(path), "/sys/fs/ext4/%.64s/extent_max_zeroout_kb",
-		 dev ? dev + 1 : self->fs.scratch->dev);
+	ret = iop_ext4_sysfs_path(path, self->fs.scratch->dev, "extent_max_zeroout_kb");
+	if (ret)
+		return ret;
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

@@ -307,6 +307,18 @@ static inline int iop_path_in(char *path, const char *dir, const char *name)
 	return (size_t)snprintf(path, PATH_MAX, "%s/%s", dir, name) < PATH_MAX ? 0 : -ENAMETOOLONG;
 }
 
+/*
+ * The ext4 sysfs file @attr of the filesystem on @dev
+ * (/sys/fs/ext4/<device name>/@attr), as a path in @path (PATH_MAX).
+ */
+static inline int iop_ext4_sysfs_path(char *path, const char *dev, const char *attr)
+{
+	const char *name = strrchr(dev, '/');
+
+	return (size_t)snprintf(path, PATH_MAX, "/sys/fs/ext4/%s/%s", name ? name + 1 : dev,
+				attr) < PATH_MAX ? 0 : -ENAMETOOLONG;
+}
+
 /* open(@dir/@name) without building a path (no length limit to hit). */
 static inline int iop_open_at(const char *dir, const char *name, int flags, mode_t mode)
 {
