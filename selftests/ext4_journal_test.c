@@ -27,6 +27,16 @@
  * journalled file writes its data around the journal
  * (80-ext4-data-journal-takes-direct-io, generated sample 4's
  * 026-off-by-one-ext4_dio_alignment).
+ *
+ * A hole punch is made durable by the next commit, not by one of its own:
+ * ext4_punch_hole() makes its handle synchronous only for a sync inode
+ * (chattr +S, -o sync; on 7.2 also an O_SYNC descriptor, not on 6.18). The
+ * journal's commit count (/proc/fs/jbd2/<device>-8/info) says which: a
+ * punch of a sync inode adds a commit (the positive control), a run of
+ * plain punches adds none of their own. A kernel that commits every punch makes each
+ * one a journal flush, the cost a VM image's discards or a database's
+ * deallocations would pay (generated sample 5's
+ * 023-call-arg-ext4_punch_hole: the sync test always true).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,7 +44,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -175,6 +187,98 @@ TEST_F(journal, statx_reports_no_direct_io_for_a_journalled_file)
 	EXPECT_EQ(0, sx.dio_mem_align) TH_LOG("dio_mem_align %u under data=journal", sx.dio_mem_align);
 	EXPECT_EQ(0, sx.dio_offset_align)
 		TH_LOG("dio_offset_align %u under data=journal", sx.dio_offset_align);
+}
+
+#define PUNCHES	32		/* one block each, a hole after every other block */
+#define PUNCH_COMMITS	8	/* what the commit timer may add while they run */
+
+FIXTURE(commits) {
+	struct iop_test_fs fs;
+	int fd;
+};
+
+FIXTURE_VARIANT(commits) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+FIXTURE_VARIANT_ADD(commits, ext4) { IOP_FS_EXT4 };
+FIXTURE_VARIANT_ADD(commits, ext4_1k) { IOP_FS_EXT4_1K };
+
+FIXTURE_SETUP(commits)
+{
+	self->fd = -1;
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+}
+
+FIXTURE_TEARDOWN(commits)
+{
+	IOP_CLOSE_FDS(self->fd);
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+/* Commits of the scratch filesystem's journal so far, or -errno. */
+static long journal_commits(const struct iop_scratch *s)
+{
+	const char *name = strrchr(s->dev, '/');
+	char path[PATH_MAX], line[256];
+	long n = -EIO;
+	FILE *f;
+
+	/* the journal of the filesystem on <device>, in inode 8 */
+	if ((size_t)snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info",
+			     name ? name + 1 : s->dev) >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	/* "N transactions (M requested), each up to B blocks" */
+	if (fgets(line, sizeof(line), f) && sscanf(line, "%ld transactions", &n) != 1)
+		n = -EIO;
+	fclose(f);
+	return n;
+}
+
+TEST_F(commits, hole_punches_commit_only_when_asked_to)
+{
+	const unsigned int bs = variant->blksz;
+	long base, after_sync, after;
+	int i, flags = 0;
+	uint8_t *buf;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
+			       0600);
+	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
+	buf = calloc(2 * PUNCHES + 2, bs);
+	ASSERT_NE(NULL, buf);
+	memset(buf, 0x5e, (2 * PUNCHES + 2) * (size_t)bs);
+	i = iop_pwrite_all(self->fd, buf, (2 * PUNCHES + 2) * (size_t)bs, 0);
+	free(buf);
+	ASSERT_EQ(0, i);
+	ASSERT_EQ(0, fsync(self->fd));
+
+	/* the positive control: a punch of a sync inode (chattr +S) commits */
+	ASSERT_EQ(0, ioctl(self->fd, FS_IOC_GETFLAGS, &flags));
+	flags |= FS_SYNC_FL;
+	ASSERT_EQ(0, ioctl(self->fd, FS_IOC_SETFLAGS, &flags));
+	base = journal_commits(self->fs.scratch);
+	ASSERT_LE(0, base) TH_LOG("the journal's commit count: %s", strerror((int)-base));
+	i = fallocate(self->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, bs, bs) ? errno : 0;
+	ASSERT_EQ(0, i) TH_LOG("punch of a sync inode: %s", strerror(i));
+	after_sync = journal_commits(self->fs.scratch);
+	ASSERT_LT(base, after_sync) TH_LOG("a punch of a sync inode left the commit count at %ld",
+					   base);
+	flags &= ~FS_SYNC_FL;
+	ASSERT_EQ(0, ioctl(self->fd, FS_IOC_SETFLAGS, &flags));
+	after_sync = journal_commits(self->fs.scratch);
+
+	for (i = 1; i < PUNCHES; i++)
+		ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				       (2 * i + 1) * (off_t)bs, bs))
+			TH_LOG("punch %d: %s", i, strerror(errno));
+	after = journal_commits(self->fs.scratch);
+	EXPECT_GT(after_sync + PUNCH_COMMITS, after)
+		TH_LOG("%d punches without a sync: %ld commits", PUNCHES - 1, after - after_sync);
 }
 
 TEST_HARNESS_MAIN
