@@ -10,11 +10,18 @@
  * blocks for all of it), the blocks outside the request unwritten, and
  * the file reads back as written.
  *
- * The bug it catches: a reservation computed for a range not rounded
+ * A buffered write to such a file is mapped without delayed allocation,
+ * by the direct-write mapper (xfs_buffered_write_iomap_begin() ->
+ * xfs_direct_write_iomap_begin()), and the write checks each mapping it
+ * gets against the inode's sequence before it copies (xfs_iomap_valid()).
+ *
+ * The bugs it catches: a reservation computed for a range not rounded
  * out the way the allocation is (generated sample 5's
  * 009-call-void-xfs_alloc_file_space: the end rounded by the start's
  * remainder): the transaction uses more blocks than it reserved and XFS
- * shuts down; an allocation that ignores the hint.
+ * shuts down; an allocation that ignores the hint; a mapping the write
+ * never finds valid, so it maps again forever (generated sample 5's
+ * 010-call-zero-xfs_direct_write_iomap_begin: the cookie left 0).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
