@@ -536,6 +536,61 @@ TEST_F(dio_align_matrix, direct_writes_succeed_or_fail_as_the_alignment_rule_pre
 }
 
 /*
+ * A refusal is all or nothing across the file's mappings: a direct
+ * pwritev of two segments whose lengths are off the offset alignment by
+ * half a unit (the total on it), over [a written block][a hole], fails
+ * with EINVAL and writes nothing. The filesystem maps the written block
+ * and the hole separately, and the write is cut to each mapping; a check
+ * of the segments made on the cut iterator (lengths capped at the
+ * mapping) passes the first one, writes it, and refuses only at the
+ * second, so the call fails after the block was overwritten.
+ * Catches: that per-mapping check (6.18's iov_iter_is_aligned() caps the
+ * length; generated sample 5's 001-negate-iov_iter_extract_bvecs sends
+ * iovecs to the same capped check on 7.2).
+ */
+TEST_F(dio_align_matrix, direct_writev_with_segment_lengths_off_the_unit_moves_nothing)
+{
+	const size_t unit = self->rule.woff, seg = 8 * unit + unit / 2;
+	const size_t size = 4 * seg, head = 4096;
+	struct iovec iov[2];
+	uint8_t *want;
+	ssize_t n;
+	int fd, bfd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_LE(head + seg, (size_t)BUF_LEN);
+	/* [0, head) written and on disk, then a hole to the end */
+	bfd = iop_open_at(self->fs.scratch->mnt, "torn", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
+			  0600);
+	ASSERT_LE(0, bfd) TH_LOG("create torn: %s", strerror(-bfd));
+	want = calloc(1, size);
+	ASSERT_NE(NULL, want);
+	iop_pattern_fill(want, 0, head, 17);
+	EXPECT_EQ(0, iop_pwrite_all(bfd, want, head, 0));
+	EXPECT_EQ(0, ftruncate(bfd, (off_t)size));
+	EXPECT_EQ(0, fsync(bfd));
+	fd = iop_open_at(self->fs.scratch->mnt, "torn", O_RDWR | O_DIRECT | O_NOFOLLOW, 0);
+	EXPECT_LE(0, fd) TH_LOG("open torn O_DIRECT: %s", strerror(-fd));
+
+	/* segment addresses on the memory alignment, lengths half a unit off */
+	memset(self->buf, 0x77, BUF_LEN);
+	iov[0].iov_base = self->buf;
+	iov[0].iov_len = seg;
+	iov[1].iov_base = self->buf + (BUF_LEN / 2);
+	iov[1].iov_len = seg;
+	n = fd < 0 ? 0 : pwritev(fd, iov, 2, 0);
+	EXPECT_EQ(-1, n) TH_LOG("pwritev of 2 x %zu bytes (%zu-byte unit): %zd", seg, unit, n);
+	if (n < 0)
+		EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, iop_file_compare(bfd, want, size, self->why, sizeof(self->why)))
+		TH_LOG("after the refused pwritev (%zd): %s", n, self->why);
+	if (fd >= 0)
+		close(fd);
+	close(bfd);
+	free(want);
+}
+
+/*
  * The filesystem's promise is no looser than the device's: statx's
  * memory alignment is at least sysfs's dma_alignment + 1, its offset
  * alignments at least the logical block size. Catches: a filesystem that
