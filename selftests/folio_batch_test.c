@@ -90,7 +90,6 @@ static long page_size(void)
  */
 static long resident_pages(int fd, char *why, size_t len)
 {
-	struct cachestat_range_v1 range = { 0, 0 };
 	struct cachestat_v1 cs;
 	long psz = page_size(), count = 0;
 	unsigned char *vec = NULL;
@@ -138,7 +137,7 @@ static long resident_pages(int fd, char *why, size_t len)
 		}
 		for (count = 0, i = 0; i < npages; i++)
 			count += vec[i] & 1;
-		if (!syscall(__NR_cachestat, fd, &range, &cs, 0) && (long)cs.nr_cache > count)
+		if (!iop_cachestat(fd, 0, 0, &cs) && (long)cs.nr_cache > count)
 			count = cs.nr_cache;
 		if (!count)
 			break;

@@ -7,7 +7,9 @@
 #ifndef IOP_CACHESTAT_H
 #define IOP_CACHESTAT_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,5 +29,17 @@ struct cachestat_v1 {
 	uint64_t nr_evicted;
 	uint64_t nr_recently_evicted;
 };
+
+/*
+ * The page cache state of [@off, @off + @len) of @fd in @cs: 0, or -errno
+ * (-ENOSYS: a kernel without the system call, before 6.5).
+ */
+static inline int iop_cachestat(int fd, uint64_t off, uint64_t len, struct cachestat_v1 *cs)
+{
+	struct cachestat_range_v1 range = { off, len };
+
+	memset(cs, 0, sizeof(*cs));
+	return syscall(__NR_cachestat, fd, &range, cs, 0) ? -errno : 0;
+}
 
 #endif

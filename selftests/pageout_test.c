@@ -70,7 +70,6 @@ FIXTURE_TEARDOWN(pageout)
 
 TEST_F(pageout, reads_over_reclaimed_pages_return_the_file)
 {
-	struct cachestat_range_v1 range = { 0, LEN };
 	struct cachestat_v1 cs;
 	volatile uint8_t sum = 0;
 	uint8_t *map;
@@ -99,13 +98,10 @@ TEST_F(pageout, reads_over_reclaimed_pages_return_the_file)
 		SKIP(return, "the kernel has no MADV_PAGEOUT");
 	ASSERT_EQ(0, ret) TH_LOG("madvise(MADV_PAGEOUT): %s", strerror(ret));
 
-	memset(&cs, 0, sizeof(cs));
-	if (syscall(__NR_cachestat, self->fd, &range, &cs, 0)) {
-		ret = errno;
-		if (ret == ENOSYS)
-			SKIP(return, "the kernel has no cachestat(2)");
-		ASSERT_EQ(0, ret) TH_LOG("cachestat: %s", strerror(ret));
-	}
+	ret = iop_cachestat(self->fd, 0, LEN, &cs);
+	if (ret == -ENOSYS)
+		SKIP(return, "the kernel has no cachestat(2)");
+	ASSERT_EQ(0, ret) TH_LOG("cachestat: %s", strerror(-ret));
 	/* the positive control: reclaim left shadows where the pages were */
 	ASSERT_LT(0, cs.nr_evicted)
 		TH_LOG("after MADV_PAGEOUT: %llu pages cached, none evicted by reclaim",

@@ -58,7 +58,6 @@ FIXTURE_TEARDOWN(range_writeback)
 
 TEST_F(range_writeback, sync_file_range_write_then_wait_leaves_nothing_dirty)
 {
-	struct cachestat_range_v1 range = { 0, LEN };
 	struct cachestat_v1 before, after;
 	static uint8_t buf[LEN];
 	int ret;
@@ -69,14 +68,11 @@ TEST_F(range_writeback, sync_file_range_write_then_wait_leaves_nothing_dirty)
 	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
 	memset(buf, 0x3c, sizeof(buf));
 	ASSERT_EQ(0, iop_pwrite_all(self->fd, buf, LEN, 0));
-	memset(&before, 0, sizeof(before));
-	if (syscall(__NR_cachestat, self->fd, &range, &before, 0)) {
-		ret = errno;
-		/* the one probe: a kernel without the system call */
-		if (ret == ENOSYS)
-			SKIP(return, "the kernel has no cachestat(2)");
-		ASSERT_EQ(0, ret) TH_LOG("cachestat: %s", strerror(ret));
-	}
+	ret = iop_cachestat(self->fd, 0, LEN, &before);
+	/* the one probe: a kernel without the system call */
+	if (ret == -ENOSYS)
+		SKIP(return, "the kernel has no cachestat(2)");
+	ASSERT_EQ(0, ret) TH_LOG("cachestat: %s", strerror(-ret));
 	/* the positive control: the write left dirty pages to write back */
 	EXPECT_LT(0, before.nr_dirty + before.nr_writeback);
 
@@ -88,8 +84,7 @@ TEST_F(range_writeback, sync_file_range_write_then_wait_leaves_nothing_dirty)
 		TH_LOG("sync_file_range(WRITE): %s", strerror(errno));
 	ASSERT_EQ(0, sync_file_range(self->fd, 0, LEN, SYNC_FILE_RANGE_WAIT_AFTER))
 		TH_LOG("sync_file_range(WAIT_AFTER): %s", strerror(errno));
-	memset(&after, 0, sizeof(after));
-	ASSERT_EQ(0, syscall(__NR_cachestat, self->fd, &range, &after, 0));
+	ASSERT_EQ(0, iop_cachestat(self->fd, 0, LEN, &after));
 	EXPECT_EQ(0, after.nr_dirty + after.nr_writeback)
 		TH_LOG("after sync_file_range(WRITE), then (WAIT_AFTER): %llu dirty, %llu under write-back of %llu cached (%llu dirty before)",
 		       (unsigned long long)after.nr_dirty, (unsigned long long)after.nr_writeback,

@@ -72,13 +72,10 @@ FIXTURE_TEARDOWN(readahead)
 /* Pages of [0, LEN) in the page cache, or -errno. */
 static int64_t cached_pages(int fd)
 {
-	struct cachestat_range_v1 range = { 0, LEN };
 	struct cachestat_v1 cs;
+	int ret = iop_cachestat(fd, 0, LEN, &cs);
 
-	memset(&cs, 0, sizeof(cs));
-	if (syscall(__NR_cachestat, fd, &range, &cs, 0))
-		return -errno;
-	return (int64_t)cs.nr_cache;
+	return ret ? ret : (int64_t)cs.nr_cache;
 }
 
 /* 0 or -errno of the readahead request @call over [0, LEN). */
