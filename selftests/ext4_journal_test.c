@@ -219,14 +219,13 @@ FIXTURE_TEARDOWN(commits)
 /* Commits of the scratch filesystem's journal so far, or -errno. */
 static long journal_commits(const struct iop_scratch *s)
 {
-	const char *name = strrchr(s->dev, '/');
 	char path[PATH_MAX], line[256];
 	long n = -EIO;
 	FILE *f;
 
 	/* the journal of the filesystem on <device>, in inode 8 */
 	if ((size_t)snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info",
-			     name ? name + 1 : s->dev) >= sizeof(path))
+			     iop_dev_name(s->dev)) >= sizeof(path))
 		return -ENAMETOOLONG;
 	f = fopen(path, "re");
 	if (!f)

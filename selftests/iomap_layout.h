@@ -307,15 +307,21 @@ static inline int iop_path_in(char *path, const char *dir, const char *name)
 	return (size_t)snprintf(path, PATH_MAX, "%s/%s", dir, name) < PATH_MAX ? 0 : -ENAMETOOLONG;
 }
 
+/* The kernel's name of the block device @dev ("loop3" of "/dev/loop3"). */
+static inline const char *iop_dev_name(const char *dev)
+{
+	const char *name = strrchr(dev, '/');
+
+	return name ? name + 1 : dev;
+}
+
 /*
  * The ext4 sysfs file @attr of the filesystem on @dev
  * (/sys/fs/ext4/<device name>/@attr), as a path in @path (PATH_MAX).
  */
 static inline int iop_ext4_sysfs_path(char *path, const char *dev, const char *attr)
 {
-	const char *name = strrchr(dev, '/');
-
-	return (size_t)snprintf(path, PATH_MAX, "/sys/fs/ext4/%s/%s", name ? name + 1 : dev,
+	return (size_t)snprintf(path, PATH_MAX, "/sys/fs/ext4/%s/%s", iop_dev_name(dev),
 				attr) < PATH_MAX ? 0 : -ENAMETOOLONG;
 }
 
