@@ -4,7 +4,7 @@
  * of the guest runs, and writes the counts when QEMU exits. iopath ab
  * --explain attributes the blocks to kernel functions (instructions per
  * operation, A against B), and iopath coverage marks the basic blocks of
- * the fast-path files that ran (cli/tbprof/*.c read what this writes).
+ * the fast-path files that ran (the readers are in cli/tbprof/).
  *
  * Under -icount the guest clock is the instruction count, so the plugin
  * must not change what the guest executes: the count is a TCG inline add
