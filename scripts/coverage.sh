@@ -126,6 +126,12 @@ trap 'rm -rf "$tmp"' EXIT
 nm -S --defined-only "$obj/vmlinux" 2> /dev/null | awk 'NF == 4 && $3 ~ /^[tTwW]$/' > "$tmp/vmlinux.syms" ||
 	fail "nm cannot read $(esc "$obj/vmlinux")"
 new_file "$tmp/blocks" || exit 1
+new_file "$tmp/lines" || exit 1
+# Lines as well as blocks when the kernel was built with debug
+# information: -g does not change the code the compiler emits, so the
+# blocks, the counts and what ran are the same as without it.
+lines=0
+objdump -h "$obj/vmlinux" 2> /dev/null | grep -q ' \.debug_line ' && lines=1
 for f in "${srcs[@]}"; do
 	o=$obj/${f%.c}.o
 	if [ ! -f "$o" ]; then
@@ -187,11 +193,28 @@ for f in "${srcs[@]}"; do
 		} > "$tmp/disasm"
 		"$iopath" tbprof blocks --file "$f" "$tmp/disasm" >> "$tmp/blocks" 2> "$tmp/blocks.err" ||
 			fail "iopath tbprof blocks failed: $(esc "$(head -n 1 "$tmp/blocks.err")")"
+		[ "$lines" = 1 ] || continue
+		# The same range with the source line of every instruction and
+		# the lines it is inlined by (tbprof_lines.c says why both).
+		{
+			awk -v s="$s" -v e="$e" '$1 >= s && $1 < e' "$tmp/funcs"
+			echo --
+			objdump -d -l --inlines --no-show-raw-insn --start-address="0x$s" --stop-address="0x$e" "$obj/vmlinux"
+		} > "$tmp/disasm"
+		"$iopath" tbprof lines --file "$f" "$tmp/disasm" >> "$tmp/lines" 2> "$tmp/lines.err" ||
+			fail "iopath tbprof lines failed: $(esc "$(head -n 1 "$tmp/lines.err")")"
 	done || exit 1
 done
 [ -s "$tmp/blocks" ] || fail "no block of the listed files found in $(esc "$obj/vmlinux")"
 write_file "$out/blocks.txt" < "$tmp/blocks" || exit 1
 echo "$prog: $(wc -l < "$out/blocks.txt") static blocks in $(cut -d' ' -f3,4 "$out/blocks.txt" | sort -u | wc -l) functions of ${#srcs[@]} files" >&2
+if [ "$lines" = 1 ]; then
+	[ -s "$tmp/lines" ] || fail "$(esc "$obj/vmlinux") has a line table but no line of the listed files in it"
+	write_file "$out/lines.map" < "$tmp/lines" || exit 1
+	echo "$prog: $(cut -d' ' -f3,4 "$out/lines.map" | sort -u | wc -l) source lines with instructions" >&2
+else
+	echo "$prog: $(esc "$obj/vmlinux") has no line table (.debug_line): blocks and functions only; build with CONFIG_DEBUG_INFO for lines" >&2
+fi
 
 # ---- the boot -----------------------------------------------------------------
 
@@ -255,5 +278,33 @@ new_file "$tmp/executed" || exit 1
 	}' "$out/coverage.tsv" | sort -u
 } >> "$tmp/executed"
 write_file "$out/executed.txt" < "$tmp/executed" || exit 1
+if [ "$lines" = 1 ]; then
+	# A line ran when a translation block that ran overlaps one of its
+	# instructions: the same overlap rule as a block's, over lines.map.
+	# lines.tsv: "file line ran" (1 or 0) for every line with
+	# instructions, what iopath mutant generate --executed-lines takes.
+	new_file "$tmp/lines.raw" || exit 1
+	"$iopath" tbprof coverage --blocks "$out/lines.map" --tsv "${tbs[@]}" \
+		>> "$tmp/lines.raw" 2> "$tmp/cov.err" ||
+		fail "iopath tbprof coverage of the lines failed: $(esc "$(head -n 1 "$tmp/cov.err")")"
+	new_file "$tmp/lines.tsv" || exit 1
+	awk -F'\t' 'NR > 1 { print $1 "\t" $2 "\t" ($4 > 0) }' "$tmp/lines.raw" | sort -t"$(printf '\t')" -k1,1 -k2,2n |
+		{ printf 'file\tline\tran\n'; cat; } >> "$tmp/lines.tsv"
+	write_file "$out/lines.tsv" < "$tmp/lines.tsv" || exit 1
+	new_file "$tmp/lines.txt" || exit 1
+	awk -F'\t' '
+	NR == 1 { next }
+	!($1 in n) { order[++k] = $1 }
+	{ n[$1]++; r[$1] += $3; tn++; tr += $3 }
+	END {
+		printf "\nSource lines run, by file (a line with instructions ran when one of them did):\n"
+		printf "%-34s %18s %8s\n", "file", "lines", "lines %"
+		for (i = 1; i <= k; i++)
+			printf "%-34s %7d of %-7d %7.1f%%\n", order[i], r[order[i]], n[order[i]], 100 * r[order[i]] / n[order[i]]
+		printf "%-34s %7d of %-7d %7.1f%%\n", "all", tr, tn, tn ? 100 * tr / tn : 0
+	}' "$out/lines.tsv" >> "$tmp/lines.txt"
+	cat "$tmp/lines.txt" >> "$tmp/cov.txt"
+	write_file "$out/coverage.txt" < "$tmp/cov.txt" || exit 1
+fi
 cat "$out/coverage.txt"
 echo "$prog: tables in $out; the executed functions in executed.txt (iopath mutant generate --executed)" >&2

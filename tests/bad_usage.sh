@@ -193,11 +193,12 @@ refused lava.verdict_unknown_option "lava: unknown option '--nosuch'" \
 refused esc.no_text 'esc: no TEXT to escape' "$iop" esc --
 refused outdir.no_dir 'outdir: name one DIR' "$iop" outdir
 refused outdir.newline_in_the_name 'outdir: a\\x0ab: a control character in the name' "$iop" outdir $'a\nb'
-refused tbprof.no_mode 'tbprof: expected a mode: explain, coverage or blocks' "$iop" tbprof
+refused tbprof.no_mode 'tbprof: expected a mode: explain, coverage, blocks or lines' "$iop" tbprof
 refused tbprof.explain_of_a_device 'tbprof: /dev/zero: ' \
 	"$iop" tbprof explain --map-a /dev/zero --per f --a /dev/null --b /dev/null
 refused tbprof.coverage_without_blocks 'tbprof: coverage needs --blocks FILE' "$iop" tbprof coverage x
 refused tbprof.blocks_without_file 'tbprof: blocks needs --file FILE' "$iop" tbprof blocks x
+refused tbprof.lines_without_file 'tbprof: lines needs --file FILE' "$iop" tbprof lines x
 refused coverage.no_obj 'coverage: --obj DIR is required' "$iop" coverage
 refused coverage.obj_not_a_kernel_tree 'coverage: --obj .*: no vmlinux' "$iop" coverage --obj /
 refused records.no_command 'records: no command' "$iop" records

@@ -185,6 +185,7 @@ tbprof.explain    --map-a               in     -      iopath tbprof explain --ma
 tbprof.explain    --a                   in     .tb    iopath tbprof explain --map-a FX/System.map --per f --a @ --b FX/good.tb
 tbprof.coverage   --blocks              in     -      iopath tbprof coverage --blocks @ FX/good.tb
 tbprof.coverage   COUNTS                in     .tb    iopath tbprof coverage --blocks FX/blocks.txt @
+tbprof.lines      INPUT                 in     -      iopath tbprof lines --file fs/x.c @
 coverage          --obj                 indir  -      iopath coverage --build BUILD --obj @ --counts FX/good.tb
 coverage          --kernel              in     -      iopath coverage --build BUILD --obj FX/kobj --kernel @
 coverage          --build               indir  -      iopath coverage --obj FX/kobj --counts FX/good.tb --build @

@@ -216,6 +216,65 @@ else
 	not_ok coverage.counts_of_several_boots_unioned "exit $rc: $(tail -n 2 "$tmp/xcov2.err")" "executed: $got"
 fi
 
+# Without a line table, no lines: the tables say blocks only.
+if [ ! -e "$tmp/xcov/lines.tsv" ] && [ ! -e "$tmp/xcov/lines.map" ] && grep -q 'no line table' "$tmp/xcov.err"; then
+	ok coverage.no_line_table_no_lines
+else
+	not_ok coverage.no_line_table_no_lines "$(ls "$tmp/xcov")"
+fi
+
+# Lines from a kernel with a line table: the same three functions with
+# line numbers (.loc); the boot ran g's lines 10 and 11 and the entry's
+# 20, never 13 (g's other branch) or 30. lines.tsv is what mutant
+# generate --executed-lines takes.
+kobjl=$tmp/kobjl
+mkdir -p "$kobjl/fs"
+printf '%s\n' '.file 1 "fs/x.c"' '.text' \
+	'.globl g' '.type g, @function' 'g:' '.loc 1 10' 'cmp $4, %edi' 'jl 1f' '.loc 1 11' 'lea (%rdi,%rdi,2), %eax' 'ret' \
+	'1:' '.loc 1 13' 'mov %edi, %eax' 'ret' '.size g, .-g' \
+	'.globl __x64_sys_x' '.type __x64_sys_x, @function' '__x64_sys_x:' '.loc 1 20' 'call g' 'ret' \
+	'.size __x64_sys_x, .-__x64_sys_x' \
+	'.globl never' '.type never, @function' 'never:' '.loc 1 30' 'xor %eax, %eax' 'ret' '.size never, .-never' \
+	> "$tmp/xl.s"
+(cd "$tmp" && as -o "$kobjl/fs/x.o" xl.s) && ld -o "$kobjl/vmlinux" -e g -Ttext=0xffffffff81000000 "$kobjl/fs/x.o" &&
+	nm "$kobjl/vmlinux" > "$kobjl/System.map"
+"$top/scripts/coverage.sh" --obj "$kobjl" --counts "$tmp/x.tb" --files "$tmp/x.files" --build "$build" \
+	--out "$tmp/xcovl" > /dev/null 2> "$tmp/xcovl.err"
+rc=$?
+got=$(tr '\t\n' ' ;' < "$tmp/xcovl/lines.tsv" 2> /dev/null)
+if [ "$rc" = 0 ] && [ "$got" = "file line ran;fs/x.c 10 1;fs/x.c 11 1;fs/x.c 13 0;fs/x.c 20 1;fs/x.c 30 0;" ] &&
+   grep -q '^fs/x.c  *3 of 5  *60.0%$' "$tmp/xcovl/coverage.txt" &&
+   grep -q '^fs/x.c  *2 of 3  *3 of 5 ' "$tmp/xcovl/coverage.txt"; then
+	ok coverage.lines_run_from_a_kernel_with_a_line_table
+else
+	not_ok coverage.lines_run_from_a_kernel_with_a_line_table "exit $rc: $(tail -n 1 "$tmp/xcovl.err")" "lines: $got"
+fi
+
+# objdump -l --inlines: a location's innermost line, then "inlined by"
+# lines, written again before each instruction without the innermost one.
+# Every level in the file counts (line 11 called the inline at line 3;
+# line 50 of a header is not the file's); a run ends at its function's
+# end, not at padding after it.
+{
+	echo "0000000000000000 000000000000000b f"
+	echo "0000000000000010 0000000000000014 h"
+	echo "--"
+	printf '%s\n' '0000000000000000 <f>:' 'twice():' '/k/fs/x.c:3' 'inlined by /k/fs/x.c:11 (f)' \
+		'   0:	cmp    %esi,%edi' 'inlined by /k/fs/x.c:11 (f)' '   2:	lea    (%rdi,%rdi,1),%edx' \
+		'f():' '/k/include/linux/y.h:50' 'inlined by /k/fs/x.c:14 (f)' '   5:	add    $0x3,%eax' \
+		'/k/fs/x.c:15 (discriminator 2)' '   8:	ret' '   9:	nop' '   a:	nop' \
+		'0000000000000010 <h>:' '/k/xfs/x.c:40' '  10:	ret' '/k/fs/x.c:41' '  11:	ret'
+} > "$tmp/lines.in"
+got=$("$iopath" tbprof lines --file fs/x.c "$tmp/lines.in" 2>&1 | tr '\n' ';')
+want="0000000000000000 0000000000000005 fs/x.c 3;0000000000000000 0000000000000005 fs/x.c 11;\
+0000000000000005 0000000000000008 fs/x.c 14;0000000000000008 000000000000000b fs/x.c 15;\
+0000000000000011 0000000000000014 fs/x.c 41;"
+if [ "$got" = "$want" ]; then
+	ok coverage.lines.every_inlining_level_of_the_file
+else
+	not_ok coverage.lines.every_inlining_level_of_the_file "$got"
+fi
+
 # ---- bad input: one line, exit 2, nothing on stdout ---------------------------
 
 # refused NAME WHAT CMD...: exit 2, one line on stderr matching WHAT.
@@ -251,6 +310,12 @@ refused tbprof.bad_input.per_not_a_function "--per no_such_fn: no such function"
 printf 'ffffffff81000000 T\n' > "$tmp/bad.map"
 refused tbprof.bad_input.map_line_out_of_format "bad.map:1: expected a System.map line" \
 	"$iopath" tbprof explain --map-a "$tmp/bad.map" --per op_entry --a "$fix/A.1.tb" --b "$fix/A.1.tb"
+printf '%s\n' '20 30 g' '10 20 f' '--' > "$tmp/unsorted.lines"
+refused tbprof.bad_input.lines_function_list_unsorted "functions not sorted by START" \
+	"$iopath" tbprof lines --file a.c "$tmp/unsorted.lines"
+printf '%s\n' '10 20 f' > "$tmp/nodash.lines"
+refused tbprof.bad_input.lines_without_the_dash_line "no line \"--\" after the functions" \
+	"$iopath" tbprof lines --file a.c "$tmp/nodash.lines"
 printf 'ffffffff81000000 ffffffff81000000 a.c f\n' > "$tmp/bad.blocks"
 refused tbprof.bad_input.empty_static_block "bad.blocks:1: expected 'START END FILE FUNCTION'" \
 	"$iopath" tbprof coverage --blocks "$tmp/bad.blocks" "$fix/A.1.tb"

@@ -9,6 +9,8 @@
  *              with 95% CIs over the boots, largest change first
  *   coverage   the static basic blocks of a list that ran (tbprof_cover.c)
  *   blocks     that list, from a kernel's disassembly (tbprof_blocks.c)
+ *   lines      the same list by source line, from a disassembly with line
+ *              numbers (tbprof_lines.c): coverage of it marks the lines run
  *
  * An operation is an entry into the function(s) named by --per: the
  * executions of the blocks that start at its address. A function's
@@ -399,13 +401,14 @@ static int explain(int argc, char **argv)
 static int cmd_tbprof(int argc, char **argv)
 {
 	if (argc < 2)
-		return iop_usage_error("tbprof", "expected a mode: explain, coverage or blocks (iopath tbprof --help)");
+		return iop_usage_error("tbprof", "expected a mode: explain, coverage, blocks or lines (iopath tbprof --help)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		printf("usage: iopath tbprof explain|coverage|blocks ... (each with --help)\n"
+		printf("usage: iopath tbprof explain|coverage|blocks|lines ... (each with --help)\n"
 		       "The block counts of QEMU's tbcount plugin (make qemu-plugin; written by\n"
 		       "iopath vm) per kernel function: explain compares A and B (iopath\n"
 		       "ab --explain), coverage marks the static basic blocks that ran, blocks\n"
-		       "lists those blocks from a kernel's disassembly.\n");
+		       "lists those blocks from a kernel's disassembly, lines the instructions\n"
+		       "of each source line from one with line numbers.\n");
 		return 0;
 	}
 	if (!strcmp(argv[1], "explain"))
@@ -414,8 +417,10 @@ static int cmd_tbprof(int argc, char **argv)
 		return tb_coverage(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "blocks"))
 		return tb_blocks(argc - 1, argv + 1);
-	return iop_usage_error("tbprof", "unknown mode '%s' (explain, coverage or blocks)", argv[1]);
+	if (!strcmp(argv[1], "lines"))
+		return tb_lines(argc - 1, argv + 1);
+	return iop_usage_error("tbprof", "unknown mode '%s' (explain, coverage, blocks or lines)", argv[1]);
 }
 
-IOP_COMMAND("tbprof", "kernel functions and blocks from QEMU's block counts: explain an A/B, coverage, blocks",
+IOP_COMMAND("tbprof", "kernel functions, blocks and lines from QEMU's block counts: explain an A/B, coverage",
 	    cmd_tbprof)

@@ -101,6 +101,9 @@ int tb_coverage(int argc, char **argv);
 /* iopath tbprof blocks (cli/tbprof/tbprof_blocks.c): argv[0] is "blocks". */
 int tb_blocks(int argc, char **argv);
 
+/* iopath tbprof lines (cli/tbprof/tbprof_lines.c): argv[0] is "lines". */
+int tb_lines(int argc, char **argv);
+
 void tb_dump_free(struct tb_dump *d);
 void tb_map_free(struct tb_map *m);
 void tb_names_free(struct tb_names *names);
