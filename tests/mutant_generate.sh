@@ -7,7 +7,8 @@
 # site of fs/small.c, one function per operator), nothing drawn from
 # comments, strings or preprocessor lines, the same sample for a seed and
 # another for another seed, a tree that cannot be parsed refused with one
-# line and nothing written, --executed restricting the functions, each
+# line and nothing written, --executed restricting the functions and
+# --executed-lines the lines (a coverage table refused when it is not one), each
 # mutant applying with patch -p1 and accepted by iopath patch check (the
 # campaign's check of a patch), its header read by iopath mutant
 # (a "# Generated:" line that is not "OPERATOR, SEED" refused).
@@ -127,6 +128,35 @@ if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/exbad.err")" = 1 ] && grep -q 'executed.b
 	ok mutant_generate.executed_not_names_refused
 else
 	not_ok mutant_generate.executed_not_names_refused "exit $rc: $(cat "$tmp/exbad.err")"
+fi
+
+# ---- the executed lines ----------------------------------------------------------
+# lines.tsv of iopath coverage: line 8 (negate), 40 (call-arg, call-zero)
+# and 55 (drop-stmt, flag) ran; 15 (two relops) and 56 (drop-stmt, flag)
+# have instructions that never ran; the other nine sites' lines have no
+# row (no instructions of their own): only the five are drawn.
+printf 'file\tline\tran\nfs/small.c\t8\t1\nfs/small.c\t15\t0\nfs/small.c\t40\t1\nfs/small.c\t55\t1\nfs/small.c\t56\t0\nfs/other.c\t15\t1\n' \
+	> "$tmp/lines.tsv"
+gen exl --seed 3 --count 40 --executed-lines "$tmp/lines.tsv"
+got=$(sed -n 's/^# Bug: .*(fs\/small.c:\([0-9]*\))$/\1/p' "$tmp"/exl/*.patch 2> /dev/null | sort -n | tr '\n' ' ')
+if [ "$rc" = 0 ] && [ "$got" = "8 40 40 55 55 " ] &&
+   grep -q '5 of 5 sites drawn .*from the lines that ran (4 sites in lines that never ran and 9 in lines without instructions left out)' "$tmp/exl.err"; then
+	ok mutant_generate.executed_lines_restrict_to_the_lines_that_ran
+else
+	not_ok mutant_generate.executed_lines_restrict_to_the_lines_that_ran "exit $rc: $(cat "$tmp/exl.err")" "lines: $got"
+fi
+printf 'fs/small.c\t8\t1\n' > "$tmp/lines.nohead"
+printf 'file\tline\tran\nfs/small.c\t8\tyes\n' > "$tmp/lines.bad"
+gen exlh --seed 3 --executed-lines "$tmp/lines.nohead"
+rc1=$rc
+gen exlb --seed 3 --executed-lines "$tmp/lines.bad"
+if [ "$rc1" = 2 ] && [ "$rc" = 2 ] && [ "$(cat "$tmp/exlh.err" "$tmp/exlb.err" | wc -l)" = 2 ] &&
+   grep -q 'lines.nohead:1: not iopath coverage.s lines.tsv' "$tmp/exlh.err" &&
+   grep -q 'lines.bad:2: expected "FILE<TAB>LINE<TAB>RAN"' "$tmp/exlb.err" &&
+   [ -z "$(ls -A "$tmp/exlh")$(ls -A "$tmp/exlb")" ]; then
+	ok mutant_generate.executed_lines_not_a_coverage_table_refused
+else
+	not_ok mutant_generate.executed_lines_not_a_coverage_table_refused "exit $rc1 $rc: $(cat "$tmp/exlh.err" "$tmp/exlb.err")"
 fi
 
 # ---- a tree that cannot be parsed ------------------------------------------------

@@ -12,8 +12,11 @@
  * in the draw.
  *
  * --executed FILE restricts the sites to the functions the collection
- * executes (a coverage run's list, one name a line); without it the
- * output says the sample is not so restricted. --list counts the sites
+ * executes (a coverage run's list, one name a line); --executed-lines FILE
+ * to the source lines it executes (a coverage run's lines.tsv, from a
+ * kernel with a line table: cli/mutant/mutant_lines.c), so that an error
+ * path of a function that ran is not counted as executed code. Without
+ * either the output says the sample is not so restricted. --list counts the sites
  * per file and operator instead of drawing.
  *
  * The tree is input: every file is read through lib/input.c (regular
@@ -71,7 +74,9 @@ struct site {
 };
 
 struct gen {
-	const char *ksrc, *out, *executed, *against;
+	const char *ksrc, *out, *executed, *executed_lines, *against;
+	struct iop_exec_lines el;
+	size_t lines_ran, lines_not_run, lines_no_code;
 	char *files, *functions;
 	uint64_t seed, count;
 	bool list, have_seed;
@@ -206,6 +211,15 @@ nomem:
 	return bad("%s", strerror(ENOMEM));
 }
 
+static int read_lines(struct gen *g)
+{
+	char why[PATH_MAX + 256];
+
+	if (iop_exec_lines_read(g->executed_lines, &g->el, why, sizeof(why)))
+		return bad("--executed-lines %s", why);
+	return 0;
+}
+
 static bool wanted_func(const struct gen *g, const char *name)
 {
 	if (g->executed && !bsearch(&name, g->exec, g->nexec, sizeof(*g->exec), cmp_str))
@@ -222,6 +236,31 @@ static bool wanted_func(const struct gen *g, const char *name)
 		p += l + (p[l] == ',');
 	}
 	return false;
+}
+
+/*
+ * With --executed-lines, whether a line the site's bytes span ran; the
+ * sites left out are counted by why.
+ */
+static bool wanted_lines(struct gen *g, const struct srcfile *f, const struct iop_mutsite *s)
+{
+	unsigned int last = s->line;
+
+	if (!g->executed_lines)
+		return true;
+	for (size_t k = s->start; k < s->end && k < f->len; k++)
+		last += f->text[k] == '\n';
+	switch (iop_exec_lines_state(&g->el, f->path, s->line, last)) {
+	case 1:
+		g->lines_ran++;
+		return true;
+	case 0:
+		g->lines_not_run++;
+		return false;
+	default:
+		g->lines_no_code++;
+		return false;
+	}
 }
 
 static int cmp_site(const void *a, const void *b)
@@ -292,7 +331,7 @@ static int scan_tree(struct gen *g)
 			struct site *ns;
 
 			iop_mutgen_func_name(&g->src[i].t, s->func, fname, sizeof(fname));
-			if (!wanted_func(g, fname))
+			if (!wanted_func(g, fname) || !wanted_lines(g, &g->src[i], s))
 				continue;
 			ns = realloc(g->sites, (g->nsites + 1) * sizeof(*ns));
 			if (!ns)
@@ -326,6 +365,9 @@ static void list_sites(const struct gen *g)
 	for (int op = 0; op < IOP_MUT_COUNT; op++)
 		printf("%-28s %-11s %zu\n", "total", iop_mutop_names[op], per[op]);
 	printf("generate: %zu sites in %zu files\n", g->nsites, g->nsrc);
+	if (g->executed_lines)
+		printf("generate: %zu sites left out in lines that never ran, %zu in lines without instructions\n",
+		       g->lines_not_run, g->lines_no_code);
 }
 
 /* --out: a directory without mutants in it yet (a second sample is not mixed in). */
@@ -416,7 +458,7 @@ static int draw(struct gen *g)
 	int ret = 0;
 
 	if (!g->nsites)
-		return bad("no mutation site in the functions chosen (--files, --functions, --executed)");
+		return bad("no mutation site in the functions chosen (--files, --functions, --executed, --executed-lines)");
 	idx = malloc(g->nsites * sizeof(*idx));
 	if (!idx)
 		return bad("%s", strerror(ENOMEM));
@@ -432,7 +474,12 @@ static int draw(struct gen *g)
 	for (size_t i = 0; i < k && !ret; i++)
 		ret = write_mutant(g, i, &g->sites[idx[i]]);
 	free(idx);
-	if (!ret)
+	if (!ret && g->executed_lines)
+		fprintf(stderr, "iopath: mutant generate: %zu of %zu sites drawn with seed %" PRIu64
+			" into %s, from the lines that ran (%zu sites in lines that never ran and %zu"
+			" in lines without instructions left out)\n", k, g->nsites, g->seed, g->out,
+			g->lines_not_run, g->lines_no_code);
+	else if (!ret)
 		fprintf(stderr, "iopath: mutant generate: %zu of %zu sites drawn with seed %" PRIu64
 			" into %s%s\n", k, g->nsites, g->seed, g->out,
 			g->executed ? "" : "; the sample is not restricted to executed code (no --executed)");
@@ -454,13 +501,14 @@ static void gen_free(struct gen *g)
 	free(g->npersite);
 	free(g->sites);
 	free(g->files);
+	iop_exec_lines_free(&g->el);
 }
 
 static void usage(void)
 {
 	printf("usage: iopath mutant generate --ksrc DIR (--seed N --out DIR [--count N] | --list)\n"
 	       "                              [--files A,B] [--functions GLOB,GLOB] [--executed FILE]\n"
-	       "                              [--against TEXT]\n"
+	       "                              [--executed-lines FILE] [--against TEXT]\n"
 	       "Mutants by rule: the operators negate, relop, off-by-one, call-void, call-zero,\n"
 	       "call-arg, and-or, drop-stmt and flag over every function body of the files\n"
 	       "(default: the fast path of fs/iomap, lib/iov_iter.c, fs/read_write.c,\n"
@@ -468,7 +516,9 @@ static void usage(void)
 	       "(default 40) drawn with --seed, each written to --out (a directory with no\n"
 	       "mutant in it yet) as NNN-OPERATOR-FUNCTION.patch with '# Tests: all' and\n"
 	       "'# Generated: OPERATOR, SEED'; their names are printed. --executed FILE: only\n"
-	       "functions named there (one a line, what the collection executes); --list:\n"
+	       "functions named there (one a line, what the collection executes);\n"
+	       "--executed-lines FILE: only sites on a source line that ran (iopath\n"
+	       "coverage's lines.tsv, from a kernel with debug information); --list:\n"
 	       "the sites per file and operator, nothing written. A tree that cannot be\n"
 	       "parsed is refused (exit 2). Run the sample with iopath mutate --mutants DIR\n"
 	       "--all-tests.\n");
@@ -484,6 +534,7 @@ static int parse_args(struct gen *g, int argc, char **argv)
 		{ "files", required_argument, NULL, 'f' },
 		{ "functions", required_argument, NULL, 'F' },
 		{ "executed", required_argument, NULL, 'e' },
+		{ "executed-lines", required_argument, NULL, 'E' },
 		{ "against", required_argument, NULL, 'a' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
@@ -510,6 +561,9 @@ static int parse_args(struct gen *g, int argc, char **argv)
 			break;
 		case 'e':
 			g->executed = optarg;
+			break;
+		case 'E':
+			g->executed_lines = optarg;
 			break;
 		case 'a':
 			g->against = optarg;
@@ -556,6 +610,8 @@ int iop_mutant_generate(int argc, char **argv)
 	if (stat(g.ksrc, &st) || !S_ISDIR(st.st_mode))
 		bad("--ksrc %s: not a directory", g.ksrc);
 	else if (g.executed && read_executed(&g))
+		;
+	else if (g.executed_lines && read_lines(&g))
 		;
 	else if (scan_tree(&g))
 		;

@@ -11,6 +11,34 @@
 /* "iopath: mutant: WHY" (iop_esc_line(): escaped once) on stderr; returns 2. */
 int iop_mutant_error(const char *why);
 
+/* ---- the lines a coverage run executed (cli/mutant/mutant_lines.c) ---- */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct iop_exec_line {
+	const char *file;
+	unsigned int line;
+	bool ran;
+};
+
+struct iop_exec_lines {
+	struct iop_exec_line *l;	/* sorted by file, then line */
+	size_t n;
+};
+
+/* iopath coverage's lines.tsv: 0, or -EINVAL with "PATH:LINE: what" in @why. */
+int iop_exec_lines_read(const char *path, struct iop_exec_lines *el, char *why, size_t len);
+
+/*
+ * Of the lines @first to @last of @file: 1 when one of them ran, 0 when
+ * some have instructions and none ran, -1 when none has instructions.
+ */
+int iop_exec_lines_state(const struct iop_exec_lines *el, const char *file, unsigned int first,
+			 unsigned int last);
+
+void iop_exec_lines_free(struct iop_exec_lines *el);
+
 /* ---- the subcommands ---- */
 
 /* iopath mutant generate (cli/mutant/mutant_generate.c); argv[0] is "generate". */
