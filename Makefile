@@ -265,7 +265,7 @@ qemu-plugin:
 	@mkdir -p $(O)
 	$(Q)scripts/qemu-plugin.sh --build $(O) >/dev/null
 
-# Which fast-path basic blocks the selftests execute (docs/efficacy.md), on
+# Which fast-path basic blocks the selftests execute (docs/coverage.md), on
 # the kernel built in COVERAGE_ARGS="--obj DIR ...".
 .PHONY: coverage
 coverage: all kselftest-install qemu-plugin
