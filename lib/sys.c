@@ -309,7 +309,9 @@ static bool tool_in(const char *dir, size_t dlen, const char *name)
 	int n;
 
 	n = snprintf(path, sizeof(path), "%.*s/%s", (int)dlen, dlen ? dir : ".", name);
-	return n > 0 && (size_t)n < sizeof(path) && !stat(path, &st) && !S_ISDIR(st.st_mode);
+	/* What execvp() would run: a regular file with an execute bit. */
+	return n > 0 && (size_t)n < sizeof(path) && !stat(path, &st) && S_ISREG(st.st_mode) &&
+	       (st.st_mode & 0111);
 }
 
 int find_tool(const char *name)

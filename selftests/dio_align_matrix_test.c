@@ -654,13 +654,16 @@ static ssize_t eof_read(FIXTURE_DATA(dio_align_matrix) *self, int how, int *pfd,
 TEST_F(dio_align_matrix, direct_read_across_eof_returns_the_bytes_to_eof_on_every_path)
 {
 	static const char *const how[] = { "pread", "splice", "sendfile", "copy_file_range" };
-	const unsigned int off = self->rule.roff;
-	const uint64_t eof = FILE_SIZE - 100, pos = eof / off * off - off;
+	const uint64_t eof = FILE_SIZE - 100;
 	int pfd[2] = { -1, -1 }, sink;
-	unsigned int i;
+	unsigned int i, off;
+	uint64_t pos;
 	ssize_t n;
 
+	/* The rule exists only once the fixture has a filesystem: not before. */
 	IOP_TEST_BEGIN(&self->fs);
+	off = self->rule.roff;
+	pos = eof / off * off - off;
 	ASSERT_EQ(0, ftruncate(self->bfd, (off_t)eof));
 	ASSERT_EQ(0, fsync(self->bfd));
 	sink = iop_open_at(self->fs.scratch->mnt, "sink", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
