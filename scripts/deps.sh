@@ -61,6 +61,9 @@ pkgs_initramfs="
 busybox-static:/bin/busybox
 cpio:/usr/bin/cpio
 kmod:/sbin/depmod
+xfsprogs:/sbin/mkfs.xfs
+e2fsprogs:/sbin/mkfs.ext4
+util-linux:/sbin/losetup
 "
 pkgs_vm="
 qemu-system-x86:/usr/bin/qemu-system-x86_64
