@@ -170,7 +170,7 @@ noqemu_path() {
 			[ -x "$f" ] && [ ! -e "$1/${f##*/}" ] && ln -s "$f" "$1/${f##*/}"
 		done
 	done
-	touch "$2/bin/busybox" "$2/usr/bin/cpio" "$2/sbin/depmod"
+	touch "$2/bin/busybox" "$2/usr/bin/cpio" "$2/sbin/depmod" "$2/sbin/mkfs.xfs" "$2/sbin/mkfs.ext4" "$2/sbin/losetup"
 	! PATH=$1 command -v qemu-system-x86_64 > /dev/null
 }
 mapfile -t cmds < <(env -u IOPATH_SRC "$iopath" help | awk '/^  [a-z]/ { print $1 }')
