@@ -133,6 +133,7 @@ mutant.convert    NEW_STATE             indir  -      iopath mutant convert FX/o
 mutant.generate   --ksrc                indir  -      iopath mutant generate --ksrc @ --files fs/small.c --seed 1 --out FX/gout
 mutant.generate   --out                 outdir -      iopath mutant generate --ksrc FX/gtree --files fs/small.c --seed 1 --out @
 mutant.generate   --executed            in     -      iopath mutant generate --ksrc FX/gtree --files fs/small.c --seed 1 --out FX/gout --executed @
+mutant.generate   --executed-lines      in     -      iopath mutant generate --ksrc FX/gtree --files fs/small.c --seed 1 --out FX/gout --executed-lines @
 outdir            DIR                   outdir -      iopath outdir @
 upstream          --out                 outdir -      upstream.sh --ksrc FX/ktree --out @
 lava.verdict      LOG                   in     .log   iopath lava verdict @
