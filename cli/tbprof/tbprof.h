@@ -69,6 +69,11 @@ int tb_read_map(const char *path, struct tb_names *names, struct tb_map *m, char
 int tb_read_sblocks(const char *path, struct tb_names *names, struct tb_sblocks *sb,
 		    char *why, size_t len);
 
+/* Room for @need elements of @size in *@p (capacity *@cap): 0 or -ENOMEM. */
+int tb_grow(void **p, size_t *cap, size_t need, size_t size);
+/* @n (1 to 16) lowercase hex digits at @s, all of them, into *@v. */
+bool tb_hex(const char *s, size_t n, uint64_t *v);
+
 /* The id of @name, added if new; (size_t)-1 when out of memory. */
 size_t tb_intern(struct tb_names *names, const char *name);
 /* The id of @name, or (size_t)-1 if it was never interned. */

@@ -61,41 +61,6 @@ struct bstate {
 	bool funcs_done;
 };
 
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	p = reallocarray(*arr, ncap, size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
-/* 1 to 16 lowercase hex digits, all of [s, s + n): 0 and the value, or -EINVAL. */
-static int hex(const char *s, size_t n, uint64_t *v)
-{
-	size_t i;
-
-	if (!n || n > 16)
-		return -EINVAL;
-	*v = 0;
-	for (i = 0; i < n; i++) {
-		if (s[i] >= '0' && s[i] <= '9')
-			*v = *v << 4 | (uint64_t)(s[i] - '0');
-		else if (s[i] >= 'a' && s[i] <= 'f')
-			*v = *v << 4 | (uint64_t)(s[i] - 'a' + 10);
-		else
-			return -EINVAL;
-	}
-	return 0;
-}
-
 /* The blank-separated words of @line, at most @max: their starts and lengths. */
 static size_t words(const char *line, const char **w, size_t *len, size_t max)
 {
@@ -123,13 +88,13 @@ static int func_line(struct bstate *st, const char *line, char *why, size_t len)
 	size_t l[4], i;
 	struct bfunc *f;
 
-	if (words(line, w, l, 4) != 3 || hex(w[0], l[0], &(uint64_t){ 0 }))
+	if (words(line, w, l, 4) != 3 || !tb_hex(w[0], l[0], &(uint64_t){ 0 }))
 		goto bad;
-	if (grow((void **)&st->f, &st->fcap, st->nf, sizeof(*st->f)))
+	if (tb_grow((void **)&st->f, &st->fcap, st->nf + 1, sizeof(*st->f)))
 		return -ENOMEM;
 	f = &st->f[st->nf];
 	memset(f, 0, sizeof(*f));
-	if (hex(w[0], l[0], &f->lo) || hex(w[1], l[1], &f->hi) || f->hi < f->lo)
+	if (!tb_hex(w[0], l[0], &f->lo) || !tb_hex(w[1], l[1], &f->hi) || f->hi < f->lo)
 		goto bad;
 	for (i = 0; i < l[2]; i++)
 		if ((unsigned char)w[2][i] < 0x21 || w[2][i] == 0x7f)
@@ -164,7 +129,7 @@ static int insn_line(struct bstate *st, const char *line)
 	bool jump;
 
 	nw = words(line, w, l, 8);
-	if (!nw || l[0] < 2 || w[0][l[0] - 1] != ':' || hex(w[0], l[0] - 1, &a))
+	if (!nw || l[0] < 2 || w[0][l[0] - 1] != ':' || !tb_hex(w[0], l[0] - 1, &a))
 		return 0;
 	while (st->cur < st->nf && (!st->cur || a >= st->f[st->cur - 1].hi)) {
 		st->cur++;
@@ -173,7 +138,7 @@ static int insn_line(struct bstate *st, const char *line)
 	f = st->cur ? &st->f[st->cur - 1] : NULL;
 	if (!f || a < f->lo || a >= f->hi)
 		return 0;
-	if (grow((void **)&st->in, &st->incap, st->nin, sizeof(*st->in)))
+	if (tb_grow((void **)&st->in, &st->incap, st->nin + 1, sizeof(*st->in)))
 		return -ENOMEM;
 	if (!f->n)
 		f->first = st->nin;
@@ -184,8 +149,8 @@ static int insn_line(struct bstate *st, const char *line)
 	jump = k < nw && w[k][0] == 'j';
 	st->after = k < nw && (jump || !strncmp(w[k], "ret", 3) || !strncmp(w[k], "ud2", 3));
 	/* A direct jump's target, when it lies in this function. */
-	if (jump && k + 1 < nw && !hex(w[k + 1], l[k + 1], &t) && t >= f->lo && t < f->hi) {
-		if (grow((void **)&st->target, &st->tcap, st->nt, sizeof(*st->target)))
+	if (jump && k + 1 < nw && tb_hex(w[k + 1], l[k + 1], &t) && t >= f->lo && t < f->hi) {
+		if (tb_grow((void **)&st->target, &st->tcap, st->nt + 1, sizeof(*st->target)))
 			return -ENOMEM;
 		st->target[st->nt++] = t;
 	}

@@ -66,41 +66,6 @@ struct lstate {
 	size_t cur;		/* 1 + the function of the last instruction */
 };
 
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	p = reallocarray(*arr, ncap, size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
-/* 1 to 16 lowercase hex digits, all of [s, s + n). */
-static bool hex(const char *s, size_t n, uint64_t *v)
-{
-	size_t i;
-
-	if (!n || n > 16)
-		return false;
-	*v = 0;
-	for (i = 0; i < n; i++) {
-		if (s[i] >= '0' && s[i] <= '9')
-			*v = *v << 4 | (uint64_t)(s[i] - '0');
-		else if (s[i] >= 'a' && s[i] <= 'f')
-			*v = *v << 4 | (uint64_t)(s[i] - 'a' + 10);
-		else
-			return false;
-	}
-	return true;
-}
-
 static int func_line(struct lstate *st, const char *line, char *why, size_t len)
 {
 	char lo[24], hi[24], name[256];
@@ -109,10 +74,10 @@ static int func_line(struct lstate *st, const char *line, char *why, size_t len)
 
 	if (sscanf(line, "%23s %23s %255s%n", lo, hi, name, &used) != 3 || line[used])
 		goto bad;
-	if (grow((void **)&st->f, &st->fcap, st->nf, sizeof(*st->f)))
+	if (tb_grow((void **)&st->f, &st->fcap, st->nf + 1, sizeof(*st->f)))
 		return -ENOMEM;
 	f = &st->f[st->nf];
-	if (!hex(lo, strlen(lo), &f->lo) || !hex(hi, strlen(hi), &f->hi) || f->hi < f->lo)
+	if (!tb_hex(lo, strlen(lo), &f->lo) || !tb_hex(hi, strlen(hi), &f->hi) || f->hi < f->lo)
 		goto bad;
 	if (st->nf && f->lo < st->f[st->nf - 1].lo) {
 		snprintf(why, len, "functions not sorted by START");
@@ -220,7 +185,7 @@ static int lines_line(void *arg, const char *line, size_t lineno, char *why, siz
 	/* "ffffffff81234567:\tmnemonic ...": an instruction. */
 	line += strspn(line, " ");
 	tab = strchr(line, ':');
-	if (tab && tab[1] == '\t' && hex(line, (size_t)(tab - line), &a)) {
+	if (tab && tab[1] == '\t' && tb_hex(line, (size_t)(tab - line), &a)) {
 		insn(st, a);
 		return 0;
 	}

@@ -25,7 +25,7 @@
 /* A block this far past the last symbol is no function's. */
 #define PAST_LAST (1u << 20)
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
+int tb_grow(void **p, size_t *cap, size_t need, size_t size)
 {
 	size_t c = *cap ? *cap : 1024;
 	void *q;
@@ -34,12 +34,30 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 		return 0;
 	while (c < need)
 		c *= 2;
-	q = realloc(*p, c * size);
+	q = reallocarray(*p, c, size);
 	if (!q)
-		return -1;
+		return -ENOMEM;
 	*p = q;
 	*cap = c;
 	return 0;
+}
+
+bool tb_hex(const char *s, size_t n, uint64_t *v)
+{
+	size_t i;
+
+	if (!n || n > 16)
+		return false;
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			*v = *v << 4 | (uint64_t)(s[i] - '0');
+		else if (s[i] >= 'a' && s[i] <= 'f')
+			*v = *v << 4 | (uint64_t)(s[i] - 'a' + 10);
+		else
+			return false;
+	}
+	return true;
 }
 
 static size_t str_hash(const char *s)
@@ -90,7 +108,7 @@ size_t tb_intern(struct tb_names *names, const char *name)
 		return id;
 	if ((names->n + 1) * 2 > names->nslot && rehash(names))
 		return (size_t)-1;
-	if (grow((void **)&names->name, &names->cap, names->n + 1, sizeof(*names->name)))
+	if (tb_grow((void **)&names->name, &names->cap, names->n + 1, sizeof(*names->name)))
 		return (size_t)-1;
 	names->name[names->n] = strdup(name);
 	if (!names->name[names->n])
@@ -110,13 +128,7 @@ static int bad(char *why, size_t len, const struct iop_input *in, const char *wh
 
 static bool parse_hex(const char *s, uint64_t *v)
 {
-	char *end;
-
-	if (!*s || strlen(s) > 16 || strspn(s, "0123456789abcdef") != strlen(s))
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 16);
-	return !errno && !*end;
+	return tb_hex(s, strlen(s), v);
 }
 
 static bool parse_dec(const char *s, uint64_t *v)
@@ -234,7 +246,7 @@ int tb_read_dump(const char *path, struct tb_dump *d, char *why, size_t len)
 			break;
 		}
 		sum += b.count * b.insns;
-		if (grow((void **)&d->b, &cap, d->n + 1, sizeof(*d->b))) {
+		if (tb_grow((void **)&d->b, &cap, d->n + 1, sizeof(*d->b))) {
 			snprintf(why, len, "%s: out of memory", path);
 			rc = 1;
 			break;
@@ -285,7 +297,7 @@ int tb_read_map(const char *path, struct tb_names *names, struct tb_map *m, char
 		if (!strchr("tTwW", f[1][0]))
 			continue;
 		s.id = tb_intern(names, f[2]);
-		if (s.id == (size_t)-1 || grow((void **)&m->s, &cap, m->n + 1, sizeof(*m->s))) {
+		if (s.id == (size_t)-1 || tb_grow((void **)&m->s, &cap, m->n + 1, sizeof(*m->s))) {
 			snprintf(why, len, "%s: out of memory", path);
 			rc = 1;
 			break;
@@ -331,7 +343,7 @@ int tb_read_sblocks(const char *path, struct tb_names *names, struct tb_sblocks 
 		b.file = tb_intern(names, f[2]);
 		b.func = tb_intern(names, f[3]);
 		if (b.file == (size_t)-1 || b.func == (size_t)-1 ||
-		    grow((void **)&sb->b, &cap, sb->n + 1, sizeof(*sb->b))) {
+		    tb_grow((void **)&sb->b, &cap, sb->n + 1, sizeof(*sb->b))) {
 			snprintf(why, len, "%s: out of memory", path);
 			rc = 1;
 			break;
