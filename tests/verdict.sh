@@ -10,7 +10,8 @@
 #   - a kernel-log marker that never reaches the log (IOPATH_KMSG_DEV=
 #     /dev/null accepts and drops it, as printk_devkmsg=off does) fails the
 #     test, and the coverage block says the kernel-log check did not run;
-#   - a filesystem checker that cannot run fails the test, not passes it;
+#   - a filesystem checker that does not do its job fails the test, not
+#     passes it;
 #   - a required test that skips (IOPATH_SCRATCH_DIR on ext4 takes XFS,
 #     hence reflink, away from the xfs variant) on a kernel that has XFS
 #     reflink fails the run with the one "required:" line;
@@ -60,19 +61,21 @@ out=$(verdict "$tmp/kmsg" "$rc")
 	grep -q '^# t: coverage: kernel-log check: NOT RUN after 1 tests, ran after 0 tests$' <<< "$out"
 check $? "a dropped kmsg marker fails the test, named, and the coverage block says so"
 
-# A filesystem checker that cannot run (e2fsck covered by /dev/null in a
-# mount namespace of this test alone): the post-test fsck fails the test
-# with the reason instead of passing it.
+# A filesystem checker that does not do its job (e2fsck covered by
+# /bin/false in a mount namespace of this test alone: it runs, checks
+# nothing and exits 1): the post-test fsck fails the test with the reason
+# instead of passing it. (A checker that is not a runnable file at all is
+# not installed: the setup's named SKIP, tests/skip_without_tools.sh.)
 t=extent_map.ext4.seek_treats_clean_unwritten_as_hole
 e2fsck=$(PATH=/usr/sbin:/sbin:$PATH command -v e2fsck)
 if [ -n "$e2fsck" ] && unshare -m true 2> /dev/null; then
-	unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$(readlink -f "$e2fsck")" \
+	unshare -m sh -c 'mount --bind /bin/false "$1" && shift && exec "$@"' sh "$(readlink -f "$e2fsck")" \
 		"$build/selftests/extent_map_test" -r "$t" > "$tmp/nofsck" 2>&1
 	rc=$?
 	[ "$rc" = 1 ] && grep -q "^not ok 1 $t\$" "$tmp/nofsck" && grep -q 'post-test fsck: e2fsck' "$tmp/nofsck"
-	check $? "a filesystem checker that cannot run fails the test, named"
+	check $? "a filesystem checker that does not do its job fails the test, named"
 else
-	skip "a filesystem checker that cannot run" "no e2fsck or no unshare -m"
+	skip "a filesystem checker that does not do its job" "no e2fsck or no unshare -m"
 fi
 
 if grep -q '^xfs_reflink yes' "$tmp/features"; then
