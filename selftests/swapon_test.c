@@ -18,6 +18,11 @@
  * the mapping sequence itself. The unshare step is the positive control
  * that the refusal is about sharing.
  *
+ * One test swaps out for real: anonymous memory to a swap file whose
+ * extents lie apart, another file's blocks between them; the other file
+ * must come through unchanged (93-swapfile-joins-extents-apart, generated
+ * sample 6's 016-relop-iomap_swapfile_iter).
+ *
  * swapon is called directly, not through swapon(8), so util-linux's own
  * hole check does not hide the kernel's. Every successful swapon is
  * undone at once, and again in teardown if that failed.
@@ -27,6 +32,8 @@
 #endif
 
 #include <limits.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/swap.h>
 
 #include "iopath_test.h"
@@ -287,6 +294,153 @@ TEST_F(swapon, reflinked_file_is_refused_until_unshared)
 	EXPECT_SWAPON("copy", 0);
 	/* The source no longer shares anything either. */
 	EXPECT_SWAPON("swap", 0);
+}
+
+#define CHUNK	(64 << 10)
+#define ANON	(1 << 20)
+
+/*
+ * ext4 hands a small file's blocks out of a per-CPU locality group in
+ * the order they are asked for, when mb_stream_req (in blocks) is above
+ * the file's size. Raised on the scratch filesystem, it makes two files
+ * written in turn take alternate runs of blocks. XFS interleaves them as
+ * it is. 0 or -errno.
+ */
+static int ext4_locality_group_for_all(FIXTURE_DATA(swapon) *self)
+{
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	if (strcmp(self->fs.scratch->fstype, "ext4"))
+		return 0;
+	ret = iop_ext4_sysfs_path(path, self->fs.scratch->dev, "mb_stream_req");
+	if (ret)
+		return ret;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1048576", 7) != 7)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Whether some extent of nb's starts at physical byte @at. */
+static bool nb_starts_at(int nb, uint64_t at)
+{
+	struct iop_fiemap f;
+	int i, n;
+
+	n = iop_fiemap(nb, 0, SWAP_SIZE, &f);
+	for (i = 0; i < n; i++)
+		if (f.ext[i].fe_physical == at)
+			return true;
+	return false;
+}
+
+/*
+ * Swap out anonymous memory to a swap file whose extents lie apart, one
+ * run of blocks of another file ("nb") between each two, then swapoff: the
+ * memory reads back as it was, and nb is still what was written to it.
+ * The positive controls: FIEMAP shows the blocks right after the swap
+ * file's first extent are nb's, and pagemap shows pages swapped out.
+ * Catches: iomap_swapfile_iter() joining extents that are not physically
+ * adjacent into one swap extent (generated sample 6's
+ * 016-relop-iomap_swapfile_iter: "==" read as "!="), so swap writes go to
+ * the blocks after the first extent, which are nb's.
+ */
+TEST_F(swapon, swapping_out_to_a_fragmented_file_keeps_its_neighbour)
+{
+	uint8_t *chunk, *back, *anon;
+	uint64_t off, swapped = 0, pm;
+	struct iop_fiemap f;
+	cpu_set_t cpus;
+	int fd, nb, pmfd, ret;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_EQ(0, ext4_locality_group_for_all(self)) TH_LOG("ext4 mb_stream_req");
+	/* one CPU: ext4's locality group, and the LRU batch MADV_PAGEOUT drains */
+	ret = sched_getcpu();
+	ASSERT_LE(0, ret);
+	CPU_ZERO(&cpus);
+	CPU_SET(ret, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	chunk = iop_alloc_aligned(CHUNK);
+	back = iop_alloc_aligned(CHUNK);
+	ASSERT_NE(NULL, chunk);
+	ASSERT_NE(NULL, back);
+	fd = iop_open_at(self->fs.scratch->mnt, "swap", O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0600);
+	nb = iop_open_at(self->fs.scratch->mnt, "nb", O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, nb);
+	/* the two files in turn, a chunk each, every write allocating at once */
+	for (off = 0; off < SWAP_SIZE; off += CHUNK) {
+		iop_pattern_fill(chunk, off, CHUNK, 61);
+		if (!off)
+			swap_header(chunk, self->page, SWAP_SIZE);
+		ASSERT_EQ(0, iop_pwrite_all(fd, chunk, CHUNK, off));
+		iop_pattern_fill(chunk, off, CHUNK, 62);
+		ASSERT_EQ(0, iop_pwrite_all(nb, chunk, CHUNK, off));
+	}
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, fsync(nb));
+	ASSERT_LT(0, iop_fiemap(fd, 0, SWAP_SIZE, &f));
+	ASSERT_TRUE(nb_starts_at(nb, f.ext[0].fe_physical + f.ext[0].fe_length))
+		TH_LOG("the swap file's first extent [%llu, +%llu) is not followed by the other file's blocks",
+		       (unsigned long long)f.ext[0].fe_physical,
+		       (unsigned long long)f.ext[0].fe_length);
+	close(fd);
+
+	snprintf(self->active, sizeof(self->active), "%s/swap", self->fs.scratch->mnt);
+	/* the highest priority: the memory below goes to this file */
+	if (swapon(self->active, SWAP_FLAG_PREFER | SWAP_FLAG_PRIO_MASK)) {
+		ret = errno;
+		self->active[0] = '\0';
+		if (iop_errno_means_absent(ret))
+			SKIP(return, "swapon: %s", strerror(ret));
+		ASSERT_EQ(0, ret) TH_LOG("swapon: %s", strerror(ret));
+	}
+	anon = mmap(NULL, ANON, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, anon);
+	/* base pages: a huge page may be split or kept whole, as reclaim likes */
+	madvise(anon, ANON, MADV_NOHUGEPAGE);
+	iop_pattern_fill(anon, 0, ANON, 63);
+	ASSERT_EQ(0, madvise(anon, ANON, MADV_PAGEOUT)) TH_LOG("MADV_PAGEOUT: %s", strerror(errno));
+	pmfd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, pmfd) TH_LOG("/proc/self/pagemap: %s", strerror(errno));
+	for (off = 0; off < ANON; off += self->page) {
+		if (pread(pmfd, &pm, sizeof(pm), ((uintptr_t)anon + off) / self->page * sizeof(pm)) !=
+		    sizeof(pm))
+			break;
+		swapped += (pm >> 62) & 1;
+	}
+	close(pmfd);
+	ASSERT_LT(0, swapped) TH_LOG("MADV_PAGEOUT swapped out none of %d pages", ANON / (int)self->page);
+	/* swapoff reads every page back; the writes are done by then */
+	ASSERT_EQ(0, swapoff(self->active)) TH_LOG("swapoff: %s", strerror(errno));
+	self->active[0] = '\0';
+
+	for (off = 0; off < ANON; off += CHUNK) {
+		iop_pattern_fill(chunk, off, CHUNK, 63);
+		if (memcmp(anon + off, chunk, CHUNK))
+			break;
+	}
+	EXPECT_EQ(ANON, off) TH_LOG("swapped memory read back wrong in [%llu, +%d)",
+				    (unsigned long long)off, CHUNK);
+	for (off = 0; off < SWAP_SIZE; off += CHUNK) {
+		iop_pattern_fill(chunk, off, CHUNK, 62);
+		ret = iop_pread_all(nb, back, CHUNK, off);
+		if (ret || memcmp(back, chunk, CHUNK))
+			break;
+	}
+	EXPECT_EQ(SWAP_SIZE, off)
+		TH_LOG("after %llu pages went to swap, the other file differs in [%llu, +%d)%s%s",
+		       (unsigned long long)swapped, (unsigned long long)off, CHUNK,
+		       ret ? ": " : "", ret ? strerror(-ret) : "");
+	munmap(anon, ANON);
+	close(nb);
+	free(back);
+	free(chunk);
 }
 
 TEST_HARNESS_MAIN
