@@ -505,4 +505,91 @@ TEST_F(extent_map, appending_to_the_last_extent_of_a_full_leaf_adds_no_mapping_b
 		       nr, MANY_UNIT, (long)st.st_blksize, meta_before, MANY_APPENDS, meta_after, n);
 }
 
+/*
+ * The largest offset lseek(SEEK_SET) accepts on fd: the filesystem's
+ * s_maxbytes (generic_file_llseek_size() refuses anything past it).
+ */
+static int64_t largest_offset(int fd)
+{
+	int64_t lo = 0, hi = INT64_MAX, mid;
+
+	/* the invariant: lo is accepted; hi is accepted or past the limit */
+	if (lseek(fd, hi, SEEK_SET) == hi)
+		return hi;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (lseek(fd, mid, SEEK_SET) == mid)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The full leaf of the test above, then one block written at the largest
+ * offset the filesystem takes: on ext4 that block is logical block
+ * 0xfffffffe, the last there is, and it goes into a new leaf of its own.
+ * Then FALLOC_FL_COLLAPSE_RANGE takes out the first unit: every extent
+ * moves left by it, the one in the last leaf too, and the block written
+ * last reads back one unit lower.
+ * Catches: a shift that finds "the last extent" by looking up a block
+ * short of the end of the block space, stops at the last extent of the
+ * full leaf, and leaves the extent alone in the last leaf where it was,
+ * past the new end of file (022-off-by-one-ext4_ext_shift_extents of
+ * generated sample 6: only an extent starting at block 0xfffffffe, in a
+ * leaf of its own, shows it; in one leaf the whole leaf moves).
+ */
+TEST_F(extent_map, collapse_moves_the_extent_alone_in_the_last_leaf)
+{
+	int64_t max, last;
+	uint64_t off, nr, i;
+	struct stat st;
+	uint8_t *blk;
+	int fd, ret;
+	uint8_t buf[MANY_UNIT] __attribute__((aligned(4096)));
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->src = iop_open_at(self->fs.scratch->mnt, "last-leaf",
+				O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0644);
+	fd = self->src;
+	ASSERT_LE(0, fd) TH_LOG("open O_DIRECT: %s", strerror(-fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	ASSERT_LT(EXT4_TREE_ENTRY, st.st_blksize);
+	ASSERT_GE(MANY_UNIT, st.st_blksize);
+	nr = (uint64_t)(st.st_blksize - EXT4_TREE_ENTRY) / EXT4_TREE_ENTRY;
+	for (i = 0; i < nr; i++) {
+		off = i * 2 * MANY_UNIT;
+		iop_pattern_fill(buf, off, MANY_UNIT, 51);
+		ASSERT_EQ(0, iop_pwrite_all(fd, buf, MANY_UNIT, off))
+			TH_LOG("O_DIRECT write at %" PRIu64 ": %s", off, strerror(errno));
+	}
+	max = largest_offset(fd);
+	last = (max / st.st_blksize - 1) * st.st_blksize;
+	ASSERT_LT((int64_t)(nr * 2 * MANY_UNIT), last);
+	iop_pattern_fill(buf, 0, st.st_blksize, 52);
+	ASSERT_EQ(0, iop_pwrite_all(fd, buf, st.st_blksize, last))
+		TH_LOG("O_DIRECT write of %ld at %" PRId64 " (the limit %" PRId64 "): %s",
+		       (long)st.st_blksize, last, max, strerror(errno));
+	ASSERT_EQ(0, fsync(fd));
+
+	ret = fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, MANY_UNIT) ? errno : 0;
+	/* the one probe: a filesystem or kernel without collapse range */
+	if (ret == EOPNOTSUPP)
+		SKIP(return, "no FALLOC_FL_COLLAPSE_RANGE here");
+	ASSERT_EQ(0, ret) TH_LOG("collapse [0, %d): %s", MANY_UNIT, strerror(ret));
+	ASSERT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(last + st.st_blksize - MANY_UNIT, st.st_size);
+	blk = iop_alloc_aligned(st.st_blksize);
+	ASSERT_NE(NULL, blk);
+	ret = iop_pread_all(fd, blk, st.st_blksize, last - MANY_UNIT);
+	if (!ret && memcmp(blk, buf, st.st_blksize))
+		ret = -EILSEQ;
+	free(blk);
+	EXPECT_EQ(0, ret)
+		TH_LOG("the block written at %" PRId64 " does not read back at %" PRId64
+		       " after the collapse (%s)", last, last - MANY_UNIT,
+		       ret == -EILSEQ ? "other bytes" : strerror(-ret));
+}
+
 TEST_HARNESS_MAIN
