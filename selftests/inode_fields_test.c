@@ -21,7 +21,10 @@
  * generated sample 2's 009-call-zero-ext4_fill_raw_inode); and a kernel
  * whose read of an EA inode's blocks answers 1 after waiting for them, so
  * the value cannot be read (64-ext4-ea-inode-read-returns-one, generated
- * sample 1's 039-off-by-one-ext4_bread_batch).
+ * sample 1's 039-off-by-one-ext4_bread_batch); and one that makes a new
+ * inode without reading the table block it shares with inodes on disk,
+ * and writes the block back over them (95-ext4-new-inode-block-judged-
+ * by-block-0, generated sample 6's 027-call-zero-__ext4_get_inode_loc).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -203,6 +206,64 @@ TEST_F(inode_fields, extended_attributes_survive_a_remount)
 	close(fd);
 	free(want);
 	free(got);
+}
+
+#define NEIGHBOURS	48	/* three 4K blocks of ext4's 256-byte inodes */
+
+/*
+ * Files made, the filesystem remounted so that nothing of its inode
+ * table is cached, one more file made (its inode number follows theirs,
+ * in an inode table block it shares with the last of them), remounted
+ * again: every earlier file is still there with its owner, mode, size and
+ * data.
+ * Catches: ext4 taking a new inode's table block for one with no other
+ * inode in use, so that it zeroes the block in memory instead of reading
+ * it, and writes the zeros over its neighbours (__ext4_get_inode_loc()
+ * consulting a block other than the inode bitmap: generated sample 6's
+ * 027-call-zero-__ext4_get_inode_loc, which reads block 0; with 4K blocks
+ * that is the cached superblock block, zeros where the bitmap's bits are).
+ */
+TEST_F(inode_fields, inodes_beside_a_new_one_survive_its_creation_from_a_cold_cache)
+{
+	char name[32], data[NEIGHBOURS], want[NEIGHBOURS];
+	struct stat st;
+	unsigned int i;
+	int fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	for (i = 0; i < NEIGHBOURS; i++) {
+		snprintf(name, sizeof(name), "n%02u", i);
+		fd = iop_open_at(self->fs.scratch->mnt, name,
+				 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+		ASSERT_LE(0, fd) TH_LOG("create %s: %s", name, strerror(-fd));
+		memset(data, 'a' + i % 26, sizeof(data));
+		ASSERT_EQ(0, iop_pwrite_all(fd, data, i + 1, 0));
+		ASSERT_EQ(0, fchown(fd, 1000 + i, 2000 + i));
+		close(fd);
+	}
+	ASSERT_EQ(0, iop_scratch_remount(self->fs.scratch)) TH_LOG("remount");
+	fd = iop_open_at(self->fs.scratch->mnt, "new", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+			 0600);
+	ASSERT_LE(0, fd) TH_LOG("create new: %s", strerror(-fd));
+	close(fd);
+	ASSERT_EQ(0, iop_scratch_remount(self->fs.scratch)) TH_LOG("remount");
+	for (i = 0; i < NEIGHBOURS; i++) {
+		snprintf(name, sizeof(name), "n%02u", i);
+		ASSERT_EQ(0, stat_at(self->fs.scratch->mnt, name, &st))
+			TH_LOG("%s, made before the remount and the new file: %s", name,
+			       strerror(errno));
+		EXPECT_EQ(S_IFREG | 0600, st.st_mode) TH_LOG("%s: mode 0%o", name, st.st_mode);
+		EXPECT_EQ(1000 + i, st.st_uid) TH_LOG("%s: owner", name);
+		EXPECT_EQ(2000 + i, st.st_gid) TH_LOG("%s: group", name);
+		ASSERT_EQ(i + 1, st.st_size) TH_LOG("%s: size", name);
+		fd = iop_open_at(self->fs.scratch->mnt, name, O_RDONLY | O_NOFOLLOW, 0);
+		ASSERT_LE(0, fd) TH_LOG("open %s: %s", name, strerror(-fd));
+		memset(data, 0, sizeof(data));
+		memset(want, 'a' + i % 26, sizeof(want));
+		EXPECT_EQ(0, iop_pread_all(fd, data, i + 1, 0));
+		close(fd);
+		EXPECT_EQ(0, memcmp(data, want, i + 1)) TH_LOG("%s: the data read back differs", name);
+	}
 }
 
 TEST_HARNESS_MAIN
