@@ -20,7 +20,8 @@
  *     overflows loff_t fail with the errno pread(2) and pwrite(2) give
  *     (EINVAL), on every filesystem.
  *   - copy_file_range(2) from at or past the input's EOF, or of length 0,
- *     returns 0, as pread(2) does there.
+ *     returns 0, as pread(2) does there; to or from what is not a regular
+ *     file (a pipe, a character device) it fails with EINVAL.
  *
  * The bugs it catches: generic_write_check_limits() without its EFBIG
  * check, so a write at the limit returns 0 (58-write-at-max-size-not-efbig,
@@ -34,7 +35,11 @@
  * 003-call-arg-__io_read); copy_file_range() checking its source range
  * with one byte less, so the empty range it has cut a copy from EOF to
  * becomes a count of SIZE_MAX and EINVAL (70-copy-range-from-eof-einval,
- * generated sample 3's 039-off-by-one-vfs_copy_file_range).
+ * generated sample 3's 039-off-by-one-vfs_copy_file_range), and
+ * generic_file_rw_checks() taking any output with a mode for a regular
+ * file, so a copy into a pipe gets as far as the cross-filesystem check
+ * and fails with EXDEV (96-copy-range-output-type-unchecked, generated
+ * sample 6's 029-call-arg-generic_file_rw_checks).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -250,6 +255,45 @@ TEST_F(offset_limits, copy_file_range_at_or_past_eof_returns_0)
 	}
 	ASSERT_EQ(0, fstat(self->fd, &st));
 	EXPECT_EQ(0, st.st_size);
+}
+
+/*
+ * copy_file_range(2) takes regular files only (generic_file_rw_checks()):
+ * a pipe or a character device on either side fails with EINVAL, before
+ * anything is read or written. The positive control: the same copy
+ * between two regular files copies.
+ */
+TEST_F(offset_limits, copy_file_range_refuses_what_is_not_a_regular_file)
+{
+	struct { int in, out; const char *what; } c[4];
+	uint8_t buf[SRC_LEN];
+	int p[2], null, i;
+	ssize_t n;
+	int ret;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ret = src_and_out(self, buf, 71);
+	ASSERT_EQ(0, ret) TH_LOG("the files: %s", strerror(-ret));
+	ASSERT_EQ(0, pipe2(p, O_CLOEXEC));
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, null) TH_LOG("/dev/null: %s", strerror(errno));
+	c[0] = (typeof(c[0])){ self->src, p[1], "file to pipe" };
+	c[1] = (typeof(c[0])){ p[0], self->fd, "pipe to file" };
+	c[2] = (typeof(c[0])){ self->src, null, "file to /dev/null" };
+	c[3] = (typeof(c[0])){ null, self->fd, "/dev/null to file" };
+	for (i = 0; i < (int)ARRAY_SIZE(c); i++) {
+		errno = 0;
+		n = copy_file_range(c[i].in, NULL, c[i].out, NULL, SRC_LEN, 0);
+		EXPECT_EQ(-1, n) TH_LOG("copy_file_range %s: %zd bytes", c[i].what, n);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("copy_file_range %s: %s", c[i].what,
+						strerror(errno));
+	}
+	n = copy_file_range(self->src, NULL, self->fd, NULL, SRC_LEN, 0);
+	EXPECT_EQ(SRC_LEN, n) TH_LOG("copy_file_range file to file: %zd (%s)", n,
+				     n < 0 ? strerror(errno) : "bytes");
+	close(null);
+	close(p[0]);
+	close(p[1]);
 }
 
 /*
