@@ -506,30 +506,10 @@ TEST_F(extent_map, appending_to_the_last_extent_of_a_full_leaf_adds_no_mapping_b
 }
 
 /*
- * The largest offset lseek(SEEK_SET) accepts on fd: the filesystem's
- * s_maxbytes (generic_file_llseek_size() refuses anything past it).
- */
-static int64_t largest_offset(int fd)
-{
-	int64_t lo = 0, hi = INT64_MAX, mid;
-
-	/* the invariant: lo is accepted; hi is accepted or past the limit */
-	if (lseek(fd, hi, SEEK_SET) == hi)
-		return hi;
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (lseek(fd, mid, SEEK_SET) == mid)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
  * The full leaf of the test above, then one block written at the largest
- * offset the filesystem takes: on ext4 that block is logical block
- * 0xfffffffe, the last there is, and it goes into a new leaf of its own.
+ * offset the filesystem takes (its s_maxbytes): on ext4 that block is
+ * logical block 0xfffffffe, the last there is, and it goes into a new
+ * leaf of its own.
  * Then FALLOC_FL_COLLAPSE_RANGE takes out the first unit: every extent
  * moves left by it, the one in the last leaf too, and the block written
  * last reads back one unit lower.
@@ -542,9 +522,10 @@ static int64_t largest_offset(int fd)
  */
 TEST_F(extent_map, collapse_moves_the_extent_alone_in_the_last_leaf)
 {
-	int64_t max, last;
 	uint64_t off, nr, i;
 	struct stat st;
+	int64_t last;
+	off_t max;
 	uint8_t *blk;
 	int fd, ret;
 	uint8_t buf[MANY_UNIT] __attribute__((aligned(4096)));
@@ -557,6 +538,8 @@ TEST_F(extent_map, collapse_moves_the_extent_alone_in_the_last_leaf)
 	ASSERT_EQ(0, fstat(fd, &st));
 	ASSERT_LT(EXT4_TREE_ENTRY, st.st_blksize);
 	ASSERT_GE(MANY_UNIT, st.st_blksize);
+	ret = iop_largest_size(fd, &max);
+	ASSERT_EQ(0, ret) TH_LOG("the largest size: %s", strerror(-ret));
 	nr = (uint64_t)(st.st_blksize - EXT4_TREE_ENTRY) / EXT4_TREE_ENTRY;
 	for (i = 0; i < nr; i++) {
 		off = i * 2 * MANY_UNIT;
@@ -564,13 +547,12 @@ TEST_F(extent_map, collapse_moves_the_extent_alone_in_the_last_leaf)
 		ASSERT_EQ(0, iop_pwrite_all(fd, buf, MANY_UNIT, off))
 			TH_LOG("O_DIRECT write at %" PRIu64 ": %s", off, strerror(errno));
 	}
-	max = largest_offset(fd);
 	last = (max / st.st_blksize - 1) * st.st_blksize;
 	ASSERT_LT((int64_t)(nr * 2 * MANY_UNIT), last);
 	iop_pattern_fill(buf, 0, st.st_blksize, 52);
 	ASSERT_EQ(0, iop_pwrite_all(fd, buf, st.st_blksize, last))
-		TH_LOG("O_DIRECT write of %ld at %" PRId64 " (the limit %" PRId64 "): %s",
-		       (long)st.st_blksize, last, max, strerror(errno));
+		TH_LOG("O_DIRECT write of %ld at %" PRId64 " (the limit %jd): %s",
+		       (long)st.st_blksize, last, (intmax_t)max, strerror(errno));
 	ASSERT_EQ(0, fsync(fd));
 
 	ret = fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, MANY_UNIT) ? errno : 0;

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -371,5 +372,34 @@ static inline int iop_clone_range(int dst, int src, uint64_t src_off, uint64_t l
 	FIXTURE_VARIANT_ADD(f, ext4_##name) { IOP_FS_EXT4, .mount_opts = opts };	\
 	FIXTURE_VARIANT_ADD(f, ext4_1k_##name) { IOP_FS_EXT4_1K, .mount_opts = opts };	\
 	struct iop_ext4_mount_variants_of_##f##_##name
+
+/*
+ * The largest size ftruncate(2) accepts for @fd, the filesystem's
+ * s_maxbytes (a bisection; a refusal must be EFBIG), the file truncated
+ * back to 0 after: call it on an empty file. 0 or -errno.
+ */
+static inline int iop_largest_size(int fd, off_t *max)
+{
+	off_t lo = 0, hi = LLONG_MAX, mid;
+
+	if (!ftruncate(fd, hi)) {
+		*max = hi;
+		return ftruncate(fd, 0) ? -errno : 0;
+	}
+	if (errno != EFBIG)
+		return -errno;
+	/* lo is accepted, hi is refused */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (!ftruncate(fd, mid))
+			lo = mid;
+		else if (errno == EFBIG)
+			hi = mid;
+		else
+			return -errno;
+	}
+	*max = lo;
+	return ftruncate(fd, 0) ? -errno : 0;
+}
 
 #endif

@@ -90,34 +90,6 @@ FIXTURE_TEARDOWN(offset_limits)
 }
 
 /*
- * The largest size ftruncate(2) accepts for @fd (a bisection; a refusal
- * must be EFBIG), the file truncated back to 0 after. 0 or -errno.
- */
-static int largest_size(int fd, off_t *max)
-{
-	off_t lo = 0, hi = LLONG_MAX, mid;
-
-	if (!ftruncate(fd, hi)) {
-		*max = hi;
-		return ftruncate(fd, 0) ? -errno : 0;
-	}
-	if (errno != EFBIG)
-		return -errno;
-	/* lo is accepted, hi is refused */
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (!ftruncate(fd, mid))
-			lo = mid;
-		else if (errno == EFBIG)
-			hi = mid;
-		else
-			return -errno;
-	}
-	*max = lo;
-	return ftruncate(fd, 0) ? -errno : 0;
-}
-
-/*
  * "src", SRC_LEN bytes of pattern @seed (left in @buf too), and an empty
  * "out", as self->src and self->fd. 0 or -errno.
  */
@@ -149,7 +121,7 @@ TEST_F(offset_limits, write_at_the_largest_file_size_fails_with_efbig)
 	IOP_TEST_BEGIN(&self->fs);
 	self->fd = iop_open_at(self->fs.scratch->mnt, "big", O_RDWR | O_CREAT | O_EXCL, 0644);
 	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
-	ASSERT_EQ(0, largest_size(self->fd, &max)) TH_LOG("ftruncate: %s", strerror(errno));
+	ASSERT_EQ(0, iop_largest_size(self->fd, &max)) TH_LOG("ftruncate: %s", strerror(errno));
 	TH_LOG("%s: the largest file size is %jd", variant->fstype, (intmax_t)max);
 
 	if (max == LLONG_MAX) {
@@ -198,7 +170,7 @@ TEST_F(offset_limits, sendfile_at_the_largest_offset_fails_as_pwrite_does)
 	IOP_TEST_BEGIN(&self->fs);
 	ret = src_and_out(self, buf, 59);
 	ASSERT_EQ(0, ret) TH_LOG("the files: %s", strerror(-ret));
-	ASSERT_EQ(0, largest_size(self->fd, &max)) TH_LOG("ftruncate: %s", strerror(errno));
+	ASSERT_EQ(0, iop_largest_size(self->fd, &max)) TH_LOG("ftruncate: %s", strerror(errno));
 	at = max == LLONG_MAX ? max - 100 : max;
 
 	errno = 0;
