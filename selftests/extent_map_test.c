@@ -82,21 +82,9 @@ FIXTURE_TEARDOWN(extent_map)
  */
 static int ext4_no_zeroout(FIXTURE_DATA(extent_map) *self)
 {
-	char path[PATH_MAX];
-	int fd, ret = 0;
-
 	if (strcmp(self->fs.scratch->fstype, "ext4"))
 		return 0;
-	ret = iop_ext4_sysfs_path(path, self->fs.scratch->dev, "extent_max_zeroout_kb");
-	if (ret)
-		return ret;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, "0", 1) != 1)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return iop_ext4_sysfs_set(self->fs.scratch->dev, "extent_max_zeroout_kb", "0");
 }
 
 /* Byte ranges SEEK_DATA must treat as data, sorted and not touching. */
@@ -446,6 +434,31 @@ TEST_F(extent_map, filling_holes_across_extent_tree_leaves_keeps_every_block)
 #define EXT4_TREE_ENTRY	12
 
 /*
+ * As many one-unit extents, a hole after each, as one leaf block of
+ * ext4's extent tree holds (340 at 4K, 84 at 1K), written O_DIRECT to the
+ * empty @fd whose block size is @blksize, pattern @seed. The count, or
+ * -errno.
+ */
+static int64_t write_one_full_leaf(int fd, long blksize, unsigned int seed)
+{
+	uint8_t buf[MANY_UNIT] __attribute__((aligned(4096)));
+	uint64_t off, nr, i;
+	int ret;
+
+	if (blksize <= EXT4_TREE_ENTRY)
+		return -EINVAL;
+	nr = (uint64_t)(blksize - EXT4_TREE_ENTRY) / EXT4_TREE_ENTRY;
+	for (i = 0; i < nr; i++) {
+		off = i * 2 * MANY_UNIT;
+		iop_pattern_fill(buf, off, MANY_UNIT, seed);
+		ret = iop_pwrite_all(fd, buf, MANY_UNIT, off);
+		if (ret)
+			return ret;
+	}
+	return (int64_t)nr;
+}
+
+/*
  * A file of one-unit extents with a hole after each, as many as one 4K
  * (340) or 1K (84) leaf of ext4's extent tree holds, so that the tree is
  * one index in the inode over one full leaf; then units appended right
@@ -462,7 +475,7 @@ TEST_F(extent_map, filling_holes_across_extent_tree_leaves_keeps_every_block)
  */
 TEST_F(extent_map, appending_to_the_last_extent_of_a_full_leaf_adds_no_mapping_block)
 {
-	int64_t meta_before, meta_after;
+	int64_t meta_before, meta_after, leaf;
 	uint64_t off, end, nr, i;
 	struct iop_fiemap f;
 	struct stat st;
@@ -475,14 +488,9 @@ TEST_F(extent_map, appending_to_the_last_extent_of_a_full_leaf_adds_no_mapping_b
 	fd = self->src;
 	ASSERT_LE(0, fd) TH_LOG("open O_DIRECT: %s", strerror(-fd));
 	ASSERT_EQ(0, fstat(fd, &st));
-	ASSERT_LT(EXT4_TREE_ENTRY, st.st_blksize);
-	nr = (uint64_t)(st.st_blksize - EXT4_TREE_ENTRY) / EXT4_TREE_ENTRY;
-	for (i = 0; i < nr; i++) {
-		off = i * 2 * MANY_UNIT;
-		iop_pattern_fill(buf, off, MANY_UNIT, 41);
-		ASSERT_EQ(0, iop_pwrite_all(fd, buf, MANY_UNIT, off))
-			TH_LOG("O_DIRECT write at %" PRIu64 ": %s", off, strerror(errno));
-	}
+	leaf = write_one_full_leaf(fd, st.st_blksize, 41);
+	ASSERT_LT(0, leaf) TH_LOG("a full leaf of O_DIRECT writes: %s", strerror((int)-leaf));
+	nr = (uint64_t)leaf;
 	ASSERT_EQ(0, fsync(fd));
 	ASSERT_EQ(0, fstat(fd, &st));
 	meta_before = (int64_t)st.st_blocks * 512 - (int64_t)(nr * MANY_UNIT);
@@ -522,9 +530,8 @@ TEST_F(extent_map, appending_to_the_last_extent_of_a_full_leaf_adds_no_mapping_b
  */
 TEST_F(extent_map, collapse_moves_the_extent_alone_in_the_last_leaf)
 {
-	uint64_t off, nr, i;
+	int64_t nr, last;
 	struct stat st;
-	int64_t last;
 	off_t max;
 	uint8_t *blk;
 	int fd, ret;
@@ -536,19 +543,13 @@ TEST_F(extent_map, collapse_moves_the_extent_alone_in_the_last_leaf)
 	fd = self->src;
 	ASSERT_LE(0, fd) TH_LOG("open O_DIRECT: %s", strerror(-fd));
 	ASSERT_EQ(0, fstat(fd, &st));
-	ASSERT_LT(EXT4_TREE_ENTRY, st.st_blksize);
 	ASSERT_GE(MANY_UNIT, st.st_blksize);
 	ret = iop_largest_size(fd, &max);
 	ASSERT_EQ(0, ret) TH_LOG("the largest size: %s", strerror(-ret));
-	nr = (uint64_t)(st.st_blksize - EXT4_TREE_ENTRY) / EXT4_TREE_ENTRY;
-	for (i = 0; i < nr; i++) {
-		off = i * 2 * MANY_UNIT;
-		iop_pattern_fill(buf, off, MANY_UNIT, 51);
-		ASSERT_EQ(0, iop_pwrite_all(fd, buf, MANY_UNIT, off))
-			TH_LOG("O_DIRECT write at %" PRIu64 ": %s", off, strerror(errno));
-	}
+	nr = write_one_full_leaf(fd, st.st_blksize, 51);
+	ASSERT_LT(0, nr) TH_LOG("a full leaf of O_DIRECT writes: %s", strerror((int)-nr));
 	last = (max / st.st_blksize - 1) * st.st_blksize;
-	ASSERT_LT((int64_t)(nr * 2 * MANY_UNIT), last);
+	ASSERT_LT(nr * 2 * MANY_UNIT, last);
 	iop_pattern_fill(buf, 0, st.st_blksize, 52);
 	ASSERT_EQ(0, iop_pwrite_all(fd, buf, st.st_blksize, last))
 		TH_LOG("O_DIRECT write of %ld at %" PRId64 " (the limit %jd): %s",

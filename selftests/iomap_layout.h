@@ -326,6 +326,28 @@ static inline int iop_ext4_sysfs_path(char *path, const char *dev, const char *a
 				attr) < PATH_MAX ? 0 : -ENAMETOOLONG;
 }
 
+/*
+ * Set ext4's tunable @attr of the filesystem on @dev (a scratch one: the
+ * setting lives and dies with it) to @value. 0 or -errno.
+ */
+static inline int iop_ext4_sysfs_set(const char *dev, const char *attr, const char *value)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(value);
+	int fd, ret;
+
+	ret = iop_ext4_sysfs_path(path, dev, attr);
+	if (ret)
+		return ret;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, len) != (ssize_t)len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 /* open(@dir/@name) without building a path (no length limit to hit). */
 static inline int iop_open_at(const char *dir, const char *name, int flags, mode_t mode)
 {

@@ -308,21 +308,9 @@ TEST_F(swapon, reflinked_file_is_refused_until_unshared)
  */
 static int ext4_locality_group_for_all(FIXTURE_DATA(swapon) *self)
 {
-	char path[PATH_MAX];
-	int fd, ret = 0;
-
 	if (strcmp(self->fs.scratch->fstype, "ext4"))
 		return 0;
-	ret = iop_ext4_sysfs_path(path, self->fs.scratch->dev, "mb_stream_req");
-	if (ret)
-		return ret;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, "1048576", 7) != 7)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return iop_ext4_sysfs_set(self->fs.scratch->dev, "mb_stream_req", "1048576");
 }
 
 /* Whether some extent of nb's starts at physical byte @at. */
