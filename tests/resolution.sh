@@ -87,7 +87,7 @@ cd "$fix" || exit 1
 	reps=1 inject_ns=200 inject_clock=loop inject_loops=1234 --json 2> "$tmp/loopn.err" > "$tmp/loopn.jsonl"
 # Whole operations as the effect: one in 3 uncounted, against none, in
 # turn three times each, so that a burst of load meets both sides.
-for i in 1 2 3; do
+for _ in 1 2 3; do
 	"$iopath" bench read_vs_readv calls=readv bare=0 runtime=0.3 interval_ms=100 warmup=0 \
 		reps=1 --json 2>> "$tmp/op0.err" >> "$tmp/op0.jsonl"
 	"$iopath" bench read_vs_readv calls=readv bare=0 runtime=0.3 interval_ms=100 warmup=0 \
