@@ -295,7 +295,7 @@ kbuild_state
 
 on_exit() {
 	local p
-	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
+	stop_child
 	for p in "${guest_pid[@]}"; do
 		kill -TERM "$p" 2>/dev/null && wait "$p"
 	done

@@ -250,7 +250,7 @@ kbuild_state
 
 on_exit() {
 	[ -n "$watch_pid" ] && kill -TERM "$watch_pid" 2>/dev/null && wait "$watch_pid"
-	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child"
+	stop_child
 	[ -n "$bg_pid" ] && kill -TERM "$bg_pid" 2>/dev/null && wait "$bg_pid"
 }
 trap on_exit EXIT

@@ -52,8 +52,12 @@ echo build >> "${obj%/obj}/builds"
 cat "$src"/fs/iomap/*.c > "${obj%/obj}/build.text"
 grep -rq BROKEN "$src/fs" && { echo "fs/iomap/iter.c:2: error: BROKEN"; exit 1; }
 if grep -rq SLEEP "$src/fs"; then
-	echo $$ > "${obj%/obj}/build.pid"
-	exec sleep 60
+	# as make does: the work in a child of its own, which a SIGTERM to
+	# the builder alone would leave running
+	sleep 60 &
+	echo $! > "${obj%/obj}/build.pid"
+	wait
+	exit 1
 fi
 mkdir -p "$obj/arch/x86/boot"
 cat "$src"/fs/iomap/*.c > "$obj/arch/x86/boot/bzImage"
@@ -482,7 +486,14 @@ check $? "interrupt.mutant_in_its_own_tree_while_building"
 kill -TERM "$bgpid"
 wait "$bgpid"
 bgpid=""
-kill -KILL "$(cat "$w/build.pid")" 2>/dev/null
+gpid=$(cat "$w/build.pid")
+for _ in $(seq 1 50); do
+	kill -0 "$gpid" 2>/dev/null || break
+	sleep 0.1
+done
+! kill -0 "$gpid" 2>/dev/null
+check $? "interrupt.sigterm_stops_the_build_whole"
+kill -KILL "$gpid" 2>/dev/null
 tree_pristine
 check $? "interrupt.sigterm_leaves_tree_as_it_was"
 check "$([ -f "$w/state/01-killed.json" ] && [ ! -f "$w/state/06-sleep.json" ] && echo 0)" \

@@ -257,18 +257,39 @@ configure() {
 
 # run_child OUT ERR CMD...: CMD in the background, waited for, so that a
 # signal is handled at once (bash runs traps only between commands, and
-# "wait" is interruptible); the trap stops the child. OUT and ERR are made
-# by new_file: 1 when either cannot be.
+# "wait" is interruptible); the trap stops the child (stop_child). With
+# child_group=1 CMD leads a process group of its own (setsid: the script's
+# background job is no group leader, so setsid makes the group in place
+# and $! is its leader). OUT and ERR are made by new_file: 1 when either
+# cannot be.
 run_child() {
 	local out=$1 err=$2 rc
 	shift 2
 	new_file "$out" && new_file "$err" || return 1
-	"$@" >> "$out" 2>> "$err" &
+	if [ "${child_group:-0}" = 1 ]; then
+		setsid "$@" >> "$out" 2>> "$err" &
+	else
+		"$@" >> "$out" 2>> "$err" &
+	fi
 	child=$!
 	wait "$child"
 	rc=$?
 	child=""
 	return $rc
+}
+
+# stop_child: the child run_child is waiting for, stopped and waited for.
+# One made with child_group=1 is stopped whole: make passes a SIGTERM on
+# to none of the sub-makes and compilers it started, which would go on
+# building, in the tree's mount namespace, after the run had ended.
+stop_child() {
+	[ -n "${child:-}" ] || return 0
+	if [ "${child_group:-0}" = 1 ]; then
+		kill -TERM -- "-$child" 2>/dev/null
+	else
+		kill -TERM "$child" 2>/dev/null
+	fi
+	wait "$child"
 }
 
 # ---- the build's own tree ----------------------------------------------------
@@ -337,10 +358,12 @@ in_tree() {
 	local log=$1 p=$2 rc
 	shift 2
 	tree_open "$p" || return 1
+	child_group=1
 	# shellcheck disable=SC2016 # expanded by bash -c
 	run_child "$log" "$log.err" unshare --mount --propagation private -- \
 		bash -c '. "$0" && tree_enter "$@"' "$top/scripts/lib/kbuild.bash" "$work" "$ksrc" "$dirty" "$p" "$@"
 	rc=$?
+	child_group=0
 	cat "$log.err" >> "$log" && rm -f "$log.err"
 	tree_clear
 	return $rc
