@@ -257,20 +257,13 @@ configure() {
 
 # run_child OUT ERR CMD...: CMD in the background, waited for, so that a
 # signal is handled at once (bash runs traps only between commands, and
-# "wait" is interruptible); the trap stops the child (stop_child). With
-# child_group=1 CMD leads a process group of its own (setsid: the script's
-# background job is no group leader, so setsid makes the group in place
-# and $! is its leader). OUT and ERR are made by new_file: 1 when either
-# cannot be.
+# "wait" is interruptible); the trap stops the child (stop_child). OUT and
+# ERR are made by new_file: 1 when either cannot be.
 run_child() {
 	local out=$1 err=$2 rc
 	shift 2
 	new_file "$out" && new_file "$err" || return 1
-	if [ "${child_group:-0}" = 1 ]; then
-		setsid "$@" >> "$out" 2>> "$err" &
-	else
-		"$@" >> "$out" 2>> "$err" &
-	fi
+	"$@" >> "$out" 2>> "$err" &
 	child=$!
 	wait "$child"
 	rc=$?
@@ -279,17 +272,30 @@ run_child() {
 }
 
 # stop_child: the child run_child is waiting for, stopped and waited for.
-# One made with child_group=1 is stopped whole: make passes a SIGTERM on
+# A build (in_tree: child_ns=1) is stopped whole: make passes a SIGTERM on
 # to none of the sub-makes and compilers it started, which would go on
-# building, in the tree's mount namespace, after the run had ended.
+# building after the run had ended. They are all in the tree's mount
+# namespace, which nothing else has, so every process still in it is
+# stopped, until none is left. The child stays in our process group, so
+# that a signal to the group (a CI runner's SIGKILL) reaches it too.
 stop_child() {
+	local ns="" p i left
 	[ -n "${child:-}" ] || return 0
-	if [ "${child_group:-0}" = 1 ]; then
-		kill -TERM -- "-$child" 2>/dev/null
-	else
-		kill -TERM "$child" 2>/dev/null
-	fi
+	[ "${child_ns:-0}" = 1 ] && ns=$(readlink "/proc/$child/ns/mnt" 2>/dev/null)
+	# not yet in a namespace of its own: then there is nothing to sweep
+	[ "$ns" = "$(readlink /proc/$$/ns/mnt)" ] && ns=""
+	kill -TERM "$child" 2>/dev/null
 	wait "$child"
+	[ -n "$ns" ] || return 0
+	for ((i = 0; i < 100; i++)); do
+		left=()
+		for p in /proc/[0-9]*; do
+			[ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$ns" ] && left+=("${p#/proc/}")
+		done
+		[ "${#left[@]}" = 0 ] && return 0
+		kill -TERM "${left[@]}" 2>/dev/null
+		sleep 0.1
+	done
 }
 
 # ---- the build's own tree ----------------------------------------------------
@@ -358,12 +364,12 @@ in_tree() {
 	local log=$1 p=$2 rc
 	shift 2
 	tree_open "$p" || return 1
-	child_group=1
+	child_ns=1
 	# shellcheck disable=SC2016 # expanded by bash -c
 	run_child "$log" "$log.err" unshare --mount --propagation private -- \
 		bash -c '. "$0" && tree_enter "$@"' "$top/scripts/lib/kbuild.bash" "$work" "$ksrc" "$dirty" "$p" "$@"
 	rc=$?
-	child_group=0
+	child_ns=0
 	cat "$log.err" >> "$log" && rm -f "$log.err"
 	tree_clear
 	return $rc
