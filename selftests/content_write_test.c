@@ -749,6 +749,8 @@ static const char *const scname[SC_NR] = {
 
 #define SC_DELTAS	6
 #define SC_COPIES	8
+#define SC_SEG		512	/* a segment of the writev pass */
+#define SC_SEGMENTS	32	/* enough for the longest write, 14792 bytes */
 
 /* Where in its region a write starts, and how much of its source is mapped. */
 static void sc_geometry(unsigned int bs, unsigned int k, uint64_t *delta, uint64_t *mapped)
@@ -802,12 +804,14 @@ static int sc_build(struct cw *self, struct mfile *f, enum scstate s)
  * after them changed.
  */
 static int short_copy(struct cw *self, struct mfile *f, uint64_t off,
-		      uint64_t mapped, bool direct, bool prot_none)
+		      uint64_t mapped, bool direct, bool prot_none, bool segmented)
 {
 	const size_t span = 4 * 4096;
 	uint64_t len = mapped + (direct ? 4096 : 6000), i;
 	uint8_t *map = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint8_t *src = map + 3 * 4096 - mapped;
+	struct iovec iov[SC_SEGMENTS];
+	unsigned int nseg = 0;
 	ssize_t n;
 	int ret = 0;
 
@@ -819,7 +823,18 @@ static int short_copy(struct cw *self, struct mfile *f, uint64_t off,
 		ret = -errno;
 		goto out;
 	}
-	n = pwrite(direct ? f->dfd : f->fd, src, len, (off_t)off);
+	if (segmented) {
+		/* SC_SEG-byte segments: the copy stops several segments in */
+		for (i = 0; i < len && nseg < SC_SEGMENTS; i += SC_SEG, nseg++) {
+			iov[nseg].iov_base = src + i;
+			iov[nseg].iov_len = len - i < SC_SEG ? len - i : SC_SEG;
+		}
+		n = i < len ? -1 : pwritev(f->fd, iov, (int)nseg, (off_t)off);
+		if (i < len)
+			errno = E2BIG;
+	} else {
+		n = pwrite(direct ? f->dfd : f->fd, src, len, (off_t)off);
+	}
 	if (n < 0 && !(direct && errno == EFAULT)) {
 		ret = -errno;
 		snprintf(self->c.why, sizeof(self->c.why), "%s write of %" PRIu64 " bytes at %" PRIu64 " with %" PRIu64 " mapped: %s",
@@ -859,7 +874,10 @@ out:
 /*
  * Writes whose source ends at an unmapped or PROT_NONE page, into every
  * state, starting on and around block and folio boundaries and stopping
- * on and around them: the count returned is exactly what reached the
+ * on and around them, each buffered, O_DIRECT, and buffered through
+ * writev(2) from 512-byte segments (a short copy into a folio that is
+ * not uptodate is undone with iov_iter_revert(), back across the
+ * segments it copied): the count returned is exactly what reached the
  * file, nothing else changes, before and after a cache drop, and after
  * the fsync no delayed allocation is left inside EOF, and a buffered
  * write into a hole leaves no preallocated block (the blocks reserved for
@@ -867,10 +885,13 @@ out:
  * 51 (ext4 nodelalloc: a write from a block's start whose copy stops
  * inside it, into blocks written and not cached) and 69 (XFS keeping the
  * reservation of a short write, generated sample 3's
- * 026-call-void-xfs_buffered_write_iomap_end).
+ * 026-call-void-xfs_buffered_write_iomap_end) and 97 (iov_iter_revert()
+ * not counting the segments it has gone back over, generated sample 6's
+ * 035-drop-stmt-iov_iter_revert).
  */
 static void short_copy_run(struct __test_metadata *_metadata, struct cw *self)
 {
+	static const char *const dname[] = { "buffered", "O_DIRECT", "buffered writev" };
 	const unsigned int combos = SC_DELTAS * SC_COPIES;
 	unsigned int s, k, d, writes = 0;
 	uint64_t delta, mapped, off;
@@ -882,9 +903,10 @@ static void short_copy_run(struct __test_metadata *_metadata, struct cw *self)
 	IOP_TEST_BEGIN(&self->fs);
 	f = cw_file(self);
 	ASSERT_NE(NULL, f);
+	/* d: 0 buffered write(2), 1 O_DIRECT, 2 buffered writev(2) of SC_SEG-byte segments */
 	for (s = 0; s < SC_NR; s++)
-		for (d = 0; d < 2; d++) {
-			snprintf(name, sizeof(name), "short%u%c", s, d ? 'd' : 'b');
+		for (d = 0; d < 3; d++) {
+			snprintf(name, sizeof(name), "short%u%c", s, "bdv"[d]);
 			ASSERT_EQ(0, mfile_new(self, f, name, (uint64_t)combos * SC_REGION))
 				TH_LOG("%s: %s", name, strerror(errno));
 			ASSERT_EQ(0, sc_build(self, f, s))
@@ -892,18 +914,18 @@ static void short_copy_run(struct __test_metadata *_metadata, struct cw *self)
 			for (k = 0; k < combos; k++) {
 				sc_geometry(self->bs, k, &delta, &mapped);
 				off = (uint64_t)k * SC_REGION + delta;
-				if (d && (off % self->c.dio || mapped % self->c.dio))
+				if (d == 1 && (off % self->c.dio || mapped % self->c.dio))
 					continue;
 				writes++;
 				snprintf(ctx, sizeof(ctx), "state %s, %s at %" PRIu64 " with %" PRIu64 " mapped:",
-					 scname[s], d ? "O_DIRECT" : "buffered", off, mapped);
-				ASSERT_EQ(0, short_copy(self, f, off, mapped, d, k % 2))
+					 scname[s], dname[d], off, mapped);
+				ASSERT_EQ(0, short_copy(self, f, off, mapped, d == 1, k % 2, d == 2))
 					TH_LOG("%s %s", ctx, self->c.why);
 				ASSERT_EQ(0, wm_compare(&self->c, f, f->fd, ctx))
 					TH_LOG("%s", self->c.why);
 			}
 			snprintf(ctx, sizeof(ctx), "state %s, %s, after fsync and DONTNEED:",
-				 scname[s], d ? "O_DIRECT" : "buffered");
+				 scname[s], dname[d]);
 			ASSERT_EQ(0, fsync(f->fd));
 			/*
 			 * Written back whole: a delayed allocation left inside
@@ -913,7 +935,7 @@ static void short_copy_run(struct __test_metadata *_metadata, struct cw *self)
 			 * leaked reservation into) preallocated.
 			 */
 			ret = iop_fiemap_find(f->fd, 0, f->size, FIEMAP_EXTENT_DELALLOC |
-					      (s == SC_HOLE && !d ? FIEMAP_EXTENT_UNWRITTEN : 0), &fe);
+					      (s == SC_HOLE && d != 1 ? FIEMAP_EXTENT_UNWRITTEN : 0), &fe);
 			EXPECT_EQ(0, ret)
 				TH_LOG("%s extent [%llu,+%llu) flags 0x%x left inside EOF (%" PRIu64 ")",
 				       ctx, (unsigned long long)fe.fe_logical,
