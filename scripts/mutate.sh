@@ -630,9 +630,12 @@ for n in "${mnames[@]}"; do
 	fi
 done
 [ -n "$running" ] && finish_run "$running"
-# Leave the build tree matching the pristine source.
-build_kernel "$logs/restore.build" ||
-	note "the rebuild of the pristine tree failed ($logs/restore.build)"
+# Leave the build tree matching the pristine source: rebuilt unless no
+# file differs there (every mutant's kernel was built before, and kept).
+if [ -s "$dirty" ]; then
+	build_kernel "$logs/restore.build" ||
+		note "the rebuild of the pristine tree failed ($logs/restore.build)"
+fi
 read -r nk nn < <(write_matrix)
 [ -n "$nn" ] || exit 1
 read -r pclean pruns < <(pristine_clean_runs)
