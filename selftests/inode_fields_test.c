@@ -34,10 +34,12 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <linux/fs.h>
 
 #include "iopath_test.h"
 #include "iomap_layout.h"
@@ -228,7 +230,7 @@ TEST_F(inode_fields, inodes_beside_a_new_one_survive_its_creation_from_a_cold_ca
 	char name[32], data[NEIGHBOURS], want[NEIGHBOURS];
 	struct stat st;
 	unsigned int i;
-	int fd;
+	int fd, ret;
 
 	IOP_TEST_BEGIN(&self->fs);
 	for (i = 0; i < NEIGHBOURS; i++) {
@@ -242,6 +244,15 @@ TEST_F(inode_fields, inodes_beside_a_new_one_survive_its_creation_from_a_cold_ca
 		close(fd);
 	}
 	ASSERT_EQ(0, iop_scratch_remount(self->fs.scratch)) TH_LOG("remount");
+	/*
+	 * The unmount drops the device's cached blocks only if nothing else
+	 * holds it open: BLKFLSBUF on the scratch device drops them here.
+	 */
+	fd = open(self->fs.scratch->dev, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", self->fs.scratch->dev, strerror(errno));
+	ret = ioctl(fd, BLKFLSBUF, 0) ? errno : 0;
+	close(fd);
+	ASSERT_EQ(0, ret) TH_LOG("BLKFLSBUF %s: %s", self->fs.scratch->dev, strerror(ret));
 	fd = iop_open_at(self->fs.scratch->mnt, "new", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
 			 0600);
 	ASSERT_LE(0, fd) TH_LOG("create new: %s", strerror(-fd));

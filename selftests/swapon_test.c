@@ -373,10 +373,15 @@ TEST_F(swapon, swapping_out_to_a_fragmented_file_keeps_its_neighbour)
 	ASSERT_EQ(0, fsync(fd));
 	ASSERT_EQ(0, fsync(nb));
 	ASSERT_LT(0, iop_fiemap(fd, 0, SWAP_SIZE, &f));
-	ASSERT_TRUE(nb_starts_at(nb, f.ext[0].fe_physical + f.ext[0].fe_length))
-		TH_LOG("the swap file's first extent [%llu, +%llu) is not followed by the other file's blocks",
-		       (unsigned long long)f.ext[0].fe_physical,
-		       (unsigned long long)f.ext[0].fe_length);
+	/*
+	 * The layout is the allocator's to make: where it did not put nb's
+	 * blocks right after the swap file's first extent (7.2.13's ext4
+	 * with 1 KiB blocks, once), what the test looks at is not there.
+	 */
+	if (!nb_starts_at(nb, f.ext[0].fe_physical + f.ext[0].fe_length))
+		SKIP(return, "no layout: the swap file's first extent [%llu, +%llu) is not followed by the other file's blocks",
+		     (unsigned long long)f.ext[0].fe_physical,
+		     (unsigned long long)f.ext[0].fe_length);
 	close(fd);
 
 	snprintf(self->active, sizeof(self->active), "%s/swap", self->fs.scratch->mnt);
