@@ -183,6 +183,23 @@ expect_guest_failure vm.hung_guest_fails_at_the_idle_limit_and_leaves_nothing 15
 	--boot-timeout 120 --timeout 150
 stop_line vm.hang_said_in_one_stop_line hang
 
+# A kernel that reports a bug and stalls keeps printing to the console (an
+# RCU stall is reported again every minute): after the report only the
+# tests' output counts, so the idle limit ends the run. Without a report
+# the same console chatter is life, and the overall limit ends it.
+chatter='mount -t devtmpfs d /dev; echo "# iopath-vm: kernel (stall test)" > /dev/ttyS1'
+if [ -n "$kernel" ]; then
+	mkinitrd stall "$chatter"'; echo "<4>INFO: rcu_sched self-detected stall on CPU (stall test)" > /dev/kmsg; while :; do echo "<4>stall test: still here" > /dev/kmsg; sleep 1; done'
+	mkinitrd chatter "$chatter"'; while :; do echo "<4>chatter test: still here" > /dev/kmsg; sleep 1; done'
+fi
+expect_guest_failure vm.stalled_kernel_fails_at_the_idle_limit_though_its_console_talks 100 \
+	'no test output for 4 s after the kernel reported a bug' --initrd "$work/stall.cpio.gz" \
+	--idle-timeout 4 --boot-timeout 120 --timeout 150
+stop_line vm.stall_said_in_one_stop_line hang
+expect_guest_failure vm.console_chatter_without_a_report_counts_as_life 150 \
+	'no result within the 40 s limit' --initrd "$work/chatter.cpio.gz" \
+	--idle-timeout 4 --boot-timeout 40 --timeout 40
+
 # SIGTERM while the guest runs: QEMU killed, temporary directory removed.
 if [ -n "$kernel" ]; then
 	"$vm" --build "$build" --kernel "$kernel" --initrd "$work/hang.cpio.gz" --timeout 150 \

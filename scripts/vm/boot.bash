@@ -94,19 +94,35 @@ boot_guest() {
 
 	# Three limits: the guest must reach /init within the boot limit, then
 	# print something (TAP or kernel console) at least every idle-limit seconds,
-	# and finish within the overall limit.
+	# and finish within the overall limit. Once the console holds a kernel
+	# bug report (iopath kmsg scan: the run has failed whatever follows),
+	# only TAP counts: a kernel stuck in an RCU stall or a hung task prints
+	# its report again every minute or two, which kept a hung guest "alive"
+	# until the overall limit (25 minutes for iopath mutate's), where the
+	# tests' silence now ends it at the idle limit.
 	timed_out=""
 	done_at=""
 	booted=0
 	last_size=0
 	last_change=$SECONDS
+	reported=0
+	scanned_size=0
+	scanned_at=$SECONDS
 	while kill -0 "$qpid" 2>/dev/null; do
 		now=$SECONDS
 		# Plain assignments, not $(...) inside $((...)): bash parses the latter
 		# when it runs it, and a SIGTERM landing in that parse broke the trap.
 		tap_size=$(stat -c %s "$tap")
 		console_size=$(stat -c %s "$console")
-		size=$((tap_size + console_size))
+		if [ "$reported" = 0 ] && [ "$console_size" != "$scanned_size" ] &&
+		   [ $((now - scanned_at)) -ge 5 ]; then
+			scanned_size=$console_size
+			scanned_at=$now
+			"$(iopath_bin)" kmsg scan "$console" > /dev/null 2>&1
+			[ "$?" = 1 ] && reported=1
+		fi
+		size=$tap_size
+		[ "$reported" = 1 ] || size=$((tap_size + console_size))
 		if [ "$size" != "$last_size" ]; then
 			last_size=$size
 			last_change=$now
@@ -120,6 +136,8 @@ boot_guest() {
 			timed_out="the kernel did not reach /init within ${boot_timeout_s} s (hung at boot?)"
 		elif [ "$booted" = 1 ] && [ $((now - last_change)) -ge "$idle_timeout_s" ]; then
 			timed_out="no output from the guest for ${idle_timeout_s} s (hung?)"
+			[ "$reported" = 1 ] &&
+				timed_out="no test output for ${idle_timeout_s} s after the kernel reported a bug (hung?)"
 		fi
 		[ -n "$timed_out" ] && break
 		# The guest powers off right after its result line; give it a little.

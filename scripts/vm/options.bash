@@ -17,7 +17,8 @@ run them with run_kselftest.sh, stream the TAP to stdout, exit with the result.
   --timeout S    limit for boot plus run, seconds (default 3600); this and
                  every limit below: 1 to 999999 seconds
   --boot-timeout S  the guest must reach /init within S seconds (default 180)
-  --idle-timeout S  ... and print something at least every S seconds (default 300)
+  --idle-timeout S  ... and print something at least every S seconds (default 300);
+                 after a kernel bug report on the console, only test output counts
   --test-timeout S  per test program, passed to run_kselftest.sh as -o when
                  its runner has that option (default: the collection's
                  settings timeout times 10, for TCG's slowdown)
