@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,7 +32,7 @@
 
 const char *const iop_probe_features[] = {
 	"xfs_reflink", "tracefs_iomap", "fadvise", "cachestat", "odirect", "io_uring",
-	"folio_batch", NULL,
+	"folio_batch", "fs_dax", NULL,
 };
 
 bool iop_errno_means_absent(int err)
@@ -164,6 +166,45 @@ static int probe_io_uring(char *why, size_t len)
 	return 1;
 }
 
+/*
+ * File system DAX needs a device that offers it: the one the user named
+ * as DAX scratch (IOPATH_SCRATCH_DAX_DEV; iopath vm names the pmem region
+ * it carves out of the guest's RAM). Whether the kernel offers DAX on it
+ * is the device's queue/dax (1 only with CONFIG_FS_DAX and a driver that
+ * maps the memory with struct pages). A name that is no block device is
+ * the user's mistake, not a missing feature: the setup fails on it.
+ */
+static int probe_fs_dax(char *why, size_t len)
+{
+	const char *dev = getenv("IOPATH_SCRATCH_DAX_DEV");
+	char path[96], v[8] = "";
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!dev || !dev[0]) {
+		iop_why(why, len, "no DAX-capable device named as scratch (IOPATH_SCRATCH_DAX_DEV)");
+		return 0;
+	}
+	if (stat(dev, &st) || !S_ISBLK(st.st_mode)) {
+		iop_why(why, len, "IOPATH_SCRATCH_DAX_DEV is not a block device");
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/dax",
+		 major(st.st_rdev), minor(st.st_rdev));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		iop_why(why, len, "%s: %s", path, strerror(errno));
+		return 0;
+	}
+	n = read(fd, v, sizeof(v) - 1);
+	close(fd);
+	if (n > 0 && v[0] == '1')
+		return 1;
+	iop_why(why, len, "the kernel offers no DAX on IOPATH_SCRATCH_DAX_DEV (queue/dax is not 1)");
+	return 0;
+}
+
 int iop_probe(const char *feature, char *why, size_t len)
 {
 	int ret;
@@ -188,6 +229,8 @@ int iop_probe(const char *feature, char *why, size_t len)
 		return probe_page_cache(feature[0] == 'c', why, len);
 	if (!strcmp(feature, "io_uring"))
 		return probe_io_uring(why, len);
+	if (!strcmp(feature, "fs_dax"))
+		return probe_fs_dax(why, len);
 	if (!strcmp(feature, "folio_batch")) {
 		ret = kallsyms_has("iomap_fill_dirty_folios");
 		if (ret < 0)

@@ -24,6 +24,8 @@
  *   odirect        O_DIRECT on ext4 or XFS (both have it wherever they exist)
  *   io_uring       io_uring_setup(2) allowed
  *   folio_batch    the iomap folio batch (iomap_fill_dirty_folios)
+ *   fs_dax         DAX on the device named as DAX scratch
+ *                  (IOPATH_SCRATCH_DAX_DEV; its queue/dax is 1)
  */
 int iop_probe(const char *feature, char *why, size_t len);
 

@@ -179,7 +179,7 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 {
 	const char *backing = env("IOPATH_BACKING"), *dev = env("IOPATH_SCRATCH_DEV");
 	const char *dir = env("IOPATH_SCRATCH_DIR"), *force = env("IOPATH_SCRATCH_FORCE_MKFS");
-	const char *size = env("IOPATH_SCRATCH_SIZE");
+	const char *size = env("IOPATH_SCRATCH_SIZE"), *dax = env("IOPATH_SCRATCH_DAX_DEV");
 	struct iop_scratch_opts n = *o;
 
 	if (why && len)
@@ -218,6 +218,14 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 		}
 		n.backing = IOP_BACKING_DIR;
 		n.dir = dir;
+	}
+	if (dax) {
+		if (dax[0] != '/' || has_control(dax)) {
+			why_env(why, len, "IOPATH_SCRATCH_DAX_DEV", dax,
+				"expected an absolute /dev path");
+			return -EINVAL;
+		}
+		n.dax_device = dax;
 	}
 	if (force) {
 		if (strcmp(force, IOP_FORCE_MKFS_WORD)) {

@@ -81,6 +81,15 @@ struct iop_scratch_opts {
 	} stable_writes;
 	bool force;		/* format a named device that carries a filesystem */
 	/*
+	 * A DAX-capable block device the user named as scratch for the DAX
+	 * tests (IOPATH_SCRATCH_DAX_DEV, e.g. an emulated pmem region), and
+	 * whether this scratch goes there (a setup that asks for DAX): it is
+	 * then made as on IOPATH_SCRATCH_DEV, with every check of a named
+	 * device.
+	 */
+	const char *dax_device;
+	bool dax;
+	/*
 	 * A filesystem for a measurement (iopath bench): ext4 is mounted
 	 * without its lazyinit thread's block bitmap prefetch. That thread
 	 * loads the allocator's groups at a random time in the 5 s after
@@ -141,7 +150,7 @@ int iop_parse_size(const char *s, uint64_t *out);
 /*
  * Fill @o from the environment: IOPATH_BACKING=zram|loop,
  * IOPATH_SCRATCH_DEV, IOPATH_SCRATCH_DIR, IOPATH_SCRATCH_FORCE_MKFS,
- * IOPATH_SCRATCH_SIZE (bytes, k/m/g suffix). Leaves fstype, mkfs_opts and
+ * IOPATH_SCRATCH_SIZE (bytes, k/m/g suffix), IOPATH_SCRATCH_DAX_DEV. Leaves fstype, mkfs_opts and
  * mount_opts alone, and every field whose variable is unset or empty.
  * -EINVAL with @why filled for a malformed value or a contradiction
  * (IOPATH_SCRATCH_DEV with IOPATH_SCRATCH_DIR or IOPATH_BACKING, a force word

@@ -39,7 +39,7 @@ FIXTURE_SETUP(env)
 {
 	static const char *const vars[] = {
 		"IOPATH_BACKING", "IOPATH_SCRATCH_DEV", "IOPATH_SCRATCH_DIR",
-		"IOPATH_SCRATCH_FORCE_MKFS", "IOPATH_SCRATCH_SIZE",
+		"IOPATH_SCRATCH_FORCE_MKFS", "IOPATH_SCRATCH_SIZE", "IOPATH_SCRATCH_DAX_DEV",
 	};
 
 	self->unused = 0;
@@ -93,6 +93,12 @@ TEST_F(env, opts_from_env_accepts_each_form)
 	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why)));
 	EXPECT_EQ(IOP_BACKING_DIR, o.backing);
 	EXPECT_STREQ("/mnt/test", o.dir);
+
+	/* The DAX device is a name of its own: the backing stays as it was. */
+	setenv("IOPATH_SCRATCH_DAX_DEV", "/dev/pmem0", 1);
+	ASSERT_EQ(0, iop_scratch_opts_from_env(&o, why, sizeof(why)));
+	EXPECT_EQ(IOP_BACKING_DIR, o.backing);
+	EXPECT_STREQ("/dev/pmem0", o.dax_device);
 }
 
 TEST_F(env, opts_from_env_rejects_malformed_values)
@@ -112,6 +118,7 @@ TEST_F(env, opts_from_env_rejects_malformed_values)
 		{ "IOPATH_SCRATCH_FORCE_MKFS", "1", NULL, NULL },
 		{ "IOPATH_SCRATCH_DEV", "nvme0n1", NULL, NULL },
 		{ "IOPATH_SCRATCH_DIR", "relative/dir", NULL, NULL },
+		{ "IOPATH_SCRATCH_DAX_DEV", "pmem0", NULL, NULL },
 		{ "IOPATH_SCRATCH_DEV", "/dev/vdb", "IOPATH_SCRATCH_DIR", "/mnt" },
 		{ "IOPATH_SCRATCH_DEV", "/dev/vdb", "IOPATH_BACKING", "zram" },
 	};
@@ -152,6 +159,8 @@ TEST_F(env, opts_from_env_keeps_the_reason_of_a_value_with_a_newline)
 		  "IOPATH_SCRATCH_DEV=/dev/nope\\x0aX: expected an absolute /dev path" },
 		{ "IOPATH_SCRATCH_DIR", "/mnt/\033[2J",
 		  "IOPATH_SCRATCH_DIR=/mnt/\\x1b[2J: expected an absolute path" },
+		{ "IOPATH_SCRATCH_DAX_DEV", "/dev/pmem0\n",
+		  "IOPATH_SCRATCH_DAX_DEV=/dev/pmem0\\x0a: expected an absolute /dev path" },
 		{ "IOPATH_SCRATCH_SIZE", "1\ng",
 		  "IOPATH_SCRATCH_SIZE=1\\x0ag: expected a size in bytes with an optional k, m, g or t suffix" },
 	};
