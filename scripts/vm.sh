@@ -45,7 +45,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # Modules the selftests need; their dependencies come from modules.dep.
 # crc32c-intel / crc32c_generic: 6.x ext4 and XFS get crc32c through the
 # crypto API, which would otherwise need request_module() in the guest.
-VM_MODULES="crc32c-intel crc32c_generic libcrc32c loop zram ext4 xfs"
+# nd_e820, nd_pmem: the pmem region of the DAX tests (below).
+VM_MODULES="crc32c-intel crc32c_generic libcrc32c loop zram ext4 xfs nd_e820 nd_pmem"
 # Host tools the selftests run, copied with their libraries.
 VM_TOOLS="mkfs.ext4 mke2fs e2fsck fsck.ext4 tune2fs dumpe2fs debugfs filefrag
 	mkfs.xfs xfs_repair xfs_db xfs_io losetup blkid timeout"
@@ -113,6 +114,16 @@ t_prep=$((SECONDS - t0))
 if [ -n "$lava_out" ]; then
 	write_lava_out
 	exit 0
+fi
+# An emulated pmem region for the DAX tests (selftests/dax_test.c): 384 MiB
+# of the guest's RAM from its middle up, marked persistent memory (e820
+# type 12, section-aligned); the legacy pmem driver makes it /dev/pmem0
+# and /init names it as the DAX scratch device. 384 MiB: mkfs.xfs makes
+# nothing under 300. Not for benchmarks (their boots share one command
+# line and one memory size) nor with an initramfs of the caller's, and
+# only where the guest keeps at least 1 GiB.
+if [ "$bench" != 1 ] && [ -z "$initrd_in" ] && [ "$mem" -ge 1536 ]; then
+	append="memmap=384M!$((mem / 2 / 128 * 128))M${append:+ $append}"
 fi
 boot_guest
 save_tb_counts

@@ -39,6 +39,12 @@ while read -r m; do
 		grep -qE 'File exists|No such device' /tmp/insmod.err ||
 		say "# iopath-vm: insmod $m: $(cat /tmp/insmod.err)"
 done < /etc/iopath-vm/modules
+# The pmem region scripts/vm.sh carved out of this guest's RAM (memmap=
+# SIZE!OFFSET on the command line) holds nothing of anyone's: the DAX
+# tests' scratch device, formatted by each of them.
+if [ -b /dev/pmem0 ] && grep -qE 'memmap=[0-9]+M![0-9]+M' /proc/cmdline; then
+	export IOPATH_SCRATCH_DAX_DEV=/dev/pmem0 IOPATH_SCRATCH_FORCE_MKFS=yes-wipe-it
+fi
 
 # Under LAVA: a shell on the console for the test shell, which runs
 # /iopath/lava/run (scripts/vm/lava-guest.sh) and reports to LAVA.
