@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -45,7 +46,8 @@
 	const char *mkfs_opts;		\
 	const char *mount_opts;		\
 	unsigned int blksz;		\
-	bool reflink
+	bool reflink;			\
+	bool dax
 
 /*
  * The filesystem presets, the one table of them: IOP_FS_<NAME> is the
@@ -79,6 +81,19 @@
 #define IOP_XFS_STRIPE_UNIT	(64 * 1024)
 #define IOP_FS_XFS_STRIPE .fstype = "xfs", .mkfs_opts = "-m reflink=1 -d su=64k,sw=2", \
 			  .blksz = 4096, .reflink = true
+
+/*
+ * File system DAX (mount -o dax=always): the filesystem goes on the
+ * DAX-capable device the user named as scratch (IOPATH_SCRATCH_DAX_DEV;
+ * iopath vm names an emulated pmem region), never on zram or loop, which
+ * offer no DAX. DAX maps a page of the device per page of the file, so
+ * the block size is the page size (mke2fs would pick 1 KiB blocks for a
+ * device under 512 MiB).
+ */
+#define IOP_FS_EXT4_DAX	.fstype = "ext4", .mkfs_opts = "-b 4096", .mount_opts = "dax=always", \
+			.blksz = 4096, .dax = true
+#define IOP_FS_XFS_DAX	.fstype = "xfs", .mkfs_opts = "-m reflink=1", .mount_opts = "dax=always", \
+			.blksz = 4096, .reflink = true, .dax = true
 
 struct iop_test_fs {
 	struct iop_scratch *scratch;
@@ -170,6 +185,27 @@ static inline void iop_test_fs_setup_opts(struct iop_test_fs *fs,
 	}
 	if (want->size && !o.size)
 		o.size = want->size;
+	if (want->dax) {
+		/*
+		 * Only a device that offers DAX can be mounted dax=always: a
+		 * kernel or machine without one skips (probed); a named
+		 * device that is not one fails in the setup below.
+		 */
+		if (iop_probe("fs_dax", why, sizeof(why)) <= 0) {
+			struct stat st;
+
+			if (o.dax_device && (stat(o.dax_device, &st) || !S_ISBLK(st.st_mode)))
+				snprintf(fs->error, sizeof(fs->error),
+					 "IOPATH_SCRATCH_DAX_DEV %.160s: not a block device",
+					 o.dax_device);
+			else
+				snprintf(fs->skip, sizeof(fs->skip), "%s", why);
+			return;
+		}
+		o.backing = IOP_BACKING_DEVICE;
+		o.device = o.dax_device;
+		o.dax = true;
+	}
 	o.fstype = fstype;
 	o.mkfs_opts = mkfs_opts;
 	o.mount_opts = want->mount_opts;
