@@ -23,7 +23,10 @@
  * The bug it catches: a kernel that never makes a file DAX on a DAX
  * mount (98-ext4-dax-never-enabled, generated sample 6's
  * 036-call-arg-ext4_should_enable_dax: ext4_should_enable_dax() answers
- * no for every inode); the files then live in the page cache.
+ * no for every inode); the files then live in the page cache. And one
+ * that zeroes the partial block at the edge of a hole or a truncation
+ * short on a DAX inode (99-ext4-dax-partial-zero-one-short: old bytes
+ * read back inside the hole).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
