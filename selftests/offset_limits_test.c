@@ -19,6 +19,8 @@
  *   - io_uring READ, READV, WRITE and WRITEV of a range whose end
  *     overflows loff_t fail with the errno pread(2) and pwrite(2) give
  *     (EINVAL), on every filesystem.
+ *   - splice(2) from a pipe to a negative offset, or to the largest one,
+ *     fails as pwrite(2) does there, and writes nothing.
  *   - copy_file_range(2) from at or past the input's EOF, or of length 0,
  *     returns 0, as pread(2) does there; to or from what is not a regular
  *     file (a pipe, a character device) it fails with EINVAL.
@@ -39,7 +41,10 @@
  * generic_file_rw_checks() taking any output with a mode for a regular
  * file, so a copy into a pipe gets as far as the cross-filesystem check
  * and fails with EXDEV (96-copy-range-output-type-unchecked, generated
- * sample 6's 029-call-arg-generic_file_rw_checks).
+ * sample 6's 029-call-arg-generic_file_rw_checks); do_splice() without
+ * the check of its output range, so a splice to offset -1 writes there
+ * (100-splice-output-range-unchecked, generated sample 7's
+ * 002-call-zero-do_splice).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -68,6 +73,7 @@ FIXTURE(offset_limits) {
 	struct iop_test_fs fs;
 	int fd;
 	int src;
+	int pipe[2];
 };
 
 FIXTURE_VARIANT(offset_limits) {
@@ -80,12 +86,14 @@ FIXTURE_SETUP(offset_limits)
 {
 	self->fd = -1;
 	self->src = -1;
+	self->pipe[0] = -1;
+	self->pipe[1] = -1;
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
 }
 
 FIXTURE_TEARDOWN(offset_limits)
 {
-	IOP_CLOSE_FDS(self->fd, self->src);
+	IOP_CLOSE_FDS(self->fd, self->src, self->pipe[0], self->pipe[1]);
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
 
@@ -188,6 +196,58 @@ TEST_F(offset_limits, sendfile_at_the_largest_offset_fails_as_pwrite_does)
 	ASSERT_EQ(0, fstat(self->fd, &st));
 	EXPECT_EQ(0, st.st_size) TH_LOG("the output file grew to %jd", (intmax_t)st.st_size);
 	EXPECT_EQ(at, lseek(self->fd, 0, SEEK_CUR));
+}
+
+/*
+ * splice(2) from a pipe into the file at an offset it names: the range is
+ * checked by do_splice() itself (rw_verify_area()), for the write path
+ * below, ->splice_write and ->write_iter, takes the position as given. At
+ * a negative offset and at the largest one (as sendfile above) it must
+ * fail as pwrite(2) fails there, and write nothing.
+ */
+TEST_F(offset_limits, splice_to_a_bad_offset_fails_as_pwrite_does)
+{
+	uint8_t buf[SRC_LEN];
+	off_t max = 0, offs[2];
+	int perr, serr, ret;
+	struct stat st;
+	loff_t off;
+	ssize_t n;
+	size_t i;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ret = src_and_out(self, buf, 60);
+	ASSERT_EQ(0, ret) TH_LOG("the files: %s", strerror(-ret));
+	ASSERT_EQ(0, iop_largest_size(self->fd, &max)) TH_LOG("ftruncate: %s", strerror(errno));
+	offs[0] = -1;
+	offs[1] = max == LLONG_MAX ? max - 100 : max;
+
+	for (i = 0; i < ARRAY_SIZE(offs); i++) {
+		/*
+		 * A full pipe each time, and no waiting on an empty one: a
+		 * splice that wrongly succeeded has drained the last.
+		 */
+		IOP_CLOSE_FDS(self->pipe[0], self->pipe[1]);
+		self->pipe[0] = -1;
+		self->pipe[1] = -1;
+		ASSERT_EQ(0, pipe(self->pipe));
+		ASSERT_EQ(SRC_LEN, write(self->pipe[1], buf, SRC_LEN));
+		errno = 0;
+		n = pwrite(self->fd, buf, SRC_LEN, offs[i]);
+		perr = errno;
+		EXPECT_EQ(-1, n) TH_LOG("pwrite at %jd wrote %zd", (intmax_t)offs[i], n);
+
+		off = offs[i];
+		errno = 0;
+		n = splice(self->pipe[0], NULL, self->fd, &off, SRC_LEN, SPLICE_F_NONBLOCK);
+		serr = errno;
+		EXPECT_EQ(-1, n) TH_LOG("splice to %jd wrote %zd", (intmax_t)offs[i], n);
+		EXPECT_EQ(perr, serr) TH_LOG("splice to %jd: %s, pwrite: %s", (intmax_t)offs[i],
+					     strerror(serr), strerror(perr));
+		EXPECT_EQ(offs[i], off) TH_LOG("the offset moved to %jd", (intmax_t)off);
+	}
+	ASSERT_EQ(0, fstat(self->fd, &st));
+	EXPECT_EQ(0, st.st_size) TH_LOG("the output file grew to %jd", (intmax_t)st.st_size);
 }
 
 /*
