@@ -161,7 +161,9 @@ static inline ssize_t wm_ring(struct wctx *c, enum wmethod m, int fd, const uint
 
 /*
  * splice @len bytes of @buf into @fd at @off through the pipe, in two or
- * three calls whose lengths split pipe buffers (on @al for direct I/O).
+ * three calls whose lengths split pipe buffers (on @al for direct I/O);
+ * the last asks for a page more than the pipe still holds, and takes
+ * what is there, as splice(2) does.
  */
 static inline ssize_t wm_splice(struct wctx *c, int fd, const uint8_t *buf, uint64_t len,
 				uint64_t off, unsigned int al, unsigned int seed)
@@ -176,7 +178,7 @@ static inline ssize_t wm_splice(struct wctx *c, int fd, const uint8_t *buf, uint
 	cut1 = (1 + seed % 7) * (len / 8) / al * al;
 	cut2 = cut1 + (len - cut1) / 2 / al * al;
 	while (done < len) {
-		piece = done < cut1 ? cut1 - done : done < cut2 ? cut2 - done : len - done;
+		piece = done < cut1 ? cut1 - done : done < cut2 ? cut2 - done : len - done + 4096;
 		n = splice(c->pipe[0], NULL, fd, &o, piece, 0);
 		if (n <= 0)
 			break;

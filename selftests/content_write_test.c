@@ -13,7 +13,11 @@
  * overwrites (46-writev-file-position-not-advanced,
  * 52-io-uring-file-position-not-advanced); splice from a pipe that writes
  * a partly consumed pipe buffer's head again
- * (43-splice-partial-buffer-offset-kept); a write into a small unwritten
+ * (43-splice-partial-buffer-offset-kept), or, asked for more than the
+ * pipe holds, takes its buffers a second time round the ring
+ * (101-splice-write-vector-past-the-pipe, generated sample 7's
+ * 007-and-or-iter_file_splice_write; 7.2.13 oopses in
+ * iter_file_splice_write()); a write into a small unwritten
  * extent whose conversion leaves the rest of the extent as stale data
  * instead of zeros (ext4 without dioread_nolock:
  * 45-ext4-split-remainder-not-zeroed, 53-ext4-zeroout-drops-last-block);
