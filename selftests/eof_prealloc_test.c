@@ -18,6 +18,12 @@
  * (76-xfs-close-keeps-eof-preallocation, generated sample 4's
  * 011-call-arg-xfs_file_release).
  *
+ * An append-only file (chattr +a) is the exception: it will grow again,
+ * and XFS keeps the blocks allocated past its end, on close and when its
+ * inode leaves memory. The bug it catches: an eviction that trims them as
+ * for any file (103-xfs-append-only-eof-blocks-trimmed, generated sample
+ * 7's 010-flag-xfs_free_eofblocks).
+ *
  * On a striped XFS a direct write past the end of a file at least a
  * stripe unit long is allocated up to the next stripe unit boundary
  * (xfs_iomap_eof_align_last_fsb()), so that the file's next extents start
@@ -34,8 +40,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/fs.h>
 
 #include "iopath_test.h"
 #include "iomap_layout.h"
@@ -106,6 +114,68 @@ TEST_F(eof_prealloc, first_close_after_appends_leaves_no_blocks_past_eof)
 	EXPECT_GE((unsigned long long)FILE_LEN + META_SLACK, used)
 		TH_LOG("after the close a %d-byte file holds %llu bytes of blocks (%llu while open)",
 		       FILE_LEN, used, open_used);
+}
+
+/*
+ * An append-only file (chattr +a) is one that will grow again: XFS keeps
+ * the blocks it allocated past EOF when it is closed (xfs_file_release()
+ * skips such a file) and when its inode leaves memory (xfs_inactive() ->
+ * xfs_free_eofblocks(), which gives back only reservations not yet
+ * allocated: "leave speculative preallocations in place for preallocated
+ * files", append-only ones among them). The appends are synced before the
+ * close, so the space past EOF is allocated by then; a remount takes the
+ * inode out of memory. ext4 holds none in the file either way.
+ */
+TEST_F(eof_prealloc, append_only_file_keeps_its_allocation_past_eof_on_eviction)
+{
+	unsigned long long used, open_used;
+	bool xfs = !strcmp(variant->fstype, "xfs");
+	int fd, flags, ret;
+	struct stat st;
+	size_t done;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_NE(NULL, self->buf);
+	fd = iop_open_at(self->fs.scratch->mnt, "f",
+			 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND, 0600);
+	ASSERT_LE(0, fd) TH_LOG("create f: %s", strerror(-fd));
+	ASSERT_EQ(0, ioctl(fd, FS_IOC_GETFLAGS, &flags)) TH_LOG("FS_IOC_GETFLAGS: %s", strerror(errno));
+	flags |= FS_APPEND_FL;
+	ASSERT_EQ(0, ioctl(fd, FS_IOC_SETFLAGS, &flags)) TH_LOG("chattr +a: %s", strerror(errno));
+	for (done = 0; done < FILE_LEN; done += APPEND) {
+		memset(self->buf, (int)(done / APPEND), APPEND);
+		ASSERT_EQ(APPEND, write(fd, self->buf, APPEND))
+			TH_LOG("append at %zu: %s", done, strerror(errno));
+	}
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	open_used = (unsigned long long)st.st_blocks * 512;
+	/* the positive control, as above: something past EOF to keep */
+	if (xfs)
+		EXPECT_LT((unsigned long long)FILE_LEN + META_SLACK, open_used)
+			TH_LOG("after fsync the appended file holds %llu bytes of blocks: nothing past EOF",
+			       open_used);
+	ASSERT_EQ(0, close(fd));
+	ret = iop_scratch_remount(self->fs.scratch);
+	ASSERT_EQ(0, ret) TH_LOG("remount: %s", strerror(-ret));
+
+	fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDONLY | O_NOFOLLOW, 0);
+	ASSERT_LE(0, fd) TH_LOG("open f: %s", strerror(-fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	/* the flag off again, so that nothing is left that cannot be removed */
+	flags &= ~FS_APPEND_FL;
+	ret = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+	close(fd);
+	ASSERT_EQ(0, ret) TH_LOG("chattr -a: %s", strerror(errno));
+	used = (unsigned long long)st.st_blocks * 512;
+	if (xfs) {
+		EXPECT_EQ(open_used, used)
+			TH_LOG("the inode's eviction took an append-only file's blocks past EOF: %llu bytes of blocks, %llu before",
+			       used, open_used);
+	} else {
+		EXPECT_GE((unsigned long long)FILE_LEN + META_SLACK, used)
+			TH_LOG("a %d-byte file holds %llu bytes of blocks", FILE_LEN, used);
+	}
 }
 
 FIXTURE(eof_stripe) {
