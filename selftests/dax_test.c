@@ -83,6 +83,12 @@ FIXTURE_TEARDOWN(dax)
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
 
+/* A new file "f" on the scratch: its descriptor, or -errno. */
+static int create_f(FIXTURE_DATA(dax) *self)
+{
+	return iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+}
+
 /* Whether statx says @fd is DAX: 1 yes, 0 no, -errno. */
 static int is_dax(int fd)
 {
@@ -140,8 +146,7 @@ TEST_F(dax, files_are_dax_on_a_dax_mount_and_after_a_remount)
 	int ret;
 
 	IOP_TEST_BEGIN(&self->fs);
-	self->fd = iop_open_at(self->fs.scratch->mnt, "f",
-			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+	self->fd = create_f(self);
 	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
 	ASSERT_EQ(0, iop_pwrite_all(self->fd, "dax", 3, 0));
 	ret = is_dax(self->fd);
@@ -173,8 +178,7 @@ TEST_F(dax, writes_read_back_every_way_without_the_page_cache)
 	IOP_TEST_BEGIN(&self->fs);
 	ASSERT_NE(NULL, self->model);
 	ASSERT_NE(NULL, self->buf);
-	self->fd = iop_open_at(self->fs.scratch->mnt, "f",
-			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+	self->fd = create_f(self);
 	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
 
 	/* pwrite at offsets that start and end inside blocks */
@@ -232,8 +236,7 @@ TEST_F(dax, punch_and_truncate_zero_what_they_cut)
 	IOP_TEST_BEGIN(&self->fs);
 	ASSERT_NE(NULL, self->model);
 	ASSERT_NE(NULL, self->buf);
-	self->fd = iop_open_at(self->fs.scratch->mnt, "f",
-			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+	self->fd = create_f(self);
 	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
 	iop_pattern_fill(self->model, 0, len, 11);
 	ASSERT_EQ(0, iop_pwrite_all(self->fd, self->model, len, 0));
