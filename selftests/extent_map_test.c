@@ -16,7 +16,8 @@
  * flags alone); iomap_trace judges the mapping sequence itself.
  *
  * Every expected answer comes from the layout the test built, never from
- * a first run.
+ * a first run. A folio partly uptodate is walked block by block; the walk
+ * must stop at the folio's end (104-seek-walks-past-the-folio).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -286,6 +287,33 @@ TEST_F(extent_map, delalloc_and_dirty_unwritten_are_data_before_and_after_writeb
 
 	EXPECT_EQ(0, iop_file_compare(self->fd, self->model, IOP_LAYOUT_SIZE, self->why,
 				      sizeof(self->why))) TH_LOG("%s", self->why);
+}
+
+/*
+ * SEEK_HOLE and SEEK_DATA over a 128K unwritten extent where only the
+ * block that ends at 64K, dirty, is data, and no page is cached after it.
+ * With blocks smaller than a folio (1K presets) that block's folio is
+ * partly uptodate, and mapping_seek_hole_data() asks the filesystem block
+ * by block up to the folio's end: SEEK_HOLE from the block finds the hole
+ * right after it, at 64K.
+ * Catches: a block walk that asks one block past the folio's end, an
+ * empty range the filesystem calls uptodate, and moves the hole a block
+ * on (104-seek-walks-past-the-folio, generated sample 7's
+ * 014-relop-folio_seek_hole_data: "<" made "<=").
+ */
+TEST_F(extent_map, seek_hole_after_a_partly_uptodate_folio_is_at_its_end)
+{
+	const uint64_t size = 2 * IOP_R64, end = IOP_R64, blk = variant->blksz;
+	const struct data_span data[] = { { end - blk, end } };
+	uint8_t buf[4096];
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_LE(blk, sizeof(buf));
+	ASSERT_EQ(0, fallocate(self->fd, 0, 0, size)) TH_LOG("fallocate: %s", strerror(errno));
+	iop_pattern_fill(buf, end - blk, blk, 14);
+	ASSERT_EQ(0, iop_pwrite_all(self->fd, buf, blk, end - blk));
+	EXPECT_EQ(0, check_seeks(self->fd, data, 1, size, self->why, sizeof(self->why)))
+		TH_LOG("one block dirty over unwritten: %s", self->why);
 }
 
 /*
