@@ -37,6 +37,14 @@
  * one a journal flush, the cost a VM image's discards or a database's
  * deallocations would pay (generated sample 5's
  * 023-call-arg-ext4_punch_hole: the sync test always true).
+ *
+ * Without a journal, fsync(2) writes the inode itself
+ * (ext4_fsync_nojournal() -> ext4_write_inode()) and returns what that
+ * returned: 0, and the size and mode it set are there after a remount.
+ * The bug it catches: ext4_write_inode() answering with something other
+ * than its state check's result, so fsync fails on a healthy filesystem
+ * (105-ext4-write-inode-error-from-the-superblock, generated sample 7's
+ * 011-call-arg-ext4_write_inode).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -51,6 +59,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -278,6 +287,61 @@ TEST_F(commits, hole_punches_commit_only_when_asked_to)
 	after = journal_commits(self->fs.scratch);
 	EXPECT_GT(after_sync + PUNCH_COMMITS, after)
 		TH_LOG("%d punches without a sync: %ld commits", PUNCHES - 1, after - after_sync);
+}
+
+FIXTURE(nojournal) {
+	struct iop_test_fs fs;
+	int fd;
+};
+
+FIXTURE_VARIANT(nojournal) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+FIXTURE_VARIANT_ADD(nojournal, ext4_nojournal) { IOP_FS_EXT4_NOJOURNAL };
+
+FIXTURE_SETUP(nojournal)
+{
+	self->fd = -1;
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+}
+
+FIXTURE_TEARDOWN(nojournal)
+{
+	IOP_CLOSE_FDS(self->fd);
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+TEST_F(nojournal, fsync_returns_0_and_the_inode_is_on_disk)
+{
+	uint8_t buf[10000];
+	struct stat st;
+	int ret;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
+			       0600);
+	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
+	memset(buf, 0x6b, sizeof(buf));
+	ASSERT_EQ(0, iop_pwrite_all(self->fd, buf, sizeof(buf), 0));
+	ret = fsync(self->fd);
+	EXPECT_EQ(0, ret) TH_LOG("fsync: returned %d (%s)", ret, strerror(errno));
+	ASSERT_EQ(0, iop_pwrite_all(self->fd, buf, sizeof(buf), sizeof(buf)));
+	ret = fdatasync(self->fd);
+	EXPECT_EQ(0, ret) TH_LOG("fdatasync: returned %d (%s)", ret, strerror(errno));
+	ASSERT_EQ(0, fchmod(self->fd, 0640));
+	ret = fsync(self->fd);
+	EXPECT_EQ(0, ret) TH_LOG("fsync after chmod: returned %d (%s)", ret, strerror(errno));
+	IOP_CLOSE_FDS(self->fd);
+	self->fd = -1;
+
+	ret = iop_scratch_remount(self->fs.scratch);
+	ASSERT_EQ(0, ret) TH_LOG("remount: %s", strerror(-ret));
+	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDONLY | O_NOFOLLOW, 0);
+	ASSERT_LE(0, self->fd) TH_LOG("open f: %s", strerror(-self->fd));
+	ASSERT_EQ(0, fstat(self->fd, &st));
+	EXPECT_EQ(2 * sizeof(buf), (size_t)st.st_size);
+	EXPECT_EQ(0640, st.st_mode & 07777);
 }
 
 TEST_HARNESS_MAIN

@@ -66,6 +66,11 @@
  * through ext4_bread_batch().
  */
 #define IOP_FS_EXT4_EA_INODE	.fstype = "ext4", .mkfs_opts = "-O ea_inode", .blksz = 4096
+/*
+ * ext4 without a journal: fsync writes the inode's table block itself
+ * (ext4_fsync_nojournal() -> ext4_write_inode()).
+ */
+#define IOP_FS_EXT4_NOJOURNAL	.fstype = "ext4", .mkfs_opts = "-O ^has_journal", .blksz = 4096
 #define IOP_FS_XFS	.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096, .reflink = true
 #define IOP_FS_XFS_1K	.fstype = "xfs", .mkfs_opts = "-b size=1024 -m reflink=1", .blksz = 1024, \
 			.reflink = true
