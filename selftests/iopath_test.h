@@ -190,6 +190,19 @@ static inline void iop_test_fs_setup_opts(struct iop_test_fs *fs,
 	}
 	if (want->size && !o.size)
 		o.size = want->size;
+	o.fstype = fstype;
+	o.mkfs_opts = mkfs_opts;
+	o.mount_opts = want->mount_opts;
+	/*
+	 * Without its mkfs or its checker the test cannot run: a SKIP with
+	 * the reason, found by looking for the tools before anything is
+	 * made. An existing directory needs neither.
+	 */
+	if ((o.backing != IOP_BACKING_DIR || want->dax) &&
+	    iop_scratch_tools(fstype, why, sizeof(why))) {
+		snprintf(fs->skip, sizeof(fs->skip), "%s", why);
+		return;
+	}
 	if (want->dax) {
 		/*
 		 * Only a device that offers DAX can be mounted dax=always: a
@@ -210,18 +223,6 @@ static inline void iop_test_fs_setup_opts(struct iop_test_fs *fs,
 		o.backing = IOP_BACKING_DEVICE;
 		o.device = o.dax_device;
 		o.dax = true;
-	}
-	o.fstype = fstype;
-	o.mkfs_opts = mkfs_opts;
-	o.mount_opts = want->mount_opts;
-	/*
-	 * Without its mkfs or its checker the test cannot run: a SKIP with
-	 * the reason, found by looking for the tools before anything is
-	 * made. An existing directory needs neither.
-	 */
-	if (o.backing != IOP_BACKING_DIR && iop_scratch_tools(fstype, why, sizeof(why))) {
-		snprintf(fs->skip, sizeof(fs->skip), "%s", why);
-		return;
 	}
 	iop_test_kmsg_mark(fs);
 	/*
