@@ -175,6 +175,19 @@ static bool has_control(const char *s)
 	return false;
 }
 
+/*
+ * An absolute path from the environment, with no control character in
+ * it: true, or false with @why filled ("NAME=VALUE: @what").
+ */
+static bool env_path_ok(char *why, size_t len, const char *name, const char *val,
+			const char *what)
+{
+	if (val[0] == '/' && !has_control(val))
+		return true;
+	why_env(why, len, name, val, what);
+	return false;
+}
+
 int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 {
 	const char *backing = env("IOPATH_BACKING"), *dev = env("IOPATH_SCRATCH_DEV");
@@ -203,28 +216,20 @@ int iop_scratch_opts_from_env(struct iop_scratch_opts *o, char *why, size_t len)
 		}
 	}
 	if (dev) {
-		if (dev[0] != '/' || has_control(dev)) {
-			why_env(why, len, "IOPATH_SCRATCH_DEV", dev,
-				"expected an absolute /dev path");
+		if (!env_path_ok(why, len, "IOPATH_SCRATCH_DEV", dev, "expected an absolute /dev path"))
 			return -EINVAL;
-		}
 		n.backing = IOP_BACKING_DEVICE;
 		n.device = dev;
 	}
 	if (dir) {
-		if (dir[0] != '/' || has_control(dir)) {
-			why_env(why, len, "IOPATH_SCRATCH_DIR", dir, "expected an absolute path");
+		if (!env_path_ok(why, len, "IOPATH_SCRATCH_DIR", dir, "expected an absolute path"))
 			return -EINVAL;
-		}
 		n.backing = IOP_BACKING_DIR;
 		n.dir = dir;
 	}
 	if (dax) {
-		if (dax[0] != '/' || has_control(dax)) {
-			why_env(why, len, "IOPATH_SCRATCH_DAX_DEV", dax,
-				"expected an absolute /dev path");
+		if (!env_path_ok(why, len, "IOPATH_SCRATCH_DAX_DEV", dax, "expected an absolute /dev path"))
 			return -EINVAL;
-		}
 		n.dax_device = dax;
 	}
 	if (force) {
