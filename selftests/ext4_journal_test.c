@@ -38,6 +38,18 @@
  * deallocations would pay (generated sample 5's
  * 023-call-arg-ext4_punch_hole: the sync test always true).
  *
+ * A journalled file's data reaches its blocks only through the journal's
+ * checkpoint, so a truncate before the checkpoint must take the data out
+ * of the journal: ext4_journalled_invalidate_folio() has jbd2 forget the
+ * truncated buffers, or revoke them if they are already committed. The
+ * freed blocks are free for any file from the next commit on; a buffer
+ * left in the journal is written over them at the checkpoint, over
+ * whatever file has them by then. The test truncates a journalled file to
+ * 0 and unmounts (the checkpoint), then reads its old blocks from the
+ * device: they must not hold its bytes (106-ext4-journalled-truncate-
+ * keeps-buffers, generated sample 7's
+ * 015-call-zero-ext4_journalled_invalidate_folio).
+ *
  * Without a journal, fsync(2) writes the inode itself
  * (ext4_fsync_nojournal() -> ext4_write_inode()) and returns what that
  * returned: 0, and the size and mode it set are there after a remount.
@@ -178,6 +190,96 @@ TEST_F(journal, dma_into_a_mapped_file_is_journalled_by_writeback)
 	ASSERT_LE(0, self->fd);
 	EXPECT_EQ(0, iop_file_compare(self->fd, self->want, SPAN, why, sizeof(why)))
 		TH_LOG("after fsync and a remount: %s", why);
+}
+
+/*
+ * How many blocks of the extents @f of a file written with pattern @seed
+ * hold the file's bytes on the device @dev (blocks of @bs bytes), or -errno.
+ */
+static long blocks_holding_pattern(int dev, const struct iop_fiemap *f, unsigned int bs,
+				   unsigned int seed)
+{
+	uint8_t *got = iop_alloc_aligned(bs), *want = malloc(bs);
+	long held = 0;
+	unsigned int i;
+	uint64_t b;
+
+	if (!got || !want) {
+		held = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < f->n; i++) {
+		for (b = 0; b < f->ext[i].fe_length; b += bs) {
+			if (pread(dev, got, bs, (off_t)(f->ext[i].fe_physical + b)) != (ssize_t)bs) {
+				held = errno ? -errno : -EIO;
+				goto out_free;
+			}
+			iop_pattern_fill(want, f->ext[i].fe_logical + b, bs, seed);
+			held += !memcmp(got, want, bs);
+		}
+	}
+out_free:
+	free(got);
+	free(want);
+	return held;
+}
+
+TEST_F(journal, truncated_data_never_reaches_its_freed_blocks)
+{
+	const unsigned int bs = variant->blksz, seed = 47;
+	struct iop_fiemap f;
+	uint64_t mapped = 0;
+	unsigned int i;
+	uint8_t *buf;
+	long held;
+	int ret;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "truncated",
+			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
+	buf = iop_alloc_aligned(SPAN);
+	ASSERT_NE(NULL, buf);
+	iop_pattern_fill(buf, 0, SPAN, seed);
+	ret = iop_pwrite_all(self->fd, buf, SPAN, 0);
+	free(buf);
+	ASSERT_EQ(0, ret) TH_LOG("write: %s", strerror(-ret));
+
+	/* data=journal allocates at write time: the blocks are known now */
+	ret = iop_fiemap(self->fd, 0, SPAN, &f);
+	ASSERT_LT(0, ret) TH_LOG("FIEMAP: %s", strerror(-ret));
+	for (i = 0; i < f.n; i++) {
+		ASSERT_EQ(0, f.ext[i].fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN |
+						  FIEMAP_EXTENT_UNWRITTEN))
+			TH_LOG("extent %u at %llu: flags %#x, not a mapped extent", i,
+			       (unsigned long long)f.ext[i].fe_logical, f.ext[i].fe_flags);
+		mapped += f.ext[i].fe_length;
+	}
+	ASSERT_EQ(SPAN, mapped) TH_LOG("FIEMAP maps %llu of the %u bytes written",
+				       (unsigned long long)mapped, SPAN);
+
+	ASSERT_EQ(0, ftruncate(self->fd, 0)) TH_LOG("truncate: %s", strerror(errno));
+	self->dev = open(self->fs.scratch->dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	ASSERT_LE(0, self->dev) TH_LOG("open %s O_DIRECT: %s", self->fs.scratch->dev,
+				       strerror(errno));
+	/* only a checkpoint writes journalled data home, and none has run */
+	held = blocks_holding_pattern(self->dev, &f, bs, seed);
+	ASSERT_EQ(0, held) TH_LOG("%ld blocks hold the data before any checkpoint%s", held,
+				  held < 0 ? ": the device cannot be read" : "");
+
+	IOP_CLOSE_FDS(self->fd, self->dev);
+	self->fd = -1;
+	self->dev = -1;
+	/* the unmount checkpoints the journal */
+	ret = iop_scratch_remount(self->fs.scratch);
+	ASSERT_EQ(0, ret) TH_LOG("remount: %s", strerror(-ret));
+	self->dev = open(self->fs.scratch->dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	ASSERT_LE(0, self->dev) TH_LOG("open %s O_DIRECT: %s", self->fs.scratch->dev,
+				       strerror(errno));
+	held = blocks_holding_pattern(self->dev, &f, bs, seed);
+	ASSERT_LE(0, held) TH_LOG("read the device: %s", strerror((int)-held));
+	EXPECT_EQ(0, held) TH_LOG("the checkpoint wrote %ld truncated blocks over freed space",
+				  held);
 }
 
 TEST_F(journal, statx_reports_no_direct_io_for_a_journalled_file)
