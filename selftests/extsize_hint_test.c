@@ -22,6 +22,20 @@
  * shuts down; an allocation that ignores the hint; a mapping the write
  * never finds valid, so it maps again forever (generated sample 5's
  * 010-call-zero-xfs_direct_write_iomap_begin: the cookie left 0).
+ *
+ * The same mapper serves the zeroing of such a file, and reports unwritten
+ * blocks as they are, without the batch of dirty folios the delalloc
+ * mapper gathers: iomap_zero_range() writes back the dirty page cache over
+ * them first (iomap_zero_iter_flush_and_stale()) and maps again, so what
+ * the page holds is zeroed (written back, the blocks are written) and not
+ * skipped (still unwritten, so they would read as zeros). A file extended
+ * from an EOF inside an unwritten block, with bytes stored past EOF
+ * through mmap, must read zeros from the old EOF on: the zeroing is all
+ * that clears them when the extension stays inside the EOF block
+ * (pagecache_isize_extended() clears only a new block's head). The test
+ * extends by one byte, the smallest range, where a flush one byte short
+ * flushes nothing (107-iomap-zero-flush-one-byte-short, generated sample
+ * 7's 013-off-by-one-iomap_zero_iter_flush_and_stale).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,12 +82,25 @@ FIXTURE_TEARDOWN(extsize_hint)
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
 
+/* Give the empty file @fd a hint of @hint bytes: 0 or -errno. */
+static int set_hint(int fd, unsigned int hint)
+{
+	struct fsxattr fsx;
+
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fsx))
+		return -errno;
+	fsx.fsx_xflags |= FS_XFLAG_EXTSIZE;
+	fsx.fsx_extsize = hint;
+	if (ioctl(fd, FS_IOC_FSSETXATTR, &fsx))
+		return -errno;
+	return 0;
+}
+
 TEST_F(extsize_hint, fallocate_of_a_few_blocks_allocates_whole_units)
 {
 	static const off_t req[] = { HINT, 4096 };
 	uint8_t buf[REQ_LEN], back[REQ_LEN];
 	unsigned int i;
-	struct fsxattr fsx;
 	struct iop_fiemap f;
 	struct stat st;
 	int n;
@@ -82,12 +110,8 @@ TEST_F(extsize_hint, fallocate_of_a_few_blocks_allocates_whole_units)
 			       0600);
 	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
 	/* XFS has taken hints since its first release: a refusal is a failure */
-	ASSERT_EQ(0, ioctl(self->fd, FS_IOC_FSGETXATTR, &fsx))
-		TH_LOG("FS_IOC_FSGETXATTR: %s", strerror(errno));
-	fsx.fsx_xflags |= FS_XFLAG_EXTSIZE;
-	fsx.fsx_extsize = HINT;
-	ASSERT_EQ(0, ioctl(self->fd, FS_IOC_FSSETXATTR, &fsx))
-		TH_LOG("FS_IOC_FSSETXATTR extsize %d: %s", HINT, strerror(errno));
+	n = set_hint(self->fd, HINT);
+	ASSERT_EQ(0, n) TH_LOG("extent size hint %d: %s", HINT, strerror(-n));
 
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, fallocate(self->fd, 0, req[i], REQ_LEN))
@@ -113,6 +137,55 @@ TEST_F(extsize_hint, fallocate_of_a_few_blocks_allocates_whole_units)
 	ASSERT_EQ(0, posix_fadvise(self->fd, 0, 0, POSIX_FADV_DONTNEED));
 	ASSERT_EQ(0, iop_pread_all(self->fd, back, REQ_LEN, req[1]));
 	EXPECT_EQ(0, memcmp(buf, back, REQ_LEN));
+}
+
+#define OLD_EOF		5000	/* inside the second page, not on a block boundary */
+
+TEST_F(extsize_hint, extension_by_a_byte_zeroes_what_mmap_left_past_eof)
+{
+	const off_t page = OLD_EOF / 4096 * 4096;
+	uint8_t back[4096], want[4096];
+	struct iop_fiemap f;
+	uint8_t *map;
+	int n;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
+			       0600);
+	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
+	n = set_hint(self->fd, HINT);
+	ASSERT_EQ(0, n) TH_LOG("extent size hint %d: %s", HINT, strerror(-n));
+	/* unwritten blocks under the whole page, and the size on disk */
+	ASSERT_EQ(0, fallocate(self->fd, 0, 0, OLD_EOF)) TH_LOG("fallocate: %s", strerror(errno));
+	n = iop_fiemap(self->fd, page, 4096, &f);
+	ASSERT_LT(0, n) TH_LOG("FIEMAP: %s", strerror(n ? -n : ENODATA));
+	ASSERT_NE(0, f.ext[0].fe_flags & FIEMAP_EXTENT_UNWRITTEN)
+		TH_LOG("extent at %llu: flags 0x%x, not unwritten",
+		       (unsigned long long)f.ext[0].fe_logical, f.ext[0].fe_flags);
+
+	/* the EOF page dirtied through a mapping: data before EOF, more after it */
+	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, page);
+	ASSERT_NE(MAP_FAILED, map) TH_LOG("mmap: %s", strerror(errno));
+	memset(map, 'D', OLD_EOF - page);
+	memset(map + (OLD_EOF - page), 'S', 4096 - (OLD_EOF - page));
+	ASSERT_EQ(0, munmap(map, 4096));
+
+	ASSERT_EQ(0, ftruncate(self->fd, OLD_EOF + 1)) TH_LOG("truncate up: %s", strerror(errno));
+	memset(want, 'D', OLD_EOF - page);
+	want[OLD_EOF - page] = 0;
+	ASSERT_EQ(0, iop_pread_all(self->fd, back, OLD_EOF + 1 - page, page));
+	EXPECT_EQ(0, back[OLD_EOF - page])
+		TH_LOG("byte %d, the old EOF, reads 0x%02x after a one-byte extension", OLD_EOF,
+		       back[OLD_EOF - page]);
+	EXPECT_EQ(0, memcmp(back, want, OLD_EOF - page))
+		TH_LOG("the EOF page's bytes before the old EOF changed");
+	/* and on disk */
+	ASSERT_EQ(0, fsync(self->fd)) TH_LOG("fsync: %s", strerror(errno));
+	ASSERT_EQ(0, posix_fadvise(self->fd, 0, 0, POSIX_FADV_DONTNEED));
+	ASSERT_EQ(0, iop_pread_all(self->fd, back, OLD_EOF + 1 - page, page));
+	EXPECT_EQ(0, memcmp(back, want, OLD_EOF + 1 - page))
+		TH_LOG("after fsync and DONTNEED: byte %d reads 0x%02x", OLD_EOF,
+		       back[OLD_EOF - page]);
 }
 
 TEST_HARNESS_MAIN
