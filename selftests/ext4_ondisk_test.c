@@ -72,23 +72,6 @@ FIXTURE_TEARDOWN(ext4_ondisk)
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
 
-/* The superblock's error count as sysfs shows it, or -errno. */
-static long errors_count(const struct iop_scratch *s)
-{
-	char path[PATH_MAX], buf[32];
-	long n;
-	FILE *f;
-
-	if (iop_ext4_sysfs_path(path, s->dev, "errors_count"))
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fgets(buf, sizeof(buf), f) ? strtol(buf, NULL, 10) : -EIO;
-	fclose(f);
-	return n;
-}
-
 /* One debugfs request on the unmounted scratch: 0, or fails the test. */
 static int edit(struct __test_metadata *_metadata, struct iop_scratch *s, const char *request)
 {
@@ -169,7 +152,7 @@ TEST_F(ext4_ondisk, casefold_flag_without_the_feature_fails_lookup_as_corrupted)
 	if (edit(_metadata, self->fs.scratch, req))
 		return;
 	/* the positive control: a fresh filesystem has no error recorded */
-	ASSERT_EQ(0, errors_count(self->fs.scratch));
+	ASSERT_EQ(0, iop_ext4_errors_count(self->fs.scratch->dev));
 	ret = stat(path, &st) ? errno : 0;
 	EXPECT_EQ(EUCLEAN, ret)
 		TH_LOG("stat of a directory with the casefold flag on a filesystem without casefold: %s, expected %s",
@@ -181,7 +164,7 @@ TEST_F(ext4_ondisk, casefold_flag_without_the_feature_fails_lookup_as_corrupted)
 	EXPECT_EQ(0, stat(path, &st)) TH_LOG("stat after the flag was cleared: %s",
 					     strerror(errno));
 	/* the edit unmounted it: the superblock holds what the error recorded */
-	EXPECT_LT(0, errors_count(self->fs.scratch))
+	EXPECT_LT(0, iop_ext4_errors_count(self->fs.scratch->dev))
 		TH_LOG("no error recorded in the superblock for the corrupt inode");
 	EXPECT_EQ(0, rmdir(path));
 }

@@ -348,6 +348,23 @@ static inline int iop_ext4_sysfs_set(const char *dev, const char *attr, const ch
 	return ret;
 }
 
+/* The error count of the ext4 filesystem on @dev as sysfs shows it, or -errno. */
+static inline long iop_ext4_errors_count(const char *dev)
+{
+	char path[PATH_MAX], buf[32];
+	long n;
+	FILE *f;
+
+	if (iop_ext4_sysfs_path(path, dev, "errors_count"))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fgets(buf, sizeof(buf), f) ? strtol(buf, NULL, 10) : -EIO;
+	fclose(f);
+	return n;
+}
+
 /* open(@dir/@name) without building a path (no length limit to hit). */
 static inline int iop_open_at(const char *dir, const char *name, int flags, mode_t mode)
 {
