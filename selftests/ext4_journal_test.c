@@ -65,6 +65,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,12 +349,23 @@ static long journal_commits(const struct iop_scratch *s)
 	return n;
 }
 
+/* Set (@on) or clear the sync flag (chattr +S) of @fd: 0 or -errno. */
+static int sync_flag(int fd, bool on)
+{
+	int flags = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		return -errno;
+	flags = on ? flags | FS_SYNC_FL : flags & ~FS_SYNC_FL;
+	return ioctl(fd, FS_IOC_SETFLAGS, &flags) ? -errno : 0;
+}
+
 TEST_F(commits, hole_punches_commit_only_when_asked_to)
 {
 	const unsigned int bs = variant->blksz;
 	long base, after_sync, after;
-	int i, flags = 0;
 	uint8_t *buf;
+	int i;
 
 	IOP_TEST_BEGIN(&self->fs);
 	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
@@ -368,9 +380,7 @@ TEST_F(commits, hole_punches_commit_only_when_asked_to)
 	ASSERT_EQ(0, fsync(self->fd));
 
 	/* the positive control: a punch of a sync inode (chattr +S) commits */
-	ASSERT_EQ(0, ioctl(self->fd, FS_IOC_GETFLAGS, &flags));
-	flags |= FS_SYNC_FL;
-	ASSERT_EQ(0, ioctl(self->fd, FS_IOC_SETFLAGS, &flags));
+	ASSERT_EQ(0, sync_flag(self->fd, true));
 	base = journal_commits(self->fs.scratch);
 	ASSERT_LE(0, base) TH_LOG("the journal's commit count: %s", strerror((int)-base));
 	i = fallocate(self->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, bs, bs) ? errno : 0;
@@ -378,8 +388,7 @@ TEST_F(commits, hole_punches_commit_only_when_asked_to)
 	after_sync = journal_commits(self->fs.scratch);
 	ASSERT_LT(base, after_sync) TH_LOG("a punch of a sync inode left the commit count at %ld",
 					   base);
-	flags &= ~FS_SYNC_FL;
-	ASSERT_EQ(0, ioctl(self->fd, FS_IOC_SETFLAGS, &flags));
+	ASSERT_EQ(0, sync_flag(self->fd, false));
 	after_sync = journal_commits(self->fs.scratch);
 
 	for (i = 1; i < PUNCHES; i++)
@@ -389,6 +398,50 @@ TEST_F(commits, hole_punches_commit_only_when_asked_to)
 	after = journal_commits(self->fs.scratch);
 	EXPECT_GT(after_sync + PUNCH_COMMITS, after)
 		TH_LOG("%d punches without a sync: %ld commits", PUNCHES - 1, after - after_sync);
+}
+
+/*
+ * The same for truncates: ext4_truncate() makes its handle synchronous for
+ * a sync inode only (generated sample 7's 045-call-arg-ext4_truncate:
+ * the sync test always true, so every shrinking truncate waits for a
+ * commit of its own, 109-ext4-every-truncate-commits).
+ */
+TEST_F(commits, truncates_commit_only_when_asked_to)
+{
+	const unsigned int bs = variant->blksz;
+	long base, after_sync, after;
+	uint8_t *buf;
+	int i;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
+			       0600);
+	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
+	buf = calloc(PUNCHES + 2, bs);
+	ASSERT_NE(NULL, buf);
+	memset(buf, 0x5f, (PUNCHES + 2) * (size_t)bs);
+	i = iop_pwrite_all(self->fd, buf, (PUNCHES + 2) * (size_t)bs, 0);
+	free(buf);
+	ASSERT_EQ(0, i);
+	ASSERT_EQ(0, fsync(self->fd));
+
+	ASSERT_EQ(0, sync_flag(self->fd, true));
+	base = journal_commits(self->fs.scratch);
+	ASSERT_LE(0, base) TH_LOG("the journal's commit count: %s", strerror((int)-base));
+	ASSERT_EQ(0, ftruncate(self->fd, (PUNCHES + 1) * (off_t)bs))
+		TH_LOG("truncate of a sync inode: %s", strerror(errno));
+	after_sync = journal_commits(self->fs.scratch);
+	ASSERT_LT(base, after_sync) TH_LOG("a truncate of a sync inode left the commit count at %ld",
+					   base);
+	ASSERT_EQ(0, sync_flag(self->fd, false));
+	after_sync = journal_commits(self->fs.scratch);
+
+	for (i = 1; i < PUNCHES; i++)
+		ASSERT_EQ(0, ftruncate(self->fd, (PUNCHES + 1 - i) * (off_t)bs))
+			TH_LOG("truncate %d: %s", i, strerror(errno));
+	after = journal_commits(self->fs.scratch);
+	EXPECT_GT(after_sync + PUNCH_COMMITS, after)
+		TH_LOG("%d truncates without a sync: %ld commits", PUNCHES - 1, after - after_sync);
 }
 
 FIXTURE(nojournal) {
