@@ -50,6 +50,16 @@
  * keeps-buffers, generated sample 7's
  * 015-call-zero-ext4_journalled_invalidate_folio).
  *
+ * An unlinked file still open is on the journal's orphan list (the
+ * superblock's s_last_orphan and a chain through the inodes), so that a
+ * crash frees it at the next mount; eviction takes it off. A truncate of
+ * such a file puts it there too and must leave it there: a kernel that
+ * takes it off the in-memory list without a handle leaves the on-disk
+ * chain naming the inode, and the next mount finds a freed inode at the
+ * head of the list ("bad orphan inode", an ext4 error: 110-ext4-
+ * truncate-drops-an-unlinked-orphan, generated sample 7's
+ * 026-and-or-ext4_setattr).
+ *
  * Without a journal, fsync(2) writes the inode itself
  * (ext4_fsync_nojournal() -> ext4_write_inode()) and returns what that
  * returned: 0, and the size and mode it set are there after a remount.
@@ -442,6 +452,39 @@ TEST_F(commits, truncates_commit_only_when_asked_to)
 	after = journal_commits(self->fs.scratch);
 	EXPECT_GT(after_sync + PUNCH_COMMITS, after)
 		TH_LOG("%d truncates without a sync: %ld commits", PUNCHES - 1, after - after_sync);
+}
+
+TEST_F(commits, truncate_of_an_unlinked_open_file_leaves_no_orphan_behind)
+{
+	const unsigned int bs = variant->blksz;
+	char path[PATH_MAX];
+	uint8_t *buf;
+	long errs;
+	int ret;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_EQ(0, iop_path_in(path, self->fs.scratch->mnt, "unlinked"));
+	self->fd = iop_open_at(self->fs.scratch->mnt, "unlinked",
+			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	ASSERT_LE(0, self->fd) TH_LOG("create: %s", strerror(-self->fd));
+	buf = calloc(8, bs);
+	ASSERT_NE(NULL, buf);
+	memset(buf, 0x6f, 8 * (size_t)bs);
+	ret = iop_pwrite_all(self->fd, buf, 8 * (size_t)bs, 0);
+	free(buf);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, fsync(self->fd));
+	ASSERT_EQ(0, unlink(path)) TH_LOG("unlink: %s", strerror(errno));
+	ASSERT_EQ(0, ftruncate(self->fd, bs)) TH_LOG("truncate: %s", strerror(errno));
+	ASSERT_EQ(0, fsync(self->fd));
+	IOP_CLOSE_FDS(self->fd);
+	self->fd = -1;
+
+	/* the mount walks whatever orphan list the unmount left */
+	ret = iop_scratch_remount(self->fs.scratch);
+	ASSERT_EQ(0, ret) TH_LOG("remount: %s", strerror(-ret));
+	errs = iop_ext4_errors_count(self->fs.scratch->dev);
+	EXPECT_EQ(0, errs) TH_LOG("ext4 errors_count after the mount: %ld", errs);
 }
 
 FIXTURE(nojournal) {
