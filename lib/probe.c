@@ -32,7 +32,7 @@
 
 const char *const iop_probe_features[] = {
 	"xfs_reflink", "tracefs_iomap", "fadvise", "cachestat", "odirect", "io_uring",
-	"folio_batch", "fs_dax", NULL,
+	"folio_batch", "fs_dax", "fail_make_request", NULL,
 };
 
 bool iop_errno_means_absent(int err)
@@ -231,6 +231,15 @@ int iop_probe(const char *feature, char *why, size_t len)
 		return probe_io_uring(why, len);
 	if (!strcmp(feature, "fs_dax"))
 		return probe_fs_dax(why, len);
+	if (!strcmp(feature, "fail_make_request")) {
+		/* the function exists only with CONFIG_FAIL_MAKE_REQUEST */
+		ret = kallsyms_has("should_fail_request");
+		if (ret < 0)
+			iop_why(why, len, "/proc/kallsyms unreadable: %s", strerror(-ret));
+		else if (!ret)
+			iop_why(why, len, "no block-layer fault injection (CONFIG_FAIL_MAKE_REQUEST)");
+		return ret > 0;
+	}
 	if (!strcmp(feature, "folio_batch")) {
 		ret = kallsyms_has("iomap_fill_dirty_folios");
 		if (ret < 0)

@@ -26,6 +26,7 @@
  *   folio_batch    the iomap folio batch (iomap_fill_dirty_folios)
  *   fs_dax         DAX on the device named as DAX scratch
  *                  (IOPATH_SCRATCH_DAX_DEV; its queue/dax is 1)
+ *   fail_make_request  block-layer fault injection (make-it-fail)
  */
 int iop_probe(const char *feature, char *why, size_t len);
 
