@@ -36,7 +36,9 @@
  * plain punches adds none of their own. A kernel that commits every punch makes each
  * one a journal flush, the cost a VM image's discards or a database's
  * deallocations would pay (generated sample 5's
- * 023-call-arg-ext4_punch_hole: the sync test always true).
+ * 023-call-arg-ext4_punch_hole: the sync test always true). The same
+ * holds for a shrinking truncate (ext4_truncate(); 109-ext4-every-
+ * truncate-commits, generated sample 7's 045-call-arg-ext4_truncate).
  *
  * A journalled file's data reaches its blocks only through the journal's
  * checkpoint, so a truncate before the checkpoint must take the data out
