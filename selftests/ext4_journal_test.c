@@ -372,14 +372,34 @@ static int sync_flag(int fd, bool on)
 	return ioctl(fd, FS_IOC_SETFLAGS, &flags) ? -errno : 0;
 }
 
-TEST_F(commits, hole_punches_commit_only_when_asked_to)
+/* Punch block 2i+1 (i = 0 is the sync inode's punch): 0 or errno. */
+static int punch_one(int fd, int i, unsigned int bs)
 {
-	const unsigned int bs = variant->blksz;
+	return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			 (2 * i + 1) * (off_t)bs, bs) ? errno : 0;
+}
+
+/* Cut the file to PUNCHES + 1 - i blocks: 0 or errno. */
+static int shrink_one(int fd, int i, unsigned int bs)
+{
+	return ftruncate(fd, (PUNCHES + 1 - i) * (off_t)bs) ? errno : 0;
+}
+
+/*
+ * A file of 2 * PUNCHES + 2 blocks on disk; @op (a @what, @many of them)
+ * once on it made a sync inode must add a commit (the positive control),
+ * PUNCHES - 1 more on it made plain again no more than the commit timer
+ * may add.
+ */
+static void commits_only_when_asked(struct __test_metadata *_metadata,
+				    FIXTURE_DATA(commits) *self, unsigned int bs,
+				    int (*op)(int fd, int i, unsigned int bs), const char *what,
+				    const char *many)
+{
 	long base, after_sync, after;
 	uint8_t *buf;
 	int i;
 
-	IOP_TEST_BEGIN(&self->fs);
 	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
 			       0600);
 	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
@@ -391,25 +411,32 @@ TEST_F(commits, hole_punches_commit_only_when_asked_to)
 	ASSERT_EQ(0, i);
 	ASSERT_EQ(0, fsync(self->fd));
 
-	/* the positive control: a punch of a sync inode (chattr +S) commits */
+	/* the positive control: the operation on a sync inode (chattr +S) commits */
 	ASSERT_EQ(0, sync_flag(self->fd, true));
 	base = journal_commits(self->fs.scratch);
 	ASSERT_LE(0, base) TH_LOG("the journal's commit count: %s", strerror((int)-base));
-	i = fallocate(self->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, bs, bs) ? errno : 0;
-	ASSERT_EQ(0, i) TH_LOG("punch of a sync inode: %s", strerror(i));
+	i = op(self->fd, 0, bs);
+	ASSERT_EQ(0, i) TH_LOG("%s of a sync inode: %s", what, strerror(i));
 	after_sync = journal_commits(self->fs.scratch);
-	ASSERT_LT(base, after_sync) TH_LOG("a punch of a sync inode left the commit count at %ld",
-					   base);
+	ASSERT_LT(base, after_sync) TH_LOG("a %s of a sync inode left the commit count at %ld",
+					   what, base);
 	ASSERT_EQ(0, sync_flag(self->fd, false));
 	after_sync = journal_commits(self->fs.scratch);
 
-	for (i = 1; i < PUNCHES; i++)
-		ASSERT_EQ(0, fallocate(self->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				       (2 * i + 1) * (off_t)bs, bs))
-			TH_LOG("punch %d: %s", i, strerror(errno));
+	for (i = 1; i < PUNCHES; i++) {
+		int err = op(self->fd, i, bs);
+
+		ASSERT_EQ(0, err) TH_LOG("%s %d: %s", what, i, strerror(err));
+	}
 	after = journal_commits(self->fs.scratch);
 	EXPECT_GT(after_sync + PUNCH_COMMITS, after)
-		TH_LOG("%d punches without a sync: %ld commits", PUNCHES - 1, after - after_sync);
+		TH_LOG("%d %s without a sync: %ld commits", PUNCHES - 1, many, after - after_sync);
+}
+
+TEST_F(commits, hole_punches_commit_only_when_asked_to)
+{
+	IOP_TEST_BEGIN(&self->fs);
+	commits_only_when_asked(_metadata, self, variant->blksz, punch_one, "punch", "punches");
 }
 
 /*
@@ -420,40 +447,8 @@ TEST_F(commits, hole_punches_commit_only_when_asked_to)
  */
 TEST_F(commits, truncates_commit_only_when_asked_to)
 {
-	const unsigned int bs = variant->blksz;
-	long base, after_sync, after;
-	uint8_t *buf;
-	int i;
-
 	IOP_TEST_BEGIN(&self->fs);
-	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
-			       0600);
-	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
-	buf = calloc(PUNCHES + 2, bs);
-	ASSERT_NE(NULL, buf);
-	memset(buf, 0x5f, (PUNCHES + 2) * (size_t)bs);
-	i = iop_pwrite_all(self->fd, buf, (PUNCHES + 2) * (size_t)bs, 0);
-	free(buf);
-	ASSERT_EQ(0, i);
-	ASSERT_EQ(0, fsync(self->fd));
-
-	ASSERT_EQ(0, sync_flag(self->fd, true));
-	base = journal_commits(self->fs.scratch);
-	ASSERT_LE(0, base) TH_LOG("the journal's commit count: %s", strerror((int)-base));
-	ASSERT_EQ(0, ftruncate(self->fd, (PUNCHES + 1) * (off_t)bs))
-		TH_LOG("truncate of a sync inode: %s", strerror(errno));
-	after_sync = journal_commits(self->fs.scratch);
-	ASSERT_LT(base, after_sync) TH_LOG("a truncate of a sync inode left the commit count at %ld",
-					   base);
-	ASSERT_EQ(0, sync_flag(self->fd, false));
-	after_sync = journal_commits(self->fs.scratch);
-
-	for (i = 1; i < PUNCHES; i++)
-		ASSERT_EQ(0, ftruncate(self->fd, (PUNCHES + 1 - i) * (off_t)bs))
-			TH_LOG("truncate %d: %s", i, strerror(errno));
-	after = journal_commits(self->fs.scratch);
-	EXPECT_GT(after_sync + PUNCH_COMMITS, after)
-		TH_LOG("%d truncates without a sync: %ld commits", PUNCHES - 1, after - after_sync);
+	commits_only_when_asked(_metadata, self, variant->blksz, shrink_one, "truncate", "truncates");
 }
 
 TEST_F(commits, truncate_of_an_unlinked_open_file_leaves_no_orphan_behind)

@@ -96,6 +96,19 @@ static int set_hint(int fd, unsigned int hint)
 	return 0;
 }
 
+/* @self->fd: the new file "f", given a hint of HINT bytes. */
+static void hinted_file(struct __test_metadata *_metadata, FIXTURE_DATA(extsize_hint) *self)
+{
+	int ret;
+
+	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
+			       0600);
+	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
+	/* XFS has taken hints since its first release: a refusal is a failure */
+	ret = set_hint(self->fd, HINT);
+	ASSERT_EQ(0, ret) TH_LOG("extent size hint %d: %s", HINT, strerror(-ret));
+}
+
 TEST_F(extsize_hint, fallocate_of_a_few_blocks_allocates_whole_units)
 {
 	static const off_t req[] = { HINT, 4096 };
@@ -106,12 +119,7 @@ TEST_F(extsize_hint, fallocate_of_a_few_blocks_allocates_whole_units)
 	int n;
 
 	IOP_TEST_BEGIN(&self->fs);
-	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
-			       0600);
-	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
-	/* XFS has taken hints since its first release: a refusal is a failure */
-	n = set_hint(self->fd, HINT);
-	ASSERT_EQ(0, n) TH_LOG("extent size hint %d: %s", HINT, strerror(-n));
+	hinted_file(_metadata, self);
 
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, fallocate(self->fd, 0, req[i], REQ_LEN))
@@ -150,11 +158,7 @@ TEST_F(extsize_hint, extension_by_a_byte_zeroes_what_mmap_left_past_eof)
 	int n;
 
 	IOP_TEST_BEGIN(&self->fs);
-	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
-			       0600);
-	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
-	n = set_hint(self->fd, HINT);
-	ASSERT_EQ(0, n) TH_LOG("extent size hint %d: %s", HINT, strerror(-n));
+	hinted_file(_metadata, self);
 	/* unwritten blocks under the whole page, and the size on disk */
 	ASSERT_EQ(0, fallocate(self->fd, 0, 0, OLD_EOF)) TH_LOG("fallocate: %s", strerror(errno));
 	n = iop_fiemap(self->fd, page, 4096, &f);

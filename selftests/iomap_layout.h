@@ -326,19 +326,12 @@ static inline int iop_ext4_sysfs_path(char *path, const char *dev, const char *a
 				attr) < PATH_MAX ? 0 : -ENAMETOOLONG;
 }
 
-/*
- * Set ext4's tunable @attr of the filesystem on @dev (a scratch one: the
- * setting lives and dies with it) to @value. 0 or -errno.
- */
-static inline int iop_ext4_sysfs_set(const char *dev, const char *attr, const char *value)
+/* Write @value to the sysfs or debugfs file @path in one write: 0 or -errno. */
+static inline int iop_knob_set(const char *path, const char *value)
 {
-	char path[PATH_MAX];
 	size_t len = strlen(value);
-	int fd, ret;
+	int fd, ret = 0;
 
-	ret = iop_ext4_sysfs_path(path, dev, attr);
-	if (ret)
-		return ret;
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -346,6 +339,19 @@ static inline int iop_ext4_sysfs_set(const char *dev, const char *attr, const ch
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/*
+ * Set ext4's tunable @attr of the filesystem on @dev (a scratch one: the
+ * setting lives and dies with it) to @value. 0 or -errno.
+ */
+static inline int iop_ext4_sysfs_set(const char *dev, const char *attr, const char *value)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	ret = iop_ext4_sysfs_path(path, dev, attr);
+	return ret ? ret : iop_knob_set(path, value);
 }
 
 /* The error count of the ext4 filesystem on @dev as sysfs shows it, or -errno. */

@@ -57,21 +57,6 @@ FIXTURE_VARIANT(wb_error) {
 
 IOP_IOMAP_FS_VARIANTS(wb_error);
 
-/* Write @value to the sysfs or debugfs file @path: 0 or -errno. */
-static int put(const char *path, const char *value)
-{
-	size_t len = strlen(value);
-	int fd, ret = 0;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, len) != (ssize_t)len)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* Read the first line of @path into @buf (@len bytes): 0 or -errno. */
 static int get(const char *path, char *buf, size_t len)
 {
@@ -96,13 +81,13 @@ static void disarm(FIXTURE_DATA(wb_error) *self)
 	size_t i;
 
 	if (self->armed)
-		put(self->make_it_fail, "0");
+		iop_knob_set(self->make_it_fail, "0");
 	self->armed = false;
 	if (!self->saved)
 		return;
 	for (i = 0; i < ARRAY_SIZE(fmr_attr); i++) {
 		snprintf(path, sizeof(path), FMR "%s", fmr_attr[i]);
-		put(path, self->old[i]);
+		iop_knob_set(path, self->old[i]);
 	}
 	self->saved = false;
 }
@@ -165,11 +150,11 @@ TEST_F(wb_error, an_error_in_writeback_reaches_fsync_once_on_every_open_file)
 	self->saved = true;
 	for (i = 0; i < ARRAY_SIZE(fmr_attr); i++) {
 		snprintf(path, sizeof(path), FMR "%s", fmr_attr[i]);
-		ret = put(path, fmr_armed[i]);
+		ret = iop_knob_set(path, fmr_armed[i]);
 		ASSERT_EQ(0, ret) TH_LOG("%s = %s: %s", path, fmr_armed[i], strerror(-ret));
 	}
 	self->armed = true;
-	ret = put(self->make_it_fail, "1");
+	ret = iop_knob_set(self->make_it_fail, "1");
 	ASSERT_EQ(0, ret) TH_LOG("%s = 1: %s", self->make_it_fail, strerror(-ret));
 	ret = fdatasync(self->fd) ? errno : 0;
 	disarm(self);
