@@ -94,8 +94,11 @@ static void disarm(FIXTURE_DATA(wb_error) *self)
 
 FIXTURE_SETUP(wb_error)
 {
-	self->fd = self->fd2 = self->fd3 = -1;
-	self->saved = self->armed = false;
+	self->fd = -1;
+	self->fd2 = -1;
+	self->fd3 = -1;
+	self->saved = false;
+	self->armed = false;
 	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
 }
 
@@ -113,9 +116,9 @@ TEST_F(wb_error, an_error_in_writeback_reaches_fsync_once_on_every_open_file)
 	size_t i;
 	int ret;
 
+	IOP_TEST_BEGIN(&self->fs);
 	if (iop_probe("fail_make_request", why, sizeof(why)) == 0)
 		SKIP(return, "%s", why);
-	IOP_TEST_BEGIN(&self->fs);
 	ASSERT_LT(0, snprintf(self->make_it_fail, sizeof(self->make_it_fail),
 			      "/sys/class/block/%s/make-it-fail", iop_dev_name(self->fs.scratch->dev)));
 	/* the kernel has it; its controls missing is our setup's failure */
