@@ -75,21 +75,29 @@ static int get(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static void disarm(FIXTURE_DATA(wb_error) *self)
+/*
+ * The device made healthy and the global knobs put back as they were:
+ * 0, or the first -errno (every step is tried even after one fails).
+ */
+static int disarm(FIXTURE_DATA(wb_error) *self)
 {
 	char path[PATH_MAX];
+	int ret = 0, err;
 	size_t i;
 
 	if (self->armed)
-		iop_knob_set(self->make_it_fail, "0");
+		ret = iop_knob_set(self->make_it_fail, "0");
 	self->armed = false;
 	if (!self->saved)
-		return;
+		return ret;
 	for (i = 0; i < ARRAY_SIZE(fmr_attr); i++) {
 		snprintf(path, sizeof(path), FMR "%s", fmr_attr[i]);
-		iop_knob_set(path, self->old[i]);
+		err = iop_knob_set(path, self->old[i]);
+		if (!ret)
+			ret = err;
 	}
 	self->saved = false;
+	return ret;
 }
 
 FIXTURE_SETUP(wb_error)
@@ -113,8 +121,8 @@ TEST_F(wb_error, an_error_in_writeback_reaches_fsync_once_on_every_open_file)
 {
 	char path[PATH_MAX], why[256];
 	uint8_t *buf;
+	int ret, undo;
 	size_t i;
-	int ret;
 
 	IOP_TEST_BEGIN(&self->fs);
 	if (iop_probe("fail_make_request", why, sizeof(why)) == 0)
@@ -160,7 +168,8 @@ TEST_F(wb_error, an_error_in_writeback_reaches_fsync_once_on_every_open_file)
 	ret = iop_knob_set(self->make_it_fail, "1");
 	ASSERT_EQ(0, ret) TH_LOG("%s = 1: %s", self->make_it_fail, strerror(-ret));
 	ret = fdatasync(self->fd) ? errno : 0;
-	disarm(self);
+	undo = disarm(self);
+	ASSERT_EQ(0, undo) TH_LOG("putting the fault-injection knobs back: %s", strerror(-undo));
 	EXPECT_EQ(EIO, ret) TH_LOG("fdatasync over a failed write-back: %s",
 				   ret ? strerror(ret) : "0, the error lost");
 
