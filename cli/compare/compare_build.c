@@ -161,7 +161,7 @@ static size_t unit_means(struct iop_rs_group *g, int side, const char *name, boo
  * interrupt routing and frequency state and are not independent of each
  * other the way two boots are. With one boot but two or more runs of
  * iopath bench, the runs are the unit: separate runs of one boot differ
- * by more than their repetitions do (docs/benchmarks.md, "Resolution").
+ * by more than their repetitions do (docs/resolution.md).
  * Otherwise the repetitions stay the observations. Either way short of
  * two boots, the between-boot variance is unknown (a note says so).
  */
