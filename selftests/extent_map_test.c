@@ -17,13 +17,16 @@
  *
  * Every expected answer comes from the layout the test built, never from
  * a first run. A folio partly uptodate is walked block by block; the walk
- * must stop at the folio's end (104-seek-walks-past-the-folio).
+ * must stop at the folio's end (104-seek-walks-past-the-folio). A shift
+ * (collapse or insert range) drops the page cache only where extents move
+ * (112-shift-flushes-from-zero).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 
 #include <limits.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 
 #include "iopath_test.h"
@@ -601,6 +604,105 @@ TEST_F(extent_map, collapse_moves_the_extent_alone_in_the_last_leaf)
 		TH_LOG("the block written at %" PRId64 " does not read back at %" PRId64
 		       " after the collapse (%s)", last, last - MANY_UNIT,
 		       ret == -EILSEQ ? "other bytes" : strerror(-ret));
+}
+
+/*
+ * Collapse and insert range write back and drop the page cache from one
+ * allocation unit before their offset to the end of the file, where the
+ * extents move; the cache before that holds the same data and stays. A
+ * 4 MiB file written (every page cached), then a collapse and an insert of
+ * 64 KiB at 3 MiB: after each, the first 2 MiB are still cached (mincore)
+ * and read back as written.
+ * Catches: a shift that writes back and drops the cache from offset 0, so
+ * that every collapse at the end of a file empties the cache of all of it
+ * (112-shift-flushes-from-zero, generated sample 8's
+ * 003-call-zero-xfs_prepare_shift).
+ */
+#define SHIFT_FILE	(4 << 20)
+#define SHIFT_AT	(3 << 20)
+#define SHIFT_LEN	(64 << 10)
+#define SHIFT_KEPT	(2 << 20)
+
+/* Pages of [0, len) of fd not in the page cache, or -errno. */
+static long uncached_pages(int fd, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE), n = 0;
+	unsigned char *vec;
+	size_t i, pages;
+	void *p;
+
+	if (page <= 0)
+		return -EINVAL;
+	pages = len / page;
+	vec = malloc(pages);
+	if (!vec)
+		return -ENOMEM;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		n = -errno;
+		goto free_vec;
+	}
+	if (mincore(p, len, vec)) {
+		n = -errno;
+		goto unmap;
+	}
+	for (i = 0; i < pages; i++)
+		n += !(vec[i] & 1);
+unmap:
+	munmap(p, len);
+free_vec:
+	free(vec);
+	return n;
+}
+
+TEST_F(extent_map, collapse_and_insert_keep_the_page_cache_before_their_range)
+{
+	static const struct {
+		int mode;
+		const char *name;
+	} shifts[] = {
+		{ FALLOC_FL_COLLAPSE_RANGE, "a collapse" },
+		{ FALLOC_FL_INSERT_RANGE, "an insert" },
+	};
+	uint8_t *buf, *want;
+	unsigned int i;
+	long n;
+	int ret;
+
+	IOP_TEST_BEGIN(&self->fs);
+	buf = iop_alloc_aligned(SHIFT_FILE);
+	want = iop_alloc_aligned(SHIFT_KEPT);
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, want);
+	iop_pattern_fill(buf, 0, SHIFT_FILE, 61);
+	memcpy(want, buf, SHIFT_KEPT);
+	ASSERT_EQ(0, iop_pwrite_all(self->fd, buf, SHIFT_FILE, 0));
+	ASSERT_EQ(0, fsync(self->fd));
+	n = uncached_pages(self->fd, SHIFT_KEPT);
+	ASSERT_EQ(0, n) TH_LOG("before any shift, %ld pages of the first %d bytes are not cached%s%s",
+			       n, SHIFT_KEPT, n < 0 ? ": " : "", n < 0 ? strerror(-n) : "");
+
+	for (i = 0; i < sizeof(shifts) / sizeof(shifts[0]); i++) {
+		ret = fallocate(self->fd, shifts[i].mode, SHIFT_AT, SHIFT_LEN) ? errno : 0;
+		/* the one probe: a filesystem or kernel without the shift */
+		if (ret == EOPNOTSUPP)
+			SKIP(goto free_bufs, "no FALLOC_FL_%s_RANGE here",
+			     i ? "INSERT" : "COLLAPSE");
+		ASSERT_EQ(0, ret) TH_LOG("%s [%d, +%d): %s", shifts[i].name, SHIFT_AT, SHIFT_LEN,
+					 strerror(ret));
+		n = uncached_pages(self->fd, SHIFT_KEPT);
+		EXPECT_EQ(0, n)
+			TH_LOG("after %s of %d bytes at %d, %ld pages of the first %d bytes are not cached%s%s",
+			       shifts[i].name, SHIFT_LEN, SHIFT_AT, n, SHIFT_KEPT,
+			       n < 0 ? ": " : "", n < 0 ? strerror(-n) : "");
+		ASSERT_EQ(0, iop_pread_all(self->fd, buf, SHIFT_KEPT, 0));
+		EXPECT_EQ(0, memcmp(buf, want, SHIFT_KEPT))
+			TH_LOG("after %s at %d, the first %d bytes differ", shifts[i].name,
+			       SHIFT_AT, SHIFT_KEPT);
+	}
+free_bufs:
+	free(want);
+	free(buf);
 }
 
 TEST_HARNESS_MAIN
