@@ -682,7 +682,7 @@ TEST_F(extent_map, collapse_and_insert_keep_the_page_cache_before_their_range)
 	ASSERT_EQ(0, n) TH_LOG("before any shift, %ld pages of the first %d bytes are not cached%s%s",
 			       n, SHIFT_KEPT, n < 0 ? ": " : "", n < 0 ? strerror(-n) : "");
 
-	for (i = 0; i < sizeof(shifts) / sizeof(shifts[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(shifts); i++) {
 		ret = fallocate(self->fd, shifts[i].mode, SHIFT_AT, SHIFT_LEN) ? errno : 0;
 		/* the one probe: a filesystem or kernel without the shift */
 		if (ret == EOPNOTSUPP)
