@@ -21,6 +21,13 @@
  * The bug it catches: splice between pipes that goes on while the input
  * is empty (114-splice-pipe-walks-past-the-head, generated sample 8's
  * 009-call-zero-splice_pipe_to_pipe).
+ *
+ * They stop as well where the output pipe is full: with room for one
+ * buffer in the output (F_SETPIPE_SZ of a page) and four in the input,
+ * each moves or copies one buffer and returns its length. A tee that does
+ * not stop there writes every input buffer into the output's one slot,
+ * over the one before, and returns them all (115-tee-overruns-a-full-
+ * pipe, generated sample 8's 021-call-zero-link_pipe).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -131,6 +138,55 @@ TEST_F(pipe_splice, splice_and_tee_stop_at_what_an_open_pipe_holds)
 		n = drain(self->in[0], got, HELD);
 		EXPECT_EQ(HELD, n) TH_LOG("the input after %s and a write reads %zd bytes", how[i],
 					  n);
+	}
+}
+
+#define CHUNK	4096
+#define CHUNKS	4
+
+TEST_F(pipe_splice, splice_and_tee_stop_where_the_output_pipe_is_full)
+{
+	static const char *const how[] = { "splice", "tee" };
+	uint8_t src[CHUNKS][CHUNK], got[CHUNK * CHUNKS + 1];
+	unsigned int i, c;
+	ssize_t n;
+	int sz;
+
+	IOP_TEST_BEGIN(&self->fs);
+	for (c = 0; c < CHUNKS; c++)
+		iop_pattern_fill(src[c], (uint64_t)c * CHUNK, CHUNK, 92);
+	for (i = 0; i < 2; i++) {
+		IOP_CLOSE_FDS(self->in[0], self->in[1], self->out[0], self->out[1]);
+		ASSERT_EQ(0, pipe2(self->in, O_NONBLOCK));
+		ASSERT_EQ(0, pipe2(self->out, O_NONBLOCK));
+		/* the output takes one buffer: the least a pipe can have */
+		sz = fcntl(self->out[1], F_SETPIPE_SZ, CHUNK);
+		ASSERT_EQ(CHUNK, sz) TH_LOG("F_SETPIPE_SZ %d: %d (%s)", CHUNK, sz,
+					    sz < 0 ? strerror(errno) : "size");
+		/* a write of a whole page each: a buffer each */
+		for (c = 0; c < CHUNKS; c++)
+			ASSERT_EQ(CHUNK, write(self->in[1], src[c], CHUNK));
+
+		n = i ? tee(self->in[0], self->out[1], ASKED, SPLICE_F_NONBLOCK) :
+			splice(self->in[0], NULL, self->out[1], NULL, ASKED, SPLICE_F_NONBLOCK);
+		EXPECT_EQ(CHUNK, n)
+			TH_LOG("%s of %d from %d buffers into a pipe with room for one: %zd (%s)",
+			       how[i], ASKED, CHUNKS, n, n < 0 ? strerror(errno) : "bytes");
+
+		n = drain(self->out[0], got, sizeof(got) - 1);
+		EXPECT_EQ(CHUNK, n) TH_LOG("after %s, the output pipe reads %zd bytes (%s)",
+					   how[i], n, n < 0 ? strerror(-n) : "bytes");
+		EXPECT_EQ(0, memcmp(got, src[0], CHUNK))
+			TH_LOG("after %s, the output is not the input's first buffer", how[i]);
+
+		/* tee leaves the input whole; splice took its first buffer */
+		n = drain(self->in[0], got, sizeof(got) - 1);
+		EXPECT_EQ((ssize_t)(i ? CHUNKS : CHUNKS - 1) * CHUNK, n)
+			TH_LOG("after %s, the input pipe reads %zd bytes (%s)", how[i], n,
+			       n < 0 ? strerror(-n) : "bytes");
+		for (c = i ? 0 : 1; n > 0 && c < CHUNKS; c++)
+			EXPECT_EQ(0, memcmp(got + (c - !i) * CHUNK, src[c], CHUNK))
+				TH_LOG("after %s, buffer %u of the input differs", how[i], c);
 	}
 }
 
