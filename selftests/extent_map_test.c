@@ -545,6 +545,50 @@ TEST_F(extent_map, appending_to_the_last_extent_of_a_full_leaf_adds_no_mapping_b
 }
 
 /*
+ * The full leaf above, one unit more after its last hole (a second leaf,
+ * with room), then an unwritten unit fallocated in that hole, between the
+ * full leaf's last extent and the next leaf's first. It cannot merge with
+ * either (they are written) and goes into the next leaf, as its first
+ * entry: the file gains the unit's blocks and no mapping block.
+ * Catches: an insertion past a full leaf's last extent that never finds
+ * the next leaf and splits the full one, adding a mapping block for every
+ * such extent (116-ext4-next-leaf-never-found, generated sample 8's
+ * 012-negate-ext4_ext_next_leaf_block).
+ */
+TEST_F(extent_map, extent_after_a_full_leaf_goes_into_the_next_leaf)
+{
+	uint8_t buf[MANY_UNIT] __attribute__((aligned(4096)));
+	struct stat st;
+	int64_t nr, before;
+	int fd, ret;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->src = iop_open_at(self->fs.scratch->mnt, "two-leaves",
+				O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0644);
+	fd = self->src;
+	ASSERT_LE(0, fd) TH_LOG("open O_DIRECT: %s", strerror(-fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	ASSERT_GE(MANY_UNIT, st.st_blksize);
+	nr = write_one_full_leaf(fd, st.st_blksize, 54);
+	ASSERT_LT(0, nr) TH_LOG("a full leaf of O_DIRECT writes: %s", strerror((int)-nr));
+	iop_pattern_fill(buf, 2 * nr * MANY_UNIT, MANY_UNIT, 54);
+	ASSERT_EQ(0, iop_pwrite_all(fd, buf, MANY_UNIT, 2 * nr * MANY_UNIT));
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	before = st.st_blocks;
+
+	ret = fallocate(fd, 0, (2 * nr - 1) * MANY_UNIT, MANY_UNIT) ? errno : 0;
+	ASSERT_EQ(0, ret) TH_LOG("fallocate [%" PRId64 ", +%d): %s", (2 * nr - 1) * MANY_UNIT,
+				 MANY_UNIT, strerror(ret));
+	ASSERT_EQ(0, fsync(fd));
+	ASSERT_EQ(0, fstat(fd, &st));
+	EXPECT_EQ(before + MANY_UNIT / 512, (int64_t)st.st_blocks)
+		TH_LOG("%" PRId64 " extents in a full leaf and one after: %" PRId64
+		       " blocks of 512 bytes, %jd after an unwritten unit between them (%d more expected)",
+		       nr, before, (intmax_t)st.st_blocks, MANY_UNIT / 512);
+}
+
+/*
  * The full leaf of the test above, then one block written at the largest
  * offset the filesystem takes (its s_maxbytes): on ext4 that block is
  * logical block 0xfffffffe, the last there is, and it goes into a new
