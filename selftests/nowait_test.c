@@ -20,6 +20,14 @@
  * The bug it catches: XFS refusing every IOMAP_NOWAIT mapping with EAGAIN
  * as if its inode lock were taken (77-xfs-nowait-mapping-always-eagain,
  * generated sample 4's 015-call-zero-xfs_ilock_for_iomap).
+ *
+ * The same holds for a direct overwrite, on both filesystems (generic/471):
+ * blocks allocated and written inside EOF need no allocation and, on
+ * ext4, only the shared inode lock, which ext4 keeps for what
+ * ext4_overwrite_io() finds mapped. A kernel that finds nothing mapped
+ * takes the exclusive lock for every direct write, and answers EAGAIN to
+ * every nowait one (117-ext4-overwrite-never-found, generated sample 8's
+ * 029-drop-stmt-ext4_overwrite_io).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,6 +35,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -100,6 +110,40 @@ TEST_F(nowait, buffered_overwrite_of_cached_blocks_completes)
 			TH_LOG("RWF_NOWAIT buffered write on %s: %zd (%s), expected EOPNOTSUPP",
 			       variant->fstype, n, n < 0 ? strerror(err) : "written");
 	}
+}
+
+TEST_F(nowait, direct_overwrite_of_written_blocks_completes)
+{
+	struct iovec iov;
+	ssize_t n = -1;
+	uint8_t *buf;
+	int i, err = 0;
+
+	IOP_TEST_BEGIN(&self->fs);
+	buf = iop_alloc_aligned(FILE_LEN);
+	ASSERT_NE(NULL, buf);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "f",
+			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_DIRECT, 0600);
+	ASSERT_LE(0, self->fd) TH_LOG("create f O_DIRECT: %s", strerror(-self->fd));
+	memset(buf, 0x11, FILE_LEN);
+	/* allocated and written on disk, inside EOF */
+	ASSERT_EQ(0, iop_pwrite_all(self->fd, buf, FILE_LEN, 0));
+	ASSERT_EQ(0, fsync(self->fd));
+
+	iov.iov_base = buf;
+	iov.iov_len = 4096;
+	for (i = 0; i < TRIES; i++) {
+		memset(buf, 0x20 + i, 4096);
+		ASSERT_EQ(4096, pwrite(self->fd, buf, 4096, 8192));
+		n = pwritev2(self->fd, &iov, 1, 4096, RWF_NOWAIT);
+		err = n < 0 ? errno : 0;
+		if (n >= 0 || err != EAGAIN)
+			break;
+	}
+	free(buf);
+	EXPECT_EQ(4096, n)
+		TH_LOG("RWF_NOWAIT direct overwrite of 4096 written bytes: %zd (%s) on each of %d tries",
+		       n, n < 0 ? strerror(err) : "short", TRIES);
 }
 
 TEST_HARNESS_MAIN
