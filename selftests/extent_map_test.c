@@ -461,6 +461,21 @@ TEST_F(extent_map, filling_holes_across_extent_tree_leaves_keeps_every_block)
 	EXPECT_EQ(size, covered);
 }
 
+/*
+ * A new file @name, open O_DIRECT as @self->src, its stat in @st: the
+ * descriptor, or -errno (-EINVAL: blocks larger than one MANY_UNIT write).
+ */
+static int new_direct_file(FIXTURE_DATA(extent_map) *self, const char *name, struct stat *st)
+{
+	self->src = iop_open_at(self->fs.scratch->mnt, name,
+				O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0644);
+	if (self->src < 0)
+		return self->src;
+	if (fstat(self->src, st))
+		return -errno;
+	return st->st_blksize > MANY_UNIT ? -EINVAL : self->src;
+}
+
 /* ext4's on-disk extent tree: a 12-byte header, then 12-byte entries */
 #define EXT4_TREE_ENTRY	12
 
@@ -514,11 +529,8 @@ TEST_F(extent_map, appending_to_the_last_extent_of_a_full_leaf_adds_no_mapping_b
 	uint8_t buf[MANY_UNIT] __attribute__((aligned(4096)));
 
 	IOP_TEST_BEGIN(&self->fs);
-	self->src = iop_open_at(self->fs.scratch->mnt, "full-leaf",
-				O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0644);
-	fd = self->src;
-	ASSERT_LE(0, fd) TH_LOG("open O_DIRECT: %s", strerror(-fd));
-	ASSERT_EQ(0, fstat(fd, &st));
+	fd = new_direct_file(self, "full-leaf", &st);
+	ASSERT_LE(0, fd) TH_LOG("a new O_DIRECT file: %s", strerror(-fd));
 	leaf = write_one_full_leaf(fd, st.st_blksize, 41);
 	ASSERT_LT(0, leaf) TH_LOG("a full leaf of O_DIRECT writes: %s", strerror((int)-leaf));
 	nr = (uint64_t)leaf;
@@ -563,12 +575,8 @@ TEST_F(extent_map, extent_after_a_full_leaf_goes_into_the_next_leaf)
 	int fd, ret;
 
 	IOP_TEST_BEGIN(&self->fs);
-	self->src = iop_open_at(self->fs.scratch->mnt, "two-leaves",
-				O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0644);
-	fd = self->src;
-	ASSERT_LE(0, fd) TH_LOG("open O_DIRECT: %s", strerror(-fd));
-	ASSERT_EQ(0, fstat(fd, &st));
-	ASSERT_GE(MANY_UNIT, st.st_blksize);
+	fd = new_direct_file(self, "two-leaves", &st);
+	ASSERT_LE(0, fd) TH_LOG("a new O_DIRECT file: %s", strerror(-fd));
 	nr = write_one_full_leaf(fd, st.st_blksize, 54);
 	ASSERT_LT(0, nr) TH_LOG("a full leaf of O_DIRECT writes: %s", strerror((int)-nr));
 	iop_pattern_fill(buf, 2 * nr * MANY_UNIT, MANY_UNIT, 54);
@@ -613,12 +621,8 @@ TEST_F(extent_map, collapse_moves_the_extent_alone_in_the_last_leaf)
 	uint8_t buf[MANY_UNIT] __attribute__((aligned(4096)));
 
 	IOP_TEST_BEGIN(&self->fs);
-	self->src = iop_open_at(self->fs.scratch->mnt, "last-leaf",
-				O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0644);
-	fd = self->src;
-	ASSERT_LE(0, fd) TH_LOG("open O_DIRECT: %s", strerror(-fd));
-	ASSERT_EQ(0, fstat(fd, &st));
-	ASSERT_GE(MANY_UNIT, st.st_blksize);
+	fd = new_direct_file(self, "last-leaf", &st);
+	ASSERT_LE(0, fd) TH_LOG("a new O_DIRECT file: %s", strerror(-fd));
 	ret = iop_largest_size(fd, &max);
 	ASSERT_EQ(0, ret) TH_LOG("the largest size: %s", strerror(-ret));
 	nr = write_one_full_leaf(fd, st.st_blksize, 51);

@@ -74,14 +74,39 @@ FIXTURE_TEARDOWN(nowait)
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
 
+/*
+ * An RWF_NOWAIT write of @buf's first 4096 bytes at 4096 in @fd, tried up
+ * to TRIES times, each right after a plain write at 8192 has brought the
+ * timestamps up to date: what the last try returned, its errno in @err.
+ */
+static ssize_t nowait_overwrite(int fd, uint8_t *buf, int *err)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = 4096 };
+	ssize_t n = -1;
+	int i;
+
+	*err = 0;
+	for (i = 0; i < TRIES; i++) {
+		memset(buf, 0x20 + i, 4096);
+		if (pwrite(fd, buf, 4096, 8192) != 4096) {
+			*err = errno ? errno : EIO;
+			return -1;
+		}
+		n = pwritev2(fd, &iov, 1, 4096, RWF_NOWAIT);
+		*err = n < 0 ? errno : 0;
+		if (n >= 0 || *err != EAGAIN)
+			break;
+	}
+	return n;
+}
+
 TEST_F(nowait, buffered_overwrite_of_cached_blocks_completes)
 {
 	/* XFS takes nowait buffered writes; ext4 refuses them whole */
 	bool takes_nowait = !strcmp(variant->fstype, "xfs");
-	static char buf[FILE_LEN];
-	struct iovec iov = { .iov_base = buf, .iov_len = 4096 };
-	ssize_t n = -1;
-	int i, err = 0;
+	static uint8_t buf[FILE_LEN];
+	ssize_t n;
+	int err;
 
 	IOP_TEST_BEGIN(&self->fs);
 	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
@@ -93,14 +118,7 @@ TEST_F(nowait, buffered_overwrite_of_cached_blocks_completes)
 	ASSERT_EQ(0, fsync(self->fd));
 	ASSERT_EQ(0, iop_pread_all(self->fd, buf, FILE_LEN, 0));
 
-	for (i = 0; i < TRIES; i++) {
-		memset(buf, 0x20 + i, 4096);
-		ASSERT_EQ(4096, pwrite(self->fd, buf, 4096, 8192));
-		n = pwritev2(self->fd, &iov, 1, 4096, RWF_NOWAIT);
-		err = n < 0 ? errno : 0;
-		if (n >= 0 || err != EAGAIN)
-			break;
-	}
+	n = nowait_overwrite(self->fd, buf, &err);
 	if (takes_nowait) {
 		EXPECT_EQ(4096, n)
 			TH_LOG("RWF_NOWAIT overwrite of 4096 cached, allocated bytes: %zd (%s) on each of %d tries",
@@ -114,10 +132,9 @@ TEST_F(nowait, buffered_overwrite_of_cached_blocks_completes)
 
 TEST_F(nowait, direct_overwrite_of_written_blocks_completes)
 {
-	struct iovec iov;
-	ssize_t n = -1;
 	uint8_t *buf;
-	int i, err = 0;
+	ssize_t n;
+	int err;
 
 	IOP_TEST_BEGIN(&self->fs);
 	buf = iop_alloc_aligned(FILE_LEN);
@@ -130,16 +147,7 @@ TEST_F(nowait, direct_overwrite_of_written_blocks_completes)
 	ASSERT_EQ(0, iop_pwrite_all(self->fd, buf, FILE_LEN, 0));
 	ASSERT_EQ(0, fsync(self->fd));
 
-	iov.iov_base = buf;
-	iov.iov_len = 4096;
-	for (i = 0; i < TRIES; i++) {
-		memset(buf, 0x20 + i, 4096);
-		ASSERT_EQ(4096, pwrite(self->fd, buf, 4096, 8192));
-		n = pwritev2(self->fd, &iov, 1, 4096, RWF_NOWAIT);
-		err = n < 0 ? errno : 0;
-		if (n >= 0 || err != EAGAIN)
-			break;
-	}
+	n = nowait_overwrite(self->fd, buf, &err);
 	free(buf);
 	EXPECT_EQ(4096, n)
 		TH_LOG("RWF_NOWAIT direct overwrite of 4096 written bytes: %zd (%s) on each of %d tries",
