@@ -46,6 +46,7 @@
 	const char *mkfs_opts;		\
 	const char *mount_opts;		\
 	unsigned int blksz;		\
+	unsigned int cluster;		\
 	bool reflink;			\
 	bool dax
 
@@ -71,6 +72,14 @@
  * (ext4_fsync_nojournal() -> ext4_write_inode()).
  */
 #define IOP_FS_EXT4_NOJOURNAL	.fstype = "ext4", .mkfs_opts = "-O ^has_journal", .blksz = 4096
+/*
+ * ext4 with bigalloc: blocks allocated in clusters of .cluster bytes (16
+ * blocks), and mapped so that a logical cluster lies in one physical
+ * cluster; collapse and insert range move whole clusters only. (.cluster
+ * is 0 where the allocation unit is the block.)
+ */
+#define IOP_FS_EXT4_BIGALLOC	.fstype = "ext4", .mkfs_opts = "-b 4096 -O bigalloc -C 65536", \
+				.blksz = 4096, .cluster = 65536
 #define IOP_FS_XFS	.fstype = "xfs", .mkfs_opts = "-m reflink=1", .blksz = 4096, .reflink = true
 #define IOP_FS_XFS_1K	.fstype = "xfs", .mkfs_opts = "-b size=1024 -m reflink=1", .blksz = 1024, \
 			.reflink = true
