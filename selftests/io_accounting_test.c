@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * XFS counts the bytes its read and write paths move, per filesystem
+ * (/sys/fs/xfs/<device>/stats/stats, the "xpc" line: bytes written back,
+ * bytes written, bytes read; what xfs_stats and PCP report): every byte a
+ * read or a write returns, by every method, once.
+ *
+ * The reads and writes here are one byte, one block and a block plus one
+ * (read, pread, readv of two segments, preadv2, O_DIRECT pread, splice
+ * and sendfile into a pipe; write, pwrite, writev, O_DIRECT pwrite, splice
+ * from a pipe), on a filesystem nothing else uses; the counters must move
+ * by exactly what the calls returned.
+ *
+ * The bug it catches: a path that counts only some of what it moved, or
+ * counts it twice, such as a splice read of one byte left uncounted
+ * (120-xfs-splice-read-of-one-byte-uncounted, generated sample 8's
+ * 032-off-by-one-xfs_file_splice_read).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "iopath_test.h"
+#include "iomap_layout.h"
+
+#define FILE_LEN	IOP_K(64)
+
+FIXTURE(io_accounting) {
+	struct iop_test_fs fs;
+	int fd, dfd;
+	int pipe[2];
+	uint8_t *buf;
+};
+
+FIXTURE_VARIANT(io_accounting) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+FIXTURE_VARIANT_ADD(io_accounting, xfs) { IOP_FS_XFS };
+
+FIXTURE_SETUP(io_accounting)
+{
+	self->fd = -1;
+	self->dfd = -1;
+	self->pipe[0] = -1;
+	self->pipe[1] = -1;
+	self->buf = iop_alloc_aligned(2 * FILE_LEN);
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+	if (!self->fs.scratch)
+		return;
+	if (!self->buf)
+		snprintf(self->fs.error, sizeof(self->fs.error), "out of memory");
+}
+
+FIXTURE_TEARDOWN(io_accounting)
+{
+	IOP_CLOSE_FDS(self->fd, self->dfd, self->pipe[0], self->pipe[1]);
+	free(self->buf);
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+/* The filesystem's bytes written and read (the xpc line). 0 or -errno. */
+static int xpc(const char *dev, uint64_t *written, uint64_t *read_bytes, char *why,
+	       size_t wlen)
+{
+	char path[96], line[256];
+	int found = 0, err;
+	uint64_t xstrat;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/fs/xfs/%.32s/stats/stats", iop_dev_name(dev));
+	f = fopen(path, "re");
+	if (!f) {
+		err = errno;
+		snprintf(why, wlen, "%.96s: %s", path, strerror(err));
+		return -err;
+	}
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "xpc %" SCNu64 " %" SCNu64 " %" SCNu64, &xstrat, written,
+			       read_bytes) == 3;
+	fclose(f);
+	if (!found) {
+		snprintf(why, wlen, "%.96s: no xpc line", path);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+enum dir { READS, WRITES };
+
+struct method {
+	const char *name;
+	enum dir dir;
+};
+
+static const struct method methods[] = {
+	{ "read", READS }, { "pread", READS }, { "readv of two segments", READS },
+	{ "preadv2", READS }, { "O_DIRECT pread", READS }, { "splice into a pipe", READS },
+	{ "sendfile into a pipe", READS },
+	{ "write", WRITES }, { "pwrite", WRITES }, { "writev of two segments", WRITES },
+	{ "O_DIRECT pwrite", WRITES }, { "splice from a pipe", WRITES },
+};
+
+/* One call of method m for len bytes at off: what it returned, or -errno. */
+static ssize_t one_call(FIXTURE_DATA(io_accounting) *self, size_t m, size_t len, off_t off)
+{
+	struct iovec iov[2] = {
+		{ self->buf, len / 2 }, { self->buf + FILE_LEN, len - len / 2 },
+	}, whole = { self->buf, len };
+	uint8_t drain[FILE_LEN + 1];
+	loff_t lo = off;
+	ssize_t n;
+
+	switch (m) {
+	case 0:
+		n = lseek(self->fd, off, SEEK_SET) < 0 ? -1 : read(self->fd, self->buf, len);
+		break;
+	case 1:
+		n = pread(self->fd, self->buf, len, off);
+		break;
+	case 2:
+		n = preadv(self->fd, iov, 2, off);
+		break;
+	case 3:
+		n = preadv2(self->fd, &whole, 1, off, 0);
+		break;
+	case 4:
+		n = pread(self->dfd, self->buf, len, off);
+		break;
+	case 5:
+		n = splice(self->fd, &lo, self->pipe[1], NULL, len, 0);
+		break;
+	case 6:
+		n = sendfile(self->pipe[1], self->fd, &lo, len);
+		break;
+	case 7:
+		n = lseek(self->fd, off, SEEK_SET) < 0 ? -1 : write(self->fd, self->buf, len);
+		break;
+	case 8:
+		n = pwrite(self->fd, self->buf, len, off);
+		break;
+	case 9:
+		n = pwritev(self->fd, iov, 2, off);
+		break;
+	case 10:
+		n = pwrite(self->dfd, self->buf, len, off);
+		break;
+	default:
+		n = write(self->pipe[1], self->buf, len);
+		if (n == (ssize_t)len)
+			n = splice(self->pipe[0], NULL, self->fd, &lo, len, 0);
+		else if (n >= 0)
+			n = -1, errno = EIO;
+		return n < 0 ? -errno : n;
+	}
+	if (n < 0)
+		return -errno;
+	/* what went into the pipe is read out, so that the next call has room */
+	if ((m == 5 || m == 6) && read(self->pipe[0], drain, sizeof(drain)) != n)
+		return -EIO;
+	return n;
+}
+
+TEST_F(io_accounting, xfs_counts_every_byte_read_and_written_by_every_method)
+{
+	const size_t blk = variant->blksz;
+	const size_t lens[] = { 1, blk, blk + 1 };
+	uint64_t w0, r0, w1, r1, want;
+	char why[256] = "", path[PATH_MAX];
+	size_t m, l;
+	ssize_t n;
+
+	IOP_TEST_BEGIN(&self->fs);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "counted", O_RDWR | O_CREAT | O_EXCL, 0644);
+	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(-self->fd));
+	ASSERT_EQ(0, iop_path_in(path, self->fs.scratch->mnt, "counted"));
+	self->dfd = open(path, O_RDWR | O_DIRECT | O_NOFOLLOW);
+	ASSERT_LE(0, self->dfd) TH_LOG("open O_DIRECT: %s", strerror(errno));
+	ASSERT_EQ(0, pipe(self->pipe));
+	iop_pattern_fill(self->buf, 0, 2 * FILE_LEN, 3);
+	ASSERT_EQ(0, iop_pwrite_all(self->fd, self->buf, FILE_LEN, 0));
+	ASSERT_EQ(0, fsync(self->fd));
+
+	for (m = 0; m < ARRAY_SIZE(methods); m++)
+		for (l = 0; l < ARRAY_SIZE(lens); l++) {
+			/* O_DIRECT moves whole blocks only */
+			if ((m == 4 || m == 10) && lens[l] % blk)
+				continue;
+			ASSERT_EQ(0, xpc(self->fs.scratch->dev, &w0, &r0, why, sizeof(why)))
+				TH_LOG("%s", why);
+			n = one_call(self, m, lens[l], (off_t)(m == 4 || m == 10 ? blk : blk / 2));
+			ASSERT_EQ((ssize_t)lens[l], n) TH_LOG("%s of %zu: %s", methods[m].name,
+							      lens[l], n < 0 ? strerror((int)-n) :
+							      "short");
+			ASSERT_EQ(0, xpc(self->fs.scratch->dev, &w1, &r1, why, sizeof(why)))
+				TH_LOG("%s", why);
+			want = methods[m].dir == READS ? r0 + (uint64_t)n : r0;
+			EXPECT_EQ(want, r1) TH_LOG("%s of %zd bytes: bytes read counted %" PRIu64
+						   " -> %" PRIu64, methods[m].name, n, r0, r1);
+			want = methods[m].dir == WRITES ? w0 + (uint64_t)n : w0;
+			EXPECT_EQ(want, w1) TH_LOG("%s of %zd bytes: bytes written counted %"
+						   PRIu64 " -> %" PRIu64, methods[m].name, n,
+						   w0, w1);
+		}
+}
+
+TEST_HARNESS_MAIN
