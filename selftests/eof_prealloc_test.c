@@ -30,6 +30,19 @@
  * on a stripe; a file smaller than the unit is not rounded. The bug it
  * catches: a kernel that stops aligning (generated sample 4's
  * 027-call-arg-xfs_eof_alignment), or aligns small files too.
+ *
+ * What XFS reserves past EOF grows with the extents before the write, up
+ * to the largest extent a record holds (2^21 - 1 blocks): the write and
+ * its preallocation together are one delayed extent, never longer. A
+ * write at the end of a file of more than 2^20 contiguous blocks, more
+ * than 2^21 blocks into it, on a filesystem with room (1 KiB blocks, a
+ * sparse 16 GiB device), is preallocated up to that cap; a write that
+ * crosses a 64 KiB boundary (the preallocation is measured from the
+ * boundary before the write's last byte) has more than the cap asked
+ * for, and must still get no more. The bug it
+ * catches: a reservation whose length is not capped (121-xfs-delalloc-
+ * reservation-past-the-extent-limit, generated sample 8's
+ * 045-call-arg-xfs_bmapi_reserve_delalloc).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -236,6 +249,70 @@ TEST_F(eof_stripe, direct_write_past_eof_allocates_to_a_stripe_unit_boundary)
 		TH_LOG("a write past EOF to %llu bytes holds %llu bytes of blocks, not up to the %d-byte stripe unit (%llu)",
 		       size, used, IOP_XFS_STRIPE_UNIT, aligned);
 	free(buf);
+	ASSERT_EQ(0, close(fd));
+}
+
+FIXTURE(eof_reserve) {
+	struct iop_test_fs fs;
+};
+
+FIXTURE_VARIANT(eof_reserve) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+/* 1 KiB blocks: the cap is 2 GiB of blocks, not 8 */
+FIXTURE_VARIANT_ADD(eof_reserve, xfs_1k) { IOP_FS_XFS_1K };
+
+FIXTURE_SETUP(eof_reserve)
+{
+	const struct iop_scratch_opts want = {
+		.fstype = variant->fstype, .mkfs_opts = variant->mkfs_opts,
+		.mount_opts = variant->mount_opts, .size = 16ull << 30,
+	};
+
+	iop_test_fs_setup_opts(&self->fs, &want);
+}
+
+FIXTURE_TEARDOWN(eof_reserve)
+{
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+#define MAX_EXTLEN	((1ull << 21) - 1)	/* XFS_MAX_BMBT_EXTLEN, in blocks */
+
+TEST_F(eof_reserve, write_and_preallocation_past_eof_fit_one_extent)
+{
+	const unsigned long long blk = variant->blksz;
+	/* EOF a block before a 64 KiB boundary: the write crosses it */
+	const unsigned long long start = 1ull << 30, len = (1ull << 30) + (4ull << 20) + 63 * 1024;
+	const unsigned long long eof = start + len;
+	unsigned long long past;
+	uint8_t in[2048], out[2048];
+	struct stat st;
+	int fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_EQ(sizeof(in), 2 * blk);
+	fd = iop_open_at(self->fs.scratch->mnt, "big", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
+			 0600);
+	ASSERT_LE(0, fd) TH_LOG("create big: %s", strerror(-fd));
+	/* more than 2^20 blocks in one piece, ending more than 2^21 blocks in */
+	EXPECT_EQ(0, fallocate(fd, 0, (off_t)start, (off_t)len))
+		TH_LOG("fallocate of %llu at %llu: %s", len, start, strerror(errno));
+	memset(in, 0x6b, sizeof(in));
+	EXPECT_EQ((ssize_t)sizeof(in), pwrite(fd, in, sizeof(in), (off_t)eof))
+		TH_LOG("write of %zu at %llu: %s", sizeof(in), eof, strerror(errno));
+	EXPECT_EQ(0, fstat(fd, &st));
+	/* st_blocks counts the delayed blocks: the write's and those past it */
+	past = (unsigned long long)st.st_blocks * 512 - len;
+	TH_LOG("reserved at EOF: %llu blocks (the cap: %llu)", past / blk, MAX_EXTLEN);
+	EXPECT_GE(MAX_EXTLEN * blk, past)
+		TH_LOG("a write of two blocks at %llu reserved %llu blocks from EOF, more than one extent holds (%llu)",
+		       eof, past / blk, MAX_EXTLEN);
+	EXPECT_EQ(0, fsync(fd)) TH_LOG("fsync: %s", strerror(errno));
+	EXPECT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+	EXPECT_EQ((ssize_t)sizeof(out), pread(fd, out, sizeof(out), (off_t)eof));
+	EXPECT_EQ(0, memcmp(in, out, sizeof(in))) TH_LOG("the block written at %llu reads back otherwise", eof);
 	ASSERT_EQ(0, close(fd));
 }
 
