@@ -28,6 +28,13 @@
  * 035-drop-stmt-__ext4_iget), or refused without recording the error
  * (88-ext4-casefold-inode-error-not-recorded, generated sample 5's
  * 011-call-void-__ext4_iget).
+ *
+ * A directory with a hole (a block punched offline; ext4 never leaves
+ * one, e2fsck reports it): without hashed directories a lookup reads the
+ * directory's blocks in batches, and must step over the hole to the names
+ * after it; rmdir of the emptied directory steps over it too. The bug it
+ * catches: a batch read that takes the hole for a buffer (122-ext4-dir-
+ * batch-reads-a-hole, generated sample 8's 024-and-or-ext4_bread_batch).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -167,6 +174,92 @@ TEST_F(ext4_ondisk, casefold_flag_without_the_feature_fails_lookup_as_corrupted)
 	EXPECT_LT(0, iop_ext4_errors_count(self->fs.scratch->dev))
 		TH_LOG("no error recorded in the superblock for the corrupt inode");
 	EXPECT_EQ(0, rmdir(path));
+}
+
+FIXTURE(ext4_linear_dir) {
+	struct iop_test_fs fs;
+};
+
+FIXTURE_VARIANT(ext4_linear_dir) {
+	IOP_FS_VARIANT_FIELDS;
+};
+
+FIXTURE_VARIANT_ADD(ext4_linear_dir, ext4_no_dir_index) { IOP_FS_EXT4_NO_DIR_INDEX };
+
+FIXTURE_SETUP(ext4_linear_dir)
+{
+	iop_test_fs_setup(&self->fs, variant->fstype, variant->mkfs_opts, variant->mount_opts);
+}
+
+FIXTURE_TEARDOWN(ext4_linear_dir)
+{
+	IOP_TEST_FS_TEARDOWN(&self->fs);
+}
+
+#define DIR_BLOCKS	4	/* the directory's, the hole the second */
+#define DIR_FILES	512	/* more than DIR_BLOCKS blocks of 1 KiB hold */
+
+TEST_F(ext4_linear_dir, lookup_steps_over_a_hole_in_a_directory)
+{
+	unsigned char where[DIR_FILES];
+	char path[PATH_MAX], name[16];
+	unsigned int i, n, kept = 0, found = 0;
+	struct stat st;
+	int dfd, fd;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_EQ(0, iop_path_in(path, self->fs.scratch->mnt, "d"));
+	ASSERT_EQ(0, mkdir(path, 0755));
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	ASSERT_LE(0, dfd);
+	/*
+	 * Names go into the first block with room and a new block is added
+	 * when all are full: each file's block is the directory's last when
+	 * it was created.
+	 */
+	for (n = 0; n < DIR_FILES; n++) {
+		snprintf(name, sizeof(name), "f%04u", n);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+		ASSERT_LE(0, fd) TH_LOG("create d/%s: %s", name, strerror(errno));
+		close(fd);
+		ASSERT_EQ(0, fstat(dfd, &st));
+		if ((unsigned long long)st.st_size > DIR_BLOCKS * variant->blksz) {
+			ASSERT_EQ(0, unlinkat(dfd, name, 0));
+			break;
+		}
+		where[n] = (unsigned char)(st.st_size / variant->blksz - 1);
+	}
+	ASSERT_EQ(DIR_BLOCKS - 1, where[n - 1]) TH_LOG("%u files fill %d blocks", n, DIR_BLOCKS);
+	/* the second block emptied, so that no inode loses its name */
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "f%04u", i);
+		if (where[i] == 1)
+			ASSERT_EQ(0, unlinkat(dfd, name, 0));
+	}
+	close(dfd);
+	if (edit(_metadata, self->fs.scratch, "punch /d 1 1"))
+		return;
+	ASSERT_EQ(0, stat(path, &st));
+	/* one block more, its one name removed: directories do not shrink */
+	ASSERT_EQ((off_t)((DIR_BLOCKS + 1) * variant->blksz), st.st_size);
+	ASSERT_EQ((blkcnt_t)(DIR_BLOCKS * variant->blksz / 512), st.st_blocks)
+		TH_LOG("the punch left %lld sectors", (long long)st.st_blocks);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	ASSERT_LE(0, dfd);
+	for (i = 0; i < n; i++) {
+		if (where[i] == 1)
+			continue;
+		kept++;
+		snprintf(name, sizeof(name), "f%04u", i);
+		if (!fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+			found++;
+		else
+			TH_LOG("d/%s (block %u): %s", name, where[i], strerror(errno));
+		EXPECT_EQ(0, unlinkat(dfd, name, 0));
+	}
+	close(dfd);
+	EXPECT_EQ(kept, found) TH_LOG("%u of the %u names around the hole found", found, kept);
+	EXPECT_EQ(0, rmdir(path)) TH_LOG("rmdir of the emptied directory: %s", strerror(errno));
 }
 
 TEST_HARNESS_MAIN

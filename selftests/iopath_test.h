@@ -73,6 +73,13 @@
  */
 #define IOP_FS_EXT4_NOJOURNAL	.fstype = "ext4", .mkfs_opts = "-O ^has_journal", .blksz = 4096
 /*
+ * ext4 without hashed directories (mkfs -O ^dir_index): a directory is a
+ * list of blocks, looked up by reading them in batches
+ * (ext4_bread_batch()), 1 KiB blocks so that a few files fill several.
+ */
+#define IOP_FS_EXT4_NO_DIR_INDEX .fstype = "ext4", .mkfs_opts = "-b 1024 -O ^dir_index", \
+				 .blksz = 1024
+/*
  * ext4 with bigalloc: blocks allocated in clusters of .cluster bytes (16
  * blocks), and mapped so that a logical cluster lies in one physical
  * cluster; collapse and insert range move whole clusters only. (.cluster
