@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * XFS counts the bytes its read and write paths move, per filesystem
- * (/sys/fs/xfs/<device>/stats/stats, the "xpc" line: bytes written back,
- * bytes written, bytes read; what xfs_stats and PCP report): every byte a
- * read or a write returns, by every method, once.
+ * XFS counts the calls and the bytes of its read and write paths, per
+ * filesystem (/sys/fs/xfs/<device>/stats/stats: the "rw" line, write and
+ * read calls; the "xpc" line, bytes written back, written and read; what
+ * xfs_stats and PCP report): every call once, and every byte a read or a
+ * write returns, by every method, once.
  *
  * The reads and writes here are one byte, one block and a block plus one
  * (read, pread, readv of two segments, preadv2, O_DIRECT pread, splice
  * and sendfile into a pipe; write, pwrite, writev, O_DIRECT pwrite, splice
  * from a pipe), on a filesystem nothing else uses; the counters must move
- * by exactly what the calls returned.
+ * by one call and exactly the bytes each returned, in its direction only.
  *
  * The bug it catches: a path that counts only some of what it moved, or
  * counts it twice, such as a splice read of one byte left uncounted
@@ -69,9 +70,16 @@ FIXTURE_TEARDOWN(io_accounting)
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
 
-/* The filesystem's bytes written and read (the xpc line). 0 or -errno. */
-static int xpc(const char *dev, uint64_t *written, uint64_t *read_bytes, char *why,
-	       size_t wlen)
+/* What XFS counts per filesystem: calls ("rw") and bytes ("xpc"). */
+struct xfs_counts {
+	uint64_t calls[2];	/* by enum dir */
+	uint64_t bytes[2];
+};
+
+enum dir { READS, WRITES };
+
+/* The counters of the filesystem on dev. 0 or -errno. */
+static int xfs_counts(const char *dev, struct xfs_counts *c, char *why, size_t wlen)
 {
 	char path[96], line[256];
 	int found = 0, err;
@@ -85,18 +93,21 @@ static int xpc(const char *dev, uint64_t *written, uint64_t *read_bytes, char *w
 		snprintf(why, wlen, "%.96s: %s", path, strerror(err));
 		return -err;
 	}
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "xpc %" SCNu64 " %" SCNu64 " %" SCNu64, &xstrat, written,
-			       read_bytes) == 3;
+	while (found != 3 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "rw %" SCNu64 " %" SCNu64, &c->calls[WRITES],
+			   &c->calls[READS]) == 2)
+			found |= 1;
+		else if (sscanf(line, "xpc %" SCNu64 " %" SCNu64 " %" SCNu64, &xstrat,
+				&c->bytes[WRITES], &c->bytes[READS]) == 3)
+			found |= 2;
+	}
 	fclose(f);
-	if (!found) {
-		snprintf(why, wlen, "%.96s: no xpc line", path);
+	if (found != 3) {
+		snprintf(why, wlen, "%.96s: no %s line", path, found & 1 ? "xpc" : "rw");
 		return -EBADMSG;
 	}
 	return 0;
 }
-
-enum dir { READS, WRITES };
 
 struct method {
 	const char *name;
@@ -171,14 +182,17 @@ static ssize_t one_call(FIXTURE_DATA(io_accounting) *self, size_t m, size_t len,
 	return n;
 }
 
-TEST_F(io_accounting, xfs_counts_every_byte_read_and_written_by_every_method)
+TEST_F(io_accounting, xfs_counts_every_call_and_byte_of_every_method)
 {
+	static const char *const what[] = { [READS] = "read", [WRITES] = "written" };
 	const size_t blk = variant->blksz;
 	const size_t lens[] = { 1, blk, blk + 1 };
-	uint64_t w0, r0, w1, r1, want;
 	char why[256] = "", path[PATH_MAX];
+	struct xfs_counts c0, c1;
+	uint64_t want;
 	size_t m, l;
 	ssize_t n;
+	int d;
 
 	IOP_TEST_BEGIN(&self->fs);
 	self->fd = iop_open_at(self->fs.scratch->mnt, "counted", O_RDWR | O_CREAT | O_EXCL, 0644);
@@ -196,21 +210,27 @@ TEST_F(io_accounting, xfs_counts_every_byte_read_and_written_by_every_method)
 			/* O_DIRECT moves whole blocks only */
 			if ((m == 4 || m == 10) && lens[l] % blk)
 				continue;
-			ASSERT_EQ(0, xpc(self->fs.scratch->dev, &w0, &r0, why, sizeof(why)))
+			ASSERT_EQ(0, xfs_counts(self->fs.scratch->dev, &c0, why, sizeof(why)))
 				TH_LOG("%s", why);
 			n = one_call(self, m, lens[l], (off_t)(m == 4 || m == 10 ? blk : blk / 2));
 			ASSERT_EQ((ssize_t)lens[l], n) TH_LOG("%s of %zu: %s", methods[m].name,
 							      lens[l], n < 0 ? strerror((int)-n) :
 							      "short");
-			ASSERT_EQ(0, xpc(self->fs.scratch->dev, &w1, &r1, why, sizeof(why)))
+			ASSERT_EQ(0, xfs_counts(self->fs.scratch->dev, &c1, why, sizeof(why)))
 				TH_LOG("%s", why);
-			want = methods[m].dir == READS ? r0 + (uint64_t)n : r0;
-			EXPECT_EQ(want, r1) TH_LOG("%s of %zd bytes: bytes read counted %" PRIu64
-						   " -> %" PRIu64, methods[m].name, n, r0, r1);
-			want = methods[m].dir == WRITES ? w0 + (uint64_t)n : w0;
-			EXPECT_EQ(want, w1) TH_LOG("%s of %zd bytes: bytes written counted %"
-						   PRIu64 " -> %" PRIu64, methods[m].name, n,
-						   w0, w1);
+			/* one call, n bytes, in its own direction only */
+			for (d = READS; d <= WRITES; d++) {
+				want = c0.bytes[d] + (methods[m].dir == (enum dir)d ? (uint64_t)n : 0);
+				EXPECT_EQ(want, c1.bytes[d])
+					TH_LOG("%s of %zd bytes: bytes %s counted %" PRIu64 " -> %"
+					       PRIu64, methods[m].name, n, what[d], c0.bytes[d],
+					       c1.bytes[d]);
+				want = c0.calls[d] + (methods[m].dir == (enum dir)d);
+				EXPECT_EQ(want, c1.calls[d])
+					TH_LOG("%s of %zd bytes: %s calls counted %" PRIu64 " -> %"
+					       PRIu64, methods[m].name, n, d == READS ? "read" : "write",
+					       c0.calls[d], c1.calls[d]);
+			}
 		}
 }
 
