@@ -109,21 +109,35 @@ static int xfs_counts(const char *dev, struct xfs_counts *c, char *why, size_t w
 	return 0;
 }
 
+enum how {
+	M_READ, M_PREAD, M_READV, M_PREADV2, M_DIRECT_READ, M_SPLICE_IN, M_SENDFILE,
+	M_WRITE, M_PWRITE, M_WRITEV, M_DIRECT_WRITE, M_SPLICE_OUT, M_NR
+};
+
 struct method {
 	const char *name;
 	enum dir dir;
+	bool direct;		/* whole blocks only */
+	bool to_pipe;		/* what it read is in the pipe */
 };
 
-static const struct method methods[] = {
-	{ "read", READS }, { "pread", READS }, { "readv of two segments", READS },
-	{ "preadv2", READS }, { "O_DIRECT pread", READS }, { "splice into a pipe", READS },
-	{ "sendfile into a pipe", READS },
-	{ "write", WRITES }, { "pwrite", WRITES }, { "writev of two segments", WRITES },
-	{ "O_DIRECT pwrite", WRITES }, { "splice from a pipe", WRITES },
+static const struct method methods[M_NR] = {
+	[M_READ] = { "read", READS },
+	[M_PREAD] = { "pread", READS },
+	[M_READV] = { "readv of two segments", READS },
+	[M_PREADV2] = { "preadv2", READS },
+	[M_DIRECT_READ] = { "O_DIRECT pread", READS, .direct = true },
+	[M_SPLICE_IN] = { "splice into a pipe", READS, .to_pipe = true },
+	[M_SENDFILE] = { "sendfile into a pipe", READS, .to_pipe = true },
+	[M_WRITE] = { "write", WRITES },
+	[M_PWRITE] = { "pwrite", WRITES },
+	[M_WRITEV] = { "writev of two segments", WRITES },
+	[M_DIRECT_WRITE] = { "O_DIRECT pwrite", WRITES, .direct = true },
+	[M_SPLICE_OUT] = { "splice from a pipe", WRITES },
 };
 
 /* One call of method m for len bytes at off: what it returned, or -errno. */
-static ssize_t one_call(FIXTURE_DATA(io_accounting) *self, size_t m, size_t len, off_t off)
+static ssize_t one_call(FIXTURE_DATA(io_accounting) *self, enum how m, size_t len, off_t off)
 {
 	struct iovec iov[2] = {
 		{ self->buf, len / 2 }, { self->buf + FILE_LEN, len - len / 2 },
@@ -133,51 +147,53 @@ static ssize_t one_call(FIXTURE_DATA(io_accounting) *self, size_t m, size_t len,
 	ssize_t n;
 
 	switch (m) {
-	case 0:
+	case M_READ:
 		n = lseek(self->fd, off, SEEK_SET) < 0 ? -1 : read(self->fd, self->buf, len);
 		break;
-	case 1:
+	case M_PREAD:
 		n = pread(self->fd, self->buf, len, off);
 		break;
-	case 2:
+	case M_READV:
 		n = preadv(self->fd, iov, 2, off);
 		break;
-	case 3:
+	case M_PREADV2:
 		n = preadv2(self->fd, &whole, 1, off, 0);
 		break;
-	case 4:
+	case M_DIRECT_READ:
 		n = pread(self->dfd, self->buf, len, off);
 		break;
-	case 5:
+	case M_SPLICE_IN:
 		n = splice(self->fd, &lo, self->pipe[1], NULL, len, 0);
 		break;
-	case 6:
+	case M_SENDFILE:
 		n = sendfile(self->pipe[1], self->fd, &lo, len);
 		break;
-	case 7:
+	case M_WRITE:
 		n = lseek(self->fd, off, SEEK_SET) < 0 ? -1 : write(self->fd, self->buf, len);
 		break;
-	case 8:
+	case M_PWRITE:
 		n = pwrite(self->fd, self->buf, len, off);
 		break;
-	case 9:
+	case M_WRITEV:
 		n = pwritev(self->fd, iov, 2, off);
 		break;
-	case 10:
+	case M_DIRECT_WRITE:
 		n = pwrite(self->dfd, self->buf, len, off);
 		break;
-	default:
+	case M_SPLICE_OUT:
 		n = write(self->pipe[1], self->buf, len);
 		if (n == (ssize_t)len)
 			n = splice(self->pipe[0], NULL, self->fd, &lo, len, 0);
 		else if (n >= 0)
 			n = -1, errno = EIO;
 		return n < 0 ? -errno : n;
+	default:
+		return -EINVAL;
 	}
 	if (n < 0)
 		return -errno;
 	/* what went into the pipe is read out, so that the next call has room */
-	if ((m == 5 || m == 6) && read(self->pipe[0], drain, sizeof(drain)) != n)
+	if (methods[m].to_pipe && read(self->pipe[0], drain, sizeof(drain)) != n)
 		return -EIO;
 	return n;
 }
@@ -208,11 +224,12 @@ TEST_F(io_accounting, xfs_counts_every_call_and_byte_of_every_method)
 	for (m = 0; m < ARRAY_SIZE(methods); m++)
 		for (l = 0; l < ARRAY_SIZE(lens); l++) {
 			/* O_DIRECT moves whole blocks only */
-			if ((m == 4 || m == 10) && lens[l] % blk)
+			if (methods[m].direct && lens[l] % blk)
 				continue;
 			ASSERT_EQ(0, xfs_counts(self->fs.scratch->dev, &c0, why, sizeof(why)))
 				TH_LOG("%s", why);
-			n = one_call(self, m, lens[l], (off_t)(m == 4 || m == 10 ? blk : blk / 2));
+			n = one_call(self, (enum how)m, lens[l],
+				     (off_t)(methods[m].direct ? blk : blk / 2));
 			ASSERT_EQ((ssize_t)lens[l], n) TH_LOG("%s of %zu: %s", methods[m].name,
 							      lens[l], n < 0 ? strerror((int)-n) :
 							      "short");
