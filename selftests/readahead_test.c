@@ -16,6 +16,13 @@
  * The bug it catches: a ->fadvise that breaks WILLNEED (generated sample
  * 5's 047-call-zero-xfs_file_fadvise: the inode taken as NULL, an oops in
  * xfs_ilock()), readahead that caches nothing or the wrong pages.
+ *
+ * A page fault on a mapping of an uncached file reads the pages around
+ * the faulting one with it (read-around: the device's read-ahead window,
+ * centred on the fault), so that a program walking a mapped file does not
+ * pay a fault and a read per page. The bug it catches: a fault that reads
+ * its own page alone (124-mmap-fault-reads-no-window, generated sample
+ * 9's 002-call-void-do_sync_mmap_readahead).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "iopath_test.h"
@@ -69,13 +78,19 @@ FIXTURE_TEARDOWN(readahead)
 	IOP_TEST_FS_TEARDOWN(&self->fs);
 }
 
+/* Pages of [off, off + len) in the page cache, or -errno. */
+static int64_t cached_in(int fd, uint64_t off, uint64_t len)
+{
+	struct cachestat_v1 cs;
+	int ret = iop_cachestat(fd, off, len, &cs);
+
+	return ret ? ret : (int64_t)cs.nr_cache;
+}
+
 /* Pages of [0, LEN) in the page cache, or -errno. */
 static int64_t cached_pages(int fd)
 {
-	struct cachestat_v1 cs;
-	int ret = iop_cachestat(fd, 0, LEN, &cs);
-
-	return ret ? ret : (int64_t)cs.nr_cache;
+	return cached_in(fd, 0, LEN);
 }
 
 /* 0 or -errno of the readahead request @call over [0, LEN). */
@@ -163,6 +178,71 @@ TEST_F(readahead, madvise_willneed_on_a_mapping_caches_the_range)
 {
 	IOP_TEST_BEGIN(&self->fs);
 	check_readahead(_metadata, self, RA_MADVISE);
+}
+
+#define AROUND_LEN	(256 * PAGE)	/* the mapped file */
+#define FAULT_PAGE	128		/* the page touched, in its middle */
+
+/* The read-ahead window of the device under fd, in pages, or -errno. */
+static long ra_window(int fd)
+{
+	char path[96], val[32] = "";
+	struct stat st;
+	ssize_t n;
+	int sfd;
+
+	if (fstat(fd, &st))
+		return -errno;
+	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb", major(st.st_dev),
+		 minor(st.st_dev));
+	sfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (sfd < 0)
+		return -errno;
+	n = read(sfd, val, sizeof(val) - 1);
+	close(sfd);
+	if (n <= 0)
+		return n ? -errno : -ENODATA;
+	return strtol(val, NULL, 10) * 1024 / PAGE;
+}
+
+TEST_F(readahead, fault_on_a_mapping_reads_the_pages_around_it)
+{
+	int64_t before, after;
+	volatile uint8_t *map;
+	long ra;
+
+	IOP_TEST_BEGIN(&self->fs);
+	ASSERT_NE(NULL, self->buf);
+	self->fd = iop_open_at(self->fs.scratch->mnt, "f", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW,
+			       0600);
+	ASSERT_LE(0, self->fd) TH_LOG("create f: %s", strerror(-self->fd));
+	ra = ra_window(self->fd);
+	ASSERT_LE(0, ra) TH_LOG("the scratch device's read_ahead_kb: %s", strerror((int)-ra));
+	ASSERT_LE(8, ra) TH_LOG("a read-ahead window of %ld pages leaves nothing to read around",
+				ra);
+	if (ra > FAULT_PAGE)
+		ra = FAULT_PAGE;
+	ASSERT_EQ(0, ftruncate(self->fd, AROUND_LEN));
+	memset(self->buf, 0x3c, LEN);
+	for (off_t off = 0; off < AROUND_LEN; off += LEN)
+		ASSERT_EQ(0, iop_pwrite_all(self->fd, self->buf, LEN, (uint64_t)off));
+	ASSERT_EQ(0, fsync(self->fd));
+	ASSERT_EQ(0, posix_fadvise(self->fd, 0, AROUND_LEN, POSIX_FADV_DONTNEED));
+	before = cached_in(self->fd, 0, AROUND_LEN);
+	if (before == -ENOSYS)
+		SKIP(return, "the kernel has no cachestat(2)");
+	ASSERT_EQ(0, before) TH_LOG("%lld pages still cached after fsync and DONTNEED",
+				    (long long)before);
+
+	map = mmap(NULL, AROUND_LEN, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, map) TH_LOG("mmap: %s", strerror(errno));
+	EXPECT_EQ(0x3c, map[FAULT_PAGE * PAGE + 1]);
+	munmap((void *)map, AROUND_LEN);
+	/* the window centred on the fault, every page of it */
+	after = cached_in(self->fd, (FAULT_PAGE - ra / 2) * PAGE, ra * PAGE);
+	EXPECT_EQ(ra, after)
+		TH_LOG("one fault at page %d with a read-ahead window of %ld pages: %lld of the %ld around it cached",
+		       FAULT_PAGE, ra, (long long)after, ra);
 }
 
 TEST_HARNESS_MAIN
