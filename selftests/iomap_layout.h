@@ -326,6 +326,21 @@ static inline int iop_ext4_sysfs_path(char *path, const char *dev, const char *a
 				attr) < PATH_MAX ? 0 : -ENAMETOOLONG;
 }
 
+/* The number a sysfs file holds (a count, a size): >= 0, or -errno. */
+static inline long iop_knob_long(const char *path)
+{
+	char buf[32];
+	long n;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fgets(buf, sizeof(buf), f) ? strtol(buf, NULL, 10) : -EIO;
+	fclose(f);
+	return n;
+}
+
 /* Write @value to the sysfs or debugfs file @path in one write: 0 or -errno. */
 static inline int iop_knob_set(const char *path, const char *value)
 {
@@ -357,18 +372,11 @@ static inline int iop_ext4_sysfs_set(const char *dev, const char *attr, const ch
 /* The error count of the ext4 filesystem on @dev as sysfs shows it, or -errno. */
 static inline long iop_ext4_errors_count(const char *dev)
 {
-	char path[PATH_MAX], buf[32];
-	long n;
-	FILE *f;
+	char path[PATH_MAX];
 
 	if (iop_ext4_sysfs_path(path, dev, "errors_count"))
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fgets(buf, sizeof(buf), f) ? strtol(buf, NULL, 10) : -EIO;
-	fclose(f);
-	return n;
+	return iop_knob_long(path);
 }
 
 /* open(@dir/@name) without building a path (no length limit to hit). */

@@ -186,23 +186,16 @@ TEST_F(readahead, madvise_willneed_on_a_mapping_caches_the_range)
 /* The read-ahead window of the device under fd, in pages, or -errno. */
 static long ra_window(int fd)
 {
-	char path[96], val[32] = "";
+	char path[96];
 	struct stat st;
-	ssize_t n;
-	int sfd;
+	long kb;
 
 	if (fstat(fd, &st))
 		return -errno;
 	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb", major(st.st_dev),
 		 minor(st.st_dev));
-	sfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (sfd < 0)
-		return -errno;
-	n = read(sfd, val, sizeof(val) - 1);
-	close(sfd);
-	if (n <= 0)
-		return n ? -errno : -ENODATA;
-	return strtol(val, NULL, 10) * 1024 / PAGE;
+	kb = iop_knob_long(path);
+	return kb < 0 ? kb : kb * 1024 / PAGE;
 }
 
 TEST_F(readahead, fault_on_a_mapping_reads_the_pages_around_it)
